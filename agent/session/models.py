@@ -1,0 +1,77 @@
+"""The one message model used by the store, the context pipeline and the API (SPEC §3)."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+Role = Literal["system", "user", "assistant", "tool"]
+Status = Literal["ok", "error", "interrupted"]
+Kind = Literal["message", "summary", "note"]
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def new_id() -> str:
+    return str(uuid.uuid4())
+
+
+class ToolCall(BaseModel):
+    id: str
+    name: str
+    arguments: str = ""  # raw JSON text exactly as the model sent it
+
+    def to_api(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "type": "function",
+            "function": {"name": self.name, "arguments": self.arguments or "{}"},
+        }
+
+
+class Message(BaseModel):
+    id: str = Field(default_factory=new_id)
+    session_id: str = ""
+    parent_id: str | None = None
+    seq: int = 0
+    role: Role
+    content: str | None = None
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    tool_call_id: str | None = None
+    tool_name: str | None = None
+    created_at: int = Field(default_factory=now_ms)
+    status: Status = "ok"
+    kind: Kind = "message"
+    meta: dict[str, Any] = Field(default_factory=dict)
+
+    def to_api(self) -> dict[str, Any]:
+        """OpenAI chat format; metadata stays behind."""
+        out: dict[str, Any] = {"role": self.role}
+        if self.role == "assistant":
+            out["content"] = self.content or None
+            if self.tool_calls:
+                out["tool_calls"] = [tc.to_api() for tc in self.tool_calls]
+            elif out["content"] is None:
+                out["content"] = ""
+        elif self.role == "tool":
+            out["tool_call_id"] = self.tool_call_id
+            out["content"] = self.content or ""
+        else:
+            out["content"] = self.content or ""
+        return out
+
+
+class Session(BaseModel):
+    id: str = Field(default_factory=new_id)
+    title: str = ""
+    cwd: str = ""
+    created_at: int = Field(default_factory=now_ms)
+    updated_at: int = Field(default_factory=now_ms)
+    head_id: str | None = None
+    model: str = ""
+    parent_session_id: str | None = None

@@ -1,0 +1,45 @@
+"""Test-wide isolation: every test gets its own CAIRN_HOME and no provider keys leak in."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+# Offline facts (SPEC §1) hold in tests before anything imports litellm.
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+SHARED = REPO_ROOT.parent / "shared"
+
+_PROVIDER_KEYS = (
+    "OPENAI_API_KEY",
+    "ANTHROPIC_API_KEY",
+    "GEMINI_API_KEY",
+    "GOOGLE_API_KEY",
+    "MISTRAL_API_KEY",
+    "DEEPSEEK_API_KEY",
+    "GROQ_API_KEY",
+    "OPENROUTER_API_KEY",
+    "XAI_API_KEY",
+)
+
+
+@pytest.fixture(autouse=True)
+def _isolated_home(tmp_path_factory, monkeypatch):
+    home = tmp_path_factory.mktemp("cairn_home")
+    monkeypatch.setenv("CAIRN_HOME", str(home))
+    for key in _PROVIDER_KEYS:
+        monkeypatch.delenv(key, raising=False)
+    for key in list(os.environ):
+        if key.startswith("CAIRN_") and key != "CAIRN_HOME":
+            monkeypatch.delenv(key, raising=False)
+    yield home
+
+
+@pytest.fixture
+def workspace(tmp_path) -> Path:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    return ws
