@@ -47,8 +47,8 @@ class ContextSettings(_Section):
     default_context_window: int = 128_000
     default_max_output_tokens: int = 8_192
     auto_condense_percent: float = 80.0
-    max_inline_chars: int = 5000
-    preview_chars: int = 1024
+    # Tool outputs longer than this reach the model as head + tail; storage keeps all.
+    max_tool_output_chars: int = 30_000
 
 
 class Settings(_Section):

@@ -1,0 +1,91 @@
+"""tiktoken counts for everything sent: system prompt, tool definitions, messages.
+
+One encoding for every model (SPEC §12.10). Counts are cached by content hash so a warm
+rebuild of a long session encodes only what is new.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+# OpenAI's accounting: every message costs a few tokens of framing, every reply 3 more.
+MESSAGE_OVERHEAD = 3
+REPLY_PRIMING = 3
+# Text beyond this is counted on a prefix and scaled: encoding 50 MB would stall a turn.
+EXACT_COUNT_LIMIT = 1_000_000
+SAMPLE_CHARS = 200_000
+CACHE_LIMIT = 200_000
+
+
+class TokenCounter:
+    def __init__(self, encoding: str = "o200k_base") -> None:
+        self.encoding_name = encoding
+        self._encoding = None
+        self._cache: dict[bytes, int] = {}
+
+    @property
+    def encoding(self):
+        if self._encoding is None:
+            from agent.offline import apply_offline_env
+
+            apply_offline_env()
+            import tiktoken
+
+            self._encoding = tiktoken.get_encoding(self.encoding_name)
+        return self._encoding
+
+    def _encode_len(self, text: str) -> int:
+        return len(self.encoding.encode(text, disallowed_special=()))
+
+    def count_text(self, text: str | None) -> int:
+        if not text:
+            return 0
+        key = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+        cached = self._cache.get(key)
+        if cached is not None:
+            return cached
+        if len(text) > EXACT_COUNT_LIMIT:
+            sample = text[:SAMPLE_CHARS]
+            count = int(self._encode_len(sample) * len(text) / len(sample))
+        else:
+            count = self._encode_len(text)
+        if len(self._cache) >= CACHE_LIMIT:
+            self._cache.clear()
+        self._cache[key] = count
+        return count
+
+    def count_message(self, message: dict[str, Any]) -> int:
+        total = MESSAGE_OVERHEAD + self.count_text(message.get("role"))
+        content = message.get("content")
+        if isinstance(content, str):
+            total += self.count_text(content)
+        elif isinstance(content, list):
+            total += sum(self.count_text(part.get("text")) for part in content if isinstance(part, dict))
+        for call in message.get("tool_calls") or []:
+            fn = call.get("function", {})
+            total += MESSAGE_OVERHEAD + self.count_text(fn.get("name")) + self.count_text(fn.get("arguments"))
+        if message.get("tool_call_id"):
+            total += self.count_text(message["tool_call_id"])
+        return total
+
+    def count_messages(self, messages: list[dict[str, Any]]) -> int:
+        if not messages:
+            return 0
+        return sum(self.count_message(m) for m in messages) + REPLY_PRIMING
+
+    def count_tools(self, tools: list[dict[str, Any]]) -> int:
+        if not tools:
+            return 0
+        return self.count_text(json.dumps(tools, ensure_ascii=False, sort_keys=True))
+
+
+_counters: dict[str, TokenCounter] = {}
+
+
+def counter_for(encoding: str) -> TokenCounter:
+    """A shared counter per encoding, so its cache survives across builds."""
+    if encoding not in _counters:
+        _counters[encoding] = TokenCounter(encoding)
+    return _counters[encoding]

@@ -1,0 +1,90 @@
+"""`cairn -p PROMPT`: one task without the TUI, same loop and store.
+
+Text mode prints the final answer on stdout; json mode prints every message stored by
+this run as one JSON object per line. Errors go to stderr and give exit code 1.
+Without --yolo, commands and file changes are refused (nobody is there to approve).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from typing import TextIO
+
+from agent.config import Settings
+from agent.events import AssistantFinished, Event, TurnError, TurnFinished, UserMessage, ToolFinished
+from agent.runtime import NoModelConfigured, Runtime
+from agent.session.models import Message
+
+NO_MODEL_HELP = (
+    "Error: no model configured. Pass --model (e.g. --model anthropic/claude-sonnet-4-5), set CAIRN_MODEL, "
+    "or set a provider key such as ANTHROPIC_API_KEY or OPENAI_API_KEY."
+)
+
+
+class _Printer:
+    def __init__(self, output_format: str, out: TextIO, err: TextIO) -> None:
+        self.output_format = output_format
+        self.out = out
+        self.err = err
+        self.final_text = ""
+        self.errors: list[str] = []
+        self.status = "ok"
+
+    def _json(self, message: Message) -> None:
+        self.out.write(message.model_dump_json() + "\n")
+        self.out.flush()
+
+    def __call__(self, event: Event) -> None:
+        if isinstance(event, UserMessage) and self.output_format == "json":
+            self._json(event.message)
+        elif isinstance(event, AssistantFinished):
+            if self.output_format == "json":
+                self._json(event.message)
+            if not event.message.tool_calls and event.message.content:
+                self.final_text = event.message.content
+        elif isinstance(event, ToolFinished) and self.output_format == "json":
+            self._json(event.message)
+        elif isinstance(event, TurnError):
+            self.errors.append(event.message)
+            self.err.write(f"Error: {event.message}\n")
+            self.err.flush()
+        elif isinstance(event, TurnFinished):
+            self.status = event.status
+
+
+async def run_headless(
+    settings: Settings,
+    prompt: str,
+    *,
+    output_format: str = "text",
+    resume_id: str | None = None,
+    continue_last: bool = False,
+    out: TextIO = sys.stdout,
+    err: TextIO = sys.stderr,
+) -> int:
+    printer = _Printer(output_format, out, err)
+    for warning in settings.warnings:
+        err.write(f"Warning: {warning}\n")
+    try:
+        runtime = await Runtime.open(
+            settings, on_event=printer, approver=None, resume_id=resume_id, continue_last=continue_last
+        )
+    except NoModelConfigured:
+        err.write(NO_MODEL_HELP + "\n")
+        return 2
+    try:
+        if resume_id and runtime.session.id != resume_id and not runtime.session.id.startswith(resume_id):
+            err.write(f"Error: no session matches '{resume_id}'.\n")
+            return 2
+        await runtime.run_turn(prompt)
+    except asyncio.CancelledError:
+        printer.status = "interrupted"
+    finally:
+        await runtime.close()
+    if printer.status != "ok":
+        return 130 if printer.status == "interrupted" else 1
+    if output_format == "text":
+        out.write(printer.final_text.rstrip("\n") + "\n")
+        out.flush()
+    return 0

@@ -1,0 +1,44 @@
+"""Provider failures as typed errors the loop can act on."""
+
+from __future__ import annotations
+
+
+class LLMError(Exception):
+    """Base: `str(exc)` is a readable one-line message for the user."""
+
+    retryable = False
+
+
+class AuthError(LLMError):
+    """Bad or missing API key: never retried; the message names the variable to set."""
+
+
+class RateLimitError(LLMError):
+    retryable = True
+
+    def __init__(self, message: str, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class ContextTooLongError(LLMError):
+    """The request exceeds the model's window: the budget step condenses and retries."""
+
+
+class NetworkError(LLMError):
+    """Connection refused/reset, timeouts, a stream cut before it finished."""
+
+    retryable = True
+
+
+class ProviderError(LLMError):
+    """5xx and other provider-side failures; retryable unless a 4xx said otherwise."""
+
+    def __init__(self, message: str, *, status: int | None = None, retryable: bool = False) -> None:
+        super().__init__(message)
+        self.status = status
+        self.retryable = retryable
+
+
+class BadRequestError(LLMError):
+    """The provider rejected the request (4xx other than auth/limit/context)."""

@@ -1,0 +1,311 @@
+"""The conversation loop: user message → build → stream → tools → repeat until done.
+
+Every message is written the moment it exists. An interrupt (task cancellation) stops
+the stream or the running tool, kills its processes, keeps the partial text with
+status=interrupted and gives every unanswered tool call a result, so the stored history
+always makes a valid next request.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import random
+import signal
+from typing import Any, Awaitable, Callable
+
+from agent.config import Settings
+from agent.context.pipeline import build_api_messages
+from agent.events import (
+    AssistantFinished,
+    AssistantStarted,
+    Event,
+    Retrying,
+    TextDelta,
+    ToolFinished,
+    ToolStarted,
+    TurnError,
+    TurnFinished,
+    Usage,
+    UserMessage,
+)
+from agent.llm.client import ChatRequest, StreamResult, stream_chat
+from agent.llm.errors import LLMError
+from agent.llm.models import model_limits
+from agent.prompt import build_system_prompt
+from agent.session.models import Message, Session, now_ms
+from agent.session.store import Store
+from agent.tools.base import ToolContext
+from agent.tools.permissions import Approver, Permissions
+from agent.tools.registry import default_registry
+
+log = logging.getLogger("agent.loop")
+
+# Streamed text is flushed to the database at most this often (a crash loses less).
+STREAM_FLUSH_SECONDS = 0.5
+# A model that keeps calling tools without ever answering is stopped here.
+MAX_STEPS_PER_TURN = 200
+TITLE_CHARS = 60
+INTERRUPTED_TOOL_TEXT = "Error: interrupted by the user before this tool finished."
+SKIPPED_TOOL_TEXT = "Error: not run; the user interrupted the turn."
+META_KEYS_NOT_STORED = ("before",)  # pre-edit content belongs to file checkpoints
+
+
+class Agent:
+    def __init__(
+        self,
+        *,
+        settings: Settings,
+        store: Store,
+        session: Session,
+        model: str,
+        on_event: Callable[[Event], Any],
+        approver: Approver | None,
+    ) -> None:
+        self.settings = settings
+        self.store = store
+        self.session = session
+        self.on_event = on_event
+        self.registry = default_registry()
+        self.permissions = Permissions(approver, yolo=settings.yolo)
+        self.ctx = ToolContext(
+            workspace=settings.workspace,
+            permissions=self.permissions,
+            command_timeout=settings.tools.command_timeout,
+            max_read_lines=settings.tools.max_read_lines,
+            max_file_bytes=settings.tools.max_file_bytes,
+        )
+        self.system_prompt = build_system_prompt(settings.workspace)
+        self.set_model(model)
+        self.history: list[Message] | None = None
+        self.session_cost = 0.0
+        self._pending_write: asyncio.Future | None = None
+
+    # -- configuration ------------------------------------------------------------
+    def set_model(self, model: str) -> None:
+        self.model = model
+        self.limits = model_limits(self.settings, model)
+
+    def switch_session(self, session: Session) -> None:
+        self.session = session
+        self.history = None
+        self.session_cost = 0.0
+        self.permissions.always.clear()
+
+    def emit(self, event: Event) -> None:
+        try:
+            self.on_event(event)
+        except Exception:  # a rendering bug must never break the loop or lose data
+            log.exception("event handler failed for %s", event.type)
+
+    async def _load_history(self) -> list[Message]:
+        if self.history is None:
+            self.history = await self.store.active_path(self.session.id)
+            self.session_cost = sum(float(m.meta.get("cost") or 0) for m in self.history)
+        return self.history
+
+    async def _persist(self, awaitable: Awaitable[Any]) -> Any:
+        """Finish a database write even if the turn is cancelled meanwhile."""
+        task = asyncio.ensure_future(awaitable)
+        self._pending_write = task
+        return await asyncio.shield(task)
+
+    async def _settle_writes(self) -> None:
+        if self._pending_write is not None and not self._pending_write.done():
+            await asyncio.gather(self._pending_write, return_exceptions=True)
+
+    async def _append(self, message: Message) -> Message:
+        """Store `message` (in place) as the new head; history follows even if cancelled."""
+        history = await self._load_history()
+
+        async def write() -> Message:
+            await self.store.append(self.session, message)
+            history.append(message)
+            return message
+
+        return await self._persist(write())
+
+    # -- one turn -------------------------------------------------------------------
+    async def run_turn(self, text: str) -> None:
+        await self._load_history()
+        status = "ok"
+        try:
+            user = await self._append(Message(role="user", content=text))
+            self.emit(UserMessage(message=user))
+            if not self.session.title:
+                title = " ".join(text.split())[:TITLE_CHARS]
+                self.session = await self._persist(self.store.update_session(self.session, title=title))
+            for _ in range(MAX_STEPS_PER_TURN):
+                assistant = await self._model_step()
+                if assistant is None:
+                    status = "error"
+                    break
+                if not assistant.tool_calls:
+                    break
+                await self._run_tools(assistant)
+            else:
+                self.emit(TurnError(message=f"Stopped after {MAX_STEPS_PER_TURN} tool steps in one turn."))
+                status = "error"
+        except asyncio.CancelledError:
+            status = "interrupted"
+            await self._after_interrupt()
+        except Exception as exc:  # never a traceback on screen; the log has it
+            log.exception("turn failed")
+            self.emit(TurnError(message=f"{type(exc).__name__}: {exc}"))
+            status = "error"
+        self.emit(TurnFinished(status=status))
+
+    async def _model_step(self) -> Message | None:
+        """One request (with retries). Returns the final assistant message, or None on error."""
+        history = await self._load_history()
+        tools = self.registry.definitions()
+        build = build_api_messages(
+            history, now_ms=now_ms(), settings=self.settings, tools=tools, system_prompt=self.system_prompt
+        )
+        self.emit(Usage(context_tokens=build.tokens.total, context_window=self.limits.context_window,
+                        session_cost=self.session_cost))
+        request = ChatRequest(
+            model=self.model,
+            messages=build.messages,
+            tools=tools,
+            api_base=self.settings.api_base,
+            api_key=self.settings.api_key,
+            temperature=self.settings.llm.temperature,
+            timeout=self.settings.llm.request_timeout,
+        )
+        attempt = 0
+        while True:
+            stream = _StreamWriter(self)
+            try:
+                result = await stream_chat(request, on_text=stream.on_text)
+            except LLMError as exc:
+                partial: StreamResult | None = getattr(exc, "partial", None)
+                if stream.message is None and exc.retryable and attempt < self.settings.llm.max_retries:
+                    attempt += 1
+                    delay = self._backoff(attempt, getattr(exc, "retry_after", None))
+                    self.emit(Retrying(attempt=attempt, max_attempts=self.settings.llm.max_retries,
+                                       delay=delay, reason=str(exc)))
+                    await asyncio.sleep(delay)
+                    continue
+                await stream.finish(partial, status="interrupted", error=str(exc))
+                self.emit(TurnError(message=str(exc)))
+                return None
+            except asyncio.CancelledError:
+                await stream.finish(None, status="interrupted")
+                raise
+            message = await stream.finish(result, status="ok", estimated_tokens=build.tokens.total)
+            self.session_cost += result.cost
+            self.emit(Usage(context_tokens=build.tokens.total, context_window=self.limits.context_window,
+                            prompt_tokens_reported=result.prompt_tokens,
+                            completion_tokens=result.completion_tokens or 0, session_cost=self.session_cost))
+            return message
+
+    def _backoff(self, attempt: int, retry_after: float | None) -> float:
+        llm = self.settings.llm
+        if retry_after is not None:
+            return min(retry_after, llm.retry_max_delay)
+        delay = min(llm.retry_max_delay, llm.retry_base_delay * 2 ** (attempt - 1))
+        return delay * random.uniform(0.5, 1.0)
+
+    async def _run_tools(self, assistant: Message) -> None:
+        for call in assistant.tool_calls:
+            self.emit(ToolStarted(call=call))
+            result = await self.registry.execute(call, self.ctx)
+            meta = {k: v for k, v in result.meta.items() if k not in META_KEYS_NOT_STORED}
+            message = await self._append(
+                Message(role="tool", tool_call_id=call.id, tool_name=call.name, content=result.content,
+                        status="error" if result.is_error else "ok", meta=meta)
+            )
+            self.emit(ToolFinished(call=call, message=message))
+
+    async def _after_interrupt(self) -> None:
+        """Kill what still runs and answer every open tool call, so history stays valid."""
+        for process in list(self.ctx.processes):
+            _kill_group(process)
+        await self._settle_writes()
+        history = await self._load_history()
+        answered = {m.tool_call_id for m in history if m.role == "tool"}
+        last_assistant = next((m for m in reversed(history) if m.role == "assistant"), None)
+        if last_assistant is None:
+            return
+        first_open = True
+        for call in last_assistant.tool_calls:
+            if call.id in answered:
+                continue
+            text = INTERRUPTED_TOOL_TEXT if first_open else SKIPPED_TOOL_TEXT
+            first_open = False
+            message = await self._append(
+                Message(role="tool", tool_call_id=call.id, tool_name=call.name, content=text, status="error",
+                        meta={"interrupted": True})
+            )
+            self.emit(ToolFinished(call=call, message=message))
+
+
+class _StreamWriter:
+    """Writes the assistant message on its first token and flushes it as it streams."""
+
+    def __init__(self, agent: Agent) -> None:
+        self.agent = agent
+        self.message: Message | None = None
+        self.text = ""
+        self._last_flush = 0.0
+
+    async def _start(self) -> None:
+        loop = asyncio.get_running_loop()
+        self._last_flush = loop.time()
+        # Set before the write so an interrupt during it cannot lead to a second row.
+        self.message = Message(
+            role="assistant", content=self.text, status="interrupted", meta={"model": self.agent.model}
+        )
+        await self.agent._append(self.message)
+        self.agent.emit(AssistantStarted(message_id=self.message.id))
+
+    async def on_text(self, chunk: str) -> None:
+        self.text += chunk
+        if self.message is None:
+            await self._start()
+        self.agent.emit(TextDelta(message_id=self.message.id, text=chunk))
+        now = asyncio.get_running_loop().time()
+        if now - self._last_flush >= STREAM_FLUSH_SECONDS:
+            self._last_flush = now
+            self.message.content = self.text
+            await self.agent._persist(self.agent.store.update_message(self.message))
+
+    async def finish(self, result: StreamResult | None, *, status: str, error: str | None = None,
+                     estimated_tokens: int | None = None) -> Message | None:
+        """Finalise: the full text, tool calls, usage and cost; or the partial on failure."""
+        await self.agent._settle_writes()
+        text = result.content if result is not None else self.text
+        if self.message is None:
+            if not text and not (result and result.tool_calls) and status != "ok":
+                return None  # nothing streamed: nothing to keep
+            await self._start()
+        message = self.message
+        message.content = text or None
+        message.status = status  # type: ignore[assignment]
+        meta = dict(message.meta)
+        if result is not None and status == "ok":
+            message.tool_calls = result.tool_calls
+            meta.update(
+                usage={"prompt_tokens": result.prompt_tokens, "completion_tokens": result.completion_tokens},
+                cost=result.cost,
+                finish_reason=result.finish_reason,
+            )
+            if estimated_tokens is not None:
+                meta["estimated_prompt_tokens"] = estimated_tokens
+        elif result is not None and result.partial_tool_calls:
+            meta["partial_tool_calls"] = result.partial_tool_calls
+        if error:
+            meta["error"] = error
+        message.meta = meta
+        await self.agent._persist(self.agent.store.update_message(message))
+        self.agent.emit(AssistantFinished(message=message))
+        return message
+
+
+def _kill_group(process: asyncio.subprocess.Process) -> None:
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError, OSError):
+        pass

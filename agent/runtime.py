@@ -1,0 +1,112 @@
+"""Everything behind a front end (TUI or headless): settings, store, session, agent.
+
+Front ends build one `Runtime` (the TUI does it in a worker after its first frame, so
+litellm and the database stay off the path to the first screen), feed it prompts, and
+render the events it emits. They never touch the store or the loop directly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Callable
+
+from agent.config import Settings
+from agent.events import Event
+from agent.session.models import Message, Session
+from agent.tools.permissions import Approver
+
+EventSink = Callable[[Event], None]
+
+
+class NoModelConfigured(Exception):
+    """No model flag/config and no provider key in the environment."""
+
+
+class Runtime:
+    def __init__(self, settings: Settings, store, session: Session, agent, model: str) -> None:
+        self.settings = settings
+        self.store = store
+        self.session = session
+        self.agent = agent
+        self.model = model
+        self._turn: asyncio.Task | None = None
+
+    # -- construction -------------------------------------------------------------
+    @classmethod
+    async def open(
+        cls,
+        settings: Settings,
+        *,
+        on_event: EventSink,
+        approver: Approver | None,
+        resume_id: str | None = None,
+        continue_last: bool = False,
+    ) -> "Runtime":
+        """Open the store, pick the model, create or resume the session.
+
+        Raises NoModelConfigured when no model can be chosen (the UI shows how to set one).
+        """
+        from agent.llm.models import resolve_model
+        from agent.loop import Agent
+        from agent.session.store import Store
+
+        model = resolve_model(settings)
+        if not model:
+            raise NoModelConfigured()
+        store = await Store.open()
+        session: Session | None = None
+        if resume_id:
+            session = await store.find_session(resume_id)
+        elif continue_last:
+            session = await store.latest_session(str(settings.workspace))
+        if session is None:
+            session = await store.create_session(cwd=str(settings.workspace), model=model)
+        agent = Agent(settings=settings, store=store, session=session, model=model,
+                      on_event=on_event, approver=approver)
+        return cls(settings, store, session, agent, model)
+
+    # -- what front ends call -----------------------------------------------------
+    @property
+    def context_window(self) -> int:
+        return self.agent.limits.context_window
+
+    @property
+    def busy(self) -> bool:
+        return self._turn is not None and not self._turn.done()
+
+    async def run_turn(self, text: str) -> None:
+        """Run one user turn to the end (or until `interrupt()`); events go to on_event."""
+        self._turn = asyncio.ensure_future(self.agent.run_turn(text))
+        try:
+            await asyncio.shield(self._turn)
+        except asyncio.CancelledError:
+            # The caller itself was cancelled: interrupt the turn and let it clean up.
+            self._turn.cancel()
+            await asyncio.gather(self._turn, return_exceptions=True)
+            raise
+        finally:
+            self._turn = None
+
+    def interrupt(self) -> bool:
+        """Stop the running turn (stream cancelled, tool processes killed). True if one ran."""
+        if self.busy:
+            self._turn.cancel()
+            return True
+        return False
+
+    async def history(self) -> list[Message]:
+        """The active path of the session, for display."""
+        return await self.store.active_path(self.session.id)
+
+    async def new_session(self) -> Session:
+        self.session = await self.store.create_session(cwd=str(self.settings.workspace), model=self.model)
+        self.agent.switch_session(self.session)
+        return self.session
+
+    def set_model(self, model: str) -> None:
+        self.model = model
+        self.agent.set_model(model)
+
+    async def close(self) -> None:
+        self.interrupt()
+        await self.store.close()

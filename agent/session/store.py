@@ -1,0 +1,303 @@
+"""The session log: the only module with SQL.
+
+SQLite in WAL mode through aiosqlite. Messages form a tree (`parent_id`); each session
+has a `head_id`, and the active path is the chain from the head back to the root.
+Every message is written the moment it exists; nothing here deletes history except an
+explicit session delete.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Iterable
+
+import aiosqlite
+
+from agent.config import db_path
+from agent.session.models import Message, Session, ToolCall, now_ms
+
+BUSY_TIMEOUT_MS = 30_000
+
+# Each entry upgrades the schema by one version; never edit a released entry, append.
+MIGRATIONS: list[str] = [
+    """
+    CREATE TABLE sessions (
+        id TEXT PRIMARY KEY,
+        title TEXT NOT NULL DEFAULT '',
+        cwd TEXT NOT NULL DEFAULT '',
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        head_id TEXT,
+        model TEXT NOT NULL DEFAULT '',
+        parent_session_id TEXT
+    );
+    CREATE INDEX sessions_cwd_updated ON sessions (cwd, updated_at);
+    CREATE TABLE messages (
+        id TEXT PRIMARY KEY,
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        parent_id TEXT,
+        seq INTEGER NOT NULL,
+        role TEXT NOT NULL,
+        content TEXT,
+        tool_calls TEXT,
+        tool_call_id TEXT,
+        tool_name TEXT,
+        created_at INTEGER NOT NULL,
+        status TEXT NOT NULL DEFAULT 'ok',
+        kind TEXT NOT NULL DEFAULT 'message',
+        meta TEXT
+    );
+    CREATE INDEX messages_session_seq ON messages (session_id, seq);
+    CREATE INDEX messages_parent ON messages (parent_id);
+    """,
+]
+
+
+class StoreError(Exception):
+    """A session or message could not be found or written."""
+
+
+def _row_to_message(row: aiosqlite.Row) -> Message:
+    return Message(
+        id=row["id"],
+        session_id=row["session_id"],
+        parent_id=row["parent_id"],
+        seq=row["seq"],
+        role=row["role"],
+        content=row["content"],
+        tool_calls=[ToolCall(**tc) for tc in json.loads(row["tool_calls"] or "[]")],
+        tool_call_id=row["tool_call_id"],
+        tool_name=row["tool_name"],
+        created_at=row["created_at"],
+        status=row["status"],
+        kind=row["kind"],
+        meta=json.loads(row["meta"] or "{}"),
+    )
+
+
+def _row_to_session(row: aiosqlite.Row) -> Session:
+    return Session(**{k: row[k] for k in row.keys() if k in Session.model_fields})
+
+
+def _message_params(m: Message) -> tuple[Any, ...]:
+    return (
+        m.id,
+        m.session_id,
+        m.parent_id,
+        m.seq,
+        m.role,
+        m.content,
+        json.dumps([tc.model_dump() for tc in m.tool_calls]) if m.tool_calls else None,
+        m.tool_call_id,
+        m.tool_name,
+        m.created_at,
+        m.status,
+        m.kind,
+        json.dumps(m.meta, ensure_ascii=False, default=str) if m.meta else None,
+    )
+
+
+class Store:
+    def __init__(self, conn: aiosqlite.Connection, path: Path) -> None:
+        self.conn = conn
+        self.path = path
+
+    @classmethod
+    async def open(cls, path: Path | None = None) -> "Store":
+        path = path or db_path()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        conn = await aiosqlite.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000)
+        conn.row_factory = aiosqlite.Row
+        await conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        await conn.execute("PRAGMA journal_mode = WAL")
+        await conn.execute("PRAGMA synchronous = NORMAL")
+        await conn.execute("PRAGMA foreign_keys = ON")
+        store = cls(conn, path)
+        await store._migrate()
+        return store
+
+    async def close(self) -> None:
+        await self.conn.close()
+
+    # -- schema ---------------------------------------------------------------------
+    async def _migrate(self) -> None:
+        await self.conn.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+        async with self.conn.execute("SELECT MAX(version) FROM schema_version") as cur:
+            row = await cur.fetchone()
+        current = row[0] or 0
+        for version, script in enumerate(MIGRATIONS, start=1):
+            if version <= current:
+                continue
+            # BEGIN IMMEDIATE so two processes starting at once do not both migrate.
+            await self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                async with self.conn.execute("SELECT MAX(version) FROM schema_version") as cur:
+                    again = (await cur.fetchone())[0] or 0
+                if again < version:
+                    for statement in script.split(";"):
+                        if statement.strip():
+                            await self.conn.execute(statement)
+                    await self.conn.execute("INSERT INTO schema_version (version) VALUES (?)", (version,))
+                await self.conn.commit()
+            except BaseException:
+                await self.conn.rollback()
+                raise
+
+    async def schema_version(self) -> int:
+        async with self.conn.execute("SELECT MAX(version) FROM schema_version") as cur:
+            return (await cur.fetchone())[0] or 0
+
+    # -- sessions -------------------------------------------------------------------
+    async def create_session(self, *, cwd: str, model: str = "", title: str = "",
+                             parent_session_id: str | None = None) -> Session:
+        session = Session(cwd=cwd, model=model, title=title, parent_session_id=parent_session_id)
+        await self.conn.execute(
+            "INSERT INTO sessions (id, title, cwd, created_at, updated_at, head_id, model, parent_session_id)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (session.id, session.title, session.cwd, session.created_at, session.updated_at,
+             session.head_id, session.model, session.parent_session_id),
+        )
+        await self.conn.commit()
+        return session
+
+    async def get_session(self, session_id: str) -> Session | None:
+        async with self.conn.execute("SELECT * FROM sessions WHERE id = ?", (session_id,)) as cur:
+            row = await cur.fetchone()
+        return _row_to_session(row) if row else None
+
+    async def find_session(self, id_or_prefix: str) -> Session | None:
+        """Exact id, or a unique prefix of one."""
+        exact = await self.get_session(id_or_prefix)
+        if exact:
+            return exact
+        async with self.conn.execute(
+            "SELECT * FROM sessions WHERE id LIKE ? ESCAPE '\\' LIMIT 2",
+            (id_or_prefix.replace("%", "\\%").replace("_", "\\_") + "%",),
+        ) as cur:
+            rows = await cur.fetchall()
+        return _row_to_session(rows[0]) if len(rows) == 1 else None
+
+    async def latest_session(self, cwd: str) -> Session | None:
+        async with self.conn.execute(
+            "SELECT * FROM sessions WHERE cwd = ? ORDER BY updated_at DESC, rowid DESC LIMIT 1", (cwd,)
+        ) as cur:
+            row = await cur.fetchone()
+        return _row_to_session(row) if row else None
+
+    async def list_sessions(self, cwd: str | None = None, limit: int = 200) -> list[Session]:
+        sql = "SELECT * FROM sessions"
+        params: tuple[Any, ...] = ()
+        if cwd is not None:
+            sql += " WHERE cwd = ?"
+            params = (cwd,)
+        sql += " ORDER BY updated_at DESC, rowid DESC LIMIT ?"
+        async with self.conn.execute(sql, params + (limit,)) as cur:
+            return [_row_to_session(r) for r in await cur.fetchall()]
+
+    async def update_session(self, session: Session, **fields: Any) -> Session:
+        allowed = {"title", "head_id", "model", "cwd"}
+        bad = set(fields) - allowed
+        if bad:
+            raise StoreError(f"cannot update session fields {sorted(bad)}")
+        fields["updated_at"] = now_ms()
+        sets = ", ".join(f"{k} = ?" for k in fields)
+        await self.conn.execute(f"UPDATE sessions SET {sets} WHERE id = ?", (*fields.values(), session.id))
+        await self.conn.commit()
+        return session.model_copy(update=fields)
+
+    # -- messages -------------------------------------------------------------------
+    async def _next_seq(self, session_id: str) -> int:
+        async with self.conn.execute(
+            "SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE session_id = ?", (session_id,)
+        ) as cur:
+            return (await cur.fetchone())[0]
+
+    async def append(self, session: Session, message: Message) -> Message:
+        """Write a message as the new head of the session (its parent is the old head).
+
+        Fills `session_id`, `parent_id` and `seq` on the given object, so callers holding
+        it see what was stored.
+        """
+        message.session_id = session.id
+        message.parent_id = message.parent_id or session.head_id
+        await self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            message.seq = await self._next_seq(session.id)
+            await self.conn.execute(
+                "INSERT INTO messages (id, session_id, parent_id, seq, role, content, tool_calls,"
+                " tool_call_id, tool_name, created_at, status, kind, meta)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                _message_params(message),
+            )
+            ts = now_ms()
+            await self.conn.execute(
+                "UPDATE sessions SET head_id = ?, updated_at = ? WHERE id = ?", (message.id, ts, session.id)
+            )
+            await self.conn.commit()
+        except BaseException:
+            await self.conn.rollback()
+            raise
+        session.head_id = message.id
+        session.updated_at = ts
+        return message
+
+    async def update_message(self, message: Message) -> None:
+        """Rewrite a message's mutable fields (streamed text, final status, tool calls, meta)."""
+        await self.conn.execute(
+            "UPDATE messages SET content = ?, tool_calls = ?, status = ?, meta = ? WHERE id = ?",
+            (
+                message.content,
+                json.dumps([tc.model_dump() for tc in message.tool_calls]) if message.tool_calls else None,
+                message.status,
+                json.dumps(message.meta, ensure_ascii=False, default=str) if message.meta else None,
+                message.id,
+            ),
+        )
+        await self.conn.commit()
+
+    async def get_message(self, message_id: str) -> Message | None:
+        async with self.conn.execute("SELECT * FROM messages WHERE id = ?", (message_id,)) as cur:
+            row = await cur.fetchone()
+        return _row_to_message(row) if row else None
+
+    async def all_messages(self, session_id: str) -> list[Message]:
+        """Every stored message of a session (all branches), in creation order."""
+        async with self.conn.execute(
+            "SELECT * FROM messages WHERE session_id = ? ORDER BY seq", (session_id,)
+        ) as cur:
+            return [_row_to_message(r) for r in await cur.fetchall()]
+
+    async def active_path(self, session_id: str, head_id: str | None = None) -> list[Message]:
+        """Root → head chain via parent_id (a recursive query; other branches are not read)."""
+        if head_id is None:
+            session = await self.get_session(session_id)
+            if session is None:
+                raise StoreError(f"no session {session_id}")
+            head_id = session.head_id
+        if head_id is None:
+            return []
+        async with self.conn.execute(
+            """
+            WITH RECURSIVE path(id, parent_id, depth) AS (
+                SELECT id, parent_id, 0 FROM messages WHERE id = ? AND session_id = ?
+                UNION ALL
+                SELECT m.id, m.parent_id, path.depth + 1
+                FROM messages m JOIN path ON m.id = path.parent_id
+                WHERE m.session_id = ? AND path.depth < 1000000
+            )
+            SELECT messages.* FROM path JOIN messages ON messages.id = path.id ORDER BY path.depth DESC
+            """,
+            (head_id, session_id, session_id),
+        ) as cur:
+            return [_row_to_message(r) for r in await cur.fetchall()]
+
+    async def count_messages(self, session_ids: Iterable[str]) -> dict[str, int]:
+        ids = list(session_ids)
+        if not ids:
+            return {}
+        marks = ",".join("?" * len(ids))
+        async with self.conn.execute(
+            f"SELECT session_id, COUNT(*) FROM messages WHERE session_id IN ({marks}) GROUP BY session_id", ids
+        ) as cur:
+            return {r[0]: r[1] for r in await cur.fetchall()}

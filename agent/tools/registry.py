@@ -1,0 +1,110 @@
+"""The tool registry: definitions for the model, and one `execute` that never raises.
+
+Whatever the model sends (an unknown tool, broken JSON, wrong types) and whatever a tool
+does (ToolError or a bug), the model gets back an `Error: …` result it can act on; only
+cancellation (the user's interrupt) propagates.
+
+Adding a tool = one new module under agent/tools/ + one line in the list in
+`default_registry()`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+from pydantic import ValidationError
+
+from agent.session.models import ToolCall
+from agent.tools.base import Tool, ToolContext, ToolError, ToolResult
+
+MAX_REPORTED_FIELD_ERRORS = 5
+MAX_ERROR_TEXT_CHARS = 500
+
+
+def _short(text: str, limit: int = MAX_ERROR_TEXT_CHARS) -> str:
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def _field_errors(exc: ValidationError) -> str:
+    """`field: problem` per argument; a union's several complaints folded into one line.
+
+    Never includes the offending value (it may be megabytes long)."""
+    by_field: dict[str, list[str]] = {}
+    for err in exc.errors(include_url=False, include_input=False):
+        loc = [str(p) for p in err.get("loc", ())]
+        field = loc[0] if loc else "(arguments)"
+        msg = "missing required field" if err.get("type") == "missing" else err.get("msg", "invalid")
+        if len(loc) > 1 and loc[1].isdigit():  # list index: say which item
+            msg = f"item {loc[1]}: {msg}"
+        problems = by_field.setdefault(field, [])
+        if msg not in problems:
+            problems.append(msg)
+    parts = [f"{field}: {' or '.join(msgs[:3])}" for field, msgs in by_field.items()]
+    extra = len(parts) - MAX_REPORTED_FIELD_ERRORS
+    text = "; ".join(parts[:MAX_REPORTED_FIELD_ERRORS])
+    return text + (f"; and {extra} more" if extra > 0 else "")
+
+
+class ToolRegistry:
+    def __init__(self, tools: list[Tool]) -> None:
+        self._tools: dict[str, Tool] = {}
+        for tool in tools:
+            if tool.name in self._tools:
+                raise ValueError(f"duplicate tool name {tool.name!r}")
+            self._tools[tool.name] = tool
+
+    @property
+    def names(self) -> list[str]:
+        return list(self._tools)
+
+    def definitions(self) -> list[dict[str, Any]]:
+        return [tool.definition() for tool in self._tools.values()]
+
+    def get(self, name: str) -> Tool | None:
+        return self._tools.get(name)
+
+    async def execute(self, call: ToolCall, ctx: ToolContext) -> ToolResult:
+        tool = self._tools.get(call.name)
+        if tool is None:
+            return ToolResult.error(
+                f"unknown tool '{_short(call.name, 100)}'. Available tools: {', '.join(self._tools)}"
+            )
+        raw = call.arguments if call.arguments and call.arguments.strip() else "{}"
+        try:
+            data = json.loads(raw)
+        except ValueError as exc:  # JSONDecodeError, or recursion/number limits
+            reason = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
+            return ToolResult.error(
+                f"invalid JSON in tool arguments: {_short(reason)}. Send the arguments as a JSON object."
+            )
+        except RecursionError:
+            return ToolResult.error("invalid JSON in tool arguments: nested too deeply. Send the arguments as a JSON object.")
+        if not isinstance(data, dict):
+            return ToolResult.error(
+                f"tool arguments must be a JSON object, got {type(data).__name__}. "
+                f"Send the arguments as a JSON object."
+            )
+        try:
+            args = tool.Args.model_validate(data)
+        except ValidationError as exc:
+            return ToolResult.error(f"invalid arguments for {tool.name}: {_field_errors(exc)}")
+        try:
+            result = await tool.run(args, ctx)
+        except asyncio.CancelledError:
+            raise
+        except ToolError as exc:
+            return ToolResult.error(str(exc) or "the tool failed")
+        except Exception as exc:  # a bug in a tool must not take the app down
+            return ToolResult.error(f"{tool.name} failed: {type(exc).__name__}: {_short(str(exc))}")
+        return result
+
+
+def default_registry() -> ToolRegistry:
+    from agent.tools.fs_create import FsCreate
+    from agent.tools.fs_edit import FsEdit
+    from agent.tools.fs_read import FsRead
+    from agent.tools.terminal import Terminal
+
+    return ToolRegistry([FsRead(), FsEdit(), FsCreate(), Terminal()])

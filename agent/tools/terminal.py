@@ -1,0 +1,204 @@
+"""`terminal-execute`: run a shell command in its own process group, output kept whole.
+
+The command gets its own session/process group so a timeout or an interrupt can kill
+everything it started (background children included), not just the shell. Output is
+read concurrently from both pipes so a chatty command never deadlocks, and is kept whole
+(the context pipeline caps what the model sees) up to a memory guard per stream.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import signal
+import time
+from collections import deque
+
+from pydantic import Field
+
+from agent.tools.base import Tool, ToolArgs, ToolContext, ToolError, ToolResult
+from agent.tools.permissions import ApprovalRequest
+from agent.tools.workspace import confine
+
+# Memory guard per stream: the first and last halves are kept, the middle is dropped.
+STREAM_KEEP_BYTES = 64 * 1024 * 1024
+READ_CHUNK_BYTES = 256 * 1024
+# After SIGTERM on timeout, how long the group gets before SIGKILL.
+KILL_GRACE_SECONDS = 1.0
+# After the shell exits, how long to wait for background children still holding the pipes.
+PIPE_DRAIN_SECONDS = 1.0
+EXIT_POLL_SECONDS = 0.05
+
+COMMAND_ENV = {"PAGER": "cat", "GIT_PAGER": "cat", "TERM": "dumb", "NO_COLOR": "1"}
+
+
+class TerminalArgs(ToolArgs):
+    command: str = Field(min_length=1, description="Shell command to run (bash). Runs non-interactively: stdin is empty.")
+    timeout: float | None = Field(
+        default=None, gt=0, description="Seconds before the command and everything it started is killed (default 120)."
+    )
+    workingDirectory: str | None = Field(
+        default=None, description="Folder to run in, relative to the workspace (default: the workspace root)."
+    )
+
+
+class StreamCapture:
+    """Bytes of one stream: whole up to `keep` bytes, else head + tail with a drop note."""
+
+    def __init__(self, keep: int) -> None:
+        self.head_limit = keep // 2
+        self.tail_limit = keep - self.head_limit
+        self.head = bytearray()
+        self.tail: deque[bytes] = deque()
+        self.tail_size = 0
+        self.dropped = 0
+
+    def feed(self, chunk: bytes) -> None:
+        room = self.head_limit - len(self.head)
+        if room > 0:
+            self.head += chunk[:room]
+            chunk = chunk[room:]
+        if not chunk:
+            return
+        self.tail.append(chunk)
+        self.tail_size += len(chunk)
+        while self.tail_size > self.tail_limit:
+            excess = self.tail_size - self.tail_limit
+            first = self.tail[0]
+            cut = min(len(first), excess)
+            if cut == len(first):
+                self.tail.popleft()
+            else:
+                self.tail[0] = first[cut:]
+            self.tail_size -= cut
+            self.dropped += cut
+
+    async def drain(self, stream: asyncio.StreamReader) -> None:
+        while chunk := await stream.read(READ_CHUNK_BYTES):
+            self.feed(chunk)
+
+    def text(self) -> str:
+        tail = b"".join(self.tail)
+        if not self.dropped:
+            return (bytes(self.head) + tail).decode("utf-8", errors="replace")
+        note = f"\n… [{self.dropped} bytes of output dropped here to protect memory] …\n"
+        return bytes(self.head).decode("utf-8", errors="replace") + note + tail.decode("utf-8", errors="replace")
+
+
+def _signal_group(pid: int, sig: int) -> bool:
+    """Signal the command's process group (its pgid is its pid); False if it is gone."""
+    try:
+        os.killpg(pid, sig)
+    except (ProcessLookupError, PermissionError):
+        return False
+    return True
+
+
+async def _wait_exit(proc: asyncio.subprocess.Process, timeout: float | None) -> bool:
+    """True once the shell exited. Polls returncode: on Python 3.11 `wait()` also waits
+    for the pipes, which a background child may hold open forever."""
+    deadline = None if timeout is None else time.monotonic() + timeout
+    waiter = asyncio.ensure_future(proc.wait())
+    try:
+        while proc.returncode is None:
+            remaining = EXIT_POLL_SECONDS if deadline is None else min(EXIT_POLL_SECONDS, deadline - time.monotonic())
+            if remaining <= 0:
+                return False
+            await asyncio.wait([waiter], timeout=remaining)
+        return True
+    finally:
+        waiter.cancel()
+
+
+async def _terminate_group(proc: asyncio.subprocess.Process) -> None:
+    """SIGTERM the whole group; SIGKILL whatever is left after the grace period."""
+    if not _signal_group(proc.pid, signal.SIGTERM):
+        return
+    deadline = time.monotonic() + KILL_GRACE_SECONDS
+    while time.monotonic() < deadline:
+        await asyncio.sleep(EXIT_POLL_SECONDS)
+        if not _signal_group(proc.pid, 0):
+            return
+    _signal_group(proc.pid, signal.SIGKILL)
+
+
+def _shell() -> str | None:
+    return shutil.which("bash")
+
+
+class Terminal(Tool):
+    name = "terminal-execute"
+    description = (
+        "Run a shell command in the workspace and return its stdout, stderr and exit code as "
+        "JSON. Non-interactive (no stdin); killed with everything it started after `timeout` seconds."
+    )
+    Args = TerminalArgs
+
+    async def run(self, args: TerminalArgs, ctx: ToolContext) -> ToolResult:
+        cwd = ctx.workspace
+        if args.workingDirectory:
+            rp = await confine(args.workingDirectory, ctx, tool=self.name)
+            if not rp.path.is_dir():
+                raise ToolError(f"workingDirectory {rp.display} is not an existing folder")
+            cwd = rp.path
+        words = args.command.split()
+        if not words:
+            raise ToolError("command is empty")
+        request = ApprovalRequest(
+            tool=self.name, kind="command", key=f"command:{words[0]}", title="Run command", detail=args.command
+        )
+        if not await ctx.permissions.check(request):
+            return ToolResult.error("the user denied running this command", command=args.command)
+
+        timeout = args.timeout if args.timeout is not None else ctx.command_timeout
+        return await self._execute(args.command, cwd, timeout, ctx)
+
+    async def _execute(self, command: str, cwd, timeout: float, ctx: ToolContext) -> ToolResult:
+        started = time.monotonic()
+        try:
+            proc = await asyncio.create_subprocess_shell(
+                command,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                cwd=str(cwd),
+                env={**os.environ, **COMMAND_ENV},
+                start_new_session=True,
+                executable=_shell(),
+            )
+        except OSError as exc:
+            raise ToolError(f"cannot start the command: {exc.strerror or exc}") from None
+        ctx.processes.add(proc)
+        out, err = StreamCapture(STREAM_KEEP_BYTES), StreamCapture(STREAM_KEEP_BYTES)
+        readers = [asyncio.ensure_future(out.drain(proc.stdout)), asyncio.ensure_future(err.drain(proc.stderr))]
+        timed_out = False
+        try:
+            if not await _wait_exit(proc, timeout):
+                timed_out = True
+                await _terminate_group(proc)
+                await _wait_exit(proc, KILL_GRACE_SECONDS)
+            _, pending = await asyncio.wait(readers, timeout=PIPE_DRAIN_SECONDS)
+            for task in pending:  # a background child still holds the pipe: stop listening
+                task.cancel()
+        except asyncio.CancelledError:
+            _signal_group(proc.pid, signal.SIGKILL)
+            for task in readers:
+                task.cancel()
+            raise
+        finally:
+            ctx.processes.discard(proc)
+
+        stderr = err.text()
+        if timed_out:
+            stderr += f"\n[cairn] Command timed out after {timeout:g} s; its process group was killed."
+        exit_code = proc.returncode
+        content = json.dumps(
+            {"command": command, "stdout": out.text(), "stderr": stderr, "exitCode": exit_code},
+            ensure_ascii=False,
+        )
+        meta = {"exitCode": exit_code, "timedOut": timed_out, "durationMs": int((time.monotonic() - started) * 1000)}
+        if out.dropped or err.dropped:
+            meta["droppedBytes"] = {"stdout": out.dropped, "stderr": err.dropped}
+        return ToolResult(content=content, is_error=timed_out or exit_code != 0, meta=meta)

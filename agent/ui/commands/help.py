@@ -1,0 +1,36 @@
+"""/help: the commands and key bindings."""
+
+from __future__ import annotations
+
+from agent.ui.commands import Command
+
+KEYS: list[tuple[str, str]] = [
+    ("Enter", "send the prompt"),
+    ("Ctrl+J / Shift+Enter", "new line in the prompt"),
+    ("Esc", "interrupt the running turn; close the command list"),
+    ("Ctrl+C", "interrupt the running turn; twice when idle to quit"),
+    ("Tab", "complete a slash command"),
+    ("y / a / n", "approve once / always this session / deny"),
+]
+
+
+def help_text() -> str:
+    from agent.ui.commands import commands
+
+    lines = ["Commands"]
+    for c in commands():
+        names = "/" + c.name + (" " + c.usage if c.usage else "")
+        alias = f" (also /{', /'.join(c.aliases)})" if c.aliases else ""
+        lines.append(f"  {names:<18} {c.description}{alias}")
+    lines.append("")
+    lines.append("Keys")
+    for key, what in KEYS:
+        lines.append(f"  {key:<22} {what}")
+    return "\n".join(lines)
+
+
+async def run(app, args: str) -> None:
+    app.chat.add_notice(help_text(), kind="help")
+
+
+COMMAND = Command("help", "list commands and key bindings", run)

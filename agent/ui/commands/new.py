@@ -1,0 +1,20 @@
+"""/new: start a fresh session in this folder (the old one stays in the log)."""
+
+from __future__ import annotations
+
+from agent.ui.commands import Command
+
+
+async def run(app, args: str) -> None:
+    if app.runtime is None:
+        app.notice_not_ready()
+        return
+    if app.turn_running:
+        app.chat.add_notice("A turn is running: press Esc to interrupt it first.", kind="warning")
+        return
+    await app.runtime.new_session()
+    app.chat.clear_messages()
+    app.refresh_status()
+
+
+COMMAND = Command("new", "start a new session", run)

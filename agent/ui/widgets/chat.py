@@ -1,0 +1,285 @@
+"""The chat transcript: user messages, streamed assistant markdown, tool blocks, notices.
+
+The view stays anchored to the bottom (it follows new output until the user scrolls
+up) and keeps only the newest MAX_MOUNTED widgets mounted, so adding a message stays
+cheap in long sessions. Model and tool text is never parsed as Rich markup.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from rich.text import Text
+from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
+from textual.widget import Widget
+from textual.widgets import Collapsible, Markdown, Static
+
+from agent.session.models import Message, ToolCall
+from agent.ui.widgets import tool_render
+
+MAX_MOUNTED = 200
+DIFF_EXPANDED_MAX_LINES = 40
+
+
+class UserMessage(Static):
+    def __init__(self, text: str) -> None:
+        super().__init__(text, markup=False, classes="user-message")
+        self.text = text
+
+
+class Notice(Static):
+    """A line from cairn itself: help, errors, warnings, "interrupted"."""
+
+    def __init__(self, text: str, kind: str = "info") -> None:
+        super().__init__(text, markup=False, classes=f"notice notice-{kind}")
+        self.text = text
+        self.kind = kind
+
+
+class AssistantMessage(Widget):
+    """Assistant text, streamed through `Markdown.get_stream`.
+
+    `feed` is synchronous (event callbacks are); chunks go into a queue drained by one
+    worker into the stream, which keeps their order and coalesces them between frames.
+    """
+
+    def __init__(self, message_id: str = "", text: str | None = None) -> None:
+        super().__init__(classes="assistant-message")
+        self.message_id = message_id
+        self.text = text or ""
+        self._static = text is not None
+        self._queue: asyncio.Queue[str | None] = asyncio.Queue()
+        self._finished = self._static
+
+    def compose(self):
+        yield Markdown(self.text if self._static else "")
+
+    def on_mount(self) -> None:
+        if not self._static:
+            self.run_worker(self._drain(), group="stream", exit_on_error=False)
+
+    def feed(self, chunk: str) -> None:
+        if chunk and not self._finished:
+            self.text += chunk
+            self._queue.put_nowait(chunk)
+
+    def finish(self, status: str = "ok") -> None:
+        if self._finished:
+            return
+        self._finished = True
+        self._queue.put_nowait(None)
+        if not self.text.strip():
+            self.display = False  # a response that was only tool calls
+        if status == "interrupted":
+            self.add_class("-interrupted")
+
+    @property
+    def finished(self) -> bool:
+        return self._finished
+
+    async def _drain(self) -> None:
+        stream = Markdown.get_stream(self.query_one(Markdown))
+        try:
+            while True:
+                chunk = await self._queue.get()
+                if chunk is None:
+                    break
+                await stream.write(chunk)
+        finally:
+            await stream.stop()
+
+
+def diff_text(diff: str) -> Text:
+    """A unified diff with +/- colouring (no lexer: cheap and theme-neutral)."""
+    out = Text()
+    for line in diff.splitlines():
+        if line.startswith(("+++", "---")):
+            style = "bold"
+        elif line.startswith("+"):
+            style = "green"
+        elif line.startswith("-"):
+            style = "red"
+        elif line.startswith("@@"):
+            style = "cyan"
+        else:
+            style = "dim"
+        out.append(line + "\n", style=style)
+    out.rstrip()
+    return out
+
+
+class ToolBlock(Vertical):
+    """One tool call: `name args` header, then a collapsed result with a one-line summary."""
+
+    def __init__(self, call: ToolCall) -> None:
+        super().__init__(classes="tool-block")
+        self.call = call
+        self.summary = ""
+        self.result: Message | None = None
+        self._ready = False
+        self.pending_text = "  ⎿ running…"
+
+    def compose(self):
+        header = Text()
+        header.append("● ", style="dim")
+        header.append(self.call.name, style="bold")
+        args = tool_render.format_args(self.call)
+        if args:
+            header.append(" " + args)
+        yield Static(header, classes="tool-header")
+        yield Static(self.pending_text, markup=False, classes="tool-running")
+
+    def on_mount(self) -> None:
+        self._ready = True
+        if self.result is not None:
+            self._show_result()
+
+    def mark_stopped(self, text: str = "  ⎿ interrupted") -> None:
+        """The call will get no result (interrupted turn, or an orphan in history)."""
+        self.pending_text = text
+        if self.result is None and self._ready:
+            for widget in self.query(".tool-running").results(Static):
+                widget.update(text)
+
+    def set_result(self, message: Message) -> None:
+        """Attach the result; shown now if mounted, else when the block mounts."""
+        self.result = message
+        self.summary = tool_render.summarize_result(message)
+        if self._ready:
+            self._show_result()
+
+    def _show_result(self) -> None:
+        message = self.result
+        assert message is not None
+        failed = message.status == "error" or (message.content or "").startswith("Error:")
+        self.set_class(failed, "-error")
+        diff = tool_render.result_diff(message)
+        if diff is not None and not failed:
+            body = Static(diff_text(diff), classes="tool-diff")
+            collapsed = len(diff.splitlines()) > DIFF_EXPANDED_MAX_LINES
+        else:
+            body = Static(tool_render.result_body(message), markup=False, classes="tool-output")
+            collapsed = True
+        self.query(".tool-running").remove()
+        self.mount(Collapsible(body, title=Content(self.summary), collapsed=collapsed))
+
+
+class ChatView(VerticalScroll):
+    """Renders what happened; it owns no state beyond the widgets it shows."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self._assistants: dict[str, AssistantMessage] = {}
+        self._tools: dict[str, ToolBlock] = {}
+
+    def on_mount(self) -> None:
+        self.anchor()
+
+    # -- adding ---------------------------------------------------------------------
+    def _add(self, *widgets: Widget) -> None:
+        self.mount_all(widgets)
+        self._trim()
+
+    def _trim(self) -> None:
+        children = [c for c in self.children if c.parent is self]
+        excess = len(children) - MAX_MOUNTED
+        if excess > 0:
+            old = children[:excess]
+            for widget in old:
+                if isinstance(widget, AssistantMessage):
+                    self._assistants.pop(widget.message_id, None)
+                elif isinstance(widget, ToolBlock):
+                    self._tools.pop(widget.call.id, None)
+            self.remove_children(old)
+
+    def add_user(self, text: str) -> UserMessage:
+        widget = UserMessage(text)
+        self._add(widget)
+        self.anchor()  # sending a prompt follows the answer again
+        return widget
+
+    def add_notice(self, text: str, kind: str = "info") -> Notice:
+        widget = Notice(text, kind)
+        self._add(widget)
+        return widget
+
+    def add_error(self, text: str) -> Notice:
+        return self.add_notice(text, kind="error")
+
+    def start_assistant(self, message_id: str) -> AssistantMessage:
+        widget = AssistantMessage(message_id)
+        self._assistants[message_id] = widget
+        self._add(widget)
+        return widget
+
+    def feed(self, message_id: str, text: str) -> None:
+        widget = self._assistants.get(message_id) or self.start_assistant(message_id)
+        widget.feed(text)
+
+    def finish_assistant(self, message: Message) -> None:
+        widget = self._assistants.get(message.id)
+        if widget is None and (message.content or "").strip():
+            widget = self.start_assistant(message.id)
+            widget.feed(message.content or "")
+        if widget is not None:
+            widget.finish(message.status)
+
+    def finish_open_streams(self) -> None:
+        """End every stream still open (after an interrupt or a crash)."""
+        for widget in self._assistants.values():
+            widget.finish("interrupted")
+        for block in self._tools.values():
+            block.mark_stopped()
+
+    def tool_started(self, call: ToolCall) -> ToolBlock:
+        block = ToolBlock(call)
+        self._tools[call.id] = block
+        self._add(block)
+        return block
+
+    def tool_finished(self, call: ToolCall, message: Message) -> ToolBlock:
+        block = self._tools.get(call.id) or self.tool_started(call)
+        block.set_result(message)
+        return block
+
+    # -- history ----------------------------------------------------------------------
+    def show_history(self, messages: list[Message]) -> None:
+        """Render stored messages (a resumed session), newest MAX_MOUNTED only."""
+        widgets: list[Widget] = []
+        blocks: dict[str, ToolBlock] = {}
+        for m in messages:
+            if m.kind == "summary":
+                widgets.append(Notice("(earlier conversation condensed into a summary)", "info"))
+            elif m.role == "user":
+                widgets.append(UserMessage(m.content or ""))
+            elif m.role == "assistant":
+                if (m.content or "").strip():
+                    widgets.append(AssistantMessage(m.id, m.content or ""))
+                for call in m.tool_calls:
+                    blocks[call.id] = ToolBlock(call)
+                    widgets.append(blocks[call.id])
+            elif m.role == "tool" and m.tool_call_id in blocks:
+                blocks[m.tool_call_id].set_result(m)
+        for block in blocks.values():
+            if block.result is None:
+                block.mark_stopped("  ⎿ (no result)")
+        widgets = widgets[-MAX_MOUNTED:]
+        with self.app.batch_update():
+            self.mount_all(widgets)
+        self._trim()
+        self.anchor()
+
+    def clear_messages(self) -> None:
+        self._assistants.clear()
+        self._tools.clear()
+        self.remove_children()
+
+    # -- queries (tests, status) ------------------------------------------------------
+    @property
+    def assistant_messages(self) -> list[AssistantMessage]:
+        return list(self.query(AssistantMessage))
+
+    @property
+    def tool_blocks(self) -> list[ToolBlock]:
+        return list(self.query(ToolBlock))

@@ -1,0 +1,147 @@
+"""The multi-line prompt and its slash-command popup.
+
+Enter submits (a priority binding: TextArea would otherwise insert a newline first);
+Ctrl+J or Shift+Enter inserts a newline. Typing `/` at the start opens an OptionList
+above the prompt with the matching commands; Tab/Enter complete, arrows move, Esc
+(handled by the app's escape binding) closes it. Focus never leaves the TextArea.
+"""
+
+from __future__ import annotations
+
+from textual.actions import SkipAction
+from textual.binding import Binding
+from textual.content import Content
+from textual.message import Message
+from textual.widgets import OptionList, TextArea
+from textual.widgets.option_list import Option
+
+from agent.ui import commands
+
+PLACEHOLDER = "Ask cairn…  (/ for commands, Ctrl+J for a new line)"
+
+
+class SlashPopup(OptionList, can_focus=False):
+    """Matching slash commands; selection is driven from the prompt's key bindings."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.display = False
+        self.on_pick = None  # set by the prompt: called with the chosen command name
+
+    def show_matches(self, prefix: str) -> bool:
+        matches = commands.matching(prefix)
+        if not matches:
+            self.hide()
+            return False
+        self.clear_options()
+        width = max(len(c.name) + (len(c.usage) + 1 if c.usage else 0) for c in matches) + 1
+        for c in matches:
+            label = "/" + c.name + (" " + c.usage if c.usage else "")
+            self.add_option(Option(Content.assemble((label.ljust(width + 2), "bold"), (c.description, "dim")), id=c.name))
+        self.highlighted = 0
+        self.display = True
+        return True
+
+    def hide(self) -> None:
+        self.display = False
+
+    @property
+    def visible(self) -> bool:
+        return bool(self.display) and self.option_count > 0
+
+    @property
+    def selected_name(self) -> str | None:
+        if self.highlighted is None:
+            return None
+        return self.get_option_at_index(self.highlighted).id
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        if self.on_pick is not None and event.option_id:
+            self.on_pick(event.option_id)
+
+
+class PromptInput(TextArea):
+    BINDINGS = [
+        Binding("enter", "submit", "Send", priority=True, show=False),
+        Binding("ctrl+j,shift+enter", "newline", "New line", priority=True, show=False),
+        Binding("tab", "complete", show=False, priority=True),
+        Binding("up", "popup_move(-1)", show=False, priority=True),
+        Binding("down", "popup_move(1)", show=False, priority=True),
+    ]
+
+    class Submitted(Message):
+        def __init__(self, text: str) -> None:
+            super().__init__()
+            self.text = text
+
+    def __init__(self, popup: SlashPopup, **kwargs) -> None:
+        super().__init__(
+            soft_wrap=True,
+            tab_behavior="focus",
+            show_line_numbers=False,
+            highlight_cursor_line=False,
+            compact=True,
+            placeholder=PLACEHOLDER,
+            **kwargs,
+        )
+        self.popup = popup
+        popup.on_pick = self.complete_command
+
+    # -- popup ------------------------------------------------------------------------
+    def _update_popup(self) -> None:
+        text = self.text
+        if text.startswith("/") and not any(ch.isspace() for ch in text):
+            self.popup.show_matches(text[1:])
+        else:
+            self.popup.hide()
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        self._update_popup()
+
+    def close_popup(self) -> bool:
+        """Hide the popup; True if it was open (so Esc was used up)."""
+        if self.popup.visible:
+            self.popup.hide()
+            return True
+        return False
+
+    def complete_command(self, name: str) -> None:
+        self.text = f"/{name} "
+        self.move_cursor(self.document.end)
+        self.popup.hide()
+
+    # -- actions ------------------------------------------------------------------------
+    def action_submit(self) -> None:
+        if self.popup.visible:
+            name = self.popup.selected_name
+            command = commands.find(name) if name else None
+            if command is not None and command.takes_args and self.text.strip() != f"/{name}":
+                self.complete_command(name)
+                return
+            if command is not None:
+                self.text = f"/{name}"
+            self.popup.hide()
+        text = self.text
+        if not text.strip():
+            return
+        self.clear()
+        self.post_message(self.Submitted(text.strip("\n")))
+
+    def action_newline(self) -> None:
+        self.insert("\n")
+
+    def action_complete(self) -> None:
+        if not self.popup.visible:
+            raise SkipAction()
+        name = self.popup.selected_name
+        if name:
+            self.complete_command(name)
+
+    def action_popup_move(self, step: int) -> None:
+        if not self.popup.visible:
+            raise SkipAction()
+        if step < 0:
+            self.popup.action_cursor_up()
+        else:
+            self.popup.action_cursor_down()

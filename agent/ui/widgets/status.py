@@ -1,0 +1,129 @@
+"""One-line status bar: activity (spinner, retry countdown) · model · context · cost · title.
+
+While a turn runs a 10 Hz timer redraws it with `update(..., layout=False)`, which
+repaints this line only instead of relaying out the chat.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+from rich.text import Text
+from textual.widgets import Static
+
+SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+
+
+def human_tokens(n: int) -> str:
+    if n >= 1_000_000:
+        return f"{n / 1_000_000:.1f}M".replace(".0M", "M")
+    if n >= 1000:
+        return f"{n / 1000:.1f}k".replace(".0k", "k")
+    return str(n)
+
+
+class StatusBar(Static):
+    def __init__(self, **kwargs) -> None:
+        super().__init__("", markup=False, **kwargs)
+        self.model: str | None = None
+        self.context_tokens: int | None = None
+        self.context_window: int | None = None
+        self.cost: float = 0.0
+        self.title: str = ""
+        self.state: str = "starting…"  # shown when no turn runs
+        self._turn_started: float | None = None
+        self._retry_until: float | None = None
+        self._retry_label = ""
+        self._frame = 0
+        self._timer = None
+
+    def on_mount(self) -> None:
+        self._timer = self.set_interval(0.1, self._tick, pause=True)
+        self.redraw()
+
+    # -- state changes ------------------------------------------------------------------
+    def set_info(self, *, model: str | None = None, title: str | None = None, window: int | None = None) -> None:
+        if model is not None:
+            self.model = model
+        if title is not None:
+            self.title = title
+        if window is not None and self.context_window is None:
+            self.context_window = window
+        self.redraw()
+
+    def set_usage(self, context_tokens: int, context_window: int, cost: float) -> None:
+        self.context_tokens = context_tokens
+        self.context_window = context_window
+        self.cost = cost
+        self.redraw()
+
+    def reset_session(self) -> None:
+        self.context_tokens = None
+        self.cost = 0.0
+        self.redraw()
+
+    def set_state(self, text: str) -> None:
+        self.state = text
+        self.redraw()
+
+    def turn_started(self) -> None:
+        self._turn_started = time.monotonic()
+        self._retry_until = None
+        if self._timer is not None:
+            self._timer.resume()
+        self.redraw()
+
+    def turn_ended(self) -> None:
+        self._turn_started = None
+        self._retry_until = None
+        if self._timer is not None:
+            self._timer.pause()
+        self.redraw()
+
+    def retrying(self, delay: float, attempt: int, max_attempts: int, reason: str = "") -> None:
+        self._retry_until = time.monotonic() + delay
+        self._retry_label = f"(attempt {attempt}/{max_attempts})"
+        self.redraw()
+
+    def clear_retry(self) -> None:
+        if self._retry_until is not None:
+            self._retry_until = None
+            self.redraw()
+
+    @property
+    def running(self) -> bool:
+        return self._turn_started is not None
+
+    # -- drawing -------------------------------------------------------------------------
+    def _tick(self) -> None:
+        self._frame = (self._frame + 1) % len(SPINNER)
+        self.redraw()
+
+    def activity(self) -> str:
+        now = time.monotonic()
+        if self._turn_started is None:
+            return self.state
+        if self._retry_until is not None and self._retry_until > now:
+            left = math.ceil(self._retry_until - now)
+            return f"{SPINNER[self._frame]} Retrying in {left}s {self._retry_label}"
+        elapsed = now - self._turn_started
+        return f"{SPINNER[self._frame]} Working {elapsed:.0f}s · esc to interrupt"
+
+    def render_text(self) -> Text:
+        out = Text(no_wrap=True, overflow="ellipsis")
+        activity = self.activity()
+        if activity:
+            out.append(activity, style="bold" if self.running else "dim")
+            out.append("  │  ", style="dim")
+        out.append(self.model or "no model", style="bold")
+        if self.context_window:
+            used = self.context_tokens or 0
+            pct = 100 * used / self.context_window
+            out.append(f" · {human_tokens(used)}/{human_tokens(self.context_window)} ({pct:.0f}%)")
+        out.append(f" · ${self.cost:.4f}" if self.cost < 1 else f" · ${self.cost:.2f}")
+        out.append(" · " + (self.title or "new session"), style="italic")
+        return out
+
+    def redraw(self) -> None:
+        self.update(self.render_text(), layout=False)

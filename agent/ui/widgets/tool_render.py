@@ -1,0 +1,141 @@
+"""Short, readable renderings of tool calls and results (pure functions, no widgets).
+
+A tool block shows one line for the call (`terminal-execute $ pytest -q`) and a
+one-line summary of the result (`exit 0 · 12 lines`, `Error: …`, `+3 −1`); the
+full output sits in a collapsed section below.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from agent.session.models import Message, ToolCall
+
+MAX_ARGS_CHARS = 100
+MAX_BODY_LINES = 200
+
+
+def _clip(text: str, limit: int = MAX_ARGS_CHARS) -> str:
+    text = " ".join(text.split()) if "\n" in text else text
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _paths(value: Any) -> str:
+    """filesystem-read's filePath: a string, a list of strings or of {path, startLine, endLine}."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        parts = []
+        for item in value:
+            if isinstance(item, dict):
+                path = str(item.get("path", "?"))
+                if item.get("startLine") or item.get("endLine"):
+                    path += f":{item.get('startLine', 1)}-{item.get('endLine', '')}"
+                parts.append(path)
+            else:
+                parts.append(str(item))
+        return ", ".join(parts)
+    return str(value)
+
+
+def format_args(call: ToolCall) -> str:
+    """The arguments worth seeing, e.g. `a.py:10-20` or `$ pytest -q`."""
+    try:
+        args = json.loads(call.arguments or "{}")
+    except (json.JSONDecodeError, TypeError):
+        return _clip(call.arguments or "")
+    if not isinstance(args, dict):
+        return _clip(str(args))
+    name = call.name
+    if name == "terminal-execute":
+        return _clip("$ " + str(args.get("command", "")))
+    if name == "filesystem-read":
+        text = _paths(args.get("filePath", ""))
+        if args.get("startLine") or args.get("endLine"):
+            text += f":{args.get('startLine', 1)}-{args.get('endLine', '')}"
+        return _clip(text)
+    if name in ("filesystem-edit", "filesystem-create"):
+        return _clip(str(args.get("filePath", "")))
+    if name == "filesystem-search":
+        where = args.get("path") or args.get("glob")
+        return _clip(repr(str(args.get("pattern", ""))) + (f" in {where}" if where else ""))
+    if name.startswith("context-"):
+        extra = args.get("pattern") or args.get("kind") or ""
+        return _clip(" ".join(str(x) for x in (args.get("id", ""), extra) if x))
+    return _clip(", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in args.items()))
+
+
+def _count_lines(text: str) -> int:
+    return len(text.splitlines())
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def diff_stats(diff: str) -> tuple[int, int]:
+    added = removed = 0
+    for line in diff.splitlines():
+        if line.startswith("+") and not line.startswith("+++"):
+            added += 1
+        elif line.startswith("-") and not line.startswith("---"):
+            removed += 1
+    return added, removed
+
+
+def result_diff(message: Message) -> str | None:
+    diff = message.meta.get("diff") if message.meta else None
+    if isinstance(diff, str) and diff.strip():
+        return diff
+    if message.tool_name == "filesystem-edit" and message.status == "ok":
+        content = message.content or ""
+        if content.lstrip().startswith(("---", "@@", "diff ")):
+            return content
+    return None
+
+
+def terminal_output(content: str) -> dict[str, Any] | None:
+    try:
+        data = json.loads(content)
+    except (json.JSONDecodeError, TypeError):
+        return None
+    return data if isinstance(data, dict) and "exitCode" in data else None
+
+
+def summarize_result(message: Message) -> str:
+    """One line for the collapsed result's title."""
+    content = message.content or ""
+    if message.status == "interrupted":
+        return "interrupted"
+    if message.status == "error" or content.startswith("Error:"):
+        first = content.strip().splitlines()[0] if content.strip() else "Error"
+        return _clip(first, 90)
+    diff = result_diff(message)
+    if diff is not None:
+        added, removed = diff_stats(diff)
+        return f"+{added} −{removed}"
+    data = terminal_output(content)
+    if data is not None:
+        out = "\n".join(s for s in (str(data.get("stdout") or ""), str(data.get("stderr") or "")) if s)
+        return f"exit {data.get('exitCode')} · {_plural(_count_lines(out), 'line')}"
+    if message.tool_name == "filesystem-read":
+        body = content.splitlines()[1:] if content.startswith("📄") else content.splitlines()
+        return _plural(len(body), "line")
+    return _plural(_count_lines(content), "line") if content else "done"
+
+
+def result_body(message: Message) -> str:
+    """The result's text for the expanded view, bounded to MAX_BODY_LINES lines."""
+    content = message.content or ""
+    data = terminal_output(content)
+    if data is not None:
+        parts = [str(data.get("stdout") or "").rstrip("\n")]
+        if data.get("stderr"):
+            parts.append(str(data["stderr"]).rstrip("\n"))
+        content = "\n".join(p for p in parts if p) or "(no output)"
+    lines = content.splitlines()
+    if len(lines) > MAX_BODY_LINES:
+        more = len(lines) - MAX_BODY_LINES
+        lines = lines[:MAX_BODY_LINES] + [f"… {_plural(more, 'more line')}"]
+    return "\n".join(lines)
