@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import warnings
 from pathlib import Path
 
 
@@ -36,6 +37,8 @@ def import_litellm():
     global _litellm
     if _litellm is None:
         apply_offline_env()
+        # litellm's own deprecation noise would land on the terminal, under the TUI.
+        warnings.filterwarnings("ignore", module=r"litellm(\..*)?$")
         import litellm
 
         litellm.suppress_debug_info = True

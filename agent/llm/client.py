@@ -7,7 +7,10 @@ attempt and reports what streamed before any failure via `LLMError.partial`.
 
 from __future__ import annotations
 
+import email.utils
 import inspect
+import re
+import time
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable
 
@@ -73,20 +76,39 @@ def _provider(model: str) -> str:
 
 
 def _retry_after(exc: Exception) -> float | None:
-    headers = getattr(getattr(exc, "response", None), "headers", None) or getattr(exc, "headers", None)
-    if not headers:
-        return None
-    value = headers.get("retry-after") or headers.get("Retry-After")
-    try:
-        return max(0.0, float(value)) if value is not None else None
-    except (TypeError, ValueError):
-        return None
+    """Seconds from a Retry-After header (a number or an HTTP date), if the provider sent one."""
+    for headers in (
+        getattr(exc, "litellm_response_headers", None),
+        getattr(getattr(exc, "response", None), "headers", None),
+        getattr(exc, "headers", None),
+    ):
+        value = headers.get("retry-after") if headers else None
+        if value is None:
+            continue
+        try:
+            return max(0.0, float(value))
+        except (TypeError, ValueError):
+            pass
+        try:
+            when = email.utils.parsedate_to_datetime(value)
+            return max(0.0, when.timestamp() - time.time())
+        except (TypeError, ValueError):
+            return None
+    return None
+
+
+# "litellm.RateLimitError: RateLimitError: OpenAIException - Rate limit reached" → the last part.
+_NOISE = re.compile(r"^(?:litellm\.)?(?:\w+Error|\w+Exception)(?::| -)\s*")
 
 
 def _short(exc: Exception) -> str:
-    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    for prefix in ("litellm.", "LiteLLM."):
-        text = text.replace(prefix, "")
+    lines = str(exc).strip().splitlines()
+    text = lines[0] if lines else type(exc).__name__
+    while True:
+        cleaned = _NOISE.sub("", text, count=1)
+        if cleaned == text or not cleaned:
+            break
+        text = cleaned
     return text[:400]
 
 

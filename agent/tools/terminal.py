@@ -113,15 +113,23 @@ async def _wait_exit(proc: asyncio.subprocess.Process, timeout: float | None) ->
 
 
 async def _terminate_group(proc: asyncio.subprocess.Process) -> None:
-    """SIGTERM the whole group; SIGKILL whatever is left after the grace period."""
+    """SIGTERM the whole group; once the shell has gone (or after the grace period),
+    SIGKILL whatever is left. Killed orphans may linger as zombies when nothing reaps
+    them, so "the group still exists" is not a reason to keep waiting."""
     if not _signal_group(proc.pid, signal.SIGTERM):
         return
-    deadline = time.monotonic() + KILL_GRACE_SECONDS
-    while time.monotonic() < deadline:
-        await asyncio.sleep(EXIT_POLL_SECONDS)
-        if not _signal_group(proc.pid, 0):
-            return
+    await _wait_exit(proc, KILL_GRACE_SECONDS)
     _signal_group(proc.pid, signal.SIGKILL)
+
+
+def _stop_reading(proc: asyncio.subprocess.Process, readers: list[asyncio.Future]) -> None:
+    """Cancel the readers and close our pipe ends now, rather than when the garbage
+    collector finds the transport (possibly after its event loop is gone)."""
+    for task in readers:
+        task.cancel()
+    transport = getattr(proc, "_transport", None)  # asyncio offers no public close
+    if transport is not None:
+        transport.close()
 
 
 def _shell() -> str | None:
@@ -178,14 +186,13 @@ class Terminal(Tool):
             if not await _wait_exit(proc, timeout):
                 timed_out = True
                 await _terminate_group(proc)
-                await _wait_exit(proc, KILL_GRACE_SECONDS)
+                await _wait_exit(proc, KILL_GRACE_SECONDS)  # reaped after SIGKILL
             _, pending = await asyncio.wait(readers, timeout=PIPE_DRAIN_SECONDS)
-            for task in pending:  # a background child still holds the pipe: stop listening
-                task.cancel()
+            if pending:  # a background child still holds the pipes: stop listening
+                _stop_reading(proc, readers)
         except asyncio.CancelledError:
             _signal_group(proc.pid, signal.SIGKILL)
-            for task in readers:
-                task.cancel()
+            _stop_reading(proc, readers)
             raise
         finally:
             ctx.processes.discard(proc)

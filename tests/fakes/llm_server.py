@@ -49,6 +49,8 @@ Step constructors (all accept ``delay`` = seconds slept between SSE events and
 * ``raw(lines, delay=0.0, status=200, content_type="text/event-stream", end="clean")`` — write
   each line followed by ``\\n`` (include ``""`` for the blank line that ends an SSE event);
   ``end="abort"`` drops the connection afterwards instead of ending the body cleanly.
+* ``filler_text(n_words)`` builds long, non-repeating text for benchmarks (litellm aborts a
+  stream after 100 identical consecutive deltas, so never stream ``"x" * n``).
 * ``hang(seconds, text="", then="finish")`` — stream the role delta (and ``text`` if given),
   then sleep up to ``seconds`` (waking early when the server closes or the client goes
   away), then ``then="finish"`` completes normally, ``then="abort"`` drops the connection.
@@ -112,6 +114,7 @@ __all__ = [
     "step_from_json",
     "steps_from_json",
     "NO_MORE_RESPONSES",
+    "filler_text",
 ]
 
 NO_MORE_RESPONSES = "(no more scripted responses)"
@@ -396,6 +399,28 @@ def hang(
     return Hang(seconds=seconds, text=text, then=then, initial_delay=initial_delay)
 
 
+_FILLER_WORDS = (
+    "the quick brown fox jumps over a lazy dog while seven wizards quietly hex "
+    "forty jugs of mead and cairns mark the winding trail past granite ridges where "
+    "ravens circle above cold streams"
+).split()
+
+
+def filler_text(n_words: int) -> str:
+    """Deterministic, non-repeating prose of ``n_words`` words (~1.3 tokens per word).
+
+    litellm raises ``InternalServerError("The model is repeating the same chunk")`` (wrapped
+    in ``MidStreamFallbackError``) after 100 identical consecutive content deltas longer than
+    2 characters, so long benchmark streams must not be ``"x" * n``.
+    """
+    words = _FILLER_WORDS
+    out = []
+    for i in range(n_words):
+        w = words[(i * 7 + i // len(words)) % len(words)]
+        out.append(w + ("." if i % 13 == 12 else ""))
+    return " ".join(out)
+
+
 _CONSTRUCTORS: dict[str, Any] = {
     "text": text,
     "tool_calls": tool_calls,
@@ -678,8 +703,12 @@ class _Handler(BaseHTTPRequestHandler):
                 self._send_json(400, {"error": {"message": "Body is not JSON", "type": "invalid_request_error"}})
                 return
             owner = self.server.owner
-            step, seq = owner._record_and_pop(request, dict(self.headers.items()))
-            self._serve(step, request, seq)
+            step, seq = owner._record_and_pop(request, {k.lower(): v for k, v in self.headers.items()})
+            owner._stream_started()
+            try:
+                self._serve(step, request, seq)
+            finally:
+                owner._stream_ended()
         except _Abort:
             self._abort()
 
@@ -712,11 +741,14 @@ class _Handler(BaseHTTPRequestHandler):
         events = plan.stream_events()
         limit = step.cut_after
         self._start_stream()
+        t0 = time.monotonic()
         for i, event in enumerate(events):
             if limit is not None and i >= limit:
                 break
-            if i:
-                self._sleep(step.delay)
+            if i and step.delay > 0:
+                # Pace against an absolute schedule so the scripted rate holds
+                # even when each write costs a little.
+                self._sleep(t0 + i * step.delay - time.monotonic())
             self._send_event(event)
         if limit is not None:  # never reaches [DONE]
             if step.cut_mode == "eof":
@@ -808,6 +840,7 @@ class FakeLLMServer:
         self._requests: list[dict[str, Any]] = []
         self._headers: list[dict[str, str]] = []
         self._conns: set[socket.socket] = set()
+        self._active = 0
         self._closed_evt = threading.Event()
         self._httpd = _HTTPServer((host, port), _Handler)
         self._httpd.owner = self
@@ -839,6 +872,23 @@ class FakeLLMServer:
         """Scripted steps not consumed yet."""
         with self._lock:
             return len(self._queue)
+
+    @property
+    def active_streams(self) -> int:
+        """Chat-completion responses being served right now (a hang counts until it ends)."""
+        with self._lock:
+            return self._active
+
+    def wait_idle(self, timeout: float = 5.0) -> bool:
+        """Wait until no response is being served (e.g. after a client cancelled a stream)."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while self._active:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return False
+                self._cond.wait(remaining)
+            return True
 
     @property
     def closed(self) -> bool:
@@ -903,6 +953,16 @@ class FakeLLMServer:
             step: Step = self._queue.pop(0) if self._queue else Text(NO_MORE_RESPONSES, chunk_size=64)
             self._cond.notify_all()
         return step, seq
+
+    def _stream_started(self) -> None:
+        with self._cond:
+            self._active += 1
+            self._cond.notify_all()
+
+    def _stream_ended(self) -> None:
+        with self._cond:
+            self._active -= 1
+            self._cond.notify_all()
 
     def _track(self, conn: socket.socket) -> None:
         with self._lock:

@@ -165,7 +165,7 @@ class ToolBlock(Vertical):
         self.mount(Collapsible(body, title=Content(self.summary), collapsed=collapsed))
 
 
-class ChatView(VerticalScroll):
+class ChatView(VerticalScroll, can_focus=False):
     """Renders what happened; it owns no state beyond the widgets it shows."""
 
     def __init__(self, **kwargs) -> None:

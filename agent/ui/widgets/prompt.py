@@ -112,7 +112,14 @@ class PromptInput(TextArea):
         self.popup.hide()
 
     # -- actions ------------------------------------------------------------------------
+    # Priority bindings run in the app's handler as soon as the key arrives, while the
+    # keys typed just before it may still wait in this widget's queue (a fast typist, a
+    # paste-like burst, tmux send-keys). `call_later` runs after them, in order.
     def action_submit(self) -> None:
+        self.call_later(self._submit)
+
+    def _submit(self) -> None:
+        self._update_popup()
         if self.popup.visible:
             name = self.popup.selected_name
             command = commands.find(name) if name else None
@@ -129,7 +136,7 @@ class PromptInput(TextArea):
         self.post_message(self.Submitted(text.strip("\n")))
 
     def action_newline(self) -> None:
-        self.insert("\n")
+        self.call_later(self.insert, "\n")
 
     def action_complete(self) -> None:
         if not self.popup.visible:

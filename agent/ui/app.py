@@ -1,0 +1,349 @@
+"""cairn's Textual app: renders runtime events, runs turns, asks for approvals.
+
+It imports only Textual and the light agent modules. The runtime (litellm, the
+database, the loop) is opened in a worker after the first frame, so the prompt takes
+typing at once; prompts sent before it is ready run as soon as it is.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from textual import work
+from textual.actions import SkipAction
+from textual.app import App
+from textual.binding import Binding
+from textual.screen import ModalScreen
+from textual.widgets import Collapsible
+
+from agent import events as ev
+from agent.config import Settings
+from agent.runtime import NoModelConfigured, Runtime
+from agent.tools.permissions import ApprovalRequest, Decision
+from agent.ui import commands
+from agent.ui.screens.approval import ApprovalScreen
+from agent.ui.widgets.chat import ChatView
+from agent.ui.widgets.no_model import NoModelPanel
+from agent.ui.widgets.prompt import PromptInput, SlashPopup
+from agent.ui.widgets.status import StatusBar
+
+ESC_WINDOW = 0.5  # two ESC presses within this many seconds = "ESC twice"
+CTRL_C_WINDOW = 2.0
+
+
+def _preload() -> None:
+    """Import the heavy modules in a thread, so the event loop keeps drawing meanwhile."""
+    from agent.offline import import_litellm
+
+    import_litellm()
+    import agent.llm.models  # noqa: F401
+    import agent.loop  # noqa: F401
+    import agent.session.store  # noqa: F401
+
+
+def readable(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__
+
+
+class CairnApp(App):
+    CSS_PATH = "app.tcss"
+    TITLE = "cairn"
+    AUTO_FOCUS = None  # set per screen (it would carry into modals); the prompt is focused on mount
+    ENABLE_COMMAND_PALETTE = False
+    BINDINGS = [
+        Binding("escape", "escape", show=False, priority=True),
+        Binding("ctrl+c", "ctrl_c", show=False, priority=True),
+        Binding("pageup", "scroll_chat(-1)", show=False),
+        Binding("pagedown", "scroll_chat(1)", show=False),
+    ]
+
+    def __init__(self, settings: Settings, *, resume_id: str | None = None, continue_last: bool = False) -> None:
+        super().__init__()
+        self.settings = settings
+        self.resume_id = resume_id
+        self.continue_last = continue_last
+        self.runtime: Runtime | None = None
+        self.opening = False
+        self.no_model = False
+        self.open_error: str | None = None
+        self._pending: list[str] = []
+        self._turn_active = False
+        self._interrupt_requested = False
+        self._approval: ApprovalScreen | None = None
+        self._last_escape = 0.0
+        self._last_ctrl_c = 0.0
+
+    # -- layout ---------------------------------------------------------------------------
+    def compose(self):
+        yield ChatView(id="chat")
+        popup = SlashPopup(id="slash-popup")
+        yield popup
+        yield PromptInput(popup, id="prompt")
+        yield StatusBar(id="status")
+
+    @property
+    def chat(self) -> ChatView:
+        return self.query_one("#chat", ChatView)
+
+    @property
+    def prompt(self) -> PromptInput:
+        return self.query_one("#prompt", PromptInput)
+
+    @property
+    def status(self) -> StatusBar:
+        return self.query_one("#status", StatusBar)
+
+    def on_mount(self) -> None:
+        self.prompt.focus()
+        self.status.set_info(model=self.settings.model)
+        for warning in self.settings.warnings:
+            self.notify(warning, severity="warning", markup=False, timeout=10)
+        self.call_after_refresh(self.open_runtime)
+
+    # -- runtime --------------------------------------------------------------------------
+    @work(group="open", exclusive=True, exit_on_error=False)
+    async def open_runtime(self) -> None:
+        """Open the runtime (store, model, session); show history when resuming."""
+        self.opening = True
+        self.open_error = None
+        self.status.set_state("starting…")
+        await self.query(NoModelPanel).remove()
+        try:
+            await asyncio.to_thread(_preload)
+            runtime = await Runtime.open(
+                self.settings,
+                on_event=self.handle_event,
+                approver=self.approve,
+                resume_id=self.resume_id,
+                continue_last=self.continue_last,
+            )
+        except NoModelConfigured:
+            self.no_model = True
+            await self.chat.mount(NoModelPanel())
+            self.status.set_state("no model")
+            self._drop_pending("No model configured yet: the prompt was not sent.")
+            return
+        except Exception as exc:  # a readable line, never a traceback
+            self.open_error = readable(exc)
+            self.chat.add_error(f"cairn could not start: {self.open_error}")
+            self.status.set_state("not started")
+            self._drop_pending("")
+            return
+        finally:
+            self.opening = False
+        self.runtime = runtime
+        self.no_model = False
+        if self.resume_id and not runtime.session.id.startswith(self.resume_id):
+            self.notify(f"No session {self.resume_id}: started a new one.", severity="warning", markup=False)
+        history = await runtime.history()
+        if history:
+            self.chat.show_history(history)
+        self.status.set_state("")
+        self.refresh_status()
+        if self._pending:
+            text, self._pending = "\n\n".join(self._pending), []
+            self._run_turn(text)
+
+    def _drop_pending(self, why: str) -> None:
+        if self._pending and why:
+            self.chat.add_notice(why, kind="warning")
+        self._pending.clear()
+
+    def refresh_status(self) -> None:
+        runtime = self.runtime
+        if runtime is None:
+            self.status.set_info(model=self.settings.model)
+            return
+        try:
+            window = runtime.context_window
+        except Exception:
+            window = None
+        self.status.set_info(model=runtime.model, title=runtime.session.title or "", window=window)
+
+    def notice_not_ready(self) -> None:
+        if self.no_model:
+            self.chat.add_notice("No model configured: set one with /model <name> (see above).", kind="warning")
+        elif self.open_error:
+            self.chat.add_error(f"cairn could not start: {self.open_error}")
+        else:
+            self.chat.add_notice("Still starting, try again in a moment.", kind="warning")
+
+    # -- events from the loop (sync; never raise into it) ------------------------------------
+    def handle_event(self, event: ev.Event) -> None:
+        try:
+            self._dispatch(event)
+        except Exception as exc:
+            self.notify(f"Display error: {readable(exc)}", severity="error", markup=False)
+
+    def _dispatch(self, event: ev.Event) -> None:
+        chat, status = self.chat, self.status
+        if isinstance(event, ev.TextDelta):
+            chat.feed(event.message_id, event.text)
+            status.clear_retry()
+        elif isinstance(event, ev.AssistantStarted):
+            chat.start_assistant(event.message_id)
+            status.clear_retry()
+        elif isinstance(event, ev.AssistantFinished):
+            chat.finish_assistant(event.message)
+        elif isinstance(event, ev.ToolStarted):
+            chat.tool_started(event.call)
+        elif isinstance(event, ev.ToolFinished):
+            chat.tool_finished(event.call, event.message)
+        elif isinstance(event, ev.Usage):
+            status.set_usage(event.context_tokens, event.context_window, event.session_cost)
+        elif isinstance(event, ev.Retrying):
+            status.retrying(event.delay, event.attempt, event.max_attempts, event.reason)
+        elif isinstance(event, ev.TurnError):
+            chat.add_error(event.message)
+        elif isinstance(event, ev.TurnFinished):
+            self.refresh_status()
+        # UserMessage: already shown when the prompt was sent.
+
+    # -- approvals --------------------------------------------------------------------------
+    async def approve(self, request: ApprovalRequest) -> Decision:
+        """The Approver given to the runtime: show the modal, wait for the choice."""
+        future: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
+
+        def done(decision: Decision | None) -> None:
+            if not future.done():
+                future.set_result(decision or "deny")
+
+        screen = ApprovalScreen(request)
+        self._approval = screen
+        self.push_screen(screen, done)
+        try:
+            return await future
+        finally:
+            self._approval = None
+            if self.screen is screen and not future.done():
+                screen.dismiss("deny")  # the turn was interrupted while asking
+
+    # -- turns ------------------------------------------------------------------------------
+    @property
+    def turn_running(self) -> bool:
+        return self._turn_active
+
+    async def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
+        text = message.text
+        parsed = commands.parse(text)
+        if parsed is not None:
+            name, args = parsed
+            command = commands.find(name)
+            if command is None:
+                self.chat.add_notice(f"Unknown command /{name}. Type /help for the list.", kind="warning")
+                return
+            try:
+                await command.handler(self, args)
+            except Exception as exc:
+                self.notify(f"/{name}: {readable(exc)}", severity="error", markup=False)
+            return
+        if self.turn_running:
+            self.prompt.text = text
+            self.notify("Still working: press Esc to interrupt, then send again.", markup=False)
+            return
+        self.chat.add_user(text)
+        if self.runtime is None:
+            if self.opening:
+                self._pending.append(text)
+            else:
+                self.notice_not_ready()
+            return
+        self._run_turn(text)
+
+    @work(group="turn", exclusive=True, exit_on_error=False)
+    async def _run_turn(self, text: str) -> None:
+        assert self.runtime is not None
+        self._turn_active = True
+        self._interrupt_requested = False
+        self.status.turn_started()
+        try:
+            await self.runtime.run_turn(text)
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
+                raise  # this worker itself was cancelled
+            # else the turn was interrupted inside the runtime: not an error
+        except Exception as exc:
+            self.notify(readable(exc), severity="error", markup=False)
+        finally:
+            self._turn_active = False
+            self.chat.finish_open_streams()
+            self.status.turn_ended()
+            if self._interrupt_requested:
+                self.chat.add_notice("Interrupted", kind="warning")
+            self.refresh_status()
+
+    def interrupt_turn(self) -> None:
+        """Stop the running turn; the prompt stays usable throughout."""
+        self._interrupt_requested = True
+        if self.runtime is None or not self.runtime.interrupt():
+            self.workers.cancel_group(self, "turn")
+
+    # -- keys -------------------------------------------------------------------------------
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "escape" and isinstance(self.screen, ModalScreen):
+            return False  # let the modal's own Esc binding answer
+        return True
+
+    def action_escape(self) -> None:
+        if self.prompt.close_popup():
+            return
+        if self.turn_running:
+            self.interrupt_turn()
+            return
+        now = time.monotonic()
+        if now - self._last_escape < ESC_WINDOW:
+            self._last_escape = 0.0
+            self.action_rewind()
+        else:
+            self._last_escape = now
+
+    def action_rewind(self) -> None:
+        """Hook for ESC twice when idle: the rewind menu (SPEC §7) opens here once sessions support it."""
+
+    async def action_ctrl_c(self) -> None:
+        if self.focused is self.prompt and self.prompt.selected_text:
+            raise SkipAction()  # let the TextArea copy its selection
+        if self.turn_running:
+            self.interrupt_turn()
+            return
+        if self.runtime is None and not self.opening:
+            await self.quit_app()  # nothing to lose: no model, or start-up failed
+            return
+        now = time.monotonic()
+        if now - self._last_ctrl_c < CTRL_C_WINDOW:
+            await self.quit_app()
+        else:
+            self._last_ctrl_c = now
+            self.notify("Press Ctrl+C again to quit", timeout=CTRL_C_WINDOW, markup=False)
+
+    def action_scroll_chat(self, direction: int) -> None:
+        if direction < 0:
+            self.chat.scroll_page_up()
+        else:
+            self.chat.scroll_page_down()
+
+    def on_collapsible_expanded(self, event: Collapsible.Expanded) -> None:
+        self.prompt.focus()
+
+    def on_collapsible_collapsed(self, event: Collapsible.Collapsed) -> None:
+        self.prompt.focus()
+
+    async def quit_app(self) -> None:
+        """Stop any turn, close the store, exit (everything is already saved)."""
+        runtime = self.runtime
+        if runtime is not None:
+            runtime.interrupt()
+            for worker in [w for w in self.workers if w.group == "turn"]:
+                try:
+                    await asyncio.wait_for(worker.wait(), 3)
+                except Exception:
+                    pass
+            try:
+                await asyncio.wait_for(runtime.close(), 3)
+            except Exception:
+                pass
+            self.runtime = None
+        self.exit()

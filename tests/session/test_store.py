@@ -1,0 +1,91 @@
+"""The session store: a real SQLite file, WAL, migrations, a tree of messages."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from agent.session.models import Message, ToolCall
+from agent.session.store import MIGRATIONS, Store
+
+
+@pytest.fixture
+async def store(tmp_path):
+    s = await Store.open(tmp_path / "sessions.db")
+    yield s
+    await s.close()
+
+
+async def test_wal_and_schema_version(store, tmp_path):
+    assert await store.schema_version() == len(MIGRATIONS)
+    conn = sqlite3.connect(tmp_path / "sessions.db")
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+async def test_reopen_does_not_migrate_twice(tmp_path):
+    first = await Store.open(tmp_path / "db.sqlite")
+    await first.close()
+    second = await Store.open(tmp_path / "db.sqlite")
+    async with second.conn.execute("SELECT COUNT(*) FROM schema_version") as cur:
+        assert (await cur.fetchone())[0] == len(MIGRATIONS)
+    await second.close()
+
+
+async def test_messages_chain_by_parent_and_head_moves(store):
+    session = await store.create_session(cwd="/w", model="m")
+    a = await store.append(session, Message(role="user", content="hi"))
+    b = await store.append(session, Message(role="assistant", content="hello",
+                                            tool_calls=[ToolCall(id="c1", name="x", arguments="{}")]))
+    c = await store.append(session, Message(role="tool", tool_call_id="c1", tool_name="x", content="ok"))
+    assert (a.parent_id, b.parent_id, c.parent_id) == (None, a.id, b.id)
+    assert [a.seq, b.seq, c.seq] == [1, 2, 3]
+    reloaded = await store.get_session(session.id)
+    assert reloaded.head_id == c.id
+    path = await store.active_path(session.id)
+    assert [m.id for m in path] == [a.id, b.id, c.id]
+    assert path[1].tool_calls[0].id == "c1"
+    assert path[2].tool_call_id == "c1"
+
+
+async def test_active_path_follows_head_not_other_branches(store):
+    session = await store.create_session(cwd="/w")
+    a = await store.append(session, Message(role="user", content="one"))
+    b = await store.append(session, Message(role="assistant", content="two"))
+    # A second branch from `a` (what rewind will do): the old branch stays stored.
+    branch = await store.append(session, Message(role="assistant", content="other", parent_id=a.id))
+    assert [m.id for m in await store.active_path(session.id)] == [a.id, branch.id]
+    assert [m.id for m in await store.active_path(session.id, head_id=b.id)] == [a.id, b.id]
+    assert len(await store.all_messages(session.id)) == 3
+
+
+async def test_update_message_keeps_streamed_text_and_status(store):
+    session = await store.create_session(cwd="/w")
+    m = await store.append(session, Message(role="assistant", content="par", status="interrupted"))
+    m.content = "partial answer"
+    m.status = "ok"
+    m.meta = {"cost": 0.01}
+    await store.update_message(m)
+    got = await store.get_message(m.id)
+    assert (got.content, got.status, got.meta) == ("partial answer", "ok", {"cost": 0.01})
+
+
+async def test_find_session_by_prefix_and_latest_by_folder(store):
+    s1 = await store.create_session(cwd="/a")
+    s2 = await store.create_session(cwd="/a")
+    await store.create_session(cwd="/b")
+    await store.append(s1, Message(role="user", content="later"))  # touches s1
+    assert (await store.find_session(s2.id[:8])).id == s2.id
+    assert (await store.latest_session("/a")).id == s1.id
+    assert await store.find_session("zzzz") is None
+    listed = await store.list_sessions()
+    assert listed[0].id == s1.id and len(listed) == 3
+    assert (await store.count_messages([s1.id, s2.id])) == {s1.id: 1}
+
+
+async def test_unicode_and_huge_content_round_trip(store):
+    session = await store.create_session(cwd="/w")
+    big = "数据🙂" * 1_000_000
+    m = await store.append(session, Message(role="tool", tool_call_id="t", content=big))
+    assert (await store.get_message(m.id)).content == big
