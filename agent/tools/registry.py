@@ -27,21 +27,33 @@ def _short(text: str, limit: int = MAX_ERROR_TEXT_CHARS) -> str:
     return text if len(text) <= limit else text[:limit] + "…"
 
 
+_TYPE_TAGS = {"str", "int", "float", "bool", "list", "dict", "none"}
+
+
+def _readable_loc(loc: tuple) -> str:
+    """`filePath item 1.path`: pydantic's union tags (`str`, `list[...]`, `FileSpec`) dropped."""
+    parts: list[str] = []
+    for p in loc:
+        if isinstance(p, int):
+            parts.append(f" item {p}")
+        elif "[" in p or p in _TYPE_TAGS or p[:1].isupper():
+            continue
+        else:
+            parts.append(("." if parts else "") + p)
+    return "".join(parts).strip() or "(arguments)"
+
+
 def _field_errors(exc: ValidationError) -> str:
     """`field: problem` per argument; a union's several complaints folded into one line.
 
     Never includes the offending value (it may be megabytes long)."""
-    by_field: dict[str, list[str]] = {}
+    by_loc: dict[str, list[str]] = {}
     for err in exc.errors(include_url=False, include_input=False):
-        loc = [str(p) for p in err.get("loc", ())]
-        field = loc[0] if loc else "(arguments)"
         msg = "missing required field" if err.get("type") == "missing" else err.get("msg", "invalid")
-        if len(loc) > 1 and loc[1].isdigit():  # list index: say which item
-            msg = f"item {loc[1]}: {msg}"
-        problems = by_field.setdefault(field, [])
+        problems = by_loc.setdefault(_readable_loc(err.get("loc", ())), [])
         if msg not in problems:
             problems.append(msg)
-    parts = [f"{field}: {' or '.join(msgs[:3])}" for field, msgs in by_field.items()]
+    parts = [f"{loc}: {' or '.join(msgs[:3])}" for loc, msgs in by_loc.items()]
     extra = len(parts) - MAX_REPORTED_FIELD_ERRORS
     text = "; ".join(parts[:MAX_REPORTED_FIELD_ERRORS])
     return text + (f"; and {extra} more" if extra > 0 else "")
