@@ -53,10 +53,15 @@ def resolve_path(raw: str, workspace: Path) -> ResolvedPath:
     """Pure resolution, no approval. Raises ToolError for an empty path."""
     if raw is None or not str(raw).strip():
         raise ToolError("the path is empty; give a file path relative to the workspace")
+    if "\0" in raw:
+        raise ToolError("the path contains a NUL character")
     ws = workspace_root(workspace)
     given = Path(os.path.expanduser(str(raw).strip()))
     lexical = Path(os.path.normpath(ws / given))  # `..` and `./` folded without touching disk
-    real = lexical.resolve()  # follows symlinks of every existing component
+    try:
+        real = lexical.resolve()  # follows symlinks of every existing component
+    except (RuntimeError, OSError) as exc:  # symlink loop (RuntimeError on 3.11)
+        raise ToolError(f"cannot resolve {raw}: {exc}") from None
     inside = real == ws or ws in real.parents
     if inside:
         shown = lexical if (lexical == ws or ws in lexical.parents) else real

@@ -32,14 +32,39 @@ ESC_WINDOW = 0.5  # two ESC presses within this many seconds = "ESC twice"
 CTRL_C_WINDOW = 2.0
 
 
-def _preload() -> None:
+# Imported lazily by litellm on the first request (~2 s on a slow machine, with the
+# event loop blocked); importing them here, off the loop, makes the first answer prompt.
+_WARM_MODULES = (
+    "openai.resources",
+    "openai.lib.streaming.chat",
+    "litellm.proxy._types",
+    "litellm.llms.litellm_proxy.chat",
+    "litellm.litellm_core_utils.default_encoding",
+)
+
+
+def _preload(settings: Settings) -> None:
     """Import the heavy modules in a thread, so the event loop keeps drawing meanwhile."""
+    import importlib
+
     from agent.offline import import_litellm
 
     import_litellm()
     import agent.llm.models  # noqa: F401
     import agent.loop  # noqa: F401
     import agent.session.store  # noqa: F401
+
+    for name in _WARM_MODULES:  # best effort: only a speed-up
+        try:
+            importlib.import_module(name)
+        except Exception:
+            pass
+    try:
+        from agent.context.tokens import counter_for
+
+        counter_for(settings.context.tokenizer).count_text("warm")  # loads the encoding
+    except Exception:
+        pass
 
 
 def readable(exc: BaseException) -> str:
@@ -111,7 +136,7 @@ class CairnApp(App):
         self.status.set_state("starting…")
         await self.query(NoModelPanel).remove()
         try:
-            await asyncio.to_thread(_preload)
+            await asyncio.to_thread(_preload, self.settings)
             runtime = await Runtime.open(
                 self.settings,
                 on_event=self.handle_event,
@@ -160,7 +185,15 @@ class CairnApp(App):
             window = runtime.context_window
         except Exception:
             window = None
-        self.status.set_info(model=runtime.model, title=runtime.session.title or "", window=window)
+        self.status.set_info(model=runtime.model, title=self._session_title(runtime), window=window)
+
+    @staticmethod
+    def _session_title(runtime: Runtime) -> str:
+        # The loop replaces its Session object when it sets the title; Runtime.session
+        # keeps the one it opened, so prefer the agent's while they differ.
+        agent_session = getattr(getattr(runtime, "agent", None), "session", None)
+        session = agent_session if agent_session is not None else runtime.session
+        return session.title or ""
 
     def notice_not_ready(self) -> None:
         if self.no_model:

@@ -114,6 +114,16 @@ async def collect(base_url: str, into: Collected | None = None, **kw: Any) -> Co
     return out
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _warm_litellm():
+    """litellm's first call lazily imports openai.resources and the token counter (~1.5 s).
+
+    Pay that once here so every test's own timing reflects the streaming path only.
+    """
+    with FakeLLMServer([text("warm")]) as srv:
+        asyncio.run(collect(srv.base_url))
+
+
 @pytest.fixture
 def server():
     with FakeLLMServer() as srv:
@@ -464,6 +474,16 @@ def test_step_from_json_round_trip():
     }
     with pytest.raises(ValueError):
         step_from_json({"type": "nope"})
+
+
+def test_docstring_script_example_parses():
+    import tests.fakes.llm_server as mod
+
+    doc = mod.__doc__ or ""
+    start = doc.index("\n    [\n")
+    end = doc.index("\n    ]\n", start) + len("\n    ]")
+    steps = mod.steps_from_json(json.loads(doc[start:end]))
+    assert len(steps) >= 8
 
 
 def test_cli_serves_a_script(tmp_path):

@@ -112,3 +112,11 @@ def test_atomic_write_keeps_mode_and_leaves_no_temp(workspace):
     assert target.read_text() == "new"
     assert oct(target.stat().st_mode & 0o777) == oct(0o755)
     assert [p.name for p in workspace.iterdir()] == ["run.sh"]
+
+
+def test_symlink_loop_and_nul_are_tool_errors(workspace):
+    os.symlink(workspace / "loop", workspace / "loop")
+    with pytest.raises(ToolError):
+        resolve_path("loop/x", workspace)
+    with pytest.raises(ToolError, match="NUL"):
+        resolve_path("a\0b", workspace)

@@ -46,7 +46,7 @@ class ApprovalScreen(ModalScreen[Decision]):
             yield Static(r.title, markup=False, id="approval-title")
             yield Static(f"{r.tool} · {r.kind}", markup=False, id="approval-tool")
             if r.detail:
-                if r.kind == "edit" or _looks_like_diff(r.detail):
+                if _looks_like_diff(r.detail):
                     body = Static(diff_text(r.detail), id="approval-detail")
                 elif r.kind == "command":
                     body = Static("$ " + r.detail, markup=False, id="approval-detail")

@@ -1,0 +1,86 @@
+"""The installed console script: --help, --version, headless -p through the fake server."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.fakes.llm_server import FakeLLMServer, text, tool_calls
+
+CAIRN = Path(sys.executable).parent / "cairn"
+pytestmark = pytest.mark.skipif(not CAIRN.exists(), reason="the cairn console script is not installed in this venv")
+
+
+def run(*args, cwd=None, timeout=60):
+    return subprocess.run([str(CAIRN), *args], capture_output=True, text=True, cwd=cwd, timeout=timeout,
+                          env=os.environ.copy(), stdin=subprocess.DEVNULL)
+
+
+def test_help_lists_the_contract_flags():
+    out = run("--help")
+    assert out.returncode == 0
+    for flag in ("--model", "--api-base", "--api-key", "--yolo", "--cwd", "--debug", "--continue", "--resume",
+                 "-p", "--output-format", "--version"):
+        assert flag in out.stdout
+
+
+def test_version():
+    out = run("--version")
+    assert out.returncode == 0 and out.stdout.startswith("cairn ")
+
+
+def test_headless_text_and_json(workspace):
+    with FakeLLMServer([
+        tool_calls([("c1", "filesystem-create", {"filePath": "hello.txt", "content": "hi\n"})]),
+        text("Created hello.txt."),
+        text("Second run."),
+    ]) as srv:
+        base = ["--model", "openai/fake", "--api-base", srv.base_url, "--api-key", "sk-test", "--cwd", str(workspace)]
+        out = run(*base, "--yolo", "-p", "create hello.txt")
+        assert out.returncode == 0, out.stderr
+        assert out.stdout == "Created hello.txt.\n"
+        assert (workspace / "hello.txt").read_text() == "hi\n"
+        out = run(*base, "--continue", "-p", "again", "--output-format", "json")
+        assert out.returncode == 0, out.stderr
+        lines = [json.loads(line) for line in out.stdout.splitlines()]
+        assert [m["role"] for m in lines] == ["user", "assistant"]
+        assert lines[1]["content"] == "Second run." and lines[1]["parent_id"] == lines[0]["id"]
+        # --continue sent the whole earlier conversation.
+        assert len(srv.requests[-1]["messages"]) == 1 + 4 + 1
+
+
+def test_headless_without_yolo_refuses_changes(workspace):
+    with FakeLLMServer([
+        tool_calls([("c1", "terminal-execute", {"command": "touch made"})]),
+        text("could not"),
+    ]) as srv:
+        out = run("--model", "openai/fake", "--api-base", srv.base_url, "--api-key", "k", "--cwd", str(workspace),
+                  "-p", "make a file")
+    assert out.returncode == 0 and not (workspace / "made").exists()
+
+
+def test_headless_no_model_is_a_clear_error(workspace):
+    out = run("--cwd", str(workspace), "-p", "hi")
+    assert out.returncode == 2
+    assert "no model configured" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_headless_provider_error_exit_code(workspace):
+    from tests.fakes.llm_server import error
+
+    with FakeLLMServer([error(401)]) as srv:
+        out = run("--model", "openai/fake", "--api-base", srv.base_url, "--api-key", "bad", "--cwd", str(workspace),
+                  "-p", "hi")
+    assert out.returncode == 1
+    assert "OPENAI_API_KEY" in out.stderr and "Traceback" not in out.stderr
+    assert out.stdout == ""
+
+
+def test_bad_cwd():
+    out = run("--cwd", "/nonexistent/folder", "-p", "x")
+    assert out.returncode == 2 and "not a folder" in out.stderr

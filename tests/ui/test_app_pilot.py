@@ -1,0 +1,284 @@
+"""CairnApp driven through Textual's pilot against the scripted OpenAI-compatible server."""
+
+from __future__ import annotations
+
+from agent.ui.app import CairnApp
+from agent.ui.screens.approval import ApprovalScreen
+from agent.ui.widgets.chat import AssistantMessage, Notice, ToolBlock, UserMessage
+from agent.ui.widgets.no_model import NoModelPanel
+from tests.fakes.llm_server import error, hang, rate_limited, text, tool_calls
+from tests.ui.conftest import chat_text, run_prompt, send, wait_for, wait_ready
+
+SIZE = (120, 36)
+
+
+async def test_streamed_answer_and_status(make_settings, server):
+    server.add(text("Hello from the **fake** model [not markup]", chunk_size=3))
+    app = CairnApp(make_settings())
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(pilot)
+        assert app.runtime is not None
+        await run_prompt(pilot, "say hello")
+        users = list(app.chat.query(UserMessage))
+        assert [u.text for u in users] == ["say hello"]
+        answers = app.chat.assistant_messages
+        assert len(answers) == 1
+        assert answers[0].text == "Hello from the **fake** model [not markup]"
+        assert answers[0].query_one("Markdown").source == answers[0].text
+        status = app.status.render_text().plain
+        assert "openai/fake" in status and "say hello" in status  # model and session title
+        assert "%" in status and "$" in status
+        assert app.prompt.text == ""
+
+
+async def test_tool_call_then_answer(make_settings, server, workspace):
+    (workspace / "a.py").write_text("x = 1\n")
+    server.add(
+        tool_calls([("c1", "filesystem-read", '{"filePath": "a.py"}')]),
+        text("The file sets x to 1."),
+    )
+    app = CairnApp(make_settings())
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(pilot)
+        await run_prompt(pilot, "what is in a.py?")
+        blocks = app.chat.tool_blocks
+        assert len(blocks) == 1
+        block = blocks[0]
+        assert block.call.name == "filesystem-read"
+        assert "filesystem-read" in block.query_one(".tool-header").render().plain
+        assert "a.py" in block.query_one(".tool-header").render().plain
+        assert block.result is not None and block.result.status == "ok"
+        assert block.summary == "1 line"
+        assert block.query_one("Collapsible").collapsed
+        assert app.chat.assistant_messages[-1].text == "The file sets x to 1."
+
+
+async def test_approval_modal_runs_command_on_yes(make_settings, server):
+    server.add(
+        tool_calls([("c1", "terminal-execute", '{"command": "echo approved-run"}')]),
+        text("It ran."),
+    )
+    app = CairnApp(make_settings())
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(pilot)
+        await send(pilot, "run it")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="the approval modal")
+        assert "echo approved-run" in app.screen.query_one("#approval-detail").render().plain
+        await pilot.press("y")
+        await wait_for(pilot, lambda: not app.turn_running, what="the turn to finish")
+        await app.workers.wait_for_complete()
+        block = app.chat.tool_blocks[0]
+        assert "approved-run" in (block.result.content or "")
+        assert block.summary.startswith("exit 0")
+        assert app.chat.assistant_messages[-1].text == "It ran."
+
+
+async def test_approval_denied_with_n(make_settings, server):
+    server.add(
+        tool_calls([("c1", "terminal-execute", '{"command": "echo nope"}')]),
+        text("Understood."),
+    )
+    app = CairnApp(make_settings())
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(pilot)
+        await send(pilot, "run it")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="the approval modal")
+        await pilot.press("n")
+        await wait_for(pilot, lambda: not app.turn_running, what="the turn to finish")
+        await app.workers.wait_for_complete()
+        block = app.chat.tool_blocks[0]
+        assert block.summary.startswith("Error:")
+        assert block.has_class("-error")
+
+
+async def test_edit_shows_diff(make_settings, server, workspace):
+    (workspace / "a.py").write_text("x = 1\n")
+    server.add(
+        tool_calls([("c1", "filesystem-edit",
+                     '{"filePath": "a.py", "searchContent": "x = 1", "replaceContent": "x = 2"}')]),
+        text("Edited."),
+    )
+    app = CairnApp(make_settings(yolo=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(pilot)
+        await run_prompt(pilot, "change x")
+        block = app.chat.tool_blocks[0]
+        assert block.summary == "+1 −1"
+        diff = block.query_one(".tool-diff").render().plain
+        assert "-x = 1" in diff and "+x = 2" in diff
+        assert (workspace / "a.py").read_text() == "x = 2\n"
+
+
+async def test_escape_interrupts_a_hanging_stream(make_settings, server):
+    server.add(hang(30, text="thinking"), text("after the interrupt"))
+    app = CairnApp(make_settings())
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(pilot)
+        await send(pilot, "take your time")
+        await wait_for(pilot, lambda: app.chat.assistant_messages and app.chat.assistant_messages[0].text == "thinking",
+                       what="the first chunk")
+        assert app.turn_running
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not app.turn_running, timeout=5, what="the interrupt")
+        assert "Interrupted" in chat_text(app)
+        await run_prompt(pilot, "again")
+        assert app.chat.assistant_messages[-1].text == "after the interrupt"
+
+
+async def test_slash_popup_and_help(make_settings, server):
+    app = CairnApp(make_settings())
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(pilot)
+        popup = app.prompt.popup
+        await pilot.press("slash")
+        await pilot.pause()
+        assert popup.visible and popup.option_count >= 4
+        await pilot.press("h", "e")
+        await pilot.pause()
+        assert popup.option_count == 1 and popup.selected_name == "help"
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not popup.visible
+        await pilot.press("l", "p")  # "/help" again: the popup reopens
+        await pilot.pause()
+        assert popup.visible
+        await pilot.press("enter")
+        await pilot.pause()
+        help_notices = [n for n in app.chat.query(Notice) if n.kind == "help"]
+        assert help_notices and "/model" in help_notices[0].text and "Ctrl+J" in help_notices[0].text
+        assert server.requests == []  # commands never reach the model
+
+
+async def test_tab_completes_and_model_command(make_settings, server):
+    app = CairnApp(make_settings())
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(pilot)
+        await pilot.press("slash", "m", "o", "tab")
+        await pilot.pause()
+        assert app.prompt.text == "/model "
+        await pilot.press(*"openai/other")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.runtime.model == "openai/other"
+        await send(pilot, "/model")
+        assert "Model: openai/other" in chat_text(app)
+
+
+async def test_unknown_command_is_a_notice(make_settings, server):
+    app = CairnApp(make_settings())
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(pilot)
+        await send(pilot, "/frobnicate now")
+        assert "Unknown command /frobnicate" in chat_text(app)
+        assert server.requests == []
+
+
+async def test_new_clears_the_chat(make_settings, server):
+    server.add(text("first answer"))
+    app = CairnApp(make_settings())
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(pilot)
+        await run_prompt(pilot, "first")
+        old_session = app.runtime.session.id
+        await send(pilot, "/new")
+        await wait_for(pilot, lambda: not app.chat.query(UserMessage), what="the chat to clear")
+        assert app.runtime.session.id != old_session
+        assert "new session" in app.status.render_text().plain
+
+
+async def test_no_model_shows_how_to_set_one(workspace):
+    from agent.config import load_settings
+
+    app = CairnApp(load_settings(workspace))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(pilot)
+        assert app.no_model and app.runtime is None
+        panel = app.chat.query_one(NoModelPanel)
+        body = panel.render().plain
+        assert "cairn --model openai/gpt-4o" in body
+        assert "ANTHROPIC_API_KEY" in body and "CAIRN_MODEL" in body and "config.toml" in body
+        await send(pilot, "hello?")
+        assert "No model configured" in chat_text(app)
+        await pilot.press("ctrl+c")
+        await wait_for(pilot, lambda: app._exit, what="the app to exit")
+
+
+async def test_provider_error_is_readable(make_settings, server):
+    server.add(error(401))
+    app = CairnApp(make_settings())
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(pilot)
+        await run_prompt(pilot, "hi")
+        errors = [n for n in app.chat.query(Notice) if n.kind == "error"]
+        assert errors, chat_text(app)
+        assert "Traceback" not in errors[0].text
+        assert "key" in errors[0].text.lower()
+        server.add(text("recovered"))
+        await run_prompt(pilot, "again")
+        assert app.chat.assistant_messages[-1].text == "recovered"
+
+
+async def test_retry_countdown_in_status(make_settings, server):
+    server.add(rate_limited(retry_after=1), text("made it"))
+    app = CairnApp(make_settings())
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(pilot)
+        await send(pilot, "hi")
+        await wait_for(pilot, lambda: "Retrying in" in app.status.render_text().plain, what="the retry countdown")
+        assert "(attempt 1/" in app.status.render_text().plain
+        await wait_for(pilot, lambda: not app.turn_running, what="the turn to finish")
+        await app.workers.wait_for_complete()
+        assert app.chat.assistant_messages[-1].text == "made it"
+
+
+async def test_prompt_sent_while_starting_runs_when_ready(make_settings, server):
+    server.add(text("queued answer"))
+    app = CairnApp(make_settings())
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "early")  # usually before the runtime is open
+        await wait_ready(pilot)
+        await wait_for(pilot, lambda: app.chat.assistant_messages and not app.turn_running, what="the answer")
+        await app.workers.wait_for_complete()
+        assert app.chat.assistant_messages[-1].text == "queued answer"
+
+
+async def test_ctrl_c_twice_quits_when_idle(make_settings, server):
+    app = CairnApp(make_settings())
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(pilot)
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert not app._exit
+        assert any("Ctrl+C again" in str(n.message) for n in app._notifications)
+        await pilot.press("ctrl+c")
+        await wait_for(pilot, lambda: app._exit, what="the app to exit")
+
+
+async def test_resumed_session_shows_history(make_settings, server, workspace):
+    (workspace / "a.py").write_text("x = 1\n")
+    server.add(tool_calls([("c1", "filesystem-read", '{"filePath": "a.py"}')]), text("x is one."))
+    first = CairnApp(make_settings())
+    async with first.run_test(size=SIZE) as pilot:
+        await wait_ready(pilot)
+        await run_prompt(pilot, "read a.py")
+        await first.quit_app()
+
+    again = CairnApp(make_settings(), continue_last=True)
+    async with again.run_test(size=SIZE) as pilot:
+        await wait_ready(pilot)
+        await wait_for(pilot, lambda: again.chat.query(ToolBlock), what="history")
+        await pilot.pause()
+        assert [u.text for u in again.chat.query(UserMessage)] == ["read a.py"]
+        assert again.chat.query(AssistantMessage).last().text == "x is one."
+        block = again.chat.query_one(ToolBlock)
+        assert block.result is not None and block.summary == "1 line"
+        assert "read a.py" in again.status.render_text().plain
+
+
+async def test_settings_warnings_are_notified(make_settings, server):
+    settings = make_settings()
+    settings.warnings = ["Config value llm.max_retries ignored: bad [value]"]
+    app = CairnApp(settings)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert any("max_retries ignored" in str(n.message) for n in app._notifications)
