@@ -12,8 +12,8 @@ import sys
 from typing import TextIO
 
 from agent.config import Settings
-from agent.events import AssistantFinished, Event, TurnError, TurnFinished, UserMessage, ToolFinished
-from agent.runtime import NoModelConfigured, Runtime
+from agent.events import AssistantFinished, Event, ToolFinished, TurnError, TurnFinished, UserMessage
+from agent.runtime import NoModelConfigured, Runtime, SessionNotFound
 from agent.session.models import Message
 
 NO_MODEL_HELP = (
@@ -73,10 +73,10 @@ async def run_headless(
     except NoModelConfigured:
         err.write(NO_MODEL_HELP + "\n")
         return 2
+    except SessionNotFound as exc:
+        err.write(f"Error: {exc}\n")
+        return 2
     try:
-        if resume_id and runtime.session.id != resume_id and not runtime.session.id.startswith(resume_id):
-            err.write(f"Error: no session matches '{resume_id}'.\n")
-            return 2
         await runtime.run_turn(prompt)
     except asyncio.CancelledError:
         printer.status = "interrupted"

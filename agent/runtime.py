@@ -22,6 +22,13 @@ class NoModelConfigured(Exception):
     """No model flag/config and no provider key in the environment."""
 
 
+class SessionNotFound(Exception):
+    """--resume named a session that does not exist (or a prefix matching several)."""
+
+    def __init__(self, id_or_prefix: str) -> None:
+        super().__init__(f"No session matches '{id_or_prefix}' (give the full id or a unique prefix).")
+
+
 class Runtime:
     def __init__(self, settings: Settings, store, session: Session, agent, model: str) -> None:
         self.settings = settings
@@ -57,6 +64,9 @@ class Runtime:
         session: Session | None = None
         if resume_id:
             session = await store.find_session(resume_id)
+            if session is None:
+                await store.close()
+                raise SessionNotFound(resume_id)
         elif continue_last:
             session = await store.latest_session(str(settings.workspace))
         if session is None:

@@ -84,3 +84,8 @@ def test_headless_provider_error_exit_code(workspace):
 def test_bad_cwd():
     out = run("--cwd", "/nonexistent/folder", "-p", "x")
     assert out.returncode == 2 and "not a folder" in out.stderr
+
+
+def test_resume_unknown_session_is_a_clear_error(workspace):
+    out = run("--model", "openai/fake", "--cwd", str(workspace), "--resume", "nope", "-p", "hi")
+    assert out.returncode == 2 and "No session matches 'nope'" in out.stderr
