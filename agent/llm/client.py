@@ -115,6 +115,7 @@ def _short(exc: Exception) -> str:
 def map_exception(exc: Exception, model: str) -> LLMError:
     """litellm/openai/httpx exception → our typed error with a readable message."""
     import litellm
+    from litellm.exceptions import MidStreamFallbackError
 
     if isinstance(exc, LLMError):
         return exc
@@ -131,6 +132,12 @@ def map_exception(exc: Exception, model: str) -> LLMError:
         return RateLimitError(f"Rate limited by the provider: {_short(exc)}", retry_after=_retry_after(exc))
     if isinstance(exc, (litellm.Timeout, litellm.APIConnectionError)):
         return NetworkError(f"Network error talking to {model}: {_short(exc)}")
+    if isinstance(exc, MidStreamFallbackError):
+        cause = getattr(exc, "original_exception", None) or exc
+        return NetworkError(f"The response stream from {model} broke off: {_short(cause)}")
+    if isinstance(exc, litellm.InternalServerError) and getattr(exc, "litellm_response_headers", 1) is None:
+        # litellm reports "connection refused" as a 500 that never got an HTTP response.
+        return NetworkError(f"Cannot reach {model}: {_short(exc)}")
     if isinstance(exc, (litellm.InternalServerError, litellm.ServiceUnavailableError, litellm.BadGatewayError)) or (
         isinstance(status, int) and status >= 500
     ):
@@ -232,8 +239,11 @@ async def stream_chat(request: ChatRequest, on_text: TextSink | None = None) -> 
         for i, b in sorted(calls.items())
         if b.name or b.id
     ]
-    if result.finish_reason == "length" and not result.tool_calls and not result.content:
-        raise ProviderError("The model stopped at its output limit before answering.")
+    if not result.tool_calls and not result.content.strip():
+        reason = "stopped at its output limit" if result.finish_reason == "length" else "returned an empty response"
+        err = ProviderError(f"The model {reason} (no text and no tool call).", retryable=True)
+        err.partial = result  # type: ignore[attr-defined]
+        raise err
     result.cost = _cost(litellm, request.model, result.prompt_tokens, result.completion_tokens)
     return result
 

@@ -141,3 +141,40 @@ def _alive(pid: int) -> bool:
 
 def test_auth_error_type():
     assert not AuthError("x").retryable
+
+
+async def test_connection_refused_is_a_network_error(open_runtime, server):
+    runtime = await open_runtime(flags={"llm": {"max_retries": 1, "retry_base_delay": 0.01}})
+    server.close()
+    try:
+        await runtime.run_turn("hi")
+    finally:
+        await runtime.close()
+    assert len(of_type(runtime.events, "retrying")) == 1
+    assert "Cannot reach" in of_type(runtime.events, "turn_error")[0].message
+
+
+async def test_empty_response_is_retried_then_reported(server, open_runtime):
+    server.add(text(""), text(""))
+    runtime = await open_runtime(flags={"llm": {"max_retries": 1, "retry_base_delay": 0.01}})
+    try:
+        await runtime.run_turn("hi")
+        history = await runtime.history()
+    finally:
+        await runtime.close()
+    assert "empty response" in of_type(runtime.events, "turn_error")[0].message
+    assert [m.role for m in history] == ["user"]  # nothing empty was stored
+
+
+async def test_malformed_sse_is_reported_not_crashing(server, open_runtime):
+    from tests.fakes.llm_server import raw
+
+    server.add(raw(["data: {not json", "", "data: [DONE]", ""]), text("fine now"))
+    runtime = await open_runtime()
+    try:
+        await runtime.run_turn("hi")
+    finally:
+        await runtime.close()
+    # Broken before the first token: retried, and the retry succeeded.
+    assert of_type(runtime.events, "retrying")
+    assert of_type(runtime.events, "assistant_finished")[-1].message.content == "fine now"
