@@ -68,7 +68,8 @@ async def run_headless(
         err.write(f"Warning: {warning}\n")
     try:
         runtime = await Runtime.open(
-            settings, on_event=printer, approver=None, resume_id=resume_id, continue_last=continue_last
+            settings, on_event=printer, approver=None, resume_id=resume_id, continue_last=continue_last,
+            warm_up=False,
         )
     except NoModelConfigured:
         err.write(NO_MODEL_HELP + "\n")

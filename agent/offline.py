@@ -46,3 +46,35 @@ def import_litellm():
         litellm.telemetry = False
         _litellm = litellm
     return _litellm
+
+
+# Modules litellm imports lazily on the first request (about 1 s): loaded ahead of time.
+FIRST_REQUEST_MODULES = ("litellm.llms.openai.openai", "openai.resources.chat.completions")
+
+
+def warm_up(tokenizer: str | None = None) -> None:
+    """Pay litellm's import and first-request costs now (meant for a worker thread).
+
+    One offline mock completion loads what the first real request would, so the first
+    token after Enter is not delayed by imports.
+    """
+    import importlib
+
+    litellm = import_litellm()
+    for name in FIRST_REQUEST_MODULES:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            pass
+    try:
+        stream = litellm.completion(
+            model="openai/warm-up", messages=[{"role": "user", "content": "hi"}], stream=True, mock_response="ok"
+        )
+        for _ in stream:
+            pass
+    except Exception:  # warming is best effort; the real request reports real errors
+        pass
+    if tokenizer:
+        from agent.context.tokens import counter_for
+
+        counter_for(tokenizer).count_text("warm")

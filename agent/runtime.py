@@ -48,18 +48,24 @@ class Runtime:
         approver: Approver | None,
         resume_id: str | None = None,
         continue_last: bool = False,
+        warm_up: bool = True,
     ) -> "Runtime":
         """Open the store, pick the model, create or resume the session.
 
-        Raises NoModelConfigured when no model can be chosen (the UI shows how to set one).
+        Raises NoModelConfigured when no model can be chosen (the UI shows how to set one),
+        SessionNotFound when `resume_id` matches nothing. `warm_up` also pays litellm's
+        first-request costs now (worth it for an interactive front end).
         """
         from agent.llm.models import resolve_model
-        from agent.loop import Agent
-        from agent.session.store import Store
 
         model = resolve_model(settings)
         if not model:
             raise NoModelConfigured()
+        # Heavy imports happen in a thread so a front end's event loop keeps drawing.
+        await asyncio.to_thread(_load_backend, settings.context.tokenizer if warm_up else None)
+        from agent.loop import Agent
+        from agent.session.store import Store
+
         store = await Store.open()
         session: Session | None = None
         if resume_id:
@@ -120,3 +126,13 @@ class Runtime:
     async def close(self) -> None:
         self.interrupt()
         await self.store.close()
+
+
+def _load_backend(warm_tokenizer: str | None) -> None:
+    import agent.loop  # noqa: F401 - imports litellm's adapter, the store, aiosqlite, the tools
+    from agent.offline import import_litellm, warm_up
+
+    if warm_tokenizer:
+        warm_up(warm_tokenizer)
+    else:
+        import_litellm()
