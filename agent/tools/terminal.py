@@ -15,6 +15,7 @@ import shutil
 import signal
 import time
 from collections import deque
+from pathlib import Path
 
 from pydantic import Field
 
@@ -128,7 +129,9 @@ def _stop_reading(proc: asyncio.subprocess.Process, readers: list[asyncio.Future
     for task in readers:
         task.cancel()
     transport = getattr(proc, "_transport", None)  # asyncio offers no public close
-    if transport is not None:
+    # Only once asyncio has reaped the shell: before that, close() would poll()/kill() it
+    # itself and race the child watcher for the exit status.
+    if transport is not None and proc.returncode is not None:
         transport.close()
 
 
@@ -163,7 +166,7 @@ class Terminal(Tool):
         timeout = args.timeout if args.timeout is not None else ctx.command_timeout
         return await self._execute(args.command, cwd, timeout, ctx)
 
-    async def _execute(self, command: str, cwd, timeout: float, ctx: ToolContext) -> ToolResult:
+    async def _execute(self, command: str, cwd: Path, timeout: float, ctx: ToolContext) -> ToolResult:
         started = time.monotonic()
         try:
             proc = await asyncio.create_subprocess_shell(
@@ -199,7 +202,8 @@ class Terminal(Tool):
 
         stderr = err.text()
         if timed_out:
-            stderr += f"\n[cairn] Command timed out after {timeout:g} s; its process group was killed."
+            sep = "\n" if stderr and not stderr.endswith("\n") else ""
+            stderr += f"{sep}[cairn] Command timed out after {timeout:g} s; its process group was killed."
         exit_code = proc.returncode
         content = json.dumps(
             {"command": command, "stdout": out.text(), "stderr": stderr, "exitCode": exit_code},
