@@ -39,6 +39,7 @@ def import_litellm():
         apply_offline_env()
         # litellm's own deprecation noise would land on the terminal, under the TUI.
         warnings.filterwarnings("ignore", module=r"litellm(\..*)?$")
+        warnings.filterwarnings("ignore", message=r".*ReadOnly.*", category=UserWarning)
         import litellm
 
         litellm.suppress_debug_info = True
