@@ -8,25 +8,32 @@ typing at once; prompts sent before it is ready run as soon as it is.
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
+
+from typing import TYPE_CHECKING
 
 from textual import work
 from textual.actions import SkipAction
 from textual.app import App
 from textual.binding import Binding
 from textual.screen import ModalScreen
-from textual.widgets import Collapsible
 
-from agent import events as ev
 from agent.config import Settings
-from agent.runtime import NoModelConfigured, Runtime
-from agent.tools.permissions import ApprovalRequest, Decision
 from agent.ui import commands
-from agent.ui.screens.approval import ApprovalScreen
 from agent.ui.widgets.chat import ChatView
-from agent.ui.widgets.no_model import NoModelPanel
 from agent.ui.widgets.prompt import PromptInput, SlashPopup
 from agent.ui.widgets.status import StatusBar
+
+if TYPE_CHECKING:
+    from textual.widgets import Collapsible
+
+    from agent import events as ev
+    from agent.runtime import Runtime
+    from agent.tools.permissions import ApprovalRequest, Decision
+
+# Everything not needed for the first frame (the runtime and its pydantic models, the
+# approval screen, Markdown) is imported where it is first used.
 
 ESC_WINDOW = 0.5  # two ESC presses within this many seconds = "ESC twice"
 CTRL_C_WINDOW = 2.0
@@ -67,6 +74,30 @@ def _preload(settings: Settings) -> None:
         pass
 
 
+async def _in_daemon_thread(fn, *args) -> None:
+    """Run `fn` in a daemon thread: quitting during start-up does not wait for imports."""
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[None] = loop.create_future()
+
+    def settle(exc: BaseException | None) -> None:
+        if not done.done():
+            done.set_exception(exc) if exc is not None else done.set_result(None)
+
+    def target() -> None:
+        error: BaseException | None = None
+        try:
+            fn(*args)
+        except BaseException as exc:  # noqa: BLE001 - handed to the awaiting coroutine
+            error = exc
+        try:
+            loop.call_soon_threadsafe(settle, error)
+        except RuntimeError:  # the app already closed its loop
+            pass
+
+    threading.Thread(target=target, name="cairn-preload", daemon=True).start()
+    await done
+
+
 def readable(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return text[0] if text else type(exc).__name__
@@ -90,13 +121,12 @@ class CairnApp(App):
         self.resume_id = resume_id
         self.continue_last = continue_last
         self.runtime: Runtime | None = None
-        self.opening = False
+        self.opening = True  # from the start: prompts sent before the open worker runs wait for it
         self.no_model = False
         self.open_error: str | None = None
         self._pending: list[str] = []
         self._turn_active = False
         self._interrupt_requested = False
-        self._approval: ApprovalScreen | None = None
         self._last_escape = 0.0
         self._last_ctrl_c = 0.0
 
@@ -134,20 +164,37 @@ class CairnApp(App):
         self.opening = True
         self.open_error = None
         self.status.set_state("starting…")
+        from agent.runtime import NoModelConfigured, Runtime
+        from agent.ui.widgets.no_model import NoModelPanel
+
         await self.query(NoModelPanel).remove()
         try:
-            await asyncio.to_thread(_preload, self.settings)
-            runtime = await Runtime.open(
+            from agent.llm.models import resolve_model  # light: no litellm at import
+
+            if not resolve_model(self.settings):
+                raise NoModelConfigured()  # say so at once, without loading litellm first
+            await _in_daemon_thread(_preload, self.settings)
+            opening = asyncio.ensure_future(Runtime.open(
                 self.settings,
                 on_event=self.handle_event,
                 approver=self.approve,
                 resume_id=self.resume_id,
                 continue_last=self.continue_last,
-            )
+            ))
+            try:
+                runtime = await asyncio.shield(opening)
+            except asyncio.CancelledError:
+                # The app is closing mid-open: let the open finish and close what it opened.
+                try:
+                    await asyncio.wait_for(asyncio.shield(opening), 10)
+                    await opening.result().close()
+                except BaseException:
+                    pass
+                raise
         except NoModelConfigured:
             self.no_model = True
             await self.chat.mount(NoModelPanel())
-            self.status.set_state("no model")
+            self.status.set_state("")
             self._drop_pending("No model configured yet: the prompt was not sent.")
             return
         except Exception as exc:  # a readable line, never a traceback
@@ -211,6 +258,8 @@ class CairnApp(App):
             self.notify(f"Display error: {readable(exc)}", severity="error", markup=False)
 
     def _dispatch(self, event: ev.Event) -> None:
+        from agent import events as ev
+
         chat, status = self.chat, self.status
         if isinstance(event, ev.TextDelta):
             chat.feed(event.message_id, event.text)
@@ -237,21 +286,9 @@ class CairnApp(App):
     # -- approvals --------------------------------------------------------------------------
     async def approve(self, request: ApprovalRequest) -> Decision:
         """The Approver given to the runtime: show the modal, wait for the choice."""
-        future: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
+        from agent.ui.screens.approval import ask
 
-        def done(decision: Decision | None) -> None:
-            if not future.done():
-                future.set_result(decision or "deny")
-
-        screen = ApprovalScreen(request)
-        self._approval = screen
-        self.push_screen(screen, done)
-        try:
-            return await future
-        finally:
-            self._approval = None
-            if self.screen is screen and not future.done():
-                screen.dismiss("deny")  # the turn was interrupted while asking
+        return await ask(self, request)
 
     # -- turns ------------------------------------------------------------------------------
     @property
@@ -366,17 +403,31 @@ class CairnApp(App):
 
     async def quit_app(self) -> None:
         """Stop any turn, close the store, exit (everything is already saved)."""
-        runtime = self.runtime
-        if runtime is not None:
-            runtime.interrupt()
-            for worker in [w for w in self.workers if w.group == "turn"]:
-                try:
-                    await asyncio.wait_for(worker.wait(), 3)
-                except Exception:
-                    pass
+        await self._close_runtime()
+        self.exit()
+
+    async def on_unmount(self) -> None:
+        # However the app ends (ctrl+q, /quit, a test leaving run_test), close the store:
+        # its connection thread is not a daemon and would keep the process alive.
+        await self._close_runtime()
+
+    async def _close_runtime(self) -> None:
+        for worker in [w for w in self.workers if w.group == "open"]:
+            worker.cancel()
             try:
-                await asyncio.wait_for(runtime.close(), 3)
+                await asyncio.wait_for(worker.wait(), 12)
             except Exception:
                 pass
-            self.runtime = None
-        self.exit()
+        runtime, self.runtime = self.runtime, None
+        if runtime is None:
+            return
+        runtime.interrupt()
+        for worker in [w for w in self.workers if w.group == "turn"]:
+            try:
+                await asyncio.wait_for(worker.wait(), 3)
+            except Exception:
+                pass
+        try:
+            await asyncio.wait_for(runtime.close(), 3)
+        except Exception:
+            pass

@@ -282,3 +282,72 @@ async def test_settings_warnings_are_notified(make_settings, server):
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert any("max_retries ignored" in str(n.message) for n in app._notifications)
+
+
+async def test_ctrl_j_inserts_a_newline_and_enter_sends_both_lines(make_settings, server):
+    server.add(text("two lines received"))
+    app = CairnApp(make_settings())
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(pilot)
+        await pilot.press("a", "ctrl+j", "b")
+        await pilot.pause()
+        assert app.prompt.text == "a\nb"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.chat.assistant_messages and not app.turn_running, what="the answer")
+        assert [u.text for u in app.chat.query(UserMessage)] == ["a\nb"]
+        assert server.requests[0]["messages"][-1]["content"] == "a\nb"
+
+
+async def test_empty_prompt_does_nothing(make_settings, server):
+    app = CairnApp(make_settings())
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(pilot)
+        await pilot.press("space", "enter")
+        await pilot.pause()
+        assert not app.chat.query(UserMessage) and server.requests == []
+
+
+async def test_ctrl_c_during_approval_interrupts_and_closes_the_modal(make_settings, server):
+    server.add(tool_calls([("c1", "terminal-execute", '{"command": "echo never"}')]), text("next"))
+    app = CairnApp(make_settings())
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(pilot)
+        await send(pilot, "run it")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="the approval modal")
+        await pilot.press("ctrl+c")
+        await wait_for(pilot, lambda: not app.turn_running and not isinstance(app.screen, ApprovalScreen),
+                       timeout=5, what="the interrupt")
+        await app.workers.wait_for_complete()
+        assert "Interrupted" in chat_text(app)
+        assert app.chat.tool_blocks[0].summary.startswith("Error:")
+        assert not app._exit
+        await run_prompt(pilot, "go on")
+        assert app.chat.assistant_messages[-1].text == "next"
+
+
+async def test_model_command_opens_the_runtime_when_none_was_configured(workspace, server):
+    from agent.config import load_settings
+
+    app = CairnApp(load_settings(workspace, flags={"api_base": server.base_url, "api_key": "sk-test"}))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(pilot)
+        assert app.no_model
+        await send(pilot, "/model openai/fake")
+        await wait_for(pilot, lambda: app.runtime is not None, timeout=30, what="the runtime")
+        assert not app.chat.query(NoModelPanel)
+        server.add(text("now it works"))
+        await run_prompt(pilot, "hello")
+        assert app.chat.assistant_messages[-1].text == "now it works"
+
+
+async def test_chat_keeps_a_bounded_number_of_widgets(make_settings, server):
+    from agent.ui.widgets.chat import MAX_MOUNTED
+
+    app = CairnApp(make_settings())
+    async with app.run_test(size=SIZE) as pilot:
+        for i in range(MAX_MOUNTED + 50):
+            app.chat.add_notice(f"line {i}")
+        await pilot.pause()
+        notices = list(app.chat.query(Notice))
+        assert len(app.chat.children) <= MAX_MOUNTED
+        assert notices[-1].text == f"line {MAX_MOUNTED + 49}"

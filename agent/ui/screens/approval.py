@@ -6,6 +6,9 @@ the dismiss callback; Esc means "no".
 
 from __future__ import annotations
 
+import asyncio
+
+from textual.app import App
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
@@ -62,3 +65,21 @@ class ApprovalScreen(ModalScreen[Decision]):
 
     def action_choose(self, decision: Decision) -> None:
         self.dismiss(decision)
+
+
+async def ask(app: App, request: ApprovalRequest) -> Decision:
+    """Push the modal and wait for the choice; an interrupted turn takes the modal down."""
+    future: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
+
+    def done(decision: Decision | None) -> None:
+        if not future.done():
+            future.set_result(decision or "deny")
+
+    screen = ApprovalScreen(request)
+    app.push_screen(screen, done)
+    try:
+        return await future
+    finally:
+        answered = future.done() and not future.cancelled()
+        if not answered and app.screen is screen:
+            screen.dismiss("deny")  # the turn was interrupted while asking

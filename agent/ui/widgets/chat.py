@@ -8,17 +8,23 @@ cheap in long sessions. Model and tool text is never parsed as Rich markup.
 from __future__ import annotations
 
 import asyncio
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.containers import Vertical, VerticalScroll
-from textual.content import Content
 from textual.widget import Widget
-from textual.widgets import Collapsible, Markdown, Static
+from textual.widgets import Static
 
-from agent.session.models import Message, ToolCall
 from agent.ui.widgets import tool_render
 
+if TYPE_CHECKING:
+    from agent.session.models import Message, ToolCall
+
+# Markdown (markdown-it, pygments) and Collapsible are imported where first used: they
+# are not needed for the first frame, which must come up fast.
+
 MAX_MOUNTED = 200
+DRAIN_HZ = 20
 DIFF_EXPANDED_MAX_LINES = 40
 
 
@@ -53,6 +59,8 @@ class AssistantMessage(Widget):
         self._finished = self._static
 
     def compose(self):
+        from textual.widgets import Markdown
+
         yield Markdown(self.text if self._static else "")
 
     def on_mount(self) -> None:
@@ -79,13 +87,24 @@ class AssistantMessage(Widget):
         return self._finished
 
     async def _drain(self) -> None:
+        from textual.widgets import Markdown
+
         stream = Markdown.get_stream(self.query_one(Markdown))
         try:
-            while True:
-                chunk = await self._queue.get()
-                if chunk is None:
-                    break
-                await stream.write(chunk)
+            done = False
+            while not done:
+                parts = [await self._queue.get()]
+                while not self._queue.empty():  # everything that arrived meanwhile, in one write
+                    parts.append(self._queue.get_nowait())
+                if parts[-1] is None:
+                    parts.pop()
+                    done = True
+                await stream.write("".join(parts))  # type: ignore[arg-type]
+                if not done:
+                    # At most DRAIN_HZ markdown updates a second: each one re-parses the
+                    # last block and repaints it, which at the chunk rate of a fast model
+                    # would starve the loop the stream itself runs on.
+                    await asyncio.sleep(1 / DRAIN_HZ)
         finally:
             await stream.stop()
 
@@ -150,6 +169,9 @@ class ToolBlock(Vertical):
             self._show_result()
 
     def _show_result(self) -> None:
+        from textual.content import Content
+        from textual.widgets import Collapsible
+
         message = self.result
         assert message is not None
         failed = message.status == "error" or (message.content or "").startswith("Error:")

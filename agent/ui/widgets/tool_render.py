@@ -8,9 +8,10 @@ full output sits in a collapsed section below.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from agent.session.models import Message, ToolCall
+if TYPE_CHECKING:
+    from agent.session.models import Message, ToolCall
 
 MAX_ARGS_CHARS = 100
 MAX_BODY_LINES = 200

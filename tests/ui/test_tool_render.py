@@ -1,0 +1,46 @@
+"""One-line renderings of tool calls and results."""
+
+from __future__ import annotations
+
+import json
+
+from agent.session.models import Message, ToolCall
+from agent.ui.widgets.tool_render import format_args, result_body, summarize_result
+
+
+def call(name: str, args) -> ToolCall:
+    return ToolCall(id="c", name=name, arguments=args if isinstance(args, str) else json.dumps(args))
+
+
+def result(name: str, content: str, status: str = "ok", **meta) -> Message:
+    return Message(role="tool", tool_call_id="c", tool_name=name, content=content, status=status, meta=meta)
+
+
+def test_format_args():
+    assert format_args(call("terminal-execute", {"command": "pytest -q"})) == "$ pytest -q"
+    assert format_args(call("filesystem-read", {"filePath": "a.py"})) == "a.py"
+    assert format_args(call("filesystem-read", {"filePath": "a.py", "startLine": 3, "endLine": 9})) == "a.py:3-9"
+    assert format_args(call("filesystem-read", {"filePath": ["a.py", {"path": "b.py", "startLine": 2}]})) == \
+        "a.py, b.py:2-"
+    assert format_args(call("filesystem-edit", {"filePath": "src/x.py", "searchContent": "a"})) == "src/x.py"
+    assert format_args(call("filesystem-search", {"pattern": "def ", "path": "src"})) == "'def ' in src"
+    assert format_args(call("other", {"k": [1]})) == "k=[1]"
+    assert format_args(call("terminal-execute", "{not json")) == "{not json"
+    assert len(format_args(call("terminal-execute", {"command": "x" * 500}))) == 100
+
+
+def test_summaries():
+    out = json.dumps({"command": "ls", "stdout": "a\nb\n", "stderr": "", "exitCode": 0})
+    assert summarize_result(result("terminal-execute", out)) == "exit 0 · 2 lines"
+    assert result_body(result("terminal-execute", out)) == "a\nb"
+    read = "📄 a.py (lines 1-2/2)\n1→x = 1\n2→y = 2"
+    assert summarize_result(result("filesystem-read", read)) == "2 lines"
+    assert summarize_result(result("terminal-execute", "Error: denied [sic]\nmore", "error")) == "Error: denied [sic]"
+    diff = "--- a/a.py\n+++ b/a.py\n@@ -1 +1,2 @@\n-x = 1\n+x = 2\n+y = 3\n"
+    assert summarize_result(result("filesystem-edit", "ok", diff=diff)) == "+2 −1"
+    assert summarize_result(result("filesystem-edit", diff)) == "+2 −1"
+
+
+def test_long_output_is_bounded():
+    body = result_body(result("filesystem-search", "\n".join(f"l{i}" for i in range(1000))))
+    assert body.splitlines()[-1] == "… 800 more lines"
