@@ -351,3 +351,59 @@ async def test_chat_keeps_a_bounded_number_of_widgets(make_settings, server):
         notices = list(app.chat.query(Notice))
         assert len(app.chat.children) <= MAX_MOUNTED
         assert notices[-1].text == f"line {MAX_MOUNTED + 49}"
+
+
+async def test_arrows_move_in_the_popup(make_settings, server):
+    app = CairnApp(make_settings())
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(pilot)
+        await pilot.press("slash", "down", "down")
+        await pilot.pause()
+        assert app.prompt.popup.selected_name == "model"
+        await pilot.press("up")
+        await pilot.pause()
+        assert app.prompt.popup.selected_name == "new"
+        await pilot.press("tab")
+        await pilot.pause()
+        assert app.prompt.text == "/new " and not app.prompt.popup.visible
+
+
+async def test_start_up_failure_is_a_readable_line(make_settings, server, monkeypatch, tmp_path):
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("")
+    monkeypatch.setenv("CAIRN_HOME", str(blocker))  # the database cannot be created here
+    app = CairnApp(make_settings())
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(pilot)
+        assert app.open_error and app.runtime is None
+        errors = [n.text for n in app.chat.query(Notice) if n.kind == "error"]
+        assert errors and errors[0].startswith("cairn could not start:")
+        assert "Traceback" not in errors[0]
+        await send(pilot, "/help")  # still usable
+        assert any(n.kind == "help" for n in app.chat.query(Notice))
+
+
+async def test_quitting_during_a_turn_closes_cleanly(make_settings, server):
+    import time as _time
+
+    server.add(hang(30, text="partial"))
+    app = CairnApp(make_settings())
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(pilot)
+        runtime = app.runtime
+        await send(pilot, "long job")
+        await wait_for(pilot, lambda: app.chat.assistant_messages, what="the stream")
+        started = _time.monotonic()
+        await pilot.press("ctrl+q")
+        await wait_for(pilot, lambda: app._exit, what="the app to exit")
+    assert _time.monotonic() - started < 5
+    assert app.runtime is None
+    from agent.session.store import Store
+
+    store = await Store.open()  # the same CAIRN_HOME: the partial answer was kept
+    try:
+        history = await store.active_path(runtime.session.id)
+    finally:
+        await store.close()
+    assert [m.role for m in history] == ["user", "assistant"]
+    assert history[-1].content == "partial" and history[-1].status == "interrupted"

@@ -14,6 +14,7 @@ async def run(app, args: str) -> None:
         return
     await app.runtime.new_session()
     app.chat.clear_messages()
+    app.status.reset_session()
     app.refresh_status()
 
 

@@ -48,7 +48,7 @@ class StatusBar(Static):
             self.model = model
         if title is not None:
             self.title = title
-        if window is not None and self.context_window is None:
+        if window is not None:
             self.context_window = window
         self.redraw()
 
