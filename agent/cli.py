@@ -59,19 +59,17 @@ def main(argv: list[str] | None = None) -> int:
     if not workspace.is_dir():
         print(f"Error: --cwd {workspace} is not a folder.", file=sys.stderr)
         return 2
-    from agent.config import load_settings
-
-    settings = load_settings(
-        workspace,
-        flags={"model": args.model, "api_base": args.api_base, "api_key": args.api_key, "yolo": args.yolo},
-    )
+    flags = {"model": args.model, "api_base": args.api_base, "api_key": args.api_key, "yolo": args.yolo}
     if args.resume == "":
         print("Error: --resume needs a session id (or a unique prefix of one).", file=sys.stderr)
         return 2
     if args.prompt is not None:
         import asyncio
 
+        from agent.config import load_settings
         from agent.headless import run_headless
+
+        settings = load_settings(workspace, flags=flags)
 
         try:
             return asyncio.run(
@@ -82,7 +80,8 @@ def main(argv: list[str] | None = None) -> int:
             return 130
     from agent.ui.app import CairnApp
 
-    app = CairnApp(settings, resume_id=args.resume, continue_last=args.continue_last)
+    # Settings load after the first frame: the prompt takes typing sooner.
+    app = CairnApp(workspace=workspace, flags=flags, resume_id=args.resume, continue_last=args.continue_last)
     app.run()
     return app.return_code or 0
 

@@ -17,7 +17,8 @@ APP_NAME = "cairn"
 
 
 class _Section(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+    # defer_build: schemas are built on first use, not at import (config is on the startup path).
+    model_config = ConfigDict(extra="ignore", defer_build=True)
 
 
 class ModelOverride(_Section):

@@ -50,7 +50,15 @@ def import_litellm():
 
 
 # Modules litellm imports lazily on the first request (about 1 s): loaded ahead of time.
-FIRST_REQUEST_MODULES = ("litellm.llms.openai.openai", "openai.resources.chat.completions")
+FIRST_REQUEST_MODULES = (
+    "litellm.llms.openai.openai",
+    "openai.resources",
+    "openai.resources.chat.completions",
+    "openai.lib.streaming.chat",
+    "litellm.proxy._types",
+    "litellm.llms.litellm_proxy.chat",
+    "litellm.litellm_core_utils.default_encoding",
+)
 
 
 def warm_up(tokenizer: str | None = None) -> None:
@@ -65,7 +73,7 @@ def warm_up(tokenizer: str | None = None) -> None:
     for name in FIRST_REQUEST_MODULES:
         try:
             importlib.import_module(name)
-        except ImportError:
+        except Exception:  # best effort: only a speed-up
             pass
     try:
         stream = litellm.completion(

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 from typing import Callable
 
+from agent.background import in_daemon_thread
 from agent.config import Settings
 from agent.events import Event
 from agent.session.models import Message, Session
@@ -30,10 +31,9 @@ class SessionNotFound(Exception):
 
 
 class Runtime:
-    def __init__(self, settings: Settings, store, session: Session, agent, model: str) -> None:
+    def __init__(self, settings: Settings, store, agent, model: str) -> None:
         self.settings = settings
         self.store = store
-        self.session = session
         self.agent = agent
         self.model = model
         self._turn: asyncio.Task | None = None
@@ -62,26 +62,35 @@ class Runtime:
         if not model:
             raise NoModelConfigured()
         # Heavy imports happen in a thread so a front end's event loop keeps drawing.
-        await asyncio.to_thread(_load_backend, settings.context.tokenizer if warm_up else None)
+        await in_daemon_thread(_load_backend, settings.context.tokenizer if warm_up else None)
         from agent.loop import Agent
         from agent.session.store import Store
 
         store = await Store.open()
-        session: Session | None = None
-        if resume_id:
-            session = await store.find_session(resume_id)
+        try:
+            session: Session | None = None
+            if resume_id:
+                session = await store.find_session(resume_id)
+                if session is None:
+                    raise SessionNotFound(resume_id)
+            elif continue_last:
+                session = await store.latest_session(str(settings.workspace))
             if session is None:
-                await store.close()
-                raise SessionNotFound(resume_id)
-        elif continue_last:
-            session = await store.latest_session(str(settings.workspace))
-        if session is None:
-            session = await store.create_session(cwd=str(settings.workspace), model=model)
-        agent = Agent(settings=settings, store=store, session=session, model=model,
-                      on_event=on_event, approver=approver)
-        return cls(settings, store, session, agent, model)
+                session = await store.create_session(cwd=str(settings.workspace), model=model)
+            agent = Agent(settings=settings, store=store, session=session, model=model,
+                          on_event=on_event, approver=approver)
+        except BaseException:
+            # aiosqlite's thread is not a daemon: an open store would keep the process alive.
+            await store.close()
+            raise
+        return cls(settings, store, agent, model)
 
     # -- what front ends call -----------------------------------------------------
+    @property
+    def session(self) -> Session:
+        """The agent's session: it is replaced when the title is set or /new runs."""
+        return self.agent.session
+
     @property
     def context_window(self) -> int:
         return self.agent.limits.context_window
@@ -115,9 +124,9 @@ class Runtime:
         return await self.store.active_path(self.session.id)
 
     async def new_session(self) -> Session:
-        self.session = await self.store.create_session(cwd=str(self.settings.workspace), model=self.model)
-        self.agent.switch_session(self.session)
-        return self.session
+        session = await self.store.create_session(cwd=str(self.settings.workspace), model=self.model)
+        self.agent.switch_session(session)
+        return session
 
     def set_model(self, model: str) -> None:
         self.model = model
@@ -136,3 +145,4 @@ def _load_backend(warm_tokenizer: str | None) -> None:
         warm_up(warm_tokenizer)
     else:
         import_litellm()
+

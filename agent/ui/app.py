@@ -8,8 +8,8 @@ typing at once; prompts sent before it is ready run as soon as it is.
 from __future__ import annotations
 
 import asyncio
-import threading
 import time
+from pathlib import Path
 
 from typing import TYPE_CHECKING
 
@@ -19,7 +19,6 @@ from textual.app import App
 from textual.binding import Binding
 from textual.screen import ModalScreen
 
-from agent.config import Settings
 from agent.ui import commands
 from agent.ui.widgets.chat import ChatView
 from agent.ui.widgets.prompt import PromptInput, SlashPopup
@@ -29,6 +28,7 @@ if TYPE_CHECKING:
     from textual.widgets import Collapsible
 
     from agent import events as ev
+    from agent.config import Settings
     from agent.runtime import Runtime
     from agent.tools.permissions import ApprovalRequest, Decision
 
@@ -37,65 +37,6 @@ if TYPE_CHECKING:
 
 ESC_WINDOW = 0.5  # two ESC presses within this many seconds = "ESC twice"
 CTRL_C_WINDOW = 2.0
-
-
-# Imported lazily by litellm on the first request (~2 s on a slow machine, with the
-# event loop blocked); importing them here, off the loop, makes the first answer prompt.
-_WARM_MODULES = (
-    "openai.resources",
-    "openai.lib.streaming.chat",
-    "litellm.proxy._types",
-    "litellm.llms.litellm_proxy.chat",
-    "litellm.litellm_core_utils.default_encoding",
-)
-
-
-def _preload(settings: Settings) -> None:
-    """Import the heavy modules in a thread, so the event loop keeps drawing meanwhile."""
-    import importlib
-
-    from agent.offline import import_litellm
-
-    import_litellm()
-    import agent.llm.models  # noqa: F401
-    import agent.loop  # noqa: F401
-    import agent.session.store  # noqa: F401
-
-    for name in _WARM_MODULES:  # best effort: only a speed-up
-        try:
-            importlib.import_module(name)
-        except Exception:
-            pass
-    try:
-        from agent.context.tokens import counter_for
-
-        counter_for(settings.context.tokenizer).count_text("warm")  # loads the encoding
-    except Exception:
-        pass
-
-
-async def _in_daemon_thread(fn, *args) -> None:
-    """Run `fn` in a daemon thread: quitting during start-up does not wait for imports."""
-    loop = asyncio.get_running_loop()
-    done: asyncio.Future[None] = loop.create_future()
-
-    def settle(exc: BaseException | None) -> None:
-        if not done.done():
-            done.set_exception(exc) if exc is not None else done.set_result(None)
-
-    def target() -> None:
-        error: BaseException | None = None
-        try:
-            fn(*args)
-        except BaseException as exc:  # noqa: BLE001 - handed to the awaiting coroutine
-            error = exc
-        try:
-            loop.call_soon_threadsafe(settle, error)
-        except RuntimeError:  # the app already closed its loop
-            pass
-
-    threading.Thread(target=target, name="cairn-preload", daemon=True).start()
-    await done
 
 
 def readable(exc: BaseException) -> str:
@@ -115,9 +56,20 @@ class CairnApp(App):
         Binding("pagedown", "scroll_chat(1)", show=False),
     ]
 
-    def __init__(self, settings: Settings, *, resume_id: str | None = None, continue_last: bool = False) -> None:
+    def __init__(
+        self,
+        settings: Settings | None = None,
+        *,
+        workspace: Path | None = None,
+        flags: dict | None = None,
+        resume_id: str | None = None,
+        continue_last: bool = False,
+    ) -> None:
+        """Give `settings`, or `workspace` + `flags` to load them after the first frame
+        (pydantic and the config files then stay off the path to the first screen)."""
         super().__init__()
         self.settings = settings
+        self._settings_source = (workspace, flags)
         self.resume_id = resume_id
         self.continue_last = continue_last
         self.runtime: Runtime | None = None
@@ -152,10 +104,32 @@ class CairnApp(App):
 
     def on_mount(self) -> None:
         self.prompt.focus()
+        if self.settings is not None:
+            self._show_settings()
+        self.call_after_refresh(self.open_runtime)
+
+    def _show_settings(self) -> None:
         self.status.set_info(model=self.settings.model)
         for warning in self.settings.warnings:
             self.notify(warning, severity="warning", markup=False, timeout=10)
-        self.call_after_refresh(self.open_runtime)
+
+    async def _load_settings(self) -> None:
+        if self.settings is not None:
+            return
+        from agent.background import in_daemon_thread
+
+        workspace, flags = self._settings_source
+        loaded: list = []
+
+        def load() -> None:
+            import agent.runtime  # noqa: F401 - pydantic and the models, off the event loop
+            from agent.config import load_settings
+
+            loaded.append(load_settings(workspace, flags=flags))
+
+        await in_daemon_thread(load)
+        self.settings = loaded[0]
+        self._show_settings()
 
     # -- runtime --------------------------------------------------------------------------
     @work(group="open", exclusive=True, exit_on_error=False)
@@ -169,11 +143,7 @@ class CairnApp(App):
 
         await self.query(NoModelPanel).remove()
         try:
-            from agent.llm.models import resolve_model  # light: no litellm at import
-
-            if not resolve_model(self.settings):
-                raise NoModelConfigured()  # say so at once, without loading litellm first
-            await _in_daemon_thread(_preload, self.settings)
+            await self._load_settings()
             opening = asyncio.ensure_future(Runtime.open(
                 self.settings,
                 on_event=self.handle_event,
@@ -207,8 +177,6 @@ class CairnApp(App):
             self.opening = False
         self.runtime = runtime
         self.no_model = False
-        if self.resume_id and not runtime.session.id.startswith(self.resume_id):
-            self.notify(f"No session {self.resume_id}: started a new one.", severity="warning", markup=False)
         history = await runtime.history()
         if history:
             self.chat.show_history(history)
@@ -232,15 +200,7 @@ class CairnApp(App):
             window = runtime.context_window
         except Exception:
             window = None
-        self.status.set_info(model=runtime.model, title=self._session_title(runtime), window=window)
-
-    @staticmethod
-    def _session_title(runtime: Runtime) -> str:
-        # The loop replaces its Session object when it sets the title; Runtime.session
-        # keeps the one it opened, so prefer the agent's while they differ.
-        agent_session = getattr(getattr(runtime, "agent", None), "session", None)
-        session = agent_session if agent_session is not None else runtime.session
-        return session.title or ""
+        self.status.set_info(model=runtime.model, title=runtime.session.title, window=window)
 
     def notice_not_ready(self) -> None:
         if self.no_model:
