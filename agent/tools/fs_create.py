@@ -46,9 +46,7 @@ def _write(rp: ResolvedPath, data: bytes, mode: int | None) -> None:
     try:
         rp.path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(rp.path, data, mode)
-    except FileExistsError:
-        raise ToolError(f"cannot create {rp.display}: a parent path is a file, not a folder") from None
-    except NotADirectoryError:
+    except (FileExistsError, NotADirectoryError):
         raise ToolError(f"cannot create {rp.display}: a parent path is a file, not a folder") from None
     except OSError as exc:
         raise ToolError(f"cannot write {rp.display}: {exc.strerror or exc}") from None

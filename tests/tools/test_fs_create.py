@@ -9,27 +9,11 @@ import pytest
 from agent.tools.base import ToolContext, ToolError
 from agent.tools.fs_create import FsCreate
 from agent.tools.permissions import Permissions
-
-
-class FakeApprover:
-    """Stands in for the UI: records each request, answers with a fixed decision."""
-
-    def __init__(self, decision: str = "once") -> None:
-        self.decision = decision
-        self.requests = []
-
-    async def __call__(self, request):
-        self.requests.append(request)
-        return self.decision
+from tests.fakes.approver import FakeApprover
 
 
 async def create(ctx, **args):
     return await FsCreate().run(FsCreate.Args.model_validate(args), ctx)
-
-
-@pytest.fixture
-def approver():
-    return FakeApprover("once")
 
 
 @pytest.fixture

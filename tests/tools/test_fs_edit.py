@@ -13,18 +13,7 @@ from agent.tools.base import ToolContext
 from agent.tools.fs_edit import FsEdit, make_diff
 from agent.tools.permissions import Permissions
 from agent.tools.registry import ToolRegistry
-
-
-class FakeApprover:
-    """Stands in for the UI: records each request, answers with a fixed decision."""
-
-    def __init__(self, decision: str = "once") -> None:
-        self.decision = decision
-        self.requests = []
-
-    async def __call__(self, request):
-        self.requests.append(request)
-        return self.decision
+from tests.fakes.approver import FakeApprover
 
 
 async def edit(ctx, **args):
@@ -36,11 +25,6 @@ async def edit(ctx, **args):
 def assert_error(res, pattern):
     assert res.is_error and res.content.startswith("Error: "), res.content
     assert re.search(pattern, res.content), res.content
-
-
-@pytest.fixture
-def approver():
-    return FakeApprover("once")
 
 
 @pytest.fixture

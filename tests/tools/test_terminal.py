@@ -12,18 +12,7 @@ import pytest
 from agent.tools.base import ToolContext, ToolError
 from agent.tools.permissions import Permissions
 from agent.tools.terminal import StreamCapture, Terminal
-
-
-class FakeApprover:
-    """Stands in for the UI: records each request, answers with a fixed decision."""
-
-    def __init__(self, decision: str = "once") -> None:
-        self.decision = decision
-        self.requests = []
-
-    async def __call__(self, request):
-        self.requests.append(request)
-        return self.decision
+from tests.fakes.approver import FakeApprover
 
 
 async def run(ctx, **args):

@@ -9,18 +9,7 @@ import pytest
 from agent.tools.base import ToolContext, ToolError
 from agent.tools.permissions import Permissions
 from agent.tools.workspace import atomic_write, confine, display_path, resolve_path
-
-
-class FakeApprover:
-    """Stands in for the UI: records each request, answers with a fixed decision."""
-
-    def __init__(self, decision: str = "once") -> None:
-        self.decision = decision
-        self.requests = []
-
-    async def __call__(self, request):
-        self.requests.append(request)
-        return self.decision
+from tests.fakes.approver import FakeApprover
 
 
 def ctx_for(workspace, approver=None) -> ToolContext:
