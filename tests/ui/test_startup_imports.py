@@ -19,15 +19,18 @@ HEAVY = [
     "agent.loop",
     "agent.session.store",
     "agent.llm.client",
+    # The CLI hands the app its flags; settings (pydantic, config files) load after the first frame.
+    "pydantic",
+    "agent.config",
+    "agent.runtime",
 ]
 
 SCRIPT = """
 import json, sys
 from pathlib import Path
 import agent.cli
-from agent.config import load_settings
 from agent.ui.app import CairnApp
-app = CairnApp(load_settings(Path.cwd(), flags={"model": "openai/fake"}))
+app = CairnApp(workspace=Path.cwd(), flags={"model": "openai/fake"})  # as agent.cli builds it
 app.compose()  # building the widget tree must not pull anything in either
 print(json.dumps(sorted(sys.modules)))
 """
