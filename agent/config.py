@@ -50,6 +50,13 @@ class ContextSettings(_Section):
     auto_condense_percent: float = 80.0
     # Tool outputs longer than this reach the model as head + tail; storage keeps all.
     max_tool_output_chars: int = 30_000
+    # Seed 003: old successful terminal outputs become a placeholder.
+    terminal_keep_recent_results: int = 5
+    terminal_max_age_ms: int = 15 * 60 * 1000
+    terminal_outdated_placeholder: str = "此命令返回内容已过时"
+    # Seed 000: only the newest successful reads of each file are sent whole.
+    file_keep_recent_reads: int = 5
+    file_read_placeholder: str = "[该文件的历史读取内容已压缩,请参看最新读取结果]"
 
 
 class Settings(_Section):
