@@ -32,7 +32,45 @@ def build_parser() -> argparse.ArgumentParser:
                         help="run one task headless and print the answer")
     parser.add_argument("--output-format", choices=("text", "json"), default="text",
                         help="headless output: the final answer, or every stored message as JSON lines")
+    sub = parser.add_subparsers(dest="command", metavar="{context}")
+    ctx = sub.add_parser("context", help="show what the next request of a session holds, pass by pass")
+    ctx.add_argument("session_id", metavar="SESSION_ID", help="session id (or a unique prefix)")
+    ctx.add_argument("--at", type=int, metavar="MS_EPOCH", help="evaluate time-based passes as if now were this instant")
+    ctx.add_argument("--json", action="store_true", help="print one JSON object")
+    ctx.add_argument("--dump", action="store_true", help="also print the exact request messages")
     return parser
+
+
+async def _context_command(args: argparse.Namespace, workspace: Path, flags: dict) -> int:
+    import json
+
+    from agent.config import load_settings
+    from agent.context.inspect import context_report, format_report
+    from agent.session.models import now_ms
+    from agent.session.store import Store
+
+    store = await Store.open()
+    try:
+        session = await store.find_session(args.session_id)
+        if session is None:
+            print(f"Error: no session matches '{args.session_id}'.", file=sys.stderr)
+            return 2
+        history = await store.active_path(session.id)
+    finally:
+        await store.close()
+    session_workspace = Path(session.cwd) if session.cwd and Path(session.cwd).is_dir() else workspace
+    settings = load_settings(session_workspace, flags=flags)
+    report = context_report(
+        history, settings=settings, session_id=session.id, model=settings.model or session.model,
+        workspace=session_workspace, now_ms=args.at if args.at is not None else now_ms(), dump=args.dump,
+    )
+    if args.json:
+        print(json.dumps(report, ensure_ascii=False))
+    else:
+        print(format_report(report))
+        if args.dump:
+            print(json.dumps(report["messages"], ensure_ascii=False, indent=2))
+    return 0
 
 
 def _setup_logging(debug: bool) -> None:
@@ -63,6 +101,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.resume == "":
         print("Error: --resume needs a session id (or a unique prefix of one).", file=sys.stderr)
         return 2
+    if args.command == "context":
+        import asyncio
+
+        return asyncio.run(_context_command(args, workspace, flags))
     if args.prompt is not None:
         import asyncio
 

@@ -1,0 +1,89 @@
+"""What the next request of a session holds, pass by pass (`cairn context`, `/context`).
+
+Runs the same build the loop runs — same pipeline, tool definitions and system prompt —
+on the stored active path, at `now` or at a past instant to reproduce what was sent then.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from agent.config import Settings, model_override
+from agent.context.pipeline import build_api_messages
+from agent.session.models import Message
+
+
+def context_report(
+    history: list[Message],
+    *,
+    settings: Settings,
+    session_id: str,
+    model: str,
+    workspace: Path,
+    now_ms: int,
+    dump: bool = False,
+) -> dict[str, Any]:
+    from agent.llm.models import model_limits
+    from agent.prompt import build_system_prompt
+    from agent.tools.registry import default_registry
+
+    tools = default_registry().definitions()
+    system = build_system_prompt(workspace, today=datetime.fromtimestamp(now_ms / 1000).date())
+    build = build_api_messages(history, now_ms=now_ms, settings=settings, tools=tools, system_prompt=system)
+    window = model_limits(settings, model).context_window if model else settings.context.default_context_window
+    percent = (model_override(settings, model).auto_condense_percent if model else None) or \
+        settings.context.auto_condense_percent
+    report: dict[str, Any] = {
+        "session_id": session_id,
+        "now_ms": now_ms,
+        "model": model,
+        "tokens": {
+            "system": build.tokens.system,
+            "tools": build.tokens.tools,
+            "messages": build.tokens.messages,
+            "total": build.tokens.total,
+        },
+        "window": window,
+        "threshold": int(window * percent / 100),
+        "passes": [p.model_dump() for p in build.report],
+        "calibration": _calibration(history),
+    }
+    if dump:
+        report["messages"] = build.messages
+    return report
+
+
+def _calibration(history: list[Message]) -> dict[str, int | None]:
+    """Our tiktoken estimate beside the provider's count for the last answered request."""
+    for message in reversed(history):
+        usage = message.meta.get("usage") if message.role == "assistant" else None
+        if usage and usage.get("prompt_tokens"):
+            return {"estimated": message.meta.get("estimated_prompt_tokens"), "reported": usage["prompt_tokens"]}
+    return {"estimated": None, "reported": None}
+
+
+def format_report(report: dict[str, Any]) -> str:
+    tokens, window = report["tokens"], report["window"]
+    share = tokens["total"] / window if window else 0.0
+    bar_width = 40
+    filled = min(bar_width, round(share * bar_width))
+    lines = [
+        f"Session {report['session_id']}  ·  model {report['model'] or '(none)'}",
+        f"[{'█' * filled}{'░' * (bar_width - filled)}] {tokens['total']:,} / {window:,} tokens ({share:.1%})"
+        f"  ·  condense at {report['threshold']:,}",
+        "",
+        f"  system prompt   {tokens['system']:>10,}",
+        f"  tools           {tokens['tools']:>10,}",
+        f"  messages        {tokens['messages']:>10,}",
+        "",
+        f"  {'pass':<20}{'changed':>8}{'before':>12}{'after':>12}{'saved':>10}",
+    ]
+    for p in report["passes"]:
+        saved = p["tokens_before"] - p["tokens_after"]
+        lines.append(f"  {p['name']:<20}{p['changed']:>8}{p['tokens_before']:>12,}{p['tokens_after']:>12,}{saved:>10,}")
+    cal = report.get("calibration") or {}
+    if cal.get("reported"):
+        lines += ["", f"  last request: tiktoken estimate {cal['estimated'] or 0:,} · provider reported {cal['reported']:,}"]
+    return "\n".join(lines)
