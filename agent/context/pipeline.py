@@ -7,15 +7,17 @@ pure function of (history, now, settings, tools, system prompt): it never mutate
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from pydantic import BaseModel, Field
 
 from agent.config import Settings
-from agent.context.passes import active_path, externalize, orphans
+from agent.context.passes import active_path, externalize, file_reads, orphans, terminal_outdated
 from agent.context.tokens import TokenCounter, counter_for
 from agent.session.models import Message
 
+log = logging.getLogger("agent.context")
 
 class PassReport(BaseModel):
     name: str
@@ -53,7 +55,6 @@ def build_api_messages(
     system_prompt: str | None = None,
 ) -> BuildResult:
     """Run the passes in SPEC order on a copy of the active path and count the result."""
-    del now_ms  # used by the time-based passes (seed 003)
     counter = counter_for(settings.context.tokenizer)
     messages = list(history)
     report: list[PassReport] = []
@@ -65,10 +66,19 @@ def build_api_messages(
         after = _count(counter, messages) if changed else before
         report.append(PassReport(name=name, changed=changed, tokens_before=before, tokens_after=after))
 
+    cfg = settings.context
     run(active_path.NAME, active_path.apply)
     run(orphans.NAME, orphans.apply)
-    limit = settings.context.max_tool_output_chars
-    run(externalize.NAME, externalize.apply, limit=limit, preview=limit)
+    run(terminal_outdated.NAME, terminal_outdated.apply, now_ms=now_ms,
+        keep_recent=cfg.terminal_keep_recent_results, max_age_ms=cfg.terminal_max_age_ms,
+        placeholder=cfg.terminal_outdated_placeholder)
+    run(file_reads.NAME, file_reads.apply, workspace=str(settings.workspace),
+        keep_recent=cfg.file_keep_recent_reads, placeholder=cfg.file_read_placeholder)
+    run(externalize.NAME, externalize.apply, limit=cfg.max_tool_output_chars, preview=cfg.max_tool_output_chars)
+    for entry in report:
+        if entry.changed:  # seed 000 §6.4, seed 003 §6: one line per pass that changed something
+            log.info("%s: %d changed, %d → %d tokens", entry.name, entry.changed,
+                     entry.tokens_before, entry.tokens_after)
 
     api: list[dict[str, Any]] = []
     if system_prompt:

@@ -1,0 +1,75 @@
+"""`cairn context SESSION_ID`: the report of SPEC §11 for a stored session."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+from agent.config import db_path
+from tests.fakes.llm_server import FakeLLMServer, text, tool_calls
+from tests.test_cli import CAIRN, pytestmark, run  # noqa: F401 - same skip rule as the CLI tests
+
+MINUTE = 60_000
+
+
+def _session_with_an_old_command(workspace):
+    with FakeLLMServer([
+        tool_calls([("c1", "terminal-execute", {"command": "echo built"})]),
+        text("Built."),
+    ]) as srv:
+        out = run("--model", "openai/fake", "--api-base", srv.base_url, "--api-key", "k", "--cwd", str(workspace),
+                  "--yolo", "-p", "build it")
+    assert out.returncode == 0, out.stderr
+    conn = sqlite3.connect(db_path())
+    session_id = conn.execute("SELECT id FROM sessions").fetchone()[0]
+    result_ms = conn.execute("SELECT created_at FROM messages WHERE role = 'tool'").fetchone()[0]
+    return session_id, result_ms
+
+
+def test_json_report_shape_and_dump(workspace):
+    session_id, result_ms = _session_with_an_old_command(workspace)
+    out = run("context", session_id[:8], "--json", "--dump", "--at", str(result_ms + MINUTE))
+    assert out.returncode == 0, out.stderr
+    report = json.loads(out.stdout)
+    assert report["session_id"] == session_id and report["now_ms"] == result_ms + MINUTE
+    assert set(report["tokens"]) == {"system", "tools", "messages", "total"}
+    assert report["tokens"]["total"] == sum(report["tokens"][k] for k in ("system", "tools", "messages"))
+    assert report["window"] > 0 and 0 < report["threshold"] <= report["window"]
+    assert [p["name"] for p in report["passes"]] == [
+        "active_path", "orphans", "terminal_outdated", "file_reads", "externalize"]
+    assert all(set(p) == {"name", "changed", "tokens_before", "tokens_after"} for p in report["passes"])
+    roles = [m["role"] for m in report["messages"]]
+    assert roles == ["system", "user", "assistant", "tool", "assistant"]
+
+
+def test_at_reproduces_the_time_based_pass(workspace):
+    """Six successful commands: the oldest is outside the newest 5, so it is replaced only
+    once it is more than 15 minutes old — `--at` decides which."""
+    calls = [(f"c{i}", "terminal-execute", {"command": f"echo {i}"}) for i in range(6)]
+    with FakeLLMServer([tool_calls(calls), text("done")]) as srv:
+        out = run("--model", "openai/fake", "--api-base", srv.base_url, "--api-key", "k", "--cwd", str(workspace),
+                  "--yolo", "-p", "run six")
+    assert out.returncode == 0, out.stderr
+    conn = sqlite3.connect(db_path())
+    session_id = conn.execute("SELECT id FROM sessions").fetchone()[0]
+    newest = conn.execute("SELECT MAX(created_at) FROM messages WHERE role = 'tool'").fetchone()[0]
+
+    def terminal_pass(at):
+        report = json.loads(run("context", session_id, "--json", "--dump", "--at", str(at)).stdout)
+        return next(p for p in report["passes"] if p["name"] == "terminal_outdated"), report["messages"]
+
+    soon, _ = terminal_pass(newest + MINUTE)
+    later, messages = terminal_pass(newest + 16 * MINUTE)
+    assert soon["changed"] == 0
+    assert later["changed"] == 1 and later["tokens_after"] < later["tokens_before"]
+    tool_contents = [m["content"] for m in messages if m["role"] == "tool"]
+    assert tool_contents[0] == "此命令返回内容已过时"
+    assert all(c != "此命令返回内容已过时" for c in tool_contents[1:])
+
+
+def test_text_report_and_unknown_session(workspace):
+    session_id, _ = _session_with_an_old_command(workspace)
+    out = run("context", session_id)
+    assert out.returncode == 0 and "terminal_outdated" in out.stdout and "condense at" in out.stdout
+    missing = run("context", "nope")
+    assert missing.returncode == 2 and "no session matches" in missing.stderr
