@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 
 from agent.config import Settings
 from agent.context.passes import active_path, externalize, file_reads, orphans, terminal_outdated
-from agent.context.tokens import TokenCounter, counter_for
+from agent.context.tokens import REPLY_PRIMING, counter_for
 from agent.session.models import Message
 
 log = logging.getLogger("agent.context")
@@ -42,10 +42,6 @@ class BuildResult(BaseModel):
     tokens: TokenBreakdown = Field(default_factory=TokenBreakdown)
 
 
-def _count(counter: TokenCounter, messages: list[Message]) -> int:
-    return counter.count_messages([m.to_api() for m in messages])
-
-
 def build_api_messages(
     history: list[Message],
     *,
@@ -59,12 +55,27 @@ def build_api_messages(
     messages = list(history)
     report: list[PassReport] = []
 
+    # Passes hand unchanged messages through as the same objects: count each object once.
+    by_object: dict[int, int] = {}
+
+    def count(items: list[Message]) -> int:
+        total = 0
+        for m in items:
+            n = by_object.get(id(m))
+            if n is None:
+                n = by_object[id(m)] = counter.count_stored(m)
+            total += n
+        return total + REPLY_PRIMING if items else 0
+
+    tokens = count(messages)
+
     def run(name: str, fn, *args, **kwargs) -> None:
-        nonlocal messages
-        before = _count(counter, messages)
+        nonlocal messages, tokens
+        before = tokens
         messages, changed = fn(messages, *args, **kwargs)
-        after = _count(counter, messages) if changed else before
-        report.append(PassReport(name=name, changed=changed, tokens_before=before, tokens_after=after))
+        if changed:  # unchanged passes keep the count: no recount on a warm build
+            tokens = count(messages)
+        report.append(PassReport(name=name, changed=changed, tokens_before=before, tokens_after=tokens))
 
     cfg = settings.context
     run(active_path.NAME, active_path.apply)
@@ -83,11 +94,10 @@ def build_api_messages(
     api: list[dict[str, Any]] = []
     if system_prompt:
         api.append({"role": "system", "content": system_prompt})
-    body = [m.to_api() for m in messages]
-    api.extend(body)
-    tokens = TokenBreakdown(
+    api.extend(m.to_api() for m in messages)
+    breakdown = TokenBreakdown(
         system=counter.count_messages(api[:1]) if system_prompt else 0,
         tools=counter.count_tools(tools or []),
-        messages=counter.count_messages(body),
+        messages=tokens,
     )
-    return BuildResult(messages=api, report=report, tokens=tokens)
+    return BuildResult(messages=api, report=report, tokens=breakdown)

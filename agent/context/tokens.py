@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from agent.session.models import Message
 
 # OpenAI's accounting: every message costs a few tokens of framing, every reply 3 more.
 MESSAGE_OVERHEAD = 3
@@ -24,6 +27,7 @@ class TokenCounter:
         self.encoding_name = encoding
         self._encoding = None
         self._cache: dict[bytes, int] = {}
+        self._by_message: dict[tuple, int] = {}
 
     @property
     def encoding(self):
@@ -69,6 +73,21 @@ class TokenCounter:
         if message.get("tool_call_id"):
             total += self.count_text(message["tool_call_id"])
         return total
+
+    def count_stored(self, message: "Message") -> int:
+        """Tokens of one stored message as sent, cached by its id and content.
+
+        Python caches a string's hash on the string, so a warm lookup costs no hashing of
+        the content itself; a pass that replaces content makes a new key.
+        """
+        calls = tuple((tc.id, tc.name, tc.arguments) for tc in message.tool_calls) if message.tool_calls else ()
+        key = (message.id, message.role, hash(message.content), hash(calls))
+        cached = self._by_message.get(key)
+        if cached is None:
+            if len(self._by_message) >= CACHE_LIMIT:
+                self._by_message.clear()
+            cached = self._by_message[key] = self.count_message(message.to_api())
+        return cached
 
     def count_messages(self, messages: list[dict[str, Any]]) -> int:
         if not messages:

@@ -27,11 +27,13 @@ Running the pass on its own output changes nothing (a placeholder still counts a
 
 from __future__ import annotations
 
+import functools
 import json
 import posixpath
 import re
 from typing import Any
 
+from agent.context.passes.replace import with_content
 from agent.session.models import Message, ToolCall
 
 NAME = "file_reads"
@@ -47,6 +49,8 @@ _DRIVE = re.compile(r"^[A-Za-z]:/")
 _SLASHES = re.compile(r"/{2,}")
 
 
+PARSE_CACHE_SIZE = 65_536
+
 def apply(
     messages: list[Message],
     *,
@@ -61,7 +65,6 @@ def apply(
     """
     keep = max(0, keep_recent)
     root = _normalise_root(workspace)
-    cache: dict[str, str | None] = {}
 
     # Each successful read: (order key, position, its files, may it be replaced at all).
     reads: list[tuple[tuple[int, int], int, tuple[str, ...], bool]] = []
@@ -89,7 +92,7 @@ def apply(
             tc = all_calls.get(message.tool_call_id)
         if tc is None or tc.name != TOOL_NAME or not _succeeded(message):
             continue
-        files, complete = _files_of(tc.arguments, root, cache)
+        files, complete = _files_of(tc.arguments, root)
         if not files:
             continue
         index = len(reads)
@@ -116,7 +119,7 @@ def apply(
         message = out[position]
         if message.content == placeholder:
             continue
-        out[position] = message.model_copy(update={"content": placeholder})
+        out[position] = with_content(message, placeholder)
         replaced += 1
     return out, replaced
 
@@ -129,8 +132,12 @@ def _succeeded(message: Message) -> bool:
     return not content.lstrip().startswith("Error:") and _ERROR_BLOCK not in content
 
 
-def _files_of(arguments: str, root: str | None, cache: dict[str, str | None]) -> tuple[tuple[str, ...], bool]:
-    """The normalised files a call read (each once, in order) and whether every entry was usable."""
+@functools.lru_cache(maxsize=PARSE_CACHE_SIZE)
+def _files_of(arguments: str, root: str | None) -> tuple[tuple[str, ...], bool]:
+    """The normalised files a call read (each once, in order) and whether every entry was usable.
+
+    Cached: every build re-reads every call's arguments, and parsing dominated warm builds.
+    """
     try:
         args = json.loads(arguments) if arguments else None
     except (ValueError, RecursionError):
@@ -155,9 +162,7 @@ def _files_of(arguments: str, root: str | None, cache: dict[str, str | None]) ->
         path = entry.get("path") if isinstance(entry, dict) else entry
         file = None
         if isinstance(path, str):
-            if path not in cache:
-                cache[path] = _normalise(path, root)
-            file = cache[path]
+            file = _normalise(path, root)
         if file is None:
             complete = False
         else:

@@ -13,9 +13,11 @@ copies in a new list, everything else is passed through as the same object.
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any
 
+from agent.context.passes.replace import with_content
 from agent.session.models import Message
 
 NAME = "terminal_outdated"
@@ -29,6 +31,7 @@ OUTDATED_PLACEHOLDER = "此命令返回内容已过时"
 # Seed 003 §3.3: how a terminal result is recognised when no tool name says so.
 TERMINAL_FEATURES = ('"stdout":', '"stderr":', '"exitCode":')
 ERROR_PREFIX = "Error:"
+PARSE_CACHE_SIZE = 65_536
 
 
 def _has_timestamp(message: Message) -> bool:
@@ -48,7 +51,9 @@ def _is_terminal(message: Message, call_names: dict[str, str]) -> bool:
     return _looks_like_terminal(message.content or "")  # imported session: no name anywhere
 
 
+@functools.lru_cache(maxsize=PARSE_CACHE_SIZE)
 def _stderr_of(content: str) -> Any:
+    """Cached: every build re-checks every result, and parsing dominated warm builds."""
     if '"stderr"' not in content:
         return None
     try:
@@ -112,6 +117,6 @@ def apply(
             continue
         if now_ms - message.created_at <= max_age_ms or message.content == placeholder:
             continue
-        out[index] = message.model_copy(update={"content": placeholder})
+        out[index] = with_content(message, placeholder)
         changed += 1
     return out, changed
