@@ -105,6 +105,10 @@ class Agent:
             self.session_cost = sum(float(m.meta.get("cost") or 0) for m in self.history)
         return self.history
 
+    async def current_history(self) -> list[Message]:
+        """A copy of the active path as the loop holds it."""
+        return list(await self._load_history())
+
     async def _persist(self, awaitable: Awaitable[Any]) -> Any:
         """Finish a database write even if the turn is cancelled meanwhile."""
         task = asyncio.ensure_future(awaitable)

@@ -123,6 +123,17 @@ class Runtime:
         """The active path of the session, for display."""
         return await self.store.active_path(self.session.id)
 
+    async def context_report(self, now_ms: int | None = None) -> dict:
+        """The pass-by-pass report of the next request (the same build the loop runs)."""
+        from agent.context.inspect import context_report
+        from agent.session.models import now_ms as clock
+
+        history = await self.agent.current_history()
+        return context_report(
+            history, settings=self.settings, session_id=self.session.id, model=self.model,
+            workspace=self.settings.workspace, now_ms=now_ms if now_ms is not None else clock(),
+        )
+
     async def new_session(self) -> Session:
         session = await self.store.create_session(cwd=str(self.settings.workspace), model=self.model)
         self.agent.switch_session(session)

@@ -407,3 +407,18 @@ async def test_quitting_during_a_turn_closes_cleanly(make_settings, server):
         await store.close()
     assert [m.role for m in history] == ["user", "assistant"]
     assert history[-1].content == "partial" and history[-1].status == "interrupted"
+
+
+async def test_context_command_shows_the_pass_report(make_settings, server):
+    server.add(text("an answer", prompt_tokens=321))
+    app = CairnApp(make_settings())
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(pilot)
+        await run_prompt(pilot, "hello")
+        await send(pilot, "/context")
+        await wait_for(pilot, lambda: "condense at" in chat_text(app), what="the context report")
+        report = next(n.text for n in app.chat.query(Notice) if "condense at" in n.text)
+        for name in ("active_path", "orphans", "terminal_outdated", "file_reads", "externalize"):
+            assert name in report
+        assert "system prompt" in report and "provider reported 321" in report
+        assert len(server.requests) == 1  # the report never calls the model

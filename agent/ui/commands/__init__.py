@@ -31,12 +31,13 @@ class Command:
 
 def _registry() -> list[Command]:
     # Imported here so each command module can import this one for `Command`.
-    from agent.ui.commands import help, model, new, quit
+    from agent.ui.commands import context, help, model, new, quit
 
     return [
         help.COMMAND,
         new.COMMAND,
         model.COMMAND,
+        context.COMMAND,
         quit.COMMAND,
     ]
 
