@@ -21,6 +21,7 @@ from agent.tools.workspace import (
     ResolvedPath,
     binary_error,
     confine,
+    decode_text,
     looks_binary,
     open_regular,
 )
@@ -88,13 +89,7 @@ def _more_note(last: int, total: int | str) -> str:
 
 
 def _format_whole(rp: ResolvedPath, data: bytes, start: int | None, end: int | None, cap: int) -> str:
-    if looks_binary(data[:BINARY_SNIFF_BYTES]):
-        raise binary_error(rp, len(data))
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise binary_error(rp, len(data)) from None
-    lines = _split_lines(text)
+    lines = _split_lines(decode_text(rp, data))
     total = len(lines)
     if total == 0:
         return f"📄 {rp.display} (lines 0-0/0)\n(empty file)"

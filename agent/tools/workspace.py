@@ -147,13 +147,17 @@ def read_text(rp: ResolvedPath, max_bytes: int, *, purpose: str = "read") -> Tex
         data = f.read(max_bytes + 1)
     if len(data) > max_bytes:  # grew while we looked
         raise ToolError(f"{rp.display} is too large to {purpose} whole (over {max_bytes} bytes)")
+    return TextFile(text=decode_text(rp, data), data=data, mode=stat.S_IMODE(st.st_mode))
+
+
+def decode_text(rp: ResolvedPath, data: bytes) -> str:
+    """UTF-8 text, or the binary-file error (a NUL early on, or bytes that are not UTF-8)."""
     if looks_binary(data[:BINARY_SNIFF_BYTES]):
         raise binary_error(rp, len(data))
     try:
-        text = data.decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError:
         raise binary_error(rp, len(data)) from None
-    return TextFile(text=text, data=data, mode=stat.S_IMODE(st.st_mode))
 
 
 def _similar_names_hint(path: Path) -> str:
