@@ -62,6 +62,7 @@ def _field_errors(exc: ValidationError) -> str:
 class ToolRegistry:
     def __init__(self, tools: list[Tool]) -> None:
         self._tools: dict[str, Tool] = {}
+        self._definitions: list[dict[str, Any]] | None = None
         for tool in tools:
             if tool.name in self._tools:
                 raise ValueError(f"duplicate tool name {tool.name!r}")
@@ -72,7 +73,10 @@ class ToolRegistry:
         return list(self._tools)
 
     def definitions(self) -> list[dict[str, Any]]:
-        return [tool.definition() for tool in self._tools.values()]
+        """Built once: schema generation is not free and every model step sends them."""
+        if self._definitions is None:
+            self._definitions = [tool.definition() for tool in self._tools.values()]
+        return self._definitions
 
     def get(self, name: str) -> Tool | None:
         return self._tools.get(name)
