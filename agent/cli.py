@@ -46,6 +46,7 @@ async def _context_command(args: argparse.Namespace, workspace: Path, flags: dic
 
     from agent.config import load_settings
     from agent.context.inspect import context_report, format_report
+    from agent.session.loading import load_session_messages
     from agent.session.models import now_ms
     from agent.session.store import Store
 
@@ -55,7 +56,7 @@ async def _context_command(args: argparse.Namespace, workspace: Path, flags: dic
         if session is None:
             print(f"Error: no session matches '{args.session_id}'.", file=sys.stderr)
             return 2
-        history = await store.active_path(session.id)
+        history = await load_session_messages(store, session.id)
     finally:
         await store.close()
     session_workspace = Path(session.cwd) if session.cwd and Path(session.cwd).is_dir() else workspace

@@ -34,6 +34,7 @@ from agent.llm.client import ChatRequest, StreamResult, stream_chat
 from agent.llm.errors import LLMError
 from agent.llm.models import model_limits
 from agent.prompt import build_system_prompt
+from agent.session.loading import load_session_messages
 from agent.session.models import Message, Session, now_ms
 from agent.session.store import Store
 from agent.tools.base import ToolContext
@@ -101,7 +102,7 @@ class Agent:
 
     async def _load_history(self) -> list[Message]:
         if self.history is None:
-            self.history = await self.store.active_path(self.session.id)
+            self.history = await load_session_messages(self.store, self.session.id)
             self.session_cost = sum(float(m.meta.get("cost") or 0) for m in self.history)
         return self.history
 

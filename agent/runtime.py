@@ -120,8 +120,10 @@ class Runtime:
         return False
 
     async def history(self) -> list[Message]:
-        """The active path of the session, for display."""
-        return await self.store.active_path(self.session.id)
+        """The active path of the session, for display (seed 002's load-time view)."""
+        from agent.session.loading import load_session_messages
+
+        return await load_session_messages(self.store, self.session.id)
 
     async def context_report(self, now_ms: int | None = None) -> dict:
         """The pass-by-pass report of the next request (the same build the loop runs)."""

@@ -7,6 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from agent.config import load_settings
+from agent.runtime import Runtime
+from tests.fakes.llm_server import FakeLLMServer
+
 # Offline facts (SPEC §1) hold in tests before anything imports litellm.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
@@ -43,3 +47,29 @@ def workspace(tmp_path) -> Path:
     ws = tmp_path / "ws"
     ws.mkdir()
     return ws
+
+
+# Runtimes wired to the fake LLM server: real litellm, real SQLite, real tools.
+@pytest.fixture
+def server():
+    srv = FakeLLMServer()
+    yield srv
+    srv.close()
+
+
+@pytest.fixture
+def open_runtime(server, workspace):
+    """`await open_runtime(...)` → a real Runtime against the fake server; `.events` records events."""
+    async def _open(*, yolo=True, approver=None, flags=None, **kwargs):
+        events: list = []
+        base = {"model": "openai/fake-model", "api_base": server.base_url, "api_key": "sk-test", "yolo": yolo,
+                "llm": {"retry_base_delay": 0.01, "retry_max_delay": 0.05}}
+        base.update(flags or {})
+        settings = load_settings(workspace, flags=base)
+        runtime = await Runtime.open(settings, on_event=events.append, approver=approver, **kwargs)
+        runtime.events = events  # type: ignore[attr-defined]
+        return runtime
+
+    _open.workspace = workspace  # type: ignore[attr-defined]
+    # Tests close their runtimes themselves (`await runtime.close()`), on their own loop.
+    return _open
