@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import time
 from pathlib import Path
-
 from typing import TYPE_CHECKING
 
 from textual import work
@@ -194,13 +193,9 @@ class CairnApp(App):
     def refresh_status(self) -> None:
         runtime = self.runtime
         if runtime is None:
-            self.status.set_info(model=self.settings.model)
+            self.status.set_info(model=self.settings.model if self.settings else None)
             return
-        try:
-            window = runtime.context_window
-        except Exception:
-            window = None
-        self.status.set_info(model=runtime.model, title=runtime.session.title, window=window)
+        self.status.set_info(model=runtime.model, title=runtime.session.title, window=runtime.context_window)
 
     def notice_not_ready(self) -> None:
         if self.no_model:

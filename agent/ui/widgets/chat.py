@@ -174,7 +174,7 @@ class ToolBlock(Vertical):
 
         message = self.result
         assert message is not None
-        failed = message.status == "error" or (message.content or "").startswith("Error:")
+        failed = tool_render.is_error(message)
         self.set_class(failed, "-error")
         diff = tool_render.result_diff(message)
         if diff is not None and not failed:

@@ -104,12 +104,17 @@ def terminal_output(content: str) -> dict[str, Any] | None:
     return data if isinstance(data, dict) and "exitCode" in data else None
 
 
+def is_error(message: Message) -> bool:
+    """A failed tool result: the tool boundary marks failures both ways."""
+    return message.status == "error" or (message.content or "").startswith("Error:")
+
+
 def summarize_result(message: Message) -> str:
     """One line for the collapsed result's title."""
     content = message.content or ""
     if message.status == "interrupted":
         return "interrupted"
-    if message.status == "error" or content.startswith("Error:"):
+    if is_error(message):
         first = content.strip().splitlines()[0] if content.strip() else "Error"
         return _clip(first, 90)
     diff = result_diff(message)
