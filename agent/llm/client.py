@@ -66,7 +66,6 @@ class ChatRequest:
     tools: list[dict[str, Any]]
     api_base: str | None = None
     api_key: str | None = None
-    max_tokens: int | None = None
     temperature: float | None = None
     timeout: float = 600.0
 
@@ -190,8 +189,6 @@ async def stream_chat(request: ChatRequest, on_text: TextSink | None = None) -> 
         kwargs["api_base"] = request.api_base
     if request.api_key:
         kwargs["api_key"] = request.api_key
-    if request.max_tokens:
-        kwargs["max_tokens"] = request.max_tokens
     if request.temperature is not None:
         kwargs["temperature"] = request.temperature
     try:
