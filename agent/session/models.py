@@ -75,3 +75,24 @@ class Session(BaseModel):
     head_id: str | None = None
     model: str = ""
     parent_session_id: str | None = None
+
+
+class SessionSummary(BaseModel):
+    """One row of the session picker and `cairn session list`."""
+
+    session: Session
+    first_prompt: str = ""
+    message_count: int = 0
+
+
+class FileChange(BaseModel):
+    """One file change a tool made: content hashes before (None: the file did not exist) and after
+    (None: the file was removed). The bytes live in the store's blob table."""
+
+    id: int = 0
+    session_id: str
+    message_id: str
+    path: str  # absolute
+    before_hash: str | None
+    after_hash: str | None
+    created_at: int = Field(default_factory=now_ms)

@@ -8,6 +8,7 @@ explicit session delete.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any, Iterable
@@ -15,9 +16,16 @@ from typing import Any, Iterable
 import aiosqlite
 
 from agent.config import db_path
-from agent.session.models import Message, Session, ToolCall, now_ms
+from agent.session.models import FileChange, Message, Session, SessionSummary, ToolCall, now_ms
 
 BUSY_TIMEOUT_MS = 30_000
+# The picker shows a one-line preview; never read a whole pasted file for it.
+FIRST_PROMPT_PREVIEW_CHARS = 300
+_INSERT_MESSAGE = (
+    "INSERT INTO messages (id, session_id, parent_id, seq, role, content, tool_calls,"
+    " tool_call_id, tool_name, created_at, status, kind, meta)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
 
 # Each entry upgrades the schema by one version; never edit a released entry, append.
 MIGRATIONS: list[str] = [
@@ -50,6 +58,24 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX messages_session_seq ON messages (session_id, seq);
     CREATE INDEX messages_parent ON messages (parent_id);
+    """,
+    # File checkpoints: each change a tool made, with content-addressed before/after bytes.
+    """
+    CREATE TABLE blobs (
+        hash TEXT PRIMARY KEY,
+        size INTEGER NOT NULL,
+        data BLOB NOT NULL
+    );
+    CREATE TABLE file_changes (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        message_id TEXT NOT NULL,
+        path TEXT NOT NULL,
+        before_hash TEXT,
+        after_hash TEXT,
+        created_at INTEGER NOT NULL
+    );
+    CREATE INDEX file_changes_session ON file_changes (session_id, id);
     """,
 ]
 
@@ -195,6 +221,93 @@ class Store:
         async with self.conn.execute(sql, params + (limit,)) as cur:
             return [_row_to_session(r) for r in await cur.fetchall()]
 
+    async def list_summaries(self, cwd: str | None = None, limit: int = 1000) -> list[SessionSummary]:
+        """Newest first, with the first prompt's preview and the message count (one query)."""
+        sql = (
+            "SELECT s.*,"
+            " (SELECT substr(content, 1, ?) FROM messages m WHERE m.session_id = s.id AND m.role = 'user'"
+            "  ORDER BY m.seq LIMIT 1) AS first_prompt,"
+            " (SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id) AS message_count"
+            " FROM sessions s"
+        )
+        params: list[Any] = [FIRST_PROMPT_PREVIEW_CHARS]
+        if cwd is not None:
+            sql += " WHERE s.cwd = ?"
+            params.append(cwd)
+        sql += " ORDER BY s.updated_at DESC, s.rowid DESC LIMIT ?"
+        params.append(limit)
+        async with self.conn.execute(sql, params) as cur:
+            rows = await cur.fetchall()
+        return [
+            SessionSummary(session=_row_to_session(r), first_prompt=r["first_prompt"] or "",
+                           message_count=r["message_count"])
+            for r in rows
+        ]
+
+    async def delete_session(self, session_id: str) -> None:
+        """The only way history is removed: the session, its messages, its checkpoints."""
+        await self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            await self.conn.execute("DELETE FROM messages WHERE session_id = ?", (session_id,))
+            await self.conn.execute("DELETE FROM file_changes WHERE session_id = ?", (session_id,))
+            await self.conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
+            await self.conn.execute(
+                "DELETE FROM blobs WHERE hash NOT IN (SELECT before_hash FROM file_changes"
+                " WHERE before_hash IS NOT NULL UNION SELECT after_hash FROM file_changes"
+                " WHERE after_hash IS NOT NULL)"
+            )
+            await self.conn.commit()
+        except BaseException:
+            await self.conn.rollback()
+            raise
+
+    async def set_head(self, session: Session, head_id: str | None) -> Session:
+        """Move the session's head (rewind, switching branch); no message is touched."""
+        if head_id is not None:
+            message = await self.get_message(head_id)
+            if message is None or message.session_id != session.id:
+                raise StoreError(f"message {head_id} is not in session {session.id}")
+        return await self.update_session(session, head_id=head_id)
+
+    async def insert_session(self, session: Session, messages: list[Message]) -> Session:
+        """Write a whole session at once (import, fork), ids and links as given, in one transaction."""
+        await self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            await self.conn.execute(
+                "INSERT INTO sessions (id, title, cwd, created_at, updated_at, head_id, model, parent_session_id)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (session.id, session.title, session.cwd, session.created_at, session.updated_at,
+                 session.head_id, session.model, session.parent_session_id),
+            )
+            for m in messages:
+                m.session_id = session.id
+            await self.conn.executemany(_INSERT_MESSAGE, [_message_params(m) for m in messages])
+            await self.conn.commit()
+        except BaseException:
+            await self.conn.rollback()
+            raise
+        return session
+
+    async def existing_message_ids(self, ids: Iterable[str]) -> set[str]:
+        found: set[str] = set()
+        batch = list(ids)
+        for start in range(0, len(batch), 500):
+            chunk = batch[start:start + 500]
+            marks = ",".join("?" * len(chunk))
+            async with self.conn.execute(f"SELECT id FROM messages WHERE id IN ({marks})", chunk) as cur:
+                found.update(r[0] for r in await cur.fetchall())
+        return found
+
+    async def branch_leaves(self, session_id: str) -> list[Message]:
+        """Messages nothing continues from (ends of branches), newest first: the head is one of them."""
+        async with self.conn.execute(
+            "SELECT * FROM messages m WHERE m.session_id = ? AND NOT EXISTS"
+            " (SELECT 1 FROM messages c WHERE c.parent_id = m.id AND c.session_id = m.session_id)"
+            " ORDER BY m.seq DESC",
+            (session_id,),
+        ) as cur:
+            return [_row_to_message(r) for r in await cur.fetchall()]
+
     async def update_session(self, session: Session, **fields: Any) -> Session:
         allowed = {"title", "head_id", "model", "cwd"}
         bad = set(fields) - allowed
@@ -224,12 +337,7 @@ class Store:
         await self.conn.execute("BEGIN IMMEDIATE")
         try:
             message.seq = await self._next_seq(session.id)
-            await self.conn.execute(
-                "INSERT INTO messages (id, session_id, parent_id, seq, role, content, tool_calls,"
-                " tool_call_id, tool_name, created_at, status, kind, meta)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                _message_params(message),
-            )
+            await self.conn.execute(_INSERT_MESSAGE, _message_params(message))
             ts = now_ms()
             await self.conn.execute(
                 "UPDATE sessions SET head_id = ?, updated_at = ? WHERE id = ?", (message.id, ts, session.id)
@@ -301,3 +409,46 @@ class Store:
             f"SELECT session_id, COUNT(*) FROM messages WHERE session_id IN ({marks}) GROUP BY session_id", ids
         ) as cur:
             return {r[0]: r[1] for r in await cur.fetchall()}
+
+    # -- file checkpoints -------------------------------------------------------------
+    async def _put_blob(self, data: bytes) -> str:
+        digest = hashlib.sha256(data).hexdigest()
+        await self.conn.execute(
+            "INSERT OR IGNORE INTO blobs (hash, size, data) VALUES (?, ?, ?)", (digest, len(data), data)
+        )
+        return digest
+
+    async def record_file_change(self, session_id: str, message_id: str, path: str,
+                                 before: bytes | None, after: bytes | None) -> FileChange:
+        """Keep a file's bytes before and after a tool changed it (content-addressed)."""
+        await self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            change = FileChange(
+                session_id=session_id, message_id=message_id, path=path,
+                before_hash=await self._put_blob(before) if before is not None else None,
+                after_hash=await self._put_blob(after) if after is not None else None,
+            )
+            cur = await self.conn.execute(
+                "INSERT INTO file_changes (session_id, message_id, path, before_hash, after_hash, created_at)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                (change.session_id, change.message_id, change.path, change.before_hash, change.after_hash,
+                 change.created_at),
+            )
+            change.id = cur.lastrowid or 0
+            await self.conn.commit()
+        except BaseException:
+            await self.conn.rollback()
+            raise
+        return change
+
+    async def file_changes(self, session_id: str) -> list[FileChange]:
+        """Every recorded change of a session, oldest first (all branches)."""
+        async with self.conn.execute(
+            "SELECT * FROM file_changes WHERE session_id = ? ORDER BY id", (session_id,)
+        ) as cur:
+            return [FileChange(**{k: r[k] for k in r.keys()}) for r in await cur.fetchall()]
+
+    async def get_blob(self, digest: str) -> bytes | None:
+        async with self.conn.execute("SELECT data FROM blobs WHERE hash = ?", (digest,)) as cur:
+            row = await cur.fetchone()
+        return bytes(row[0]) if row else None
