@@ -50,7 +50,6 @@ MAX_STEPS_PER_TURN = 200
 TITLE_CHARS = 60
 INTERRUPTED_TOOL_TEXT = "Error: interrupted by the user before this tool finished."
 SKIPPED_TOOL_TEXT = "Error: not run; the user interrupted the turn."
-META_KEYS_NOT_STORED = ("before",)  # pre-edit content belongs to file checkpoints
 
 
 class Agent:
@@ -217,11 +216,13 @@ class Agent:
         for call in assistant.tool_calls:
             self.emit(ToolStarted(call=call))
             result = await self.registry.execute(call, self.ctx)
-            meta = {k: v for k, v in result.meta.items() if k not in META_KEYS_NOT_STORED}
             message = await self._append(
                 Message(role="tool", tool_call_id=call.id, tool_name=call.name, content=result.content,
-                        status="error" if result.is_error else "ok", meta=meta)
+                        status="error" if result.is_error else "ok", meta=result.meta)
             )
+            for edit in result.edits:  # the checkpoint rewind restores from
+                await self._persist(self.store.record_file_change(
+                    self.session.id, message.id, edit.path, edit.before, edit.after))
             self.emit(ToolFinished(call=call, message=message))
 
     async def _after_interrupt(self) -> None:

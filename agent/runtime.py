@@ -10,10 +10,12 @@ from __future__ import annotations
 import asyncio
 from typing import Callable
 
+from pydantic import BaseModel
+
 from agent.background import in_daemon_thread
 from agent.config import Settings
 from agent.events import Event
-from agent.session.models import Message, Session
+from agent.session.models import Message, Session, SessionSummary
 from agent.tools.permissions import Approver
 
 EventSink = Callable[[Event], None]
@@ -28,6 +30,22 @@ class SessionNotFound(Exception):
 
     def __init__(self, id_or_prefix: str) -> None:
         super().__init__(f"No session matches '{id_or_prefix}' (give the full id or a unique prefix).")
+
+
+class RuntimeBusy(Exception):
+    """A session change was asked for while a turn runs (interrupt it first)."""
+
+    def __init__(self) -> None:
+        super().__init__("The agent is working; press Esc to interrupt it first.")
+
+
+class SessionBranch(BaseModel):
+    """Another branch of the session, for the rewind menu's "switch back" list."""
+
+    leaf_id: str
+    created_at: int
+    messages: int
+    preview: str
 
 
 class Runtime:
@@ -135,6 +153,111 @@ class Runtime:
             history, settings=self.settings, session_id=self.session.id, model=self.model,
             workspace=self.settings.workspace, now_ms=now_ms if now_ms is not None else clock(),
         )
+
+    # -- sessions: picker, rename, fork, rewind -----------------------------------
+    async def list_sessions(self, limit: int = 1000) -> list[SessionSummary]:
+        """Every folder's sessions, newest first (the picker filters)."""
+        return await self.store.list_summaries(limit=limit)
+
+    async def open_session(self, session_id: str) -> Session:
+        """Switch to a stored session (the picker's Enter); its history loads on the next read."""
+        if self.busy:
+            raise RuntimeBusy()
+        session = await self.store.find_session(session_id)
+        if session is None:
+            raise SessionNotFound(session_id)
+        self.agent.switch_session(session)
+        return session
+
+    async def delete_session(self, session_id: str) -> None:
+        """Remove a session for good; deleting the open one starts a fresh session."""
+        if session_id == self.session.id:
+            if self.busy:
+                raise RuntimeBusy()
+            await self.new_session()
+        await self.store.delete_session(session_id)
+
+    async def rename(self, title: str) -> Session:
+        session = await self.store.update_session(self.session, title=" ".join(title.split()))
+        self.agent.session = session
+        return session
+
+    async def fork(self) -> Session:
+        """Copy the active path (and its file checkpoints) into a new session and switch to it."""
+        from agent.session.models import new_id
+
+        if self.busy:
+            raise RuntimeBusy()
+        source = self.session
+        path = await self.store.active_path(source.id)
+        ids = {m.id: new_id() for m in path}
+        copies = [m.model_copy(update={"id": ids[m.id], "parent_id": ids.get(m.parent_id) if m.parent_id else None,
+                                       "seq": i})
+                  for i, m in enumerate(path, start=1)]
+        fork = Session(title=f"{source.title or 'untitled'} (fork)", cwd=source.cwd, model=self.model,
+                       head_id=copies[-1].id if copies else None, parent_session_id=source.id)
+        await self.store.insert_session(fork, copies)
+        changes = [c.model_copy(update={"session_id": fork.id, "message_id": ids[c.message_id]})
+                   for c in await self.store.file_changes(source.id) if c.message_id in ids]
+        await self.store.copy_file_changes(changes)
+        self.agent.switch_session(fork)
+        return fork
+
+    async def rewind_points(self):
+        """The active path's user turns, newest first (the ESC ESC menu)."""
+        from agent.session.rewind import rewind_points
+
+        path = await self.store.active_path(self.session.id)
+        return rewind_points(path, await self.store.file_changes(self.session.id))
+
+    async def plan_file_restore(self, message_id: str):
+        """What "conversation and files" would do to each file the agent changed since that turn."""
+        from agent.session.rewind import plan_restore
+
+        path = await self.store.active_path(self.session.id)
+        return plan_restore(path, message_id, await self.store.file_changes(self.session.id),
+                            workspace=self.settings.workspace)
+
+    async def rewind(self, message_id: str, *, restore_files: bool):
+        """Move the head to just before that user turn (and optionally restore files)."""
+        from agent.session.rewind import RewindOutcome, apply_restore
+
+        if self.busy:
+            raise RuntimeBusy()
+        target = await self.store.get_message(message_id)
+        if target is None or target.session_id != self.session.id or target.role != "user":
+            raise SessionNotFound(message_id)
+        outcome = RewindOutcome(text=target.content or "")
+        if restore_files:
+            await apply_restore(self.store, await self.plan_file_restore(message_id), outcome)
+        self._set_head(await self.store.set_head(self.session, target.parent_id))
+        return outcome
+
+    async def branches(self, limit: int = 20) -> list[SessionBranch]:
+        """Ends of the other branches of this session (abandoned by rewinds), newest first."""
+        from agent.session.rewind import one_line
+
+        out: list[SessionBranch] = []
+        for leaf in await self.store.branch_leaves(self.session.id):
+            if leaf.id == self.session.head_id:
+                continue
+            path = await self.store.active_path(self.session.id, head_id=leaf.id)
+            last_user = next((m for m in reversed(path) if m.role == "user"), None)
+            out.append(SessionBranch(leaf_id=leaf.id, created_at=leaf.created_at, messages=len(path),
+                                     preview=one_line(last_user.content if last_user else leaf.content or "")))
+            if len(out) >= limit:
+                break
+        return out
+
+    async def switch_branch(self, leaf_id: str) -> None:
+        if self.busy:
+            raise RuntimeBusy()
+        self._set_head(await self.store.set_head(self.session, leaf_id))
+
+    def _set_head(self, session: Session) -> None:
+        """Same session, new head: history reloads, approvals given in this session stay."""
+        self.agent.session = session
+        self.agent.history = None
 
     async def new_session(self) -> Session:
         session = await self.store.create_session(cwd=str(self.settings.workspace), model=self.model)

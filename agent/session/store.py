@@ -441,6 +441,15 @@ class Store:
             raise
         return change
 
+    async def copy_file_changes(self, changes: list[FileChange]) -> None:
+        """Rows for changes whose blobs already exist (a fork carries its checkpoints along)."""
+        await self.conn.executemany(
+            "INSERT INTO file_changes (session_id, message_id, path, before_hash, after_hash, created_at)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            [(c.session_id, c.message_id, c.path, c.before_hash, c.after_hash, c.created_at) for c in changes],
+        )
+        await self.conn.commit()
+
     async def file_changes(self, session_id: str) -> list[FileChange]:
         """Every recorded change of a session, oldest first (all branches)."""
         async with self.conn.execute(

@@ -22,10 +22,20 @@ class ToolArgs(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
 
+class FileEdit(BaseModel):
+    """A file a tool changed: the loop stores both versions as a checkpoint for rewind."""
+
+    path: str  # absolute
+    before: bytes | None  # None: the file did not exist
+    after: bytes | None  # None: the file was removed
+
+
 class ToolResult(BaseModel):
     content: str
     is_error: bool = False
     meta: dict[str, Any] = {}
+    # Not sent to the model, not in meta: bytes go to the store's checkpoint tables.
+    edits: list[FileEdit] = []
 
     @classmethod
     def error(cls, message: str, **meta: Any) -> "ToolResult":

@@ -11,7 +11,7 @@ import os
 
 from pydantic import Field
 
-from agent.tools.base import Tool, ToolArgs, ToolContext, ToolError, ToolResult
+from agent.tools.base import FileEdit, Tool, ToolArgs, ToolContext, ToolError, ToolResult
 from agent.tools.fs_edit import make_diff
 from agent.tools.permissions import ApprovalRequest
 from agent.tools.workspace import ResolvedPath, TextFile, atomic_write, confine, read_text
@@ -83,5 +83,6 @@ class FsCreate(Tool):
         done = "Overwrote" if before else "Created"
         return ToolResult(
             content=f"{done} {rp.display} ({len(data)} bytes, {count_lines(args.content)} lines)",
-            meta={"path": rp.display, "diff": diff, "before": old_text},
+            meta={"path": rp.display, "diff": diff},
+            edits=[FileEdit(path=str(rp.path), before=before.data if before else None, after=data)],
         )

@@ -2,7 +2,7 @@
 
 Exact search-and-replace (not line numbers) because the model's view of a file may be
 stale; demanding a unique match by default stops it from editing the wrong spot. The
-previous content goes into the result meta so file checkpoints can restore it.
+bytes before and after go into the result's `edits`, which the loop keeps as a checkpoint.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import difflib
 
 from pydantic import Field
 
-from agent.tools.base import Tool, ToolArgs, ToolContext, ToolError, ToolResult
+from agent.tools.base import FileEdit, Tool, ToolArgs, ToolContext, ToolError, ToolResult
 from agent.tools.permissions import ApprovalRequest
 from agent.tools.workspace import ResolvedPath, atomic_write, confine, read_text
 
@@ -136,11 +136,12 @@ class FsEdit(Tool):
         if not await ctx.permissions.check(request):
             return ToolResult.error("the user denied this edit", path=rp.display)
 
-        out = new_text.replace("\n", "\r\n") if crlf else new_text
-        await asyncio.to_thread(_write_if_unchanged, rp, original.data, out.encode("utf-8"), original.mode)
+        data = (new_text.replace("\n", "\r\n") if crlf else new_text).encode("utf-8")
+        await asyncio.to_thread(_write_if_unchanged, rp, original.data, data, original.mode)
         return ToolResult(
             content=diff,
-            meta={"path": rp.display, "diff": diff, "before": original.text, "replacements": count},
+            meta={"path": rp.display, "diff": diff, "replacements": count},
+            edits=[FileEdit(path=str(rp.path), before=original.data, after=data)],
         )
 
 

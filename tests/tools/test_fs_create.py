@@ -27,7 +27,7 @@ async def test_creates_file_and_folders(workspace, ctx, approver):
     assert res.content == "Created src/pkg/new.py (18 bytes, 2 lines)"
     assert (workspace / "src" / "pkg" / "new.py").read_text() == "print('hi')\nx = 1\n"
     assert res.meta["path"] == "src/pkg/new.py"
-    assert res.meta["before"] is None
+    assert res.edits[0].before is None
     assert res.meta["diff"].startswith("--- a/src/pkg/new.py\n+++ b/src/pkg/new.py\n")
     [req] = approver.requests
     assert (req.tool, req.kind, req.key, req.title, req.detail) == (
@@ -56,7 +56,7 @@ async def test_overwrite_shows_diff_and_keeps_before(workspace, ctx, approver):
     os.chmod(path, 0o700)
     res = await create(ctx, filePath="a.sh", content="new\nline\n", overwrite=True)
     assert res.content == "Overwrote a.sh (9 bytes, 2 lines)"
-    assert res.meta["before"] == "old\n"
+    assert res.edits[0].before == b"old\n"
     assert path.read_text() == "new\nline\n"
     assert path.stat().st_mode & 0o777 == 0o700
     [req] = approver.requests

@@ -44,7 +44,8 @@ async def test_exactly_once_gives_unified_diff(workspace, ctx, approver):
     )
     assert res.content == expected
     assert (workspace / "m.py").read_text() == SOURCE.replace("return 1", "return 2", 1)
-    assert res.meta == {"path": "m.py", "diff": expected, "before": SOURCE, "replacements": 1}
+    assert res.meta == {"path": "m.py", "diff": expected, "replacements": 1}
+    assert [(e.before, e.after) for e in res.edits] == [(SOURCE.encode(), (workspace / "m.py").read_bytes())]
     [req] = approver.requests
     assert (req.tool, req.kind, req.key, req.title, req.detail) == ("filesystem-edit", "edit", "edit", "Edit m.py", expected)
 
@@ -107,7 +108,7 @@ async def test_crlf_and_mode_are_preserved(workspace, ctx):
     assert not res.is_error
     assert path.read_bytes() == b"#!/bin/sh\r\necho hello\r\necho bye\r\n"
     assert path.stat().st_mode & 0o777 == 0o755
-    assert res.meta["before"] == "#!/bin/sh\r\necho hi\r\necho bye\r\n"
+    assert res.edits[0].before == b"#!/bin/sh\r\necho hi\r\necho bye\r\n"
     assert "\r" not in res.content
     assert sorted(p.name for p in workspace.iterdir()) == ["run.sh"]  # no temp file left
 

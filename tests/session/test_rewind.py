@@ -1,0 +1,161 @@
+"""Rewind, branches, fork and file checkpoints through a real Runtime (fake LLM server, SQLite)."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from agent.config import db_path
+from tests.fakes.llm_server import text, tool_calls
+
+
+def _two_turns(server):
+    """Turn 1 creates notes.txt and edits app.py; turn 2 edits app.py again."""
+    server.add(
+        tool_calls([("c1", "filesystem-create", {"filePath": "notes.txt", "content": "draft\n"})]),
+        tool_calls([("c2", "filesystem-edit", {"filePath": "app.py", "searchContent": "v = 1",
+                                               "replaceContent": "v = 2"})]),
+        text("Turn one done."),
+        tool_calls([("c3", "filesystem-edit", {"filePath": "app.py", "searchContent": "v = 2",
+                                               "replaceContent": "v = 3"})]),
+        text("Turn two done."),
+    )
+
+
+async def test_checkpoints_are_recorded_content_addressed(server, open_runtime, workspace):
+    (workspace / "app.py").write_text("v = 1\n")
+    _two_turns(server)
+    runtime = await open_runtime()
+    try:
+        await runtime.run_turn("first")
+        await runtime.run_turn("second")
+        changes = await runtime.store.file_changes(runtime.session.id)
+    finally:
+        await runtime.close()
+    assert [(c.path.rsplit("/", 1)[-1], c.before_hash is None) for c in changes] == [
+        ("notes.txt", True), ("app.py", False), ("app.py", False)]
+    # The after-bytes of one change are the before-bytes of the next: stored once.
+    assert changes[1].after_hash == changes[2].before_hash
+    conn = sqlite3.connect(db_path())
+    assert conn.execute("SELECT COUNT(*) FROM blobs").fetchone()[0] == 4  # draft, v=1, v=2, v=3
+    # Pre-edit content is not duplicated into the message meta.
+    metas = [r[0] or "" for r in conn.execute("SELECT meta FROM messages WHERE role = 'tool'")]
+    assert not any('"before"' in m for m in metas)
+
+
+async def test_rewind_with_files_restores_and_branches(server, open_runtime, workspace):
+    (workspace / "app.py").write_text("v = 1\n")
+    _two_turns(server)
+    server.add(text("A new direction."))
+    runtime = await open_runtime()
+    try:
+        await runtime.run_turn("first")
+        await runtime.run_turn("second")
+        old_head = runtime.session.head_id
+        points = await runtime.rewind_points()
+        assert [p.text for p in points] == ["second", "first"]  # newest first
+        assert [p.files_changed for p in points] == [1, 2]
+        plan = await runtime.plan_file_restore(points[1].message_id)
+        assert [(f.display, f.action) for f in plan] == [("app.py", "restore"), ("notes.txt", "delete")]
+
+        outcome = await runtime.rewind(points[1].message_id, restore_files=True)
+        assert outcome.text == "first"
+        assert sorted(outcome.restored + outcome.removed) == ["app.py", "notes.txt"]
+        assert (workspace / "app.py").read_text() == "v = 1\n"
+        assert not (workspace / "notes.txt").exists()
+        assert runtime.session.head_id is None and await runtime.history() == []
+
+        await runtime.run_turn("first, differently")
+        history = await runtime.history()
+        assert [m.content for m in history] == ["first, differently", "A new direction."]
+        assert server.requests[-1]["messages"][1] == {"role": "user", "content": "first, differently"}
+
+        # The old branch is still stored and can be switched back to.
+        branches = await runtime.branches()
+        assert [b.leaf_id for b in branches] == [old_head]
+        assert branches[0].preview == "second"
+        await runtime.switch_branch(old_head)
+        assert (await runtime.history())[-1].content == "Turn two done."
+        assert len(await runtime.store.all_messages(runtime.session.id)) == 12
+    finally:
+        await runtime.close()
+
+
+async def test_conversation_only_rewind_leaves_files(server, open_runtime, workspace):
+    (workspace / "app.py").write_text("v = 1\n")
+    _two_turns(server)
+    runtime = await open_runtime()
+    try:
+        await runtime.run_turn("first")
+        await runtime.run_turn("second")
+        second = (await runtime.rewind_points())[0]
+        outcome = await runtime.rewind(second.message_id, restore_files=False)
+        assert outcome.text == "second" and outcome.restored == []
+        assert (workspace / "app.py").read_text() == "v = 3\n"
+        assert [m.content for m in await runtime.history()][-1] == "Turn one done."
+    finally:
+        await runtime.close()
+
+
+async def test_files_changed_outside_the_agent_are_reported_not_overwritten(server, open_runtime, workspace):
+    (workspace / "app.py").write_text("v = 1\n")
+    _two_turns(server)
+    runtime = await open_runtime()
+    try:
+        await runtime.run_turn("first")
+        await runtime.run_turn("second")
+        (workspace / "app.py").write_text("v = 3  # my own change\n")
+        first = (await runtime.rewind_points())[1]
+        plan = {f.display: f.action for f in await runtime.plan_file_restore(first.message_id)}
+        assert plan == {"app.py": "conflict", "notes.txt": "delete"}
+        outcome = await runtime.rewind(first.message_id, restore_files=True)
+        assert outcome.conflicts == ["app.py"] and outcome.removed == ["notes.txt"]
+        assert (workspace / "app.py").read_text() == "v = 3  # my own change\n"
+    finally:
+        await runtime.close()
+
+
+async def test_fork_copies_the_active_path_and_checkpoints(server, open_runtime, workspace):
+    (workspace / "app.py").write_text("v = 1\n")
+    _two_turns(server)
+    runtime = await open_runtime()
+    try:
+        await runtime.run_turn("first")
+        await runtime.run_turn("second")
+        source = runtime.session
+        before = [(m.role, m.content) for m in await runtime.history()]
+        fork = await runtime.fork()
+        assert runtime.session.id == fork.id != source.id
+        assert fork.parent_session_id == source.id and fork.title == "first (fork)"
+        assert [(m.role, m.content) for m in await runtime.history()] == before
+        assert len(await runtime.store.file_changes(fork.id)) == 3
+        # Rewinding the fork restores files from the copied checkpoints; the source is untouched.
+        first = (await runtime.rewind_points())[1]
+        await runtime.rewind(first.message_id, restore_files=True)
+        assert (workspace / "app.py").read_text() == "v = 1\n"
+        assert (await runtime.store.get_session(source.id)).head_id == source.head_id
+    finally:
+        await runtime.close()
+
+
+async def test_rename_delete_and_list(server, open_runtime):
+    server.add(text("hi"))
+    runtime = await open_runtime()
+    try:
+        await runtime.run_turn("hello there")
+        first = runtime.session
+        await runtime.rename("  My   session ")
+        assert runtime.session.title == "My session"
+        second = await runtime.new_session()
+        summaries = await runtime.list_sessions()
+        assert [s.session.id for s in summaries] == [second.id, first.id]
+        assert (summaries[1].first_prompt, summaries[1].message_count, summaries[1].session.title) == (
+            "hello there", 2, "My session")
+        await runtime.open_session(first.id[:8])
+        assert runtime.session.id == first.id and len(await runtime.history()) == 2
+        await runtime.delete_session(first.id)  # the open one: a fresh session replaces it
+        assert runtime.session.id != first.id
+        assert first.id not in [s.session.id for s in await runtime.list_sessions()]
+        conn = sqlite3.connect(db_path())
+        assert conn.execute("SELECT COUNT(*) FROM messages WHERE session_id = ?", (first.id,)).fetchone()[0] == 0
+    finally:
+        await runtime.close()
