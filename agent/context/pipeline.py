@@ -14,6 +14,7 @@ from pydantic import BaseModel, Field
 
 from agent.config import Settings
 from agent.context.passes import active_path, externalize, file_reads, orphans, terminal_outdated
+from agent.context.rendered import api_copy
 from agent.context.tokens import REPLY_PRIMING, counter_for
 from agent.session.models import Message
 
@@ -55,26 +56,30 @@ def build_api_messages(
     messages = list(history)
     report: list[PassReport] = []
 
-    # Passes hand unchanged messages through as the same objects: count each object once.
-    by_object: dict[int, int] = {}
-
     def count(items: list[Message]) -> int:
-        total = 0
-        for m in items:
-            n = by_object.get(id(m))
-            if n is None:
-                n = by_object[id(m)] = counter.count_stored(m)
-            total += n
-        return total + REPLY_PRIMING if items else 0
+        # Counts are remembered per message object (agent/context/rendered.py): passes hand
+        # unchanged messages through as the same objects, so a warm count encodes nothing.
+        count_stored = counter.count_stored
+        return sum(count_stored(m) for m in items) + REPLY_PRIMING if items else 0
+
+    def recount(old: list[Message], new: list[Message], total: int) -> int:
+        if len(old) != len(new) or not new:
+            return count(new)
+        # A replacing pass keeps positions: only the replaced objects change the sum.
+        count_stored = counter.count_stored
+        for a, b in zip(old, new):
+            if a is not b:
+                total += count_stored(b) - count_stored(a)
+        return total
 
     tokens = count(messages)
 
     def run(name: str, fn, *args, **kwargs) -> None:
         nonlocal messages, tokens
-        before = tokens
+        before, previous = tokens, messages
         messages, changed = fn(messages, *args, **kwargs)
         if changed:  # unchanged passes keep the count: no recount on a warm build
-            tokens = count(messages)
+            tokens = recount(previous, messages, tokens)
         report.append(PassReport(name=name, changed=changed, tokens_before=before, tokens_after=tokens))
 
     cfg = settings.context
@@ -94,10 +99,11 @@ def build_api_messages(
     api: list[dict[str, Any]] = []
     if system_prompt:
         api.append({"role": "system", "content": system_prompt})
-    api.extend(m.to_api() for m in messages)
+    api.extend(api_copy(m) for m in messages)
     breakdown = TokenBreakdown(
         system=counter.count_messages(api[:1]) if system_prompt else 0,
         tools=counter.count_tools(tools or []),
         messages=tokens,
     )
-    return BuildResult(messages=api, report=report, tokens=breakdown)
+    # Built from validated parts: validating 5,000 plain dicts again cost more than a pass.
+    return BuildResult.model_construct(messages=api, report=report, tokens=breakdown)

@@ -10,6 +10,8 @@ import hashlib
 import json
 from typing import TYPE_CHECKING, Any
 
+from agent.context.rendered import rendered
+
 if TYPE_CHECKING:
     from agent.session.models import Message
 
@@ -75,18 +77,23 @@ class TokenCounter:
         return total
 
     def count_stored(self, message: "Message") -> int:
-        """Tokens of one stored message as sent, cached by its id and content.
+        """Tokens of one stored message as sent.
 
-        Python caches a string's hash on the string, so a warm lookup costs no hashing of
-        the content itself; a pass that replaces content makes a new key.
+        Remembered on the message object's render entry; a new object with the same
+        content (a reload, a copy) finds its count by id and content instead. Python
+        caches a string's hash on the string, so that lookup does not rehash the content.
         """
+        entry = rendered(message)
+        if entry.encoding == self.encoding_name:
+            return entry.tokens
         calls = tuple((tc.id, tc.name, tc.arguments) for tc in message.tool_calls) if message.tool_calls else ()
         key = (message.id, message.role, hash(message.content), hash(calls))
         cached = self._by_message.get(key)
         if cached is None:
             if len(self._by_message) >= CACHE_LIMIT:
                 self._by_message.clear()
-            cached = self._by_message[key] = self.count_message(message.to_api())
+            cached = self._by_message[key] = self.count_message(entry.api)
+        entry.encoding, entry.tokens = self.encoding_name, cached
         return cached
 
     def count_messages(self, messages: list[dict[str, Any]]) -> int:

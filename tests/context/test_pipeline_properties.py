@@ -113,3 +113,31 @@ def test_build_is_pure_valid_and_accepted_by_litellm(history, offset):
         request = AnthropicConfig().transform_request(
             "claude-sonnet-4-5", copy.deepcopy(first.messages), {"tools": TOOLS, "max_tokens": 1024}, {}, {})
         assert_anthropic_valid(request)
+
+
+@hsettings(max_examples=300, deadline=None)
+@given(histories())
+def test_orphans_fast_path_agrees_with_the_general_repair(history):
+    from agent.context.passes import orphans
+
+    fast, changed = orphans.apply(history)
+    slow, slow_changed = orphans.repair(history)
+    assert [m.model_dump() for m in fast] == [m.model_dump() for m in slow]
+    assert changed == slow_changed
+
+
+@hsettings(max_examples=100, deadline=None)
+@given(histories(), st.integers(0, 7_200_000))
+def test_a_rebuild_after_editing_a_message_sees_the_edit(history, offset):
+    """Counts and API forms are remembered per message object; replacing a field must show."""
+    first = build_api_messages(history, now_ms=BASE_MS + offset, settings=SETTINGS)
+    for message in history:
+        if message.role == "assistant" and not message.tool_calls:
+            message.content = (message.content or "") + " and more words"
+            message.status = "interrupted"
+    again = build_api_messages(history, now_ms=BASE_MS + offset, settings=SETTINGS)
+    fresh = build_api_messages([m.model_copy() for m in history], now_ms=BASE_MS + offset, settings=SETTINGS)
+    assert again.messages == fresh.messages
+    assert again.tokens == fresh.tokens
+    if any(m.role == "assistant" and not m.tool_calls for m in history):
+        assert again.messages != first.messages or again.tokens != first.tokens

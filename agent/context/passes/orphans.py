@@ -14,7 +14,42 @@ from agent.session.models import Message
 NAME = "orphans"
 
 
+def _already_valid(messages: list[Message]) -> bool:
+    """The usual case, checked in one cheap scan: every call answered right after it, once."""
+    seen: set[str] = set()
+    n = len(messages)
+    i = 0
+    while i < n:
+        message = messages[i]
+        role = message.role
+        if role == "tool":
+            return False  # a result not directly behind its call
+        if role == "assistant":
+            calls = message.tool_calls
+            if not calls:
+                if not (message.content or "").strip():
+                    return False
+            else:
+                if i + len(calls) >= n:
+                    return False
+                for offset, tc in enumerate(calls, start=1):
+                    result = messages[i + offset]
+                    if result.role != "tool" or result.tool_call_id != tc.id or tc.id in seen:
+                        return False
+                    seen.add(tc.id)
+                i += len(calls)
+        i += 1
+    return True
+
+
 def apply(messages: list[Message]) -> tuple[list[Message], int]:
+    if _already_valid(messages):
+        return list(messages), 0
+    return repair(messages)
+
+
+def repair(messages: list[Message]) -> tuple[list[Message], int]:
+    """The general case: drop what has no partner, move late results up behind their call."""
     changed = 0
     # First occurrence of each result by call id, with its position.
     results: dict[str, int] = {}

@@ -89,13 +89,15 @@ def apply(
     results: list[tuple[int, int]] = []  # (ordering time, position)
     last_time = 0
     for index, message in enumerate(messages):
-        if _has_timestamp(message):
-            last_time = message.created_at
-        if message.role == "assistant":
+        created = message.created_at
+        if isinstance(created, int) and created > 0:  # _has_timestamp, inlined: this loop is hot
+            last_time = created
+        role = message.role
+        if role == "tool":
+            results.append((last_time, index))
+        elif role == "assistant" and message.tool_calls:
             for tc in message.tool_calls:
                 call_names.setdefault(tc.id, tc.name)
-        elif message.role == "tool":
-            results.append((last_time, index))
 
     # Only successful results compete for the recent slots: errors are always kept and
     # take none (SPEC §12.1). The call may come after its result in a raw history, so

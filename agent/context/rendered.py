@@ -1,0 +1,57 @@
+"""Each message's API form and token count, remembered per message object across builds.
+
+The loop rebuilds the request from the same message objects on every step; turning 5,000
+of them into dicts and looking their counts up again dominated a warm build. An entry is
+valid while the message still holds the very same content and tool-call objects (every
+writer replaces them rather than editing in place), and it keeps its message alive, so
+the object id it is filed under cannot be reused by another object meanwhile.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from agent.session.models import Message
+
+CACHE_LIMIT = 300_000
+
+
+class Rendered:
+    __slots__ = ("message", "content", "tool_calls", "status", "api", "encoding", "tokens")
+
+    def __init__(self, message: Message) -> None:
+        self.message = message
+        self.content = message.content
+        self.tool_calls = message.tool_calls
+        self.status = message.status
+        self.api = message.to_api()
+        self.encoding: str | None = None
+        self.tokens = 0
+
+
+_entries: dict[int, Rendered] = {}
+
+
+def rendered(message: Message) -> Rendered:
+    entry = _entries.get(id(message))
+    if (entry is None or entry.message is not message or entry.content is not message.content
+            or entry.tool_calls is not message.tool_calls or entry.status != message.status):
+        if len(_entries) >= CACHE_LIMIT:
+            _entries.clear()
+        entry = _entries[id(message)] = Rendered(message)
+    return entry
+
+
+def api_copy(message: Message) -> dict[str, Any]:
+    """A fresh dict for the request (callers such as provider adapters may edit theirs)."""
+    api = rendered(message).api
+    out = dict(api)
+    calls = api.get("tool_calls")
+    if calls:
+        out["tool_calls"] = [{**tc, "function": dict(tc["function"])} for tc in calls]
+    return out
+
+
+def clear() -> None:
+    _entries.clear()
