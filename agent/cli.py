@@ -32,13 +32,33 @@ def build_parser() -> argparse.ArgumentParser:
                         help="run one task headless and print the answer")
     parser.add_argument("--output-format", choices=("text", "json"), default="text",
                         help="headless output: the final answer, or every stored message as JSON lines")
-    sub = parser.add_subparsers(dest="command", metavar="{context}")
+    sub = parser.add_subparsers(dest="command", metavar="{context,session}")
     ctx = sub.add_parser("context", help="show what the next request of a session holds, pass by pass")
     ctx.add_argument("session_id", metavar="SESSION_ID", help="session id (or a unique prefix)")
     ctx.add_argument("--at", type=int, metavar="MS_EPOCH", help="evaluate time-based passes as if now were this instant")
     ctx.add_argument("--json", action="store_true", help="print one JSON object")
     ctx.add_argument("--dump", action="store_true", help="also print the exact request messages")
+    _add_session_parser(sub)
     return parser
+
+
+def _add_session_parser(sub: argparse._SubParsersAction) -> None:
+    """`cairn session list|export|import`; the bodies live in agent/session_cli.py."""
+    session = sub.add_parser("session", help="list, export and import sessions")
+    commands = session.add_subparsers(dest="session_command", metavar="{list,export,import}", required=True)
+    listing = commands.add_parser("list", help="every session, newest first")
+    listing.add_argument("--json", action="store_true", help="print one JSON array")
+    export = commands.add_parser("export", help="write a session as JSONL (lossless) or Markdown (to read)")
+    export.add_argument("session_id", metavar="ID", help="session id (or a unique prefix)")
+    export.add_argument("--format", choices=("md", "jsonl"), default="jsonl",
+                        help="jsonl: every message of every branch, re-importable (default); md: a transcript")
+    export.add_argument("-o", dest="output", metavar="FILE", help="write to FILE instead of standard output")
+    imp = commands.add_parser("import", help="store a session from a file and print its new id")
+    imp.add_argument("file", metavar="FILE", help="a cairn JSONL export, a Claude Code session file or "
+                                                  "OpenAI chat messages in JSON ('-': standard input)")
+    imp.add_argument("--format", choices=("auto", "cairn", "claude-code", "openai"), default="auto",
+                     help="input format (default: detect)")
+    imp.add_argument("--json", action="store_true", help='print {"session_id": ...}')
 
 
 async def _context_command(args: argparse.Namespace, workspace: Path, flags: dict) -> int:
@@ -99,9 +119,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"Error: --cwd {workspace} is not a folder.", file=sys.stderr)
         return 2
     flags = {"model": args.model, "api_base": args.api_base, "api_key": args.api_key, "yolo": args.yolo}
-    if args.resume == "":
-        print("Error: --resume needs a session id (or a unique prefix of one).", file=sys.stderr)
+    if args.resume == "" and (args.prompt is not None or args.command):
+        # Only the TUI has a picker; `cairn --resume` alone opens it.
+        print("Error: --resume needs a session id (or a unique prefix of one) here; "
+              "`cairn session list` shows them.", file=sys.stderr)
         return 2
+    if args.command == "session":
+        from agent.session_cli import run
+
+        return run(args, workspace)
     if args.command == "context":
         import asyncio
 

@@ -8,6 +8,7 @@ render the events it emits. They never touch the store or the loop directly.
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Callable
 
 from pydantic import BaseModel
@@ -259,6 +260,24 @@ class Runtime:
         self.agent.session = session
         self.agent.history = None
 
+    async def export(self, fmt: str = "md", path: Path | None = None) -> Path:
+        """Write the session to a file (default: `cairn-<id8>.<fmt>` in the workspace)."""
+        from agent.session.export import export_jsonl, export_markdown
+        from agent.session.loading import load_session_messages
+
+        session = await self.store.get_session(self.session.id) or self.session
+        if fmt == "jsonl":
+            text = export_jsonl(session, await self.store.all_messages(session.id))
+        elif fmt == "md":
+            text = export_markdown(session, await load_session_messages(self.store, session.id))
+        else:
+            raise ValueError(f"unknown export format '{fmt}' (use md or jsonl)")
+        target = path or Path(f"cairn-{session.id[:8]}.{fmt}")
+        if not target.is_absolute():
+            target = self.settings.workspace / target
+        await asyncio.to_thread(_write_text, target, text)
+        return target
+
     async def new_session(self) -> Session:
         session = await self.store.create_session(cwd=str(self.settings.workspace), model=self.model)
         self.agent.switch_session(session)
@@ -271,6 +290,11 @@ class Runtime:
     async def close(self) -> None:
         self.interrupt()
         await self.store.close()
+
+
+def _write_text(target: Path, text: str) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(text.encode("utf-8"))
 
 
 def _load_backend(warm_tokenizer: str | None) -> None:

@@ -159,3 +159,18 @@ async def test_rename_delete_and_list(server, open_runtime):
         assert conn.execute("SELECT COUNT(*) FROM messages WHERE session_id = ?", (first.id,)).fetchone()[0] == 0
     finally:
         await runtime.close()
+
+
+async def test_export_writes_md_and_jsonl_into_the_workspace(server, open_runtime, workspace):
+    server.add(text("Exported answer."))
+    runtime = await open_runtime()
+    try:
+        await runtime.run_turn("export me")
+        md = await runtime.export("md")
+        jsonl = await runtime.export("jsonl", workspace / "out" / "s.jsonl")
+    finally:
+        await runtime.close()
+    assert md == workspace / f"cairn-{runtime.session.id[:8]}.md"
+    assert "export me" in md.read_text() and "Exported answer." in md.read_text()
+    lines = jsonl.read_text().splitlines()
+    assert len(lines) == 3 and '"type":"session"' in lines[0]

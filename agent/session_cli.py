@@ -1,0 +1,131 @@
+"""`cairn session list | export | import` (SPEC §11): sessions as files, for scripts and people.
+
+agent/cli.py parses the arguments and imports this module only when a session command runs,
+so the store, aiosqlite and pydantic stay off the path to the TUI's first screen.
+Bad input (unknown session, unreadable file, wrong format) prints `Error: …` on stderr and
+returns 2; nothing here lets a traceback reach the terminal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from datetime import datetime
+from pathlib import Path
+
+log = logging.getLogger("agent.session_cli")
+
+PREVIEW_CHARS = 60
+
+
+class _BadInput(Exception):
+    """A user mistake: shown as `Error: …`, exit code 2."""
+
+
+def _write_stdout(text: str) -> None:
+    """UTF-8 bytes whatever the locale: an export piped to a file must import again exactly."""
+    sys.stdout.flush()
+    sys.stdout.buffer.write(text.encode("utf-8"))
+    sys.stdout.buffer.flush()
+
+
+def _local(ms: int) -> str:
+    return datetime.fromtimestamp(ms / 1000).strftime("%Y-%m-%d %H:%M") if ms > 0 else "-"
+
+
+async def _list(store, args: argparse.Namespace) -> int:
+    summaries = await store.list_summaries()
+    if args.json:
+        rows = [{**s.session.model_dump(), "first_prompt": s.first_prompt, "message_count": s.message_count}
+                for s in summaries]
+        _write_stdout(json.dumps(rows, ensure_ascii=False) + "\n")
+        return 0
+    lines = []
+    for s in summaries:
+        label = " ".join((s.session.title or s.first_prompt or "(empty)").split())[:PREVIEW_CHARS]
+        lines.append(f"{s.session.id}  {_local(s.session.updated_at)}  {s.message_count:>5} msgs  {label}"
+                     f"  [{s.session.cwd}]")
+    _write_stdout("\n".join(lines) + "\n" if lines else "")
+    if not lines:
+        print("No sessions yet.", file=sys.stderr)
+    return 0
+
+
+async def _export(store, args: argparse.Namespace) -> int:
+    from agent.session.export import export_jsonl, export_markdown
+    from agent.session.loading import load_session_messages
+
+    session = await store.find_session(args.session_id)
+    if session is None:
+        raise _BadInput(f"no session matches '{args.session_id}'.")
+    if args.format == "md":
+        text = export_markdown(session, await load_session_messages(store, session.id))
+    else:
+        text = export_jsonl(session, await store.all_messages(session.id))
+    if args.output is None:
+        _write_stdout(text)
+        return 0
+    try:
+        Path(args.output).expanduser().write_bytes(text.encode("utf-8"))
+    except OSError as exc:
+        raise _BadInput(f"cannot write {args.output}: {exc.strerror or exc}.") from None
+    return 0
+
+
+def _read_input(name: str) -> str:
+    try:
+        data = sys.stdin.buffer.read() if name == "-" else Path(name).expanduser().read_bytes()
+    except OSError as exc:
+        raise _BadInput(f"cannot read {name}: {exc.strerror or exc}.") from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise _BadInput(f"{name} is not UTF-8 text.") from None
+
+
+async def _import(store, args: argparse.Namespace, workspace: Path) -> int:
+    from agent.session.importers import ImportFormatError, import_session, parse_any
+
+    text = _read_input(args.file)
+    try:
+        imported = parse_any(text, args.format)
+        session = await import_session(store, imported, cwd_default=str(workspace.resolve()))
+    except ImportFormatError as exc:
+        raise _BadInput(f"{args.file}: {exc}") from None
+    if args.json:
+        _write_stdout(json.dumps({"session_id": session.id}) + "\n")
+    else:
+        _write_stdout(session.id + "\n")
+    return 0
+
+
+async def _run(args: argparse.Namespace, workspace: Path) -> int:
+    from agent.session.store import Store
+
+    store = await Store.open()
+    try:
+        if args.session_command == "list":
+            return await _list(store, args)
+        if args.session_command == "export":
+            return await _export(store, args)
+        return await _import(store, args, workspace)
+    finally:
+        await store.close()
+
+
+def run(args: argparse.Namespace, workspace: Path) -> int:
+    import asyncio
+
+    try:
+        return asyncio.run(_run(args, workspace))
+    except _BadInput as exc:
+        print(f"Error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # the store or the disk failed: say so, keep the details in the log
+        log.exception("cairn session %s failed", args.session_command)
+        print(f"Error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
