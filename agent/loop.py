@@ -85,7 +85,14 @@ class Agent:
     # -- configuration ------------------------------------------------------------
     def set_model(self, model: str) -> None:
         self.model = model
-        self.limits = model_limits(self.settings, model)
+        self._limits = None
+
+    @property
+    def limits(self):
+        """Looked up on first use: litellm's model table is not needed to show a session."""
+        if self._limits is None:
+            self._limits = model_limits(self.settings, self.model)
+        return self._limits
 
     def switch_session(self, session: Session) -> None:
         self.session = session

@@ -50,12 +50,13 @@ class SessionBranch(BaseModel):
 
 
 class Runtime:
-    def __init__(self, settings: Settings, store, agent, model: str) -> None:
+    def __init__(self, settings: Settings, store, agent, model: str, backend: asyncio.Future | None = None) -> None:
         self.settings = settings
         self.store = store
         self.agent = agent
         self.model = model
         self._turn: asyncio.Task | None = None
+        self._backend = backend
 
     # -- construction -------------------------------------------------------------
     @classmethod
@@ -80,8 +81,9 @@ class Runtime:
         model = resolve_model(settings)
         if not model:
             raise NoModelConfigured()
-        # Heavy imports happen in a thread so a front end's event loop keeps drawing.
-        await in_daemon_thread(_load_backend, settings.context.tokenizer if warm_up else None)
+        # Imports happen in threads so a front end's event loop keeps drawing. The session
+        # (and so the screen) needs only the store; litellm and the tokenizer load behind it.
+        await in_daemon_thread(_import_agent)
         from agent.loop import Agent
         from agent.session.store import Store
 
@@ -102,7 +104,17 @@ class Runtime:
             # aiosqlite's thread is not a daemon: an open store would keep the process alive.
             await store.close()
             raise
-        return cls(settings, store, agent, model)
+        backend = asyncio.ensure_future(in_daemon_thread(_load_backend, settings.context.tokenizer if warm_up else None))
+        return cls(settings, store, agent, model, backend)
+
+    async def ready(self) -> None:
+        """Wait until litellm (and the tokenizer, for a front end) are loaded."""
+        if self._backend is not None:
+            await asyncio.shield(self._backend)
+
+    @property
+    def backend_ready(self) -> bool:
+        return self._backend is None or self._backend.done()
 
     # -- what front ends call -----------------------------------------------------
     @property
@@ -111,8 +123,9 @@ class Runtime:
         return self.agent.session
 
     @property
-    def context_window(self) -> int:
-        return self.agent.limits.context_window
+    def context_window(self) -> int | None:
+        """None until litellm's model table is loaded (the status bar fills it in then)."""
+        return self.agent.limits.context_window if self.backend_ready else None
 
     @property
     def busy(self) -> bool:
@@ -120,6 +133,7 @@ class Runtime:
 
     async def run_turn(self, text: str) -> None:
         """Run one user turn to the end (or until `interrupt()`); events go to on_event."""
+        await self.ready()
         self._turn = asyncio.ensure_future(self.agent.run_turn(text))
         try:
             await asyncio.shield(self._turn)
@@ -138,6 +152,16 @@ class Runtime:
             return True
         return False
 
+    async def history_tail(self, limit: int) -> list[Message]:
+        """The newest `limit` messages of what `history()` gives: enough to draw the screen of a
+        long session without reading all of it."""
+        from agent.session.loading import drop_unmatched_tool_calls
+
+        tail = await self.store.active_path(self.session.id, limit=limit)
+        while tail and tail[0].role == "tool" and len(tail) == limit:
+            tail.pop(0)  # its call is further back: show whole exchanges only
+        return drop_unmatched_tool_calls(tail)
+
     async def history(self) -> list[Message]:
         """The active path of the session, for display (seed 002's load-time view)."""
         from agent.session.loading import load_session_messages
@@ -149,6 +173,7 @@ class Runtime:
         from agent.context.inspect import context_report
         from agent.session.models import now_ms as clock
 
+        await self.ready()
         history = await self.agent.current_history()
         return context_report(
             history, settings=self.settings, session_id=self.session.id, model=self.model,
@@ -297,8 +322,11 @@ def _write_text(target: Path, text: str) -> None:
     target.write_bytes(text.encode("utf-8"))
 
 
+def _import_agent() -> None:
+    import agent.loop  # noqa: F401 - the store, aiosqlite, the tools, the pipeline (not litellm)
+
+
 def _load_backend(warm_tokenizer: str | None) -> None:
-    import agent.loop  # noqa: F401 - imports litellm's adapter, the store, aiosqlite, the tools
     from agent.offline import import_litellm, warm_up
 
     if warm_tokenizer:

@@ -376,8 +376,11 @@ class Store:
         ) as cur:
             return [_row_to_message(r) for r in await cur.fetchall()]
 
-    async def active_path(self, session_id: str, head_id: str | None = None) -> list[Message]:
-        """Root → head chain via parent_id (a recursive query; other branches are not read)."""
+    async def active_path(self, session_id: str, head_id: str | None = None,
+                          limit: int | None = None) -> list[Message]:
+        """Root → head chain via parent_id (a recursive query; other branches are not read).
+
+        With `limit`, only the newest `limit` messages of the chain are read."""
         if head_id is None:
             session = await self.get_session(session_id)
             if session is None:
@@ -392,11 +395,11 @@ class Store:
                 UNION ALL
                 SELECT m.id, m.parent_id, path.depth + 1
                 FROM messages m JOIN path ON m.id = path.parent_id
-                WHERE m.session_id = ? AND path.depth < 1000000
+                WHERE m.session_id = ? AND path.depth < ?
             )
             SELECT messages.* FROM path JOIN messages ON messages.id = path.id ORDER BY path.depth DESC
             """,
-            (head_id, session_id, session_id),
+            (head_id, session_id, session_id, (limit if limit is not None else 10_000_000) - 1),
         ) as cur:
             return [_row_to_message(r) for r in await cur.fetchall()]
 

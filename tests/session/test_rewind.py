@@ -174,3 +174,19 @@ async def test_export_writes_md_and_jsonl_into_the_workspace(server, open_runtim
     assert "export me" in md.read_text() and "Exported answer." in md.read_text()
     lines = jsonl.read_text().splitlines()
     assert len(lines) == 3 and '"type":"session"' in lines[0]
+
+
+async def test_history_tail_starts_at_a_whole_exchange(server, open_runtime, workspace):
+    (workspace / "app.py").write_text("v = 1\n")
+    _two_turns(server)
+    runtime = await open_runtime()
+    try:
+        await runtime.run_turn("first")
+        await runtime.run_turn("second")
+        full = await runtime.history()
+        assert await runtime.history_tail(100) == full
+        # The newest 6 would start with a tool result whose call is further back: it is left out.
+        assert full[-6].role == "tool"
+        assert await runtime.history_tail(6) == full[-5:]
+    finally:
+        await runtime.close()

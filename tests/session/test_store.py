@@ -89,3 +89,10 @@ async def test_unicode_and_huge_content_round_trip(store):
     big = "数据🙂" * 1_000_000
     m = await store.append(session, Message(role="tool", tool_call_id="t", content=big))
     assert (await store.get_message(m.id)).content == big
+
+
+async def test_active_path_limit_reads_only_the_newest(store):
+    session = await store.create_session(cwd="/w")
+    ids = [(await store.append(session, Message(role="user", content=str(i)))).id for i in range(10)]
+    assert [m.id for m in await store.active_path(session.id, limit=3)] == ids[-3:]
+    assert [m.id for m in await store.active_path(session.id, limit=50)] == ids
