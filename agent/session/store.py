@@ -8,10 +8,12 @@ explicit session delete.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import hashlib
 import json
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, AsyncIterator, Iterable
 
 import aiosqlite
 
@@ -128,6 +130,21 @@ class Store:
     def __init__(self, conn: aiosqlite.Connection, path: Path) -> None:
         self.conn = conn
         self.path = path
+        # One writer per connection: a turn streaming, a tool result and a /rename from the
+        # UI must not open transactions inside each other. Other processes wait on SQLite's
+        # own lock (busy_timeout).
+        self._write_lock = asyncio.Lock()
+
+    @contextlib.asynccontextmanager
+    async def _transaction(self) -> AsyncIterator[None]:
+        async with self._write_lock:
+            await self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield
+                await self.conn.commit()
+            except BaseException:
+                await self.conn.rollback()
+                raise
 
     @classmethod
     async def open(cls, path: Path | None = None) -> "Store":
@@ -178,14 +195,17 @@ class Store:
     async def create_session(self, *, cwd: str, model: str = "", title: str = "",
                              parent_session_id: str | None = None) -> Session:
         session = Session(cwd=cwd, model=model, title=title, parent_session_id=parent_session_id)
+        async with self._transaction():
+            await self._insert_session_row(session)
+        return session
+
+    async def _insert_session_row(self, session: Session) -> None:
         await self.conn.execute(
             "INSERT INTO sessions (id, title, cwd, created_at, updated_at, head_id, model, parent_session_id)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             (session.id, session.title, session.cwd, session.created_at, session.updated_at,
              session.head_id, session.model, session.parent_session_id),
         )
-        await self.conn.commit()
-        return session
 
     async def get_session(self, session_id: str) -> Session | None:
         async with self.conn.execute("SELECT * FROM sessions WHERE id = ?", (session_id,)) as cur:
@@ -246,8 +266,7 @@ class Store:
 
     async def delete_session(self, session_id: str) -> None:
         """The only way history is removed: the session, its messages, its checkpoints."""
-        await self.conn.execute("BEGIN IMMEDIATE")
-        try:
+        async with self._transaction():
             await self.conn.execute("DELETE FROM messages WHERE session_id = ?", (session_id,))
             await self.conn.execute("DELETE FROM file_changes WHERE session_id = ?", (session_id,))
             await self.conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
@@ -256,10 +275,6 @@ class Store:
                 " WHERE before_hash IS NOT NULL UNION SELECT after_hash FROM file_changes"
                 " WHERE after_hash IS NOT NULL)"
             )
-            await self.conn.commit()
-        except BaseException:
-            await self.conn.rollback()
-            raise
 
     async def set_head(self, session: Session, head_id: str | None) -> Session:
         """Move the session's head (rewind, switching branch); no message is touched."""
@@ -271,21 +286,11 @@ class Store:
 
     async def insert_session(self, session: Session, messages: list[Message]) -> Session:
         """Write a whole session at once (import, fork), ids and links as given, in one transaction."""
-        await self.conn.execute("BEGIN IMMEDIATE")
-        try:
-            await self.conn.execute(
-                "INSERT INTO sessions (id, title, cwd, created_at, updated_at, head_id, model, parent_session_id)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (session.id, session.title, session.cwd, session.created_at, session.updated_at,
-                 session.head_id, session.model, session.parent_session_id),
-            )
-            for m in messages:
-                m.session_id = session.id
+        for m in messages:
+            m.session_id = session.id
+        async with self._transaction():
+            await self._insert_session_row(session)
             await self.conn.executemany(_INSERT_MESSAGE, [_message_params(m) for m in messages])
-            await self.conn.commit()
-        except BaseException:
-            await self.conn.rollback()
-            raise
         return session
 
     async def existing_message_ids(self, ids: Iterable[str]) -> set[str]:
@@ -315,8 +320,8 @@ class Store:
             raise StoreError(f"cannot update session fields {sorted(bad)}")
         fields["updated_at"] = now_ms()
         sets = ", ".join(f"{k} = ?" for k in fields)
-        await self.conn.execute(f"UPDATE sessions SET {sets} WHERE id = ?", (*fields.values(), session.id))
-        await self.conn.commit()
+        async with self._transaction():
+            await self.conn.execute(f"UPDATE sessions SET {sets} WHERE id = ?", (*fields.values(), session.id))
         return session.model_copy(update=fields)
 
     # -- messages -------------------------------------------------------------------
@@ -334,35 +339,30 @@ class Store:
         """
         message.session_id = session.id
         message.parent_id = message.parent_id or session.head_id
-        await self.conn.execute("BEGIN IMMEDIATE")
-        try:
+        async with self._transaction():
             message.seq = await self._next_seq(session.id)
             await self.conn.execute(_INSERT_MESSAGE, _message_params(message))
             ts = now_ms()
             await self.conn.execute(
                 "UPDATE sessions SET head_id = ?, updated_at = ? WHERE id = ?", (message.id, ts, session.id)
             )
-            await self.conn.commit()
-        except BaseException:
-            await self.conn.rollback()
-            raise
         session.head_id = message.id
         session.updated_at = ts
         return message
 
     async def update_message(self, message: Message) -> None:
         """Rewrite a message's mutable fields (streamed text, final status, tool calls, meta)."""
-        await self.conn.execute(
-            "UPDATE messages SET content = ?, tool_calls = ?, status = ?, meta = ? WHERE id = ?",
-            (
-                message.content,
-                json.dumps([tc.model_dump() for tc in message.tool_calls]) if message.tool_calls else None,
-                message.status,
-                json.dumps(message.meta, ensure_ascii=False, default=str) if message.meta else None,
-                message.id,
-            ),
-        )
-        await self.conn.commit()
+        async with self._transaction():
+            await self.conn.execute(
+                "UPDATE messages SET content = ?, tool_calls = ?, status = ?, meta = ? WHERE id = ?",
+                (
+                    message.content,
+                    json.dumps([tc.model_dump() for tc in message.tool_calls]) if message.tool_calls else None,
+                    message.status,
+                    json.dumps(message.meta, ensure_ascii=False, default=str) if message.meta else None,
+                    message.id,
+                ),
+            )
 
     async def get_message(self, message_id: str) -> Message | None:
         async with self.conn.execute("SELECT * FROM messages WHERE id = ?", (message_id,)) as cur:
@@ -424,8 +424,7 @@ class Store:
     async def record_file_change(self, session_id: str, message_id: str, path: str,
                                  before: bytes | None, after: bytes | None) -> FileChange:
         """Keep a file's bytes before and after a tool changed it (content-addressed)."""
-        await self.conn.execute("BEGIN IMMEDIATE")
-        try:
+        async with self._transaction():
             change = FileChange(
                 session_id=session_id, message_id=message_id, path=path,
                 before_hash=await self._put_blob(before) if before is not None else None,
@@ -438,20 +437,16 @@ class Store:
                  change.created_at),
             )
             change.id = cur.lastrowid or 0
-            await self.conn.commit()
-        except BaseException:
-            await self.conn.rollback()
-            raise
         return change
 
     async def copy_file_changes(self, changes: list[FileChange]) -> None:
         """Rows for changes whose blobs already exist (a fork carries its checkpoints along)."""
-        await self.conn.executemany(
-            "INSERT INTO file_changes (session_id, message_id, path, before_hash, after_hash, created_at)"
-            " VALUES (?, ?, ?, ?, ?, ?)",
-            [(c.session_id, c.message_id, c.path, c.before_hash, c.after_hash, c.created_at) for c in changes],
-        )
-        await self.conn.commit()
+        async with self._transaction():
+            await self.conn.executemany(
+                "INSERT INTO file_changes (session_id, message_id, path, before_hash, after_hash, created_at)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                [(c.session_id, c.message_id, c.path, c.before_hash, c.after_hash, c.created_at) for c in changes],
+            )
 
     async def file_changes(self, session_id: str) -> list[FileChange]:
         """Every recorded change of a session, oldest first (all branches)."""
