@@ -18,7 +18,7 @@ from textual.app import App
 from textual.binding import Binding
 from textual.screen import ModalScreen
 
-from agent.ui import commands
+from agent.ui import commands, sessions
 from agent.ui.widgets.chat import ChatView
 from agent.ui.widgets.prompt import PromptInput, SlashPopup
 from agent.ui.widgets.status import StatusBar
@@ -147,7 +147,7 @@ class CairnApp(App):
                 self.settings,
                 on_event=self.handle_event,
                 approver=self.approve,
-                resume_id=self.resume_id,
+                resume_id=self.resume_id or None,  # "" (`--resume` without an id): new session + picker
                 continue_last=self.continue_last,
             ))
             try:
@@ -181,6 +181,10 @@ class CairnApp(App):
             self.chat.show_history(history)
         self.status.set_state("")
         self.refresh_status()
+        if self.resume_id == "":  # `cairn --resume` without an id: the picker, over the new session
+            self.resume_id = None
+            if not self._pending:
+                sessions.start(self, sessions.pick_session)
         if self._pending:
             text, self._pending = "\n\n".join(self._pending), []
             self._run_turn(text)
@@ -326,7 +330,8 @@ class CairnApp(App):
             self._last_escape = now
 
     def action_rewind(self) -> None:
-        """Hook for ESC twice when idle: the rewind menu (SPEC §7) opens here once sessions support it."""
+        """ESC twice when idle: the rewind menu (SPEC §7)."""
+        sessions.start(self, sessions.rewind)
 
     async def action_ctrl_c(self) -> None:
         if self.focused is self.prompt and self.prompt.selected_text:

@@ -31,13 +31,17 @@ class Command:
 
 def _registry() -> list[Command]:
     # Imported here so each command module can import this one for `Command`.
-    from agent.ui.commands import context, help, model, new, quit
+    from agent.ui.commands import context, export, fork, help, model, new, quit, rename, resume
 
     return [
         help.COMMAND,
         new.COMMAND,
         model.COMMAND,
         context.COMMAND,
+        resume.COMMAND,
+        rename.COMMAND,
+        fork.COMMAND,
+        export.COMMAND,
         quit.COMMAND,
     ]
 

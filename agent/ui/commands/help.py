@@ -8,6 +8,7 @@ KEYS: list[tuple[str, str]] = [
     ("Enter", "send the prompt"),
     ("Ctrl+J / Shift+Enter", "new line in the prompt"),
     ("Esc", "interrupt the running turn; close the command list"),
+    ("Esc Esc", "rewind: back to an earlier prompt (and its files), or another branch"),
     ("Ctrl+C", "interrupt the running turn; twice when idle to quit"),
     ("Tab", "complete a slash command"),
     ("y / a / n", "approve once / always this session / deny"),
@@ -18,10 +19,11 @@ def help_text() -> str:
     from agent.ui.commands import commands
 
     lines = ["Commands"]
+    names = {c.name: "/" + c.name + (" " + c.usage if c.usage else "") for c in commands()}
+    width = max(18, *(len(n) for n in names.values()))
     for c in commands():
-        names = "/" + c.name + (" " + c.usage if c.usage else "")
         alias = f" (also /{', /'.join(c.aliases)})" if c.aliases else ""
-        lines.append(f"  {names:<18} {c.description}{alias}")
+        lines.append(f"  {names[c.name]:<{width}} {c.description}{alias}")
     lines.append("")
     lines.append("Keys")
     for key, what in KEYS:

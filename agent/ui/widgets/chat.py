@@ -18,6 +18,8 @@ from textual.widgets import Static
 from agent.ui.widgets import tool_render
 
 if TYPE_CHECKING:
+    from textual.await_remove import AwaitRemove
+
     from agent.session.models import Message, ToolCall
 
 # Markdown (markdown-it, pygments) and Collapsible are imported where first used: they
@@ -292,10 +294,11 @@ class ChatView(VerticalScroll, can_focus=False):
         self._trim()
         self.anchor()
 
-    def clear_messages(self) -> None:
+    def clear_messages(self) -> AwaitRemove:
+        """Remove every message (awaitable: await it before showing another history)."""
         self._assistants.clear()
         self._tools.clear()
-        self.remove_children()
+        return self.remove_children()
 
     # -- queries (tests, status) ------------------------------------------------------
     @property

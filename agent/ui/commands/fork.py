@@ -1,0 +1,22 @@
+"""/fork: copy this session's active path into a new session and continue there."""
+
+from __future__ import annotations
+
+from agent.ui.commands import Command
+
+
+async def run(app, args: str) -> None:
+    from agent.ui.sessions import BUSY
+
+    if app.runtime is None:
+        app.notice_not_ready()
+        return
+    if app.turn_running:
+        app.chat.add_notice(BUSY, kind="warning")
+        return
+    fork = await app.runtime.fork()
+    app.refresh_status()  # same history on screen: only the title changes
+    app.chat.add_notice(f"Forked into {fork.id[:8]} — the original session is unchanged")
+
+
+COMMAND = Command("fork", "continue in a copy of this session", run)

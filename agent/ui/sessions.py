@@ -1,0 +1,152 @@
+"""Session flows of the TUI: the picker, opening and deleting sessions, rewind (ESC twice).
+
+Functions take the app; they talk to the runtime only (never the store) and show
+failures as notices. Each flow runs in a worker (`start`) because it awaits modal
+screens, which a message handler must not do. The screens are imported when a flow
+runs, so nothing here weighs on the first frame.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Awaitable, Callable
+
+if TYPE_CHECKING:
+    from agent.runtime import Runtime
+    from agent.session.rewind import RewindOutcome
+    from agent.ui.app import CairnApp
+
+BUSY = "A turn is running: press Esc to interrupt it first."
+
+
+def start(app: CairnApp, flow: Callable[[CairnApp], Awaitable[None]]) -> None:
+    """Run `flow(app)` in a worker; errors become a readable notice, never a traceback."""
+
+    async def guarded() -> None:
+        from agent.runtime import RuntimeBusy
+
+        try:
+            await flow(app)
+        except RuntimeBusy:
+            app.chat.add_notice(BUSY, kind="warning")
+        except Exception as exc:
+            from agent.ui.app import readable
+
+            app.chat.add_error(readable(exc))
+
+    app.run_worker(guarded(), group="sessions", exclusive=True, exit_on_error=False)
+
+
+def _ready(app: CairnApp) -> Runtime | None:
+    if app.runtime is None:
+        app.notice_not_ready()
+        return None
+    if app.turn_running:
+        app.chat.add_notice(BUSY, kind="warning")
+        return None
+    return app.runtime
+
+
+async def rerender(app: CairnApp) -> None:
+    """Show the runtime's current history in place of what the chat shows now."""
+    assert app.runtime is not None
+    history = await app.runtime.history()
+    await app.chat.clear_messages()
+    if history:
+        app.chat.show_history(history)
+    app.status.reset_session()
+    app.refresh_status()
+
+
+# -- picker ---------------------------------------------------------------------------------
+async def pick_session(app: CairnApp) -> None:
+    """/resume, /sessions, `cairn --resume` without an id: pick one, open it; Esc stays put."""
+    runtime = _ready(app)
+    if runtime is None:
+        return
+    from agent.ui.screens.picker import SessionPicker
+
+    # Empty sessions (cairn started, nothing asked) are not worth resuming.
+    summaries = [s for s in await runtime.list_sessions() if s.message_count > 0]
+    if not summaries:
+        app.chat.add_notice("No saved sessions yet.")
+        return
+    picker = SessionPicker(summaries, current_id=runtime.session.id, delete=lambda sid: delete_session(app, sid))
+    chosen = await app.push_screen_wait(picker)
+    if chosen:
+        await open_session(app, chosen)
+
+
+async def open_session(app: CairnApp, session_id: str) -> None:
+    assert app.runtime is not None
+    session = await app.runtime.open_session(session_id)
+    await rerender(app)
+    workspace = str(app.runtime.settings.workspace)
+    if session.cwd and session.cwd != workspace:
+        app.chat.add_notice(f"This session was started in {session.cwd}; cairn is working in {workspace}.")
+    app.prompt.focus()
+
+
+async def delete_session(app: CairnApp, session_id: str) -> None:
+    """The picker's confirmed delete; deleting the open session leaves a fresh one on screen."""
+    assert app.runtime is not None
+    was_open = session_id == app.runtime.session.id
+    await app.runtime.delete_session(session_id)
+    if was_open:
+        await rerender(app)
+
+
+# -- rewind ---------------------------------------------------------------------------------
+async def rewind(app: CairnApp) -> None:
+    """ESC twice: choose a user turn (then, if files changed, what to restore) or another branch."""
+    runtime = _ready(app)
+    if runtime is None:
+        return
+    from agent.ui.screens.rewind import RestoreScreen, RewindScreen
+
+    points = await runtime.rewind_points()
+    branches = await runtime.branches()
+    if not points and not branches:
+        app.chat.add_notice("Nothing to rewind yet: this session has no earlier prompts.")
+        return
+    choice = await app.push_screen_wait(RewindScreen(points, branches))
+    if choice is None:
+        return
+    kind, ident = choice
+    if kind == "branch":
+        await runtime.switch_branch(ident)
+        await rerender(app)
+        app.chat.add_notice("Switched to the other branch (the one you left is kept: Esc Esc to come back).")
+        return
+    point = next(p for p in points if p.message_id == ident)
+    restore = False
+    if point.files_changed:
+        plan = await runtime.plan_file_restore(ident)
+        answer = await app.push_screen_wait(RestoreScreen(point, plan))
+        if answer is None:
+            return
+        restore = answer == "files"
+    outcome = await runtime.rewind(ident, restore_files=restore)
+    await rerender(app)
+    prompt = app.prompt
+    prompt.text = outcome.text
+    prompt.move_cursor(prompt.document.end)
+    prompt.focus()
+    text, kind = rewind_notice(outcome, restore=restore, files_changed=point.files_changed)
+    app.chat.add_notice(text, kind=kind)
+
+
+def rewind_notice(outcome: RewindOutcome, *, restore: bool, files_changed: int) -> tuple[str, str]:
+    lines = ["Rewound: the prompt is back in the input; edit and send it to continue on a new branch "
+             "(the old one is kept: Esc Esc to switch back)."]
+    if restore:
+        if outcome.restored:
+            lines.append("Restored: " + ", ".join(outcome.restored))
+        if outcome.removed:
+            lines.append("Removed: " + ", ".join(outcome.removed))
+        if outcome.conflicts:
+            lines.append("Changed outside cairn, left as they are: " + ", ".join(outcome.conflicts))
+        if not (outcome.restored or outcome.removed or outcome.conflicts):
+            lines.append("Files: nothing needed restoring.")
+    elif files_changed:
+        lines.append("Files were left as they are.")
+    return "\n".join(lines), "warning" if outcome.conflicts else "info"
