@@ -19,7 +19,7 @@ from textual.binding import Binding
 from textual.screen import ModalScreen
 
 from agent.ui import commands, sessions
-from agent.ui.widgets.chat import ChatView
+from agent.ui.widgets.chat import MAX_MOUNTED, ChatView
 from agent.ui.widgets.prompt import PromptInput, SlashPopup
 from agent.ui.widgets.status import StatusBar
 
@@ -176,11 +176,13 @@ class CairnApp(App):
             self.opening = False
         self.runtime = runtime
         self.no_model = False
-        history = await runtime.history()
+        # Only what can be shown is read: a long session's screen comes up at once.
+        history = await runtime.history_tail(MAX_MOUNTED)
         if history:
             self.chat.show_history(history)
         self.status.set_state("")
         self.refresh_status()
+        self._when_backend_ready()
         if self.resume_id == "":  # `cairn --resume` without an id: the picker, over the new session
             self.resume_id = None
             if not self._pending:
@@ -188,6 +190,18 @@ class CairnApp(App):
         if self._pending:
             text, self._pending = "\n\n".join(self._pending), []
             self._run_turn(text)
+
+    @work(group="backend", exit_on_error=False)
+    async def _when_backend_ready(self) -> None:
+        """The context window is known once litellm has loaded behind the first screen."""
+        if self.runtime is not None:
+            try:
+                await self.runtime.ready()
+            except Exception as exc:
+                self.notify(f"cairn could not load its model backend: {readable(exc)}", severity="error",
+                            markup=False)
+                return
+            self.refresh_status()
 
     def _drop_pending(self, why: str) -> None:
         if self._pending and why:

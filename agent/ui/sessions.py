@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Awaitable, Callable
 
+from agent.ui.widgets.chat import MAX_MOUNTED
+
 if TYPE_CHECKING:
     from agent.runtime import Runtime
     from agent.session.rewind import RewindOutcome
@@ -49,7 +51,7 @@ def _ready(app: CairnApp) -> Runtime | None:
 async def rerender(app: CairnApp) -> None:
     """Show the runtime's current history in place of what the chat shows now."""
     assert app.runtime is not None
-    history = await app.runtime.history()
+    history = await app.runtime.history_tail(MAX_MOUNTED)
     await app.chat.clear_messages()
     if history:
         app.chat.show_history(history)

@@ -51,6 +51,11 @@ async def test_tool_call_then_answer(make_settings, server, workspace):
         assert block.summary == "1 line"
         assert block.query_one("Collapsible").collapsed
         assert app.chat.assistant_messages[-1].text == "The file sets x to 1."
+        # The collapsed output is built on first expand (hidden bodies cost layout time).
+        assert not block.query(".tool-output")
+        block.query_one("Collapsible").collapsed = False
+        await pilot.pause()
+        assert "x = 1" in block.query_one(".tool-output").render().plain
 
 
 async def test_approval_modal_runs_command_on_yes(make_settings, server):

@@ -139,6 +139,7 @@ class ToolBlock(Vertical):
         self.summary = ""
         self.result: Message | None = None
         self._ready = False
+        self._body_pending = False
         self.pending_text = "  ⎿ running…"
 
     def compose(self):
@@ -149,12 +150,13 @@ class ToolBlock(Vertical):
         if args:
             header.append(" " + args)
         yield Static(header, classes="tool-header")
-        yield Static(self.pending_text, markup=False, classes="tool-running")
+        if self.result is not None:  # from history: no second layout pass for the result
+            yield self._result_widget()
+        else:
+            yield Static(self.pending_text, markup=False, classes="tool-running")
 
     def on_mount(self) -> None:
         self._ready = True
-        if self.result is not None:
-            self._show_result()
 
     def mark_stopped(self, text: str = "  ⎿ interrupted") -> None:
         """The call will get no result (interrupted turn, or an orphan in history)."""
@@ -164,13 +166,14 @@ class ToolBlock(Vertical):
                 widget.update(text)
 
     def set_result(self, message: Message) -> None:
-        """Attach the result; shown now if mounted, else when the block mounts."""
+        """Attach the result; shown now if mounted, else when the block composes."""
         self.result = message
         self.summary = tool_render.summarize_result(message)
         if self._ready:
-            self._show_result()
+            self.query(".tool-running").remove()
+            self.mount(self._result_widget())
 
-    def _show_result(self) -> None:
+    def _result_widget(self) -> Widget:
         from textual.content import Content
         from textual.widgets import Collapsible
 
@@ -179,14 +182,25 @@ class ToolBlock(Vertical):
         failed = tool_render.is_error(message)
         self.set_class(failed, "-error")
         diff = tool_render.result_diff(message)
-        if diff is not None and not failed:
-            body = Static(diff_text(diff), classes="tool-diff")
-            collapsed = len(diff.splitlines()) > DIFF_EXPANDED_MAX_LINES
-        else:
-            body = Static(tool_render.result_body(message), markup=False, classes="tool-output")
-            collapsed = True
-        self.query(".tool-running").remove()
-        self.mount(Collapsible(body, title=Content(self.summary), collapsed=collapsed))
+        if diff is not None and not failed and len(diff.splitlines()) <= DIFF_EXPANDED_MAX_LINES:
+            return Collapsible(self._body(), title=Content(self.summary), collapsed=False)
+        # Collapsed: the body is built on first expand. Laying out hundreds of hidden
+        # outputs made resuming a long session take seconds.
+        self._body_pending = True
+        return Collapsible(title=Content(self.summary), collapsed=True)
+
+    def _body(self) -> Static:
+        message = self.result
+        assert message is not None
+        diff = tool_render.result_diff(message)
+        if diff is not None and not tool_render.is_error(message):
+            return Static(diff_text(diff), classes="tool-diff")
+        return Static(tool_render.result_body(message), markup=False, classes="tool-output")
+
+    def on_collapsible_expanded(self, event) -> None:
+        if self._body_pending:
+            self._body_pending = False
+            event.collapsible.query_one("Contents").mount(self._body())
 
 
 class ChatView(VerticalScroll, can_focus=False):
@@ -269,10 +283,20 @@ class ChatView(VerticalScroll, can_focus=False):
 
     # -- history ----------------------------------------------------------------------
     def show_history(self, messages: list[Message]) -> None:
-        """Render stored messages (a resumed session), newest MAX_MOUNTED only."""
+        """Render stored messages (a resumed session), newest MAX_MOUNTED only.
+
+        Widgets are built only for the messages that will be mounted."""
+        start, widgets_needed = len(messages), 0
+        while start > 0 and widgets_needed < MAX_MOUNTED:
+            start -= 1
+            m = messages[start]
+            if m.role == "assistant":
+                widgets_needed += bool((m.content or "").strip()) + len(m.tool_calls)
+            elif m.role == "user" or m.kind == "summary":
+                widgets_needed += 1
         widgets: list[Widget] = []
         blocks: dict[str, ToolBlock] = {}
-        for m in messages:
+        for m in messages[start:]:
             if m.kind == "summary":
                 widgets.append(Notice("(earlier conversation condensed into a summary)", "info"))
             elif m.role == "user":

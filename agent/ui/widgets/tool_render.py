@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 
 MAX_ARGS_CHARS = 100
 MAX_BODY_LINES = 200
+MAX_BODY_LINE_CHARS = 1000  # a minified file or a one-line 50 KB log must not be wrapped whole
 
 
 def _clip(text: str, limit: int = MAX_ARGS_CHARS) -> str:
@@ -140,8 +141,10 @@ def result_body(message: Message) -> str:
         if data.get("stderr"):
             parts.append(str(data["stderr"]).rstrip("\n"))
         content = "\n".join(p for p in parts if p) or "(no output)"
-    lines = content.splitlines()
-    if len(lines) > MAX_BODY_LINES:
-        more = len(lines) - MAX_BODY_LINES
+    all_lines = content.splitlines()
+    lines = [line if len(line) <= MAX_BODY_LINE_CHARS else line[:MAX_BODY_LINE_CHARS] + " …"
+             for line in all_lines[:MAX_BODY_LINES]]
+    if len(all_lines) > MAX_BODY_LINES:
+        more = len(all_lines) - MAX_BODY_LINES
         lines = lines[:MAX_BODY_LINES] + [f"… {_plural(more, 'more line')}"]
     return "\n".join(lines)
