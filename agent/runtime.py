@@ -50,13 +50,14 @@ class SessionBranch(BaseModel):
 
 
 class Runtime:
-    def __init__(self, settings: Settings, store, agent, model: str, backend: asyncio.Future | None = None) -> None:
+    def __init__(self, settings: Settings, store, agent, model: str, warm_tokenizer: str | None = None) -> None:
         self.settings = settings
         self.store = store
         self.agent = agent
         self.model = model
         self._turn: asyncio.Task | None = None
-        self._backend = backend
+        self._warm_tokenizer = warm_tokenizer
+        self._backend: asyncio.Future | None = None
 
     # -- construction -------------------------------------------------------------
     @classmethod
@@ -104,17 +105,23 @@ class Runtime:
             # aiosqlite's thread is not a daemon: an open store would keep the process alive.
             await store.close()
             raise
-        backend = asyncio.ensure_future(in_daemon_thread(_load_backend, settings.context.tokenizer if warm_up else None))
-        return cls(settings, store, agent, model, backend)
+        return cls(settings, store, agent, model, settings.context.tokenizer if warm_up else None)
+
+    def start_backend(self) -> None:
+        """Begin loading litellm (and the tokenizer) in a thread. A front end calls this once
+        its screen is drawn: the import holds the GIL for seconds and would slow drawing."""
+        if self._backend is None:
+            self._backend = asyncio.ensure_future(in_daemon_thread(_load_backend, self._warm_tokenizer))
 
     async def ready(self) -> None:
         """Wait until litellm (and the tokenizer, for a front end) are loaded."""
-        if self._backend is not None:
-            await asyncio.shield(self._backend)
+        self.start_backend()
+        await asyncio.shield(self._backend)
 
     @property
     def backend_ready(self) -> bool:
-        return self._backend is None or self._backend.done()
+        backend = self._backend
+        return backend is not None and backend.done() and not backend.cancelled() and backend.exception() is None
 
     # -- what front ends call -----------------------------------------------------
     @property

@@ -182,7 +182,7 @@ class CairnApp(App):
             self.chat.show_history(history)
         self.status.set_state("")
         self.refresh_status()
-        self._when_backend_ready()
+        self.call_after_refresh(self._when_backend_ready)
         if self.resume_id == "":  # `cairn --resume` without an id: the picker, over the new session
             self.resume_id = None
             if not self._pending:
