@@ -375,3 +375,34 @@ async def test_export_command(make_settings, server, workspace):
         assert "exported answer" in target.read_text()
         await send(pilot, "/export jsonl")
         await wait_for(pilot, lambda: sum("Exported to" in n for n in notices(app)) == 2, what="the second export")
+
+
+async def test_a_long_resumed_session_mounts_older_messages_on_scroll_up(make_settings):
+    """The newest few screens show at once; scrolling to the top brings older ones in."""
+    from agent.session.models import Message
+    from agent.session.store import Store
+    from agent.ui.widgets.chat import FIRST_SHOWN, MAX_MOUNTED
+
+    settings = make_settings()
+    store = await Store.open()
+    session = await store.create_session(cwd=str(settings.workspace))
+    for i in range(150):
+        await store.append(session, Message(role="user", content=f"question {i}"))
+        await store.append(session, Message(role="assistant", content=f"answer {i}"))
+    await store.close()
+
+    app = CairnApp(settings, resume_id=session.id)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: len(app.chat.children) >= FIRST_SHOWN, what="the history")
+        assert len(app.chat.children) == FIRST_SHOWN
+        assert app.chat.assistant_messages[-1].text == "answer 149"
+        for _ in range(20):
+            app.chat.scroll_home(animate=False)
+            await pilot.pause(0.05)
+            app.chat.scroll_end(animate=False)
+            await pilot.pause(0.05)
+            if len(app.chat.children) >= MAX_MOUNTED:
+                break
+        assert len(app.chat.children) == MAX_MOUNTED
+        texts = [w.text for w in app.chat.assistant_messages]
+        assert texts == [f"answer {i}" for i in range(50, 150)]  # in order, no gap

@@ -26,6 +26,10 @@ if TYPE_CHECKING:
 # are not needed for the first frame, which must come up fast.
 
 MAX_MOUNTED = 200
+# A resumed session shows this many widgets at first (a few screens); older ones mount in
+# batches as the user scrolls to the top. Laying out 200 at once took seconds.
+FIRST_SHOWN = 40
+OLDER_BATCH = 40
 DRAIN_HZ = 20
 DIFF_EXPANDED_MAX_LINES = 40
 
@@ -210,6 +214,7 @@ class ChatView(VerticalScroll, can_focus=False):
         super().__init__(**kwargs)
         self._assistants: dict[str, AssistantMessage] = {}
         self._tools: dict[str, ToolBlock] = {}
+        self._older: list[Widget] = []  # history built but not mounted yet (oldest first)
 
     def on_mount(self) -> None:
         self.anchor()
@@ -223,6 +228,7 @@ class ChatView(VerticalScroll, can_focus=False):
         children = [c for c in self.children if c.parent is self]
         excess = len(children) - MAX_MOUNTED
         if excess > 0:
+            self._older = []  # they are older than what goes now: never show them past a gap
             old = children[:excess]
             for widget in old:
                 if isinstance(widget, AssistantMessage):
@@ -313,13 +319,29 @@ class ChatView(VerticalScroll, can_focus=False):
             if block.result is None:
                 block.mark_stopped("  ⎿ (no result)")
         widgets = widgets[-MAX_MOUNTED:]
+        self._older = widgets[:-FIRST_SHOWN]
         with self.app.batch_update():
-            self.mount_all(widgets)
+            self.mount_all(widgets[-FIRST_SHOWN:])
         self._trim()
         self.anchor()
 
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if new_value <= 0 and old_value > 0 and self._older:
+            self.call_later(self._mount_older)
+
+    def _mount_older(self) -> None:
+        """Scrolled to the top of a resumed session: bring the next older batch in."""
+        mounted = [c for c in self.children if c.parent is self]
+        if not self._older or not mounted:
+            return
+        batch, self._older = self._older[-OLDER_BATCH:], self._older[:-OLDER_BATCH]
+        with self.app.batch_update():
+            self.mount_all(batch, before=mounted[0])
+
     def clear_messages(self) -> AwaitRemove:
         """Remove every message (awaitable: await it before showing another history)."""
+        self._older = []
         self._assistants.clear()
         self._tools.clear()
         return self.remove_children()
