@@ -17,6 +17,7 @@ from typing import Any, Awaitable, Callable
 
 from agent.config import Settings
 from agent.context.pipeline import build_api_messages
+from agent.context.tokens import counter_for
 from agent.events import (
     AssistantFinished,
     AssistantStarted,
@@ -223,10 +224,10 @@ class Agent:
         for call in assistant.tool_calls:
             self.emit(ToolStarted(call=call))
             result = await self.registry.execute(call, self.ctx)
-            message = await self._append(
-                Message(role="tool", tool_call_id=call.id, tool_name=call.name, content=result.content,
-                        status="error" if result.is_error else "ok", meta=result.meta)
-            )
+            message = Message(role="tool", tool_call_id=call.id, tool_name=call.name, content=result.content,
+                              status="error" if result.is_error else "ok", meta=dict(result.meta))
+            counter_for(self.settings.context.tokenizer).remember_count(message)
+            message = await self._append(message)
             for edit in result.edits:  # the checkpoint rewind restores from
                 await self._persist(self.store.record_file_change(
                     self.session.id, message.id, edit.path, edit.before, edit.after))
