@@ -2,10 +2,25 @@
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 
 from agent.config import db_path
 from tests.fakes.llm_server import text, tool_calls
+
+
+@contextlib.asynccontextmanager
+async def _after_two_turns(server, open_runtime, workspace):
+    """A runtime whose session has run both turns of `_two_turns` on app.py (v = 1 → 3)."""
+    (workspace / "app.py").write_text("v = 1\n")
+    _two_turns(server)
+    runtime = await open_runtime()
+    try:
+        await runtime.run_turn("first")
+        await runtime.run_turn("second")
+        yield runtime
+    finally:
+        await runtime.close()
 
 
 def _two_turns(server):
@@ -22,15 +37,8 @@ def _two_turns(server):
 
 
 async def test_checkpoints_are_recorded_content_addressed(server, open_runtime, workspace):
-    (workspace / "app.py").write_text("v = 1\n")
-    _two_turns(server)
-    runtime = await open_runtime()
-    try:
-        await runtime.run_turn("first")
-        await runtime.run_turn("second")
+    async with _after_two_turns(server, open_runtime, workspace) as runtime:
         changes = await runtime.store.file_changes(runtime.session.id)
-    finally:
-        await runtime.close()
     assert [(c.path.rsplit("/", 1)[-1], c.before_hash is None) for c in changes] == [
         ("notes.txt", True), ("app.py", False), ("app.py", False)]
     # The after-bytes of one change are the before-bytes of the next: stored once.
@@ -81,28 +89,16 @@ async def test_rewind_with_files_restores_and_branches(server, open_runtime, wor
 
 
 async def test_conversation_only_rewind_leaves_files(server, open_runtime, workspace):
-    (workspace / "app.py").write_text("v = 1\n")
-    _two_turns(server)
-    runtime = await open_runtime()
-    try:
-        await runtime.run_turn("first")
-        await runtime.run_turn("second")
+    async with _after_two_turns(server, open_runtime, workspace) as runtime:
         second = (await runtime.rewind_points())[0]
         outcome = await runtime.rewind(second.message_id, restore_files=False)
         assert outcome.text == "second" and outcome.restored == []
         assert (workspace / "app.py").read_text() == "v = 3\n"
         assert [m.content for m in await runtime.history()][-1] == "Turn one done."
-    finally:
-        await runtime.close()
 
 
 async def test_files_changed_outside_the_agent_are_reported_not_overwritten(server, open_runtime, workspace):
-    (workspace / "app.py").write_text("v = 1\n")
-    _two_turns(server)
-    runtime = await open_runtime()
-    try:
-        await runtime.run_turn("first")
-        await runtime.run_turn("second")
+    async with _after_two_turns(server, open_runtime, workspace) as runtime:
         (workspace / "app.py").write_text("v = 3  # my own change\n")
         first = (await runtime.rewind_points())[1]
         plan = {f.display: f.action for f in await runtime.plan_file_restore(first.message_id)}
@@ -110,17 +106,10 @@ async def test_files_changed_outside_the_agent_are_reported_not_overwritten(serv
         outcome = await runtime.rewind(first.message_id, restore_files=True)
         assert outcome.conflicts == ["app.py"] and outcome.removed == ["notes.txt"]
         assert (workspace / "app.py").read_text() == "v = 3  # my own change\n"
-    finally:
-        await runtime.close()
 
 
 async def test_fork_copies_the_active_path_and_checkpoints(server, open_runtime, workspace):
-    (workspace / "app.py").write_text("v = 1\n")
-    _two_turns(server)
-    runtime = await open_runtime()
-    try:
-        await runtime.run_turn("first")
-        await runtime.run_turn("second")
+    async with _after_two_turns(server, open_runtime, workspace) as runtime:
         source = runtime.session
         before = [(m.role, m.content) for m in await runtime.history()]
         fork = await runtime.fork()
@@ -133,8 +122,6 @@ async def test_fork_copies_the_active_path_and_checkpoints(server, open_runtime,
         await runtime.rewind(first.message_id, restore_files=True)
         assert (workspace / "app.py").read_text() == "v = 1\n"
         assert (await runtime.store.get_session(source.id)).head_id == source.head_id
-    finally:
-        await runtime.close()
 
 
 async def test_rename_delete_and_list(server, open_runtime):
@@ -177,16 +164,9 @@ async def test_export_writes_md_and_jsonl_into_the_workspace(server, open_runtim
 
 
 async def test_history_tail_starts_at_a_whole_exchange(server, open_runtime, workspace):
-    (workspace / "app.py").write_text("v = 1\n")
-    _two_turns(server)
-    runtime = await open_runtime()
-    try:
-        await runtime.run_turn("first")
-        await runtime.run_turn("second")
+    async with _after_two_turns(server, open_runtime, workspace) as runtime:
         full = await runtime.history()
         assert await runtime.history_tail(100) == full
         # The newest 6 would start with a tool result whose call is further back: it is left out.
         assert full[-6].role == "tool"
         assert await runtime.history_tail(6) == full[-5:]
-    finally:
-        await runtime.close()

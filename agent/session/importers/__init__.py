@@ -12,6 +12,7 @@ and `openai` (a chat-completions message list). `parse_any` tries them in that o
 from __future__ import annotations
 
 import importlib
+import json
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -47,6 +48,22 @@ class ImportedSession(BaseModel):
     parent_session_id: str | None = None
     head_id: str | None = None
     messages: list[Message] = Field(default_factory=list)
+
+
+def json_lines(text: str) -> list[tuple[int, dict]]:
+    """(line number, object) for each non-blank line of a JSONL file; a broken line is named."""
+    out = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError as exc:
+            raise ImportFormatError(f"line {number}: not valid JSON ({exc})") from None
+        if not isinstance(record, dict):
+            raise ImportFormatError(f"line {number}: expected a JSON object")
+        out.append((number, record))
+    return out
 
 
 def _module(fmt: str) -> Any:

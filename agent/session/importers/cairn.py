@@ -12,7 +12,7 @@ import json
 
 from pydantic import ValidationError
 
-from agent.session.importers import ImportedSession, ImportFormatError
+from agent.session.importers import ImportedSession, ImportFormatError, json_lines
 from agent.session.models import Message, Session
 
 FORMAT = "cairn-session"
@@ -45,15 +45,7 @@ def _validation_message(exc: ValidationError) -> str:
 def parse(text: str) -> ImportedSession:
     header: Session | None = None
     messages: list[Message] = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except ValueError as exc:
-            raise ImportFormatError(f"line {number}: not valid JSON ({exc})") from None
-        if not isinstance(record, dict):
-            raise ImportFormatError(f"line {number}: expected a JSON object")
+    for number, record in json_lines(text):
         kind = record.get("type")
         try:
             if header is None:

@@ -26,7 +26,7 @@ import re
 from datetime import datetime
 from typing import Any
 
-from agent.session.importers import ImportedSession, ImportFormatError
+from agent.session.importers import ImportedSession, ImportFormatError, json_lines
 from agent.session.models import Message, ToolCall
 
 TOOL_NAMES = {"Read": "filesystem-read", "Bash": "terminal-execute", "Edit": "filesystem-edit",
@@ -42,21 +42,6 @@ TITLE_CHARS = 60
 DETECT_LINES = 200
 _TOOL_USE_ERROR = re.compile(r"^\s*<tool_use_error>(.*)</tool_use_error>\s*$", re.S)
 _TAG = re.compile(r"<[^>]+>")
-
-
-def _records(text: str) -> list[tuple[int, dict]]:
-    out = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except ValueError as exc:
-            raise ImportFormatError(f"line {number}: not valid JSON ({exc})") from None
-        if not isinstance(record, dict):
-            raise ImportFormatError(f"line {number}: expected a JSON object")
-        out.append((number, record))
-    return out
 
 
 def detect(text: str) -> bool:
@@ -300,7 +285,7 @@ def parse(text: str) -> ImportedSession:
     cwd = model = summary = ""
     last_main: str | None = None
     last_any: str | None = None
-    for number, record in _records(text):
+    for number, record in json_lines(text):
         kind = record.get("type")
         if kind == "summary" and isinstance(record.get("summary"), str) and not summary:
             summary = record["summary"]
