@@ -23,7 +23,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from agent.config import Settings  # noqa: E402
-from agent.context import tokens  # noqa: E402
+from agent.context import rendered, tokens  # noqa: E402
+from agent.context.passes import replace  # noqa: E402
 from agent.context.pipeline import build_api_messages  # noqa: E402
 from agent.session.models import Message, ToolCall  # noqa: E402
 
@@ -54,11 +55,21 @@ def generate(n: int, seed: int = 7) -> list[Message]:
             out.append(Message(role="tool", tool_call_id=call.id, tool_name=call.name, content=body, created_at=t + 50))
         out.append(Message(role="assistant", content=" ".join(rng.choices(WORDS, k=rng.randint(10, 80))),
                            created_at=t + 100))
-    return out[:n]
+    out = out[:n]
+    while out and out[-1].role != "user" and not (out[-1].role == "assistant" and not out[-1].tool_calls):
+        out.pop()  # end on a whole exchange, as the loop's history does when it builds
+    return out
 
 
 def build(history, settings, now):
     return build_api_messages(history, now_ms=now, settings=settings, tools=[], system_prompt="system")
+
+
+def _forget_everything() -> None:
+    """Cold: no token counts, no rendered API forms, no placeholder copies from earlier builds."""
+    tokens._counters.clear()
+    rendered.clear()
+    replace._copies.clear()
 
 
 def measure(n: int, runs: int) -> dict:
@@ -67,14 +78,14 @@ def measure(n: int, runs: int) -> dict:
     now = history[-1].created_at + 60_000
     cold, warm = [], []
     for _ in range(runs):
-        tokens._counters.clear()
+        _forget_everything()
         start = time.perf_counter()
         build(history, settings, now)
         cold.append(time.perf_counter() - start)
         start = time.perf_counter()
         build(history, settings, now)
         warm.append(time.perf_counter() - start)
-    tokens._counters.clear()
+    _forget_everything()
     tracemalloc.start()
     build(history, settings, now)
     peak = tracemalloc.get_traced_memory()[1]
