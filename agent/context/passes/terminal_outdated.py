@@ -110,7 +110,7 @@ def apply(
             candidates.append((order_time, index, terminal))
 
     # Newest first: by time, then by position (later = newer).
-    candidates.sort(key=lambda c: (c[0], c[1]), reverse=True)
+    candidates.sort(reverse=True)  # positions are unique: the third field never decides
     out = list(messages)
     changed = 0
     for _, index, terminal in candidates[max(keep_recent, 0):]:
