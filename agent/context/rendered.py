@@ -47,9 +47,12 @@ def api_copy(message: Message) -> dict[str, Any]:
     """A fresh dict for the request (callers such as provider adapters may edit theirs)."""
     api = rendered(message).api
     out = dict(api)
-    calls = api.get("tool_calls")
-    if calls:
-        out["tool_calls"] = [{**tc, "function": dict(tc["function"])} for tc in calls]
+    if "tool_calls" in api:
+        out["tool_calls"] = [
+            {"id": tc["id"], "type": "function",
+             "function": {"name": tc["function"]["name"], "arguments": tc["function"]["arguments"]}}
+            for tc in api["tool_calls"]
+        ]
     return out
 
 
