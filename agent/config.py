@@ -48,8 +48,20 @@ class ContextSettings(_Section):
     default_context_window: int = 128_000
     default_max_output_tokens: int = 8_192
     auto_condense_percent: float = 80.0
-    # Tool outputs longer than this reach the model as head + tail; storage keeps all.
-    max_tool_output_chars: int = 30_000
+    # Seed 004: a tool output longer than this reaches the model as a preview (its first and
+    # last lines, `inline_preview_chars` in all) and a context-file ref; storage keeps all.
+    max_inline_chars: int = 5_000
+    inline_preview_chars: int = 1_024
+    # Context files (SPEC §6, §12.9): a cache of SQLite under <data>/context/<session>/.
+    files_read_default_bytes: int = 8_192
+    files_read_max_bytes: int = 65_536
+    files_tail_default_lines: int = 200
+    files_tail_max_lines: int = 2_000
+    files_grep_max_results: int = 50
+    files_grep_timeout: float = 5.0
+    files_cache_max_bytes: int = 1024 ** 3
+    files_ttl_days: int = 30
+    redact: bool = False
     # Seed 003: old successful terminal outputs become a placeholder.
     terminal_keep_recent_results: int = 5
     terminal_max_age_ms: int = 15 * 60 * 1000

@@ -78,6 +78,7 @@ class Agent:
             max_file_bytes=settings.tools.max_file_bytes,
         )
         self.system_prompt = build_system_prompt(settings.workspace)
+        self._attach_context_files()
         self.set_model(model)
         self.history: list[Message] | None = None
         self.session_cost = 0.0
@@ -95,8 +96,16 @@ class Agent:
             self._limits = model_limits(self.settings, self.model)
         return self._limits
 
+    def _attach_context_files(self) -> None:
+        """The context-* tools read this session's large outputs (seed 004)."""
+        from agent.context.files.manager import ContextFiles
+
+        self.ctx.context_files = ContextFiles(self.store, self.session.id, settings=self.settings.context,
+                                              tool_definitions=self.registry.definitions)
+
     def switch_session(self, session: Session) -> None:
         self.session = session
+        self._attach_context_files()
         self.history = None
         self.session_cost = 0.0
         self.permissions.always.clear()

@@ -20,6 +20,7 @@ from agent.session.models import Message, Session, SessionSummary
 from agent.tools.permissions import Approver
 
 EventSink = Callable[[Event], None]
+MAX_LISTED_REFS = 20  # /context lists the newest context files
 
 
 class NoModelConfigured(Exception):
@@ -182,10 +183,13 @@ class Runtime:
 
         await self.ready()
         history = await self.agent.current_history()
-        return context_report(
+        report = context_report(
             history, settings=self.settings, session_id=self.session.id, model=self.model,
             workspace=self.settings.workspace, now_ms=now_ms if now_ms is not None else clock(),
         )
+        files = self.agent.ctx.context_files
+        report["refs"] = [ref.model_dump() for ref in await files.list(limit=MAX_LISTED_REFS)] if files else []
+        return report
 
     # -- sessions: picker, rename, fork, rewind -----------------------------------
     async def list_sessions(self, limit: int = 1000) -> list[SessionSummary]:

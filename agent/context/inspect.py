@@ -83,6 +83,12 @@ def format_report(report: dict[str, Any]) -> str:
     for p in report["passes"]:
         saved = p["tokens_before"] - p["tokens_after"]
         lines.append(f"  {p['name']:<20}{p['changed']:>8}{p['tokens_before']:>12,}{p['tokens_after']:>12,}{saved:>10,}")
+    refs = report.get("refs") or []
+    if refs:
+        lines += ["", f"  context files (newest {len(refs)}; the model reads them with context-read/tail/grep):"]
+        for ref in refs:
+            size = f"{ref['byteSize']:,} B" if ref.get("byteSize") is not None else ""
+            lines.append(f"  {ref['id']:<22}{ref['kind']:<10}{size:>14}  {ref['hint']}")
     cal = report.get("calibration") or {}
     if cal.get("reported"):
         lines += ["", f"  last request: tiktoken estimate {cal['estimated'] or 0:,} · provider reported {cal['reported']:,}"]

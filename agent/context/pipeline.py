@@ -90,7 +90,7 @@ def build_api_messages(
         placeholder=cfg.terminal_outdated_placeholder)
     run(file_reads.NAME, file_reads.apply, workspace=str(settings.workspace),
         keep_recent=cfg.file_keep_recent_reads, placeholder=cfg.file_read_placeholder)
-    run(externalize.NAME, externalize.apply, limit=cfg.max_tool_output_chars, preview=cfg.max_tool_output_chars)
+    run(externalize.NAME, externalize.apply, limit=cfg.max_inline_chars, preview=cfg.inline_preview_chars)
     for entry in report:
         if entry.changed:  # seed 000 §6.4, seed 003 §6: one line per pass that changed something
             log.info("%s: %d changed, %d → %d tokens", entry.name, entry.changed,

@@ -18,6 +18,7 @@ from typing import Any, AsyncIterator, Iterable
 import aiosqlite
 
 from agent.config import db_path
+from agent.session.schema import MIGRATIONS
 from agent.session.models import FileChange, Message, Session, SessionSummary, ToolCall, now_ms
 
 BUSY_TIMEOUT_MS = 30_000
@@ -29,57 +30,6 @@ _INSERT_MESSAGE = (
     " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
 
-# Each entry upgrades the schema by one version; never edit a released entry, append.
-MIGRATIONS: list[str] = [
-    """
-    CREATE TABLE sessions (
-        id TEXT PRIMARY KEY,
-        title TEXT NOT NULL DEFAULT '',
-        cwd TEXT NOT NULL DEFAULT '',
-        created_at INTEGER NOT NULL,
-        updated_at INTEGER NOT NULL,
-        head_id TEXT,
-        model TEXT NOT NULL DEFAULT '',
-        parent_session_id TEXT
-    );
-    CREATE INDEX sessions_cwd_updated ON sessions (cwd, updated_at);
-    CREATE TABLE messages (
-        id TEXT PRIMARY KEY,
-        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
-        parent_id TEXT,
-        seq INTEGER NOT NULL,
-        role TEXT NOT NULL,
-        content TEXT,
-        tool_calls TEXT,
-        tool_call_id TEXT,
-        tool_name TEXT,
-        created_at INTEGER NOT NULL,
-        status TEXT NOT NULL DEFAULT 'ok',
-        kind TEXT NOT NULL DEFAULT 'message',
-        meta TEXT
-    );
-    CREATE INDEX messages_session_seq ON messages (session_id, seq);
-    CREATE INDEX messages_parent ON messages (parent_id);
-    """,
-    # File checkpoints: each change a tool made, with content-addressed before/after bytes.
-    """
-    CREATE TABLE blobs (
-        hash TEXT PRIMARY KEY,
-        size INTEGER NOT NULL,
-        data BLOB NOT NULL
-    );
-    CREATE TABLE file_changes (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
-        message_id TEXT NOT NULL,
-        path TEXT NOT NULL,
-        before_hash TEXT,
-        after_hash TEXT,
-        created_at INTEGER NOT NULL
-    );
-    CREATE INDEX file_changes_session ON file_changes (session_id, id);
-    """,
-]
 
 
 class StoreError(Exception):
@@ -412,6 +362,76 @@ class Store:
             f"SELECT session_id, COUNT(*) FROM messages WHERE session_id IN ({marks}) GROUP BY session_id", ids
         ) as cur:
             return {r[0]: r[1] for r in await cur.fetchall()}
+
+    # -- context files (seed 004): facts about large tool results, never their text --------
+    async def large_tool_results(self, session_id: str, min_chars: int, after_seq: int = 0) -> list[dict[str, Any]]:
+        """Tool results of a session (all branches) longer than `min_chars` characters and
+        written after `after_seq`, oldest first, without their content (a tool result is
+        written once, so callers can scan incrementally)."""
+        async with self.conn.execute(
+            "SELECT id, seq, tool_call_id, tool_name, created_at, status FROM messages"
+            " WHERE session_id = ? AND seq > ? AND role = 'tool' AND length(content) > ? ORDER BY seq",
+            (session_id, after_seq, min_chars),
+        ) as cur:
+            return [dict(row) for row in await cur.fetchall()]
+
+    async def tool_result_shapes(self, message_ids: Iterable[str]) -> dict[str, dict[str, Any]]:
+        """For each tool result: its UTF-8 size; `json_kind` 'object'/'array' when it is JSON;
+        and when it is `{"stdout": …, "stderr": …}` the UTF-8 sizes of both and whether stdout
+        ends with a newline (a terminal result's context file is a log of the two). Parses the
+        JSON in SQLite (three passes) so the text never reaches Python."""
+        ids = list(dict.fromkeys(message_ids))
+        out: dict[str, dict[str, Any]] = {}
+        for start in range(0, len(ids), 200):
+            chunk = ids[start:start + 200]
+            marks = ",".join("?" * len(chunk))
+            async with self.conn.execute(
+                f"""
+                WITH shaped AS MATERIALIZED (
+                    SELECT id, length(CAST(content AS BLOB)) AS bytes,
+                           CASE WHEN substr(content, 1, 1) IN ('{{', '[') AND json_valid(content)
+                                THEN CASE substr(content, 1, 1) WHEN '{{' THEN 'object' ELSE 'array' END
+                           END AS json_kind,
+                           content
+                    FROM messages WHERE id IN ({marks}) AND role = 'tool'
+                ), parts AS MATERIALIZED (
+                    SELECT id, bytes, json_kind,
+                           CASE WHEN json_kind = 'object' THEN json_extract(content, '$.stdout') END AS stdout,
+                           CASE WHEN json_kind = 'object' THEN json_extract(content, '$.stderr') END AS stderr
+                    FROM shaped
+                )
+                SELECT id, bytes, json_kind,
+                       CASE WHEN typeof(stdout) = 'text' AND typeof(stderr) = 'text' THEN 1 ELSE 0 END AS split,
+                       length(CAST(stdout AS BLOB)) AS stdout_bytes, substr(stdout, -1) = char(10) AS stdout_nl,
+                       length(CAST(stderr AS BLOB)) AS stderr_bytes
+                FROM parts
+                """,
+                chunk,
+            ) as cur:
+                for row in await cur.fetchall():
+                    out[row["id"]] = dict(row)
+        return out
+
+    async def tool_calls_by_id(self, session_id: str, call_ids: Iterable[str]) -> list[tuple[int, ToolCall]]:
+        """The calls with these ids in the session's assistant messages, with the calling
+        message's seq (providers may reuse ids across turns: the caller picks the nearest)."""
+        ids = list(dict.fromkeys(call_ids))
+        found: list[tuple[int, ToolCall]] = []
+        for start in range(0, len(ids), 500):
+            chunk = ids[start:start + 500]
+            marks = ",".join("?" * len(chunk))
+            async with self.conn.execute(
+                "SELECT m.seq, json_extract(j.value, '$.id') AS id, json_extract(j.value, '$.name') AS name,"
+                " json_extract(j.value, '$.arguments') AS arguments"
+                " FROM messages m, json_each(m.tool_calls) j"
+                " WHERE m.session_id = ? AND m.role = 'assistant' AND m.tool_calls IS NOT NULL"
+                f" AND json_extract(j.value, '$.id') IN ({marks})",
+                (session_id, *chunk),
+            ) as cur:
+                for row in await cur.fetchall():
+                    found.append((row["seq"], ToolCall(id=row["id"], name=row["name"] or "",
+                                                       arguments=row["arguments"] or "")))
+        return found
 
     # -- file checkpoints -------------------------------------------------------------
     async def _put_blob(self, data: bytes) -> str:

@@ -54,6 +54,8 @@ class ToolContext:
     max_file_bytes: int = 10 * 1024 * 1024
     # Running subprocesses register here so an interrupt can kill their process groups.
     processes: set[asyncio.subprocess.Process] = field(default_factory=set)
+    # The session's context files (agent.context.files.manager.ContextFiles), for context-* tools.
+    context_files: Any = None
 
 
 class Tool:

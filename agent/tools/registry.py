@@ -118,9 +118,14 @@ class ToolRegistry:
 
 
 def default_registry() -> ToolRegistry:
+    from agent.tools.context_grep import ContextGrep
+    from agent.tools.context_list import ContextList
+    from agent.tools.context_read import ContextRead
+    from agent.tools.context_tail import ContextTail
     from agent.tools.fs_create import FsCreate
     from agent.tools.fs_edit import FsEdit
     from agent.tools.fs_read import FsRead
     from agent.tools.terminal import Terminal
 
-    return ToolRegistry([FsRead(), FsEdit(), FsCreate(), Terminal()])
+    return ToolRegistry([FsRead(), FsEdit(), FsCreate(), Terminal(),
+                         ContextList(), ContextRead(), ContextTail(), ContextGrep()])

@@ -66,7 +66,7 @@ import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 # Re-exported: tests (and the app's tests) import every step name from this module.
 from tests.fakes.llm_script import (  # noqa: F401
@@ -403,7 +403,8 @@ class FakeLLMServer:
     def closed(self) -> bool:
         return self._closed_evt.is_set()
 
-    def add(self, *steps: Step) -> "FakeLLMServer":
+    def add(self, *steps: Step | Callable[[dict[str, Any]], Step]) -> "FakeLLMServer":
+        """Queue steps; a callable step gets the request it answers and returns the step."""
         with self._lock:
             self._queue.extend(steps)
             if self.repeat:
@@ -461,6 +462,8 @@ class FakeLLMServer:
                 self._queue.extend(self._script)
             step: Step = self._queue.pop(0) if self._queue else Text(NO_MORE_RESPONSES, chunk_size=64)
             self._cond.notify_all()
+        if callable(step):  # a step that answers what it was sent, as a model would
+            step = step(request)
         return step, seq
 
     def _stream_started(self) -> None:

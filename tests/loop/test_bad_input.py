@@ -72,7 +72,7 @@ async def test_huge_command_output_capped_for_model_whole_in_storage(server, ope
         "SELECT content FROM messages WHERE id = ?", (msg.id,)).fetchone()[0]
     assert len(json.loads(stored)["stdout"]) == size
     sent = server.requests[1]["messages"][-1]["content"]
-    assert len(sent) < 40_000 and "output truncated" in sent
+    assert len(sent) < 4_000 and json.loads(sent)["truncated"]["stdoutChars"] == size
 
 
 async def test_binary_file_read(server, open_runtime, workspace):

@@ -129,7 +129,8 @@ def test_duplicate_names_rejected():
 def test_default_registry_definitions():
     reg = default_registry()
     names = [d["function"]["name"] for d in reg.definitions()]
-    assert names == ["filesystem-read", "filesystem-edit", "filesystem-create", "terminal-execute"]
+    assert names == ["filesystem-read", "filesystem-edit", "filesystem-create", "terminal-execute",
+                     "context-list", "context-read", "context-tail", "context-grep"]
     for d in reg.definitions():
         assert d["type"] == "function"
         params = d["function"]["parameters"]

@@ -1,31 +1,122 @@
-"""Pass 5: tool outputs too large to send inline are cut to their head and tail.
+"""Pass 5: a tool output too large to send inline becomes a preview and a context-file ref.
 
-The stored message keeps the whole output; only the request copy is shortened.
+A 2 MB build log in the request costs the whole context and still gets cut somewhere;
+the model usually needs one error line from it. So an output longer than `limit`
+characters reaches the model as its first and last lines (about `preview` characters in
+all), its size, and the id of a context file holding all of it, with a one-line hint of
+which context tool to call (seed 004). The stored message keeps the whole output; the id
+is derived from the message, so the same history always gives the same request.
+
+Terminal results keep their JSON shape (`command`, `exitCode`, `stdout`, `stderr`), with
+each stream previewed, so they still read as a command's result. Results of the context
+tools themselves are never externalised: they are bounded already, and a ref to a page of
+a ref would send the model in circles.
 """
 
 from __future__ import annotations
 
+import json
+
+from agent.context.files.refs import artifact_ref_id
+from agent.context.passes.replace import with_content
 from agent.session.models import Message
 
 NAME = "externalize"
+CONTEXT_TOOL_PREFIX = "context-"
+TERMINAL_TOOL = "terminal-execute"
+PREVIEW_CACHE_LIMIT = 20_000
+_previews: dict[tuple, str] = {}
 
 
-def _shorten(text: str, limit: int, preview: int) -> str:
-    head = text[: preview // 2]
-    tail = text[-(preview // 2):] if preview > 1 else ""
-    omitted = len(text) - len(head) - len(tail)
-    return (
-        f"{head}\n\n[… output truncated: {len(text):,} characters in all, {omitted:,} omitted from the "
-        f"middle. Re-run with a narrower command (grep, head, tail, a line range) to see more …]\n\n{tail}"
-    )
+def _hint(ref: str) -> str:
+    return (f'Full output in context file "{ref}": use context-grep to search it, context-tail for its '
+            f"end, context-read to page through it.")
+
+
+def preview_lines(text: str, budget: int) -> tuple[str, int]:
+    """The first and last lines of `text` within about `budget` characters, and how many
+    lines were left out between them. A line longer than the budget is cut."""
+    lines = text.split("\n")
+    half = max(budget // 2, 1)
+    head: list[str] = []
+    used = 0
+    for line in lines:
+        if used + len(line) + 1 > half:
+            if not head:
+                head.append(line[:half] + " …")
+            break
+        head.append(line)
+        used += len(line) + 1
+    tail: list[str] = []
+    used = 0
+    for line in reversed(lines[len(head):]):
+        if used + len(line) + 1 > half:
+            if not tail:
+                tail.append("… " + line[-half:])
+            break
+        tail.append(line)
+        used += len(line) + 1
+    tail.reverse()
+    omitted = len(lines) - len(head) - len(tail)
+    if omitted <= 0:
+        return text if len(text) <= budget else "\n".join(head + tail), 0
+    return "\n".join(head) + f"\n[… {omitted:,} lines omitted …]\n" + "\n".join(tail), omitted
+
+
+def _terminal_preview(content: str, ref: str, budget: int) -> str | None:
+    try:
+        data = json.loads(content)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(data, dict) or not isinstance(data.get("stdout", ""), str) \
+            or not isinstance(data.get("stderr", ""), str):
+        return None
+    stdout, stderr = data.get("stdout") or "", data.get("stderr") or ""
+    total = max(len(stdout) + len(stderr), 1)
+    out = dict(data)
+    # Each stream gets a share of the budget by its size, stderr at least a quarter if any.
+    err_budget = 0 if not stderr else max(budget // 4, budget * len(stderr) // total)
+    out["stdout"], _ = preview_lines(stdout, budget - err_budget)
+    out["stderr"], _ = preview_lines(stderr, err_budget) if stderr else ("", 0)
+    out["truncated"] = {"stdoutChars": len(stdout), "stderrChars": len(stderr),
+                        "stdoutLines": stdout.count("\n") + bool(stdout and not stdout.endswith("\n")),
+                        "contextRef": ref}
+    out["hint"] = _hint(ref)
+    return json.dumps(out, ensure_ascii=False)
+
+
+def externalized(message: Message, preview: int) -> str:
+    """What the model sees of `message`'s output instead of all of it."""
+    content = message.content or ""
+    ref = artifact_ref_id(message.id)
+    if message.tool_name == TERMINAL_TOOL or content.startswith('{"command"'):
+        shown = _terminal_preview(content, ref, preview)
+        if shown is not None:
+            return shown
+    body, _ = preview_lines(content, preview)
+    lines = content.count("\n") + 1
+    return (f"[Output of {len(content):,} characters in {lines:,} lines; only its first and last lines "
+            f"are shown. {_hint(ref)}]\n{body}")
+
+
+def _cached_preview(message: Message, preview: int) -> str:
+    # Every build would otherwise parse and split every large output again.
+    key = (message.id, message.tool_name, hash(message.content), preview)
+    shown = _previews.get(key)
+    if shown is None:
+        if len(_previews) >= PREVIEW_CACHE_LIMIT:
+            _previews.clear()
+        shown = _previews[key] = externalized(message, preview)
+    return shown
 
 
 def apply(messages: list[Message], *, limit: int, preview: int) -> tuple[list[Message], int]:
     changed = 0
     out: list[Message] = []
     for message in messages:
-        if message.role == "tool" and message.content and len(message.content) > limit:
-            message = message.model_copy(update={"content": _shorten(message.content, limit, preview)})
+        if (message.role == "tool" and message.content and len(message.content) > limit
+                and not (message.tool_name or "").startswith(CONTEXT_TOOL_PREFIX)):
+            message = with_content(message, _cached_preview(message, preview))
             changed += 1
         out.append(message)
     return out, changed

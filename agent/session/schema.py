@@ -1,0 +1,55 @@
+"""The database schema, as migrations (used only by agent/session/store.py)."""
+
+from __future__ import annotations
+
+# Each entry upgrades the schema by one version; never edit a released entry, append.
+MIGRATIONS: list[str] = [
+    """
+    CREATE TABLE sessions (
+        id TEXT PRIMARY KEY,
+        title TEXT NOT NULL DEFAULT '',
+        cwd TEXT NOT NULL DEFAULT '',
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        head_id TEXT,
+        model TEXT NOT NULL DEFAULT '',
+        parent_session_id TEXT
+    );
+    CREATE INDEX sessions_cwd_updated ON sessions (cwd, updated_at);
+    CREATE TABLE messages (
+        id TEXT PRIMARY KEY,
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        parent_id TEXT,
+        seq INTEGER NOT NULL,
+        role TEXT NOT NULL,
+        content TEXT,
+        tool_calls TEXT,
+        tool_call_id TEXT,
+        tool_name TEXT,
+        created_at INTEGER NOT NULL,
+        status TEXT NOT NULL DEFAULT 'ok',
+        kind TEXT NOT NULL DEFAULT 'message',
+        meta TEXT
+    );
+    CREATE INDEX messages_session_seq ON messages (session_id, seq);
+    CREATE INDEX messages_parent ON messages (parent_id);
+    """,
+    # File checkpoints: each change a tool made, with content-addressed before/after bytes.
+    """
+    CREATE TABLE blobs (
+        hash TEXT PRIMARY KEY,
+        size INTEGER NOT NULL,
+        data BLOB NOT NULL
+    );
+    CREATE TABLE file_changes (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        message_id TEXT NOT NULL,
+        path TEXT NOT NULL,
+        before_hash TEXT,
+        after_hash TEXT,
+        created_at INTEGER NOT NULL
+    );
+    CREATE INDEX file_changes_session ON file_changes (session_id, id);
+    """,
+]

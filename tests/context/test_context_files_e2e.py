@@ -1,0 +1,70 @@
+"""Seed 004 end to end: a 2 MB command output reaches the model as a preview and a ref, and
+the model's next call greps the ref and finds the line it needs."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from tests.fakes.llm_server import text, tool_calls
+
+NEEDLE = "NEEDLE-7731 connection refused by db:5432"
+COMMAND = (
+    "python3 -c \"import sys\n"
+    "for i in range(40000): print(f'log line {i} ' + 'x' * 40)\n"
+    "print('NEEDLE-' + str(7000 + 731) + ' connection refused by db:5432')\n"
+    "for i in range(40000, 44000): print(f'log line {i} ' + 'x' * 40)\""
+)
+REF = re.compile(r"art-[0-9a-f]{16}")
+
+
+async def test_a_big_output_is_sent_as_a_ref_and_grepped(server, open_runtime):
+    def grep_the_ref(request):
+        tool_message = [m for m in request["messages"] if m["role"] == "tool"][-1]
+        ref = REF.search(tool_message["content"]).group(0)
+        return tool_calls([("c2", "context-grep", {"id": ref, "pattern": "needle-\\d+", "contextLines": 1})])
+
+    server.add(tool_calls([("c1", "terminal-execute", {"command": COMMAND})]), grep_the_ref,
+               text("The database refused the connection."))
+    runtime = await open_runtime()
+    try:
+        await runtime.run_turn("why does the service fail?")
+        stored = [m for m in await runtime.history() if m.role == "tool"]
+    finally:
+        await runtime.close()
+
+    # The stored result holds all of it (about 2 MB); the request held a preview and the ref.
+    assert len(stored[0].content) > 2_000_000 and NEEDLE in stored[0].content
+    second = server.requests[1]["messages"]
+    sent = [m for m in second if m["role"] == "tool"][-1]["content"]
+    assert len(sent) < 3_000 and NEEDLE not in sent
+    assert REF.search(sent) and "context-grep" in sent
+    assert "log line 0 " in sent and "log line 43999 " in sent  # first and last lines
+
+    # The grep found the line, with its number and neighbours, in a bounded result.
+    result = json.loads(stored[1].content)
+    assert stored[1].status == "ok" and result["totalMatches"] == 1
+    [match] = result["matches"]
+    assert match["content"] == NEEDLE and match["line"] == 40001
+    assert match["before"] == ["log line 39999 " + "x" * 40] and match["after"] == ["log line 40000 " + "x" * 40]
+    third = server.requests[2]["messages"]
+    assert NEEDLE in [m for m in third if m["role"] == "tool"][-1]["content"]
+
+
+async def test_bad_ids_and_patterns_are_clear_errors_for_the_model(server, open_runtime):
+    server.add(
+        tool_calls([("c1", "context-read", {"id": "../../etc/passwd"}),
+                    ("c2", "context-tail", {"id": "art-0123456789abcdef"}),
+                    ("c3", "context-list", {})]),
+        text("Nothing there."),
+    )
+    runtime = await open_runtime()
+    try:
+        await runtime.run_turn("look around")
+        results = [m for m in await runtime.history() if m.role == "tool"]
+    finally:
+        await runtime.close()
+    bad_path, unknown, listing = results
+    assert bad_path.status == "error" and bad_path.content.startswith("Error:")
+    assert unknown.status == "error" and "art-0123456789abcdef" in unknown.content
+    assert listing.status == "ok" and json.loads(listing.content)["items"][0]["kind"] == "catalog"
