@@ -338,10 +338,15 @@ def _import_agent() -> None:
 
 
 def _load_backend(warm_tokenizer: str | None) -> None:
+    import gc
+
     from agent.offline import import_litellm, warm_up
 
     if warm_tokenizer:
         warm_up(warm_tokenizer)
     else:
         import_litellm()
+    # litellm leaves hundreds of thousands of long-lived objects: out of the collector's
+    # reach, full collections during a turn no longer walk all of them again.
+    gc.freeze()
 

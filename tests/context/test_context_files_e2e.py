@@ -68,3 +68,45 @@ async def test_bad_ids_and_patterns_are_clear_errors_for_the_model(server, open_
     assert bad_path.status == "error" and bad_path.content.startswith("Error:")
     assert unknown.status == "error" and "art-0123456789abcdef" in unknown.content
     assert listing.status == "ok" and json.loads(listing.content)["items"][0]["kind"] == "catalog"
+
+
+async def test_export_then_import_elsewhere_rebuilds_the_same_context_files(tmp_path):
+    """Seed 004 backup/import: the files are rebuilt from the imported messages, byte for byte."""
+    import hashlib
+
+    from agent.config import Settings
+    from agent.context.files.manager import ContextFiles
+    from agent.session.export import export_jsonl
+    from agent.session.importers import import_session, parse_any
+    from agent.session.models import Message, ToolCall
+    from agent.session.store import Store
+
+    settings = Settings().context
+    log = "".join(f"step {i}: ok\n" for i in range(20_000)) + "step 20000: FAILED\n"
+    here = await Store.open(tmp_path / "a.db")
+    session = await here.create_session(cwd=str(tmp_path))
+    call = ToolCall(id="c1", name="terminal-execute", arguments=json.dumps({"command": "make"}))
+    await here.append(session, Message(role="user", content="build it"))
+    await here.append(session, Message(role="assistant", tool_calls=[call]))
+    await here.append(session, Message(role="tool", tool_call_id="c1", tool_name="terminal-execute",
+                                       content=json.dumps({"command": "make", "stdout": log, "stderr": "",
+                                                           "exitCode": 2})))
+    files = ContextFiles(here, session.id, settings=settings, root=tmp_path / "ctx-a")
+    [ref] = await files.list(kind="artifact")
+    original = await files.tail(ref.id, lines=1)
+    exported = export_jsonl(session, await here.all_messages(session.id))
+    await here.close()
+
+    there = await Store.open(tmp_path / "b.db")
+    copy = await import_session(there, parse_any(exported), cwd_default="/x")
+    files_there = ContextFiles(there, copy.id, settings=settings, root=tmp_path / "ctx-b")
+    [ref_there] = await files_there.list(kind="artifact")
+    assert ref_there.id == ref.id and ref_there.byteSize == ref.byteSize
+    assert (await files_there.tail(ref.id, lines=1)).content == original.content == "step 20000: FAILED\n"
+
+    def digest(root):
+        [path] = [p for p in root.rglob("*") if p.is_file() and "artifacts" in p.parts]
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+
+    assert digest(tmp_path / "ctx-a") == digest(tmp_path / "ctx-b")
+    await there.close()
