@@ -18,13 +18,12 @@ CACHE_LIMIT = 300_000
 
 
 class Rendered:
-    __slots__ = ("message", "content", "tool_calls", "status", "api", "encoding", "tokens")
+    __slots__ = ("message", "content", "tool_calls", "api", "encoding", "tokens")
 
     def __init__(self, message: Message) -> None:
         self.message = message
         self.content = message.content
         self.tool_calls = message.tool_calls
-        self.status = message.status
         self.api = message.to_api()
         self.encoding: str | None = None
         self.tokens = 0
@@ -36,7 +35,7 @@ _entries: dict[int, Rendered] = {}
 def rendered(message: Message) -> Rendered:
     entry = _entries.get(id(message))
     if (entry is None or entry.message is not message or entry.content is not message.content
-            or entry.tool_calls is not message.tool_calls or entry.status != message.status):
+            or entry.tool_calls is not message.tool_calls):
         if len(_entries) >= CACHE_LIMIT:
             _entries.clear()
         entry = _entries[id(message)] = Rendered(message)
