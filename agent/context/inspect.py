@@ -10,7 +10,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from agent.config import Settings, model_override
+from agent.config import Settings
+from agent.context.budget import budget_for
 from agent.context.pipeline import build_api_messages
 from agent.session.models import Message
 
@@ -32,9 +33,11 @@ def context_report(
     tools = default_registry().definitions()
     system = build_system_prompt(workspace, today=datetime.fromtimestamp(now_ms / 1000).date())
     build = build_api_messages(history, now_ms=now_ms, settings=settings, tools=tools, system_prompt=system)
-    window = model_limits(settings, model).context_window if model else settings.context.default_context_window
-    percent = (model_override(settings, model).auto_condense_percent if model else None) or \
-        settings.context.auto_condense_percent
+    limits = model_limits(settings, model) if model else None
+    window = limits.context_window if limits else settings.context.default_context_window
+    # The seed-001 rules (a per-model -1 or invalid value means the global percent).
+    budget = budget_for(settings, model or "", window=window,
+                        max_output_tokens=limits.max_output_tokens if limits else None)
     report: dict[str, Any] = {
         "session_id": session_id,
         "now_ms": now_ms,
@@ -46,7 +49,7 @@ def context_report(
             "total": build.tokens.total,
         },
         "window": window,
-        "threshold": int(window * percent / 100),
+        "threshold": budget.threshold,
         "passes": [p.model_dump() for p in build.report],
         "calibration": _calibration(history),
     }
