@@ -1,0 +1,269 @@
+"""Condense (seed 001 §3.4, SPEC §5): replace the conversation since the last summary with an LLM summary.
+
+The result is one `kind=summary` user message (the seed's "Fresh Start": pass 1 of the
+pipeline starts every later request at it), made of the model's summary plus what a summary
+must not lose to paraphrase: the newest user messages verbatim, the active `<command>`
+workflows, the folded outline of the files read, and — when triggered automatically — the
+environment. Nothing is deleted: the originals stay in the store, the replaced range is
+rendered as Markdown (`history_text`) for the history context file whose ref the summary
+names. This module does not store anything or decide when to condense; the loop does.
+
+Steps follow seed §3.4.5: 1 messages since the last summary, 2 refuse when too few,
+3 tool blocks as text (condense_prompt.py), 4 the LLM call, 5 command blocks, 6 folded
+files, 7 the summary content, 8 the summary message with its range, 9 its tokens.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Callable
+from datetime import datetime, timezone
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from agent.context import condense_prompt as prompt
+from agent.context.budget import DEFAULT_RESERVED_TOKENS, allowed_tokens
+from agent.context.files.refs import history_ref_id
+from agent.context.truncation.file_folder import extract_file_paths
+from agent.context.truncation.tool_filter import is_file_view
+from agent.session.models import Message
+
+# Step 2: "如果消息数量 <= 1，返回错误（消息不足）/ 如果最近有摘要且消息数量 <= 2，返回错误（刚压缩过）";
+# like the seed, the count includes the previous summary.
+MIN_MESSAGES = 1
+MIN_MESSAGES_AFTER_SUMMARY = 2
+# The seed gives no number for the verbatim user messages; Codex's compaction keeps 20k tokens.
+KEEP_RECENT_USER_TOKENS = 20_000
+# The summary request must fit the summary model: by default the allowed tokens (seed §3.3.5
+# step 2) of the default 128k window.
+DEFAULT_MAX_REQUEST_TOKENS = allowed_tokens(128_000, DEFAULT_RESERVED_TOKENS)
+CHARS_PER_TOKEN = 3  # a conservative guess, only for clipping one entry that alone is too long
+GIT_STATUS_LINES = 20
+GIT_TIMEOUT_SECONDS = 3.0
+_COMMAND_BLOCK = re.compile(r"<command\b[^>]*>.*?</command>", re.S)
+Count = Callable[[Message], int]
+
+
+class CondenseError(Exception):
+    """Why there is no summary, in words fit for the UI."""
+
+
+class CondenseResult(BaseModel):
+    summary: Message
+    replaced_first_id: str
+    replaced_last_id: str
+    tokens_before: int
+    tokens_after: int
+    history_text: str
+
+
+def default_count(message: Message) -> int:
+    from agent.context.tokens import counter_for
+
+    return counter_for("o200k_base").count_stored(message)
+
+
+def split_at_last_summary(history: list[Message]) -> tuple[Message | None, list[Message]]:
+    """Step 1: (the newest summary or None, the messages after it). Earlier ones are in it."""
+    for index in range(len(history) - 1, -1, -1):
+        if history[index].kind == "summary":
+            return history[index], history[index + 1:]
+    return None, list(history)
+
+
+def check_enough(previous: Message | None, messages: list[Message]) -> None:
+    """Step 2: nothing worth summarising, or a summary with barely anything after it."""
+    count = sum(m.kind != "note" for m in messages) + (previous is not None)
+    if count <= MIN_MESSAGES:
+        raise CondenseError("Too few messages to condense.")
+    if previous is not None and count <= MIN_MESSAGES_AFTER_SUMMARY:
+        raise CondenseError("The conversation was just condensed; there is too little new to condense.")
+
+
+def read_paths(messages: list[Message]) -> list[str]:
+    """Files the range read with `filesystem-read`: the headers of its results, else the call's arguments."""
+    calls = {tc.id: tc for m in messages for tc in m.tool_calls if is_file_view(tc.name)}
+    answered: dict[str, list[str]] = {}
+    for m in messages:
+        if m.role == "tool" and m.tool_call_id in calls and m.status == "ok":
+            answered[m.tool_call_id] = extract_file_paths(m.content, calls[m.tool_call_id])
+    paths = [p for cid, call in calls.items() for p in answered.get(cid, extract_file_paths(None, call))]
+    return list(dict.fromkeys(paths))
+
+
+def command_blocks(messages: list[Message]) -> list[str]:
+    """Step 5: `<command>` blocks of user messages (project slash commands expand into them);
+    the previous summary carries earlier ones forward. Each distinct block once."""
+    found = (b for m in messages if m.role == "user" for b in _COMMAND_BLOCK.findall(m.content or ""))
+    return list(dict.fromkeys(found))
+
+
+def keep_recent_user(messages: list[Message], budget: int, count: Count) -> list[Message]:
+    """The newest user messages (not summaries) while they fit `budget`, oldest first. A newest
+    message that alone is over the budget is kept clipped; the archive has it whole."""
+    kept: list[Message] = []
+    left = budget
+    for m in reversed(messages):
+        if m.role != "user" or m.kind != "message" or not (m.content or "").strip():
+            continue
+        tokens = count(m)
+        if tokens > left:
+            if not kept and left > 0:
+                clipped = prompt.clip(m.content or "", left * CHARS_PER_TOKEN)
+                kept.append(m.model_copy(update={"content": clipped}))
+            break
+        kept.append(m)
+        left -= tokens
+    return kept[::-1]
+
+
+def _request_tokens(request: list[dict], count: Count) -> int:
+    return sum(count(Message(role=d["role"], content=d["content"])) for d in request)
+
+
+def prepare_condense_request(
+    history: list[Message], *, instructions: str | None, workspace: Path, automatic: bool, folded_context: str,
+    keep_recent_user_tokens: int = KEEP_RECENT_USER_TOKENS, count: Count = default_count,
+    max_request_tokens: int = DEFAULT_MAX_REQUEST_TOKENS,
+) -> tuple[list[dict], list[Message], list[Message]]:
+    """(request for the summary model, the range replaced, the user messages kept verbatim).
+
+    The range is every message since the last summary. Kept user messages stay in it (the
+    summary holds them) but the transcript shows only a pointer to them. When the request is
+    over `max_request_tokens`, the oldest transcript entries go first, with a note saying so.
+    `workspace` and `automatic` shape nothing here yet; environment details go into the
+    summary, not the request.
+    """
+    previous, messages = split_at_last_summary(history)
+    check_enough(previous, messages)
+    kept = keep_recent_user(messages, keep_recent_user_tokens, count)
+    kept_ids = {m.id for m in kept}
+    answered = {m.tool_call_id for m in messages if m.role == "tool" and m.tool_call_id}
+    names = {tc.id: tc.name for m in messages for tc in m.tool_calls}
+    entries = [prompt.render_kept(m) if m.id in kept_ids else prompt.render_message(m, answered, names)
+               for m in messages if m.kind != "note"]
+    blocks = command_blocks(([previous] if previous else []) + messages)
+    files = re.findall(r"^## File Context: (.+)$", folded_context, re.M)
+    attached = [f"{len(kept)} recent user messages"] if kept else []
+    attached += [f"{len(blocks)} active <command> workflows"] if blocks else []
+    attached += [f"outlines of {', '.join(files)}"] if files else []
+
+    def build(body: list[str], dropped: int) -> list[dict]:
+        return prompt.request_messages(body, previous=previous.content if previous else None, attached=attached,
+                                       instructions=instructions, dropped=dropped)
+
+    request, dropped = build(entries, 0), 0
+    total = _request_tokens(request, count)
+    sizes = [count(Message(role="user", content=e)) for e in entries] if total > max_request_tokens else []
+    while total > max_request_tokens and len(entries) > 1:
+        # Estimate how many of the oldest entries cover the excess, then check the real count.
+        n, freed = 0, 0
+        while n < len(entries) - 1 and freed < total - max_request_tokens:
+            freed, n = freed + sizes[n], n + 1
+        entries, sizes, dropped = entries[n:], sizes[n:], dropped + n
+        request = build(entries, dropped)
+        total = _request_tokens(request, count)
+    if total > max_request_tokens and entries:  # one entry alone too long: keep its ends
+        room = max_request_tokens - (total - sizes[0])
+        entries = [prompt.clip(entries[0], max(room, 0) * CHARS_PER_TOKEN)]
+        request = build(entries, dropped)
+        total = _request_tokens(request, count)
+    if total > max_request_tokens:
+        raise CondenseError(f"The summary request does not fit the summary model ({total} > "
+                            f"{max_request_tokens} tokens) even after trimming the oldest messages.")
+    return request, messages, kept
+
+
+async def _git(workspace: Path, *args: str) -> str | None:
+    """stdout of a git command in `workspace`, None when git or the repository is missing."""
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            "git", "-C", str(workspace), *args, stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL)
+    except OSError:
+        return None
+    try:
+        out, _ = await asyncio.wait_for(proc.communicate(), GIT_TIMEOUT_SECONDS)
+    except asyncio.TimeoutError:
+        proc.kill()
+        await proc.wait()
+        return None
+    return out.decode("utf-8", "replace") if proc.returncode == 0 else None
+
+
+async def environment_details(workspace: Path, now_ms: int) -> str:
+    """Step 7 "环境详情（仅自动触发时）": where the work happens and in what state, since an
+    automatic condense can land mid-task when the summary alone may not say so."""
+    lines = ["## Environment", f"Folder: {workspace}"]
+    status = await _git(workspace, "status", "--short")
+    if status is not None:  # a git work tree
+        branch = await _git(workspace, "symbolic-ref", "--short", "-q", "HEAD")  # works before the first commit
+        if branch is None:
+            head = await _git(workspace, "rev-parse", "--short", "HEAD")
+            branch = f"(detached at {head.strip()})" if head else "(unknown)"
+        lines.append(f"Git branch: {branch.strip()}")
+        changed = status.splitlines()
+        shown = changed[:GIT_STATUS_LINES] + ([f"… {len(changed) - GIT_STATUS_LINES} more"]
+                                              if len(changed) > GIT_STATUS_LINES else [])
+        lines.append("Git status:" + ("".join(f"\n{c}" for c in shown) if shown else " clean"))
+    lines.append("Date: " + datetime.fromtimestamp(now_ms / 1000, tz=timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
+    return prompt.reminder("\n".join(lines))
+
+
+def _default_fold(workspace: Path) -> Callable[[list[str]], str]:
+    def fold(paths: list[str]) -> str:
+        from agent.context.folding import fold_files
+
+        return fold_files(paths, workspace=workspace).text if paths else ""
+    return fold
+
+
+async def condense(
+    history: list[Message], *, model: str, api_base: str | None = None, api_key: str | None = None,
+    instructions: str | None = None, workspace: Path, automatic: bool,
+    fold: Callable[[list[str]], str] | None = None, keep_recent_user_tokens: int = KEEP_RECENT_USER_TOKENS,
+    count: Count = default_count, max_request_tokens: int = DEFAULT_MAX_REQUEST_TOKENS, now_ms: int | None = None,
+) -> CondenseResult:
+    """Summarise the messages since the last summary of `history` (the active path) with `model`.
+
+    Raises CondenseError with a readable reason: too few messages, a request that cannot be
+    made to fit, or the provider's error. The caller stores the summary (parent: the newest
+    message) and `history_text` via `ContextFiles.add_history(first, last, ...)`.
+    """
+    from agent.llm.client import ChatRequest, stream_chat
+    from agent.llm.errors import LLMError
+    from agent.session.models import now_ms as clock
+
+    now = clock() if now_ms is None else now_ms
+    workspace = Path(workspace)
+    previous, messages = split_at_last_summary(history)
+    check_enough(previous, messages)
+    earlier = (previous.meta.get("condensed") or {}).get("folded_files") or [] if previous else []
+    paths = list(dict.fromkeys([*earlier, *read_paths(messages)]))  # step 6: files of the whole session
+    folded = await asyncio.to_thread(fold or _default_fold(workspace), paths) if paths else ""
+    request, replaced, kept = prepare_condense_request(
+        history, instructions=instructions, workspace=workspace, automatic=automatic, folded_context=folded,
+        keep_recent_user_tokens=keep_recent_user_tokens, count=count, max_request_tokens=max_request_tokens)
+    try:
+        result = await stream_chat(ChatRequest(model=model, messages=request, tools=[], api_base=api_base,
+                                               api_key=api_key))
+    except LLMError as exc:
+        raise CondenseError(f"Condensing failed: {exc}") from exc
+    first, last = replaced[0], replaced[-1]
+    environment = await environment_details(workspace, now) if automatic else ""
+    blocks = command_blocks(([previous] if previous else []) + replaced)
+    content = prompt.summary_content(result.content, ref=history_ref_id(first.id, last.id), kept=kept,
+                                     blocks=blocks, folded=folded, environment=environment)
+    tokens_before = sum(count(m) for m in ([previous] if previous else []) + replaced)
+    summary = Message(session_id=last.session_id, parent_id=last.id, role="user", content=content, kind="summary",
+                      created_at=now)
+    tokens_after = count(summary)
+    summary.meta = {"condensed": {
+        "first_id": first.id, "last_id": last.id, "count": len(replaced), "tokens_before": tokens_before,
+        "tokens_after": tokens_after, "automatic": automatic, "instructions": instructions or None,
+        "model": model, "folded_files": paths, "cost": result.cost}}
+    return CondenseResult(summary=summary, replaced_first_id=first.id, replaced_last_id=last.id,
+                          tokens_before=tokens_before, tokens_after=tokens_after,
+                          history_text=prompt.history_markdown(replaced, workspace=workspace, now_ms=now))
