@@ -8,6 +8,7 @@ helpers of test_tmux.py (private tmux socket, polling with deadlines).
 from __future__ import annotations
 
 import shlex
+import sqlite3
 import subprocess
 import time
 from pathlib import Path
@@ -89,6 +90,12 @@ def test_rewind_restores_files_then_resume_picker_opens_the_session(tmp_path):
                        screen=tmux.screen)
         finally:
             tmux.kill()
+
+        # Both branches are stored: the abandoned one (the second edit) and the new one.
+        conn = sqlite3.connect(home / "sessions.db")
+        contents = {row[0] for row in conn.execute("SELECT content FROM messages")}
+        conn.close()
+        assert {"Now it is three.", "A fresh start."} <= contents
 
         chore = subprocess.run(cairn_command(home, ws, server, "-p", "tidy the chores"), capture_output=True,
                                text=True, timeout=ANSWER_TIMEOUT)
