@@ -41,8 +41,8 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 from agent.session.loading import drop_unmatched_tool_calls, load_session_messages  # noqa: E402
 from agent.session.models import Message, Session, ToolCall  # noqa: E402
 from agent.session.store import Store  # noqa: E402
+from tmux_timing import READY_TEXT, PrivateTmux  # noqa: E402
 
-READY_TEXT = "Ask cairn"  # the prompt's placeholder (agent/ui/widgets/prompt.py)
 TIMEOUT = 60.0
 # Past this, more runs only make the benchmark slow: three are enough for the median.
 FAR_OVER_MS = 5_000.0
@@ -178,43 +178,17 @@ async def store_timings(db: Path, session_id: str, runs: int) -> dict[str, list[
         await store.close()
 
 
-# -- end to end in tmux -----------------------------------------------------------------------------
-SOCKET = f"cairn-bench-resume-{os.getpid()}"
-
-
-def _tmux(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(["tmux", "-L", SOCKET, *args], capture_output=True, text=True)
-
-
-def tui_run(cairn: Path, home: Path, ws: Path, session_id: str, marker: str) -> tuple[float, float]:
+def tui_run(tmux: PrivateTmux, cairn: Path, home: Path, ws: Path, session_id: str,
+            marker: str) -> tuple[float, float]:
     """(ms to the prompt, ms to the last history message on screen)."""
-    name = f"resume-{uuid.uuid4().hex[:8]}"
     command = (
         f"env -u PYTHONDONTWRITEBYTECODE CAIRN_HOME={home} {cairn} --resume {session_id} "
         f"--model openai/fake-model --api-base http://127.0.0.1:9 --api-key sk-x --cwd {ws}"
     )
-    start = time.perf_counter()
-    started = _tmux("new-session", "-d", "-s", name, "-x", "120", "-y", "36", command)
-    if started.returncode != 0:
-        raise RuntimeError(f"tmux new-session failed: {started.stderr.strip()}")
-    prompt_at = None
-    try:
-        while True:
-            elapsed = time.perf_counter() - start
-            captured = _tmux("capture-pane", "-p", "-t", name)
-            if prompt_at is None and READY_TEXT in captured.stdout:
-                prompt_at = elapsed
-            if marker in captured.stdout:
-                return (prompt_at if prompt_at is not None else elapsed) * 1000, elapsed * 1000
-            if elapsed > TIMEOUT or captured.returncode != 0:
-                raise RuntimeError(
-                    f"history not shown after {elapsed:.1f} s ({captured.stderr.strip() or 'still running'}); "
-                    f"screen:\n{captured.stdout}"
-                )
-            # Fine-grained near the target, coarser after: each capture costs CPU the app needs.
-            time.sleep(0.01 if elapsed < 2 else 0.05)
-    finally:
-        _tmux("kill-session", "-t", name)
+    # Fine-grained near the target, coarser after: each capture costs CPU the app needs.
+    seen = tmux.times_to_texts(command, [READY_TEXT, marker], timeout=TIMEOUT,
+                               poll=lambda elapsed: 0.01 if elapsed < 2 else 0.05)
+    return seen.get(READY_TEXT, seen[marker]), seen[marker]
 
 
 # -- report ---------------------------------------------------------------------------------------
@@ -254,19 +228,15 @@ def main(argv: list[str] | None = None) -> int:
         if tui:
             # The bytecode a real install has, without paying an uncounted run for it.
             subprocess.run([sys.executable, "-m", "compileall", "-q", str(REPO / "agent")], check=False)
-            os.environ.pop("TMUX", None)  # works from inside a tmux session too
-            _tmux("new-session", "-d", "-s", "keepalive", "sleep 3600")
-            try:
+            with PrivateTmux("cairn-bench-resume") as tmux:
                 for _ in range(args.warmup):
-                    tui_run(cairn, home, ws, session_id, marker)
+                    tui_run(tmux, cairn, home, ws, session_id, marker)
                 runs = []
                 for _ in range(args.runs):
-                    runs.append(tui_run(cairn, home, ws, session_id, marker))
+                    runs.append(tui_run(tmux, cairn, home, ws, session_id, marker))
                     if len(runs) >= 3 and min(r[1] for r in runs) > FAR_OVER_MS:
                         print(f"(cairn --resume: stopped after {len(runs)} runs, all over {FAR_OVER_MS / 1000:.0f} s)")
                         break
-            finally:
-                _tmux("kill-server")
             times["tui_prompt"] = [r[0] / 1000 for r in runs]
             times["tui_history"] = [r[1] / 1000 for r in runs]
 
