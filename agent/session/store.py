@@ -181,16 +181,6 @@ class Store:
             row = await cur.fetchone()
         return _row_to_session(row) if row else None
 
-    async def list_sessions(self, cwd: str | None = None, limit: int = 200) -> list[Session]:
-        sql = "SELECT * FROM sessions"
-        params: tuple[Any, ...] = ()
-        if cwd is not None:
-            sql += " WHERE cwd = ?"
-            params = (cwd,)
-        sql += " ORDER BY updated_at DESC, rowid DESC LIMIT ?"
-        async with self.conn.execute(sql, params + (limit,)) as cur:
-            return [_row_to_session(r) for r in await cur.fetchall()]
-
     async def list_summaries(self, cwd: str | None = None, limit: int = 1000) -> list[SessionSummary]:
         """Newest first, with the first prompt's preview and the message count (one query)."""
         sql = (
@@ -352,16 +342,6 @@ class Store:
             (head_id, session_id, session_id, (limit if limit is not None else 10_000_000) - 1),
         ) as cur:
             return [_row_to_message(r) for r in await cur.fetchall()]
-
-    async def count_messages(self, session_ids: Iterable[str]) -> dict[str, int]:
-        ids = list(session_ids)
-        if not ids:
-            return {}
-        marks = ",".join("?" * len(ids))
-        async with self.conn.execute(
-            f"SELECT session_id, COUNT(*) FROM messages WHERE session_id IN ({marks}) GROUP BY session_id", ids
-        ) as cur:
-            return {r[0]: r[1] for r in await cur.fetchall()}
 
     # -- context files (seed 004): facts about large tool results, never their text --------
     async def large_tool_results(self, session_id: str, min_chars: int, after_seq: int = 0) -> list[dict[str, Any]]:

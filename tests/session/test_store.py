@@ -79,9 +79,11 @@ async def test_find_session_by_prefix_and_latest_by_folder(store):
     assert (await store.find_session(s2.id[:8])).id == s2.id
     assert (await store.latest_session("/a")).id == s1.id
     assert await store.find_session("zzzz") is None
-    listed = await store.list_sessions()
-    assert listed[0].id == s1.id and len(listed) == 3
-    assert (await store.count_messages([s1.id, s2.id])) == {s1.id: 1}
+    listed = await store.list_summaries()
+    assert listed[0].session.id == s1.id and len(listed) == 3
+    by_id = {s.session.id: (s.message_count, s.first_prompt) for s in listed}
+    assert by_id[s1.id] == (1, "later") and by_id[s2.id] == (0, "")
+    assert [s.session.cwd for s in await store.list_summaries(cwd="/b")] == ["/b"]
 
 
 async def test_unicode_and_huge_content_round_trip(store):
