@@ -13,7 +13,7 @@ import contextlib
 import hashlib
 import json
 from pathlib import Path
-from typing import Any, AsyncIterator, Iterable
+from typing import Any, AsyncIterator, Iterable, Iterator
 
 import aiosqlite
 
@@ -34,6 +34,14 @@ _INSERT_MESSAGE = (
 
 class StoreError(Exception):
     """A session or message could not be found or written."""
+
+
+def _chunks(ids: Iterable[str], size: int = 500) -> Iterator[tuple[list[str], str]]:
+    """Distinct ids in batches small enough for SQLite's parameter limit, with their `?,?,…`."""
+    unique = list(dict.fromkeys(ids))
+    for start in range(0, len(unique), size):
+        chunk = unique[start:start + size]
+        yield chunk, ",".join("?" * len(chunk))
 
 
 def _row_to_message(row: aiosqlite.Row) -> Message:
@@ -235,10 +243,7 @@ class Store:
 
     async def existing_message_ids(self, ids: Iterable[str]) -> set[str]:
         found: set[str] = set()
-        batch = list(ids)
-        for start in range(0, len(batch), 500):
-            chunk = batch[start:start + 500]
-            marks = ",".join("?" * len(chunk))
+        for chunk, marks in _chunks(ids):
             async with self.conn.execute(f"SELECT id FROM messages WHERE id IN ({marks})", chunk) as cur:
                 found.update(r[0] for r in await cur.fetchall())
         return found
@@ -360,11 +365,8 @@ class Store:
         and when it is `{"stdout": …, "stderr": …}` the UTF-8 sizes of both and whether stdout
         ends with a newline (a terminal result's context file is a log of the two). Parses the
         JSON in SQLite (three passes) so the text never reaches Python."""
-        ids = list(dict.fromkeys(message_ids))
         out: dict[str, dict[str, Any]] = {}
-        for start in range(0, len(ids), 200):
-            chunk = ids[start:start + 200]
-            marks = ",".join("?" * len(chunk))
+        for chunk, marks in _chunks(message_ids, 200):
             async with self.conn.execute(
                 f"""
                 WITH shaped AS MATERIALIZED (
@@ -395,11 +397,8 @@ class Store:
     async def tool_calls_by_id(self, session_id: str, call_ids: Iterable[str]) -> list[tuple[int, ToolCall]]:
         """The calls with these ids in the session's assistant messages, with the calling
         message's seq (providers may reuse ids across turns: the caller picks the nearest)."""
-        ids = list(dict.fromkeys(call_ids))
         found: list[tuple[int, ToolCall]] = []
-        for start in range(0, len(ids), 500):
-            chunk = ids[start:start + 500]
-            marks = ",".join("?" * len(chunk))
+        for chunk, marks in _chunks(call_ids):
             async with self.conn.execute(
                 "SELECT m.seq, json_extract(j.value, '$.id') AS id, json_extract(j.value, '$.name') AS name,"
                 " json_extract(j.value, '$.arguments') AS arguments"
