@@ -46,8 +46,20 @@ class ToolSettings(_Section):
 class ContextSettings(_Section):
     tokenizer: str = "o200k_base"
     default_context_window: int = 128_000
-    default_max_output_tokens: int = 8_192
+    # Seed 001 §3.3.5: the reply's reservation when the model's output limit is unknown.
+    default_max_output_tokens: int = 4_096
+    # Seed 001 budget: condense when a request reaches this percent of the window (or
+    # exceeds the allowed tokens); when condensing is off or fails, smart truncation shapes
+    # the request copy toward `fallback_max_tokens`.
+    auto_condense: bool = True
     auto_condense_percent: float = 80.0
+    condense_model: str | None = None  # a cheaper model for summaries; default: the chat model
+    condense_keep_recent_user_tokens: int = 20_000
+    fallback_max_tokens: int = 50_000
+    truncation_middle_start: float = 1 / 6
+    truncation_middle_end: float = 5 / 6
+    fold_max_tokens: int = 10_000
+    fold_max_line_span: int = 100
     # Seed 004: a tool output longer than this reaches the model as a preview (its first and
     # last lines, `inline_preview_chars` in all) and a context-file ref; storage keeps all.
     max_inline_chars: int = 5_000

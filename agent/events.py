@@ -6,7 +6,7 @@ from typing import Literal, Union
 
 from pydantic import BaseModel
 
-from agent.session.models import Message, ToolCall
+from agent.session.models import ContextEvent, ContextTrigger, Message, ToolCall
 
 
 class UserMessage(BaseModel):
@@ -68,6 +68,26 @@ class Usage(BaseModel):
     session_cost: float = 0.0
 
 
+class CondenseStarted(BaseModel):
+    """The loop is summarising the conversation (a model call); the UI shows a progress line."""
+
+    type: Literal["condense_started"] = "condense_started"
+    trigger: ContextTrigger
+    tokens: int  # the request's tokens before
+
+
+class ContextManaged(BaseModel):
+    """A condense or a truncation happened (or a condense failed): a marker in the chat.
+
+    For a successful condense `summary` is the stored summary message (kind=summary) and the
+    messages it replaced are `summary.meta["condensed"]["first_id"]`…`["last_id"]` of the path.
+    """
+
+    type: Literal["context_managed"] = "context_managed"
+    event: ContextEvent
+    summary: Message | None = None
+
+
 class TurnError(BaseModel):
     """A readable message for the user; the turn ended without a final answer."""
 
@@ -89,6 +109,8 @@ Event = Union[
     ToolFinished,
     Retrying,
     Usage,
+    CondenseStarted,
+    ContextManaged,
     TurnError,
     TurnFinished,
 ]

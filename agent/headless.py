@@ -12,7 +12,9 @@ import sys
 from typing import TextIO
 
 from agent.config import Settings
-from agent.events import AssistantFinished, Event, ToolFinished, TurnError, TurnFinished, UserMessage
+from agent.events import (
+    AssistantFinished, ContextManaged, Event, ToolFinished, TurnError, TurnFinished, UserMessage,
+)
 from agent.runtime import NoModelConfigured, Runtime, SessionNotFound
 from agent.session.models import Message
 
@@ -45,12 +47,29 @@ class _Printer:
                 self.final_text = event.message.content
         elif isinstance(event, ToolFinished) and self.output_format == "json":
             self._json(event.message)
+        elif isinstance(event, ContextManaged):
+            if event.summary is not None and self.output_format == "json":
+                self._json(event.summary)
+            if event.summary is not None and event.event.trigger == "manual":
+                self.final_text = event.summary.content or ""  # `-p "/compact …"` prints the summary
+            self.err.write(describe_context_event(event) + "\n")
+            self.err.flush()
         elif isinstance(event, TurnError):
             self.errors.append(event.message)
             self.err.write(f"Error: {event.message}\n")
             self.err.flush()
         elif isinstance(event, TurnFinished):
             self.status = event.status
+
+
+def describe_context_event(managed: ContextManaged) -> str:
+    """One line for stderr: what the budget step did to this request."""
+    e = managed.event
+    if e.action == "condense" and e.outcome == "failed":
+        return f"Note: condensing failed ({e.error}); truncating the request instead."
+    verb = "condensed" if e.action == "condense" else "truncated for this request"
+    return (f"Note: context {verb} ({e.trigger}): {e.tokens_before:,} → {e.tokens_after:,} tokens"
+            f" in {e.duration_ms / 1000:.1f} s.")
 
 
 async def run_headless(
@@ -78,7 +97,11 @@ async def run_headless(
         err.write(f"Error: {exc}\n")
         return 2
     try:
-        await runtime.run_turn(prompt)
+        name, _, args = prompt.strip().partition(" ")
+        if name == "/compact":
+            await runtime.compact(args.strip() or None)
+        else:
+            await runtime.run_turn(prompt)
     except asyncio.CancelledError:
         printer.status = "interrupted"
     finally:

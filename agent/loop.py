@@ -16,7 +16,10 @@ import signal
 from typing import Any, Awaitable, Callable
 
 from agent.config import Settings
-from agent.context.pipeline import build_api_messages
+from agent.budget_step import AgentContextHost
+from agent.context.budget import Budget, budget_for
+from agent.context.condense import CondenseError
+from agent.context.manage import compact, manage_context
 from agent.context.tokens import counter_for
 from agent.events import (
     AssistantFinished,
@@ -32,11 +35,11 @@ from agent.events import (
     UserMessage,
 )
 from agent.llm.client import ChatRequest, StreamResult, stream_chat
-from agent.llm.errors import LLMError
+from agent.llm.errors import ContextTooLongError, LLMError
 from agent.llm.models import model_limits
 from agent.prompt import build_system_prompt
 from agent.session.loading import load_session_messages
-from agent.session.models import Message, Session, now_ms
+from agent.session.models import Message, Session
 from agent.session.store import Store
 from agent.tools.base import ToolContext
 from agent.tools.permissions import Approver, Permissions
@@ -83,11 +86,13 @@ class Agent:
         self.history: list[Message] | None = None
         self.session_cost = 0.0
         self._pending_write: asyncio.Future | None = None
+        self.context_host = AgentContextHost(self)
 
     # -- configuration ------------------------------------------------------------
     def set_model(self, model: str) -> None:
         self.model = model
         self._limits = None
+        self._budget: Budget | None = None
 
     @property
     def limits(self):
@@ -95,6 +100,15 @@ class Agent:
         if self._limits is None:
             self._limits = model_limits(self.settings, self.model)
         return self._limits
+
+    @property
+    def budget(self) -> Budget:
+        """Seed 001's threshold and allowed tokens for the current model."""
+        if self._budget is None:
+            limits = self.limits
+            self._budget = budget_for(self.settings, self.model, window=limits.context_window,
+                                      max_output_tokens=limits.max_output_tokens)
+        return self._budget
 
     def _attach_context_files(self) -> None:
         """The context-* tools read this session's large outputs (seed 004)."""
@@ -179,27 +193,39 @@ class Agent:
 
     async def _model_step(self) -> Message | None:
         """One request (with retries). Returns the final assistant message, or None on error."""
-        history = await self._load_history()
-        tools = self.registry.definitions()
-        build = build_api_messages(
-            history, now_ms=now_ms(), settings=self.settings, tools=tools, system_prompt=self.system_prompt
-        )
-        self.emit(Usage(context_tokens=build.tokens.total, context_window=self.limits.context_window,
-                        session_cost=self.session_cost))
-        request = ChatRequest(
-            model=self.model,
-            messages=build.messages,
-            tools=tools,
-            api_base=self.settings.api_base,
-            api_key=self.settings.api_key,
-            temperature=self.settings.llm.temperature,
-            timeout=self.settings.llm.request_timeout,
-        )
+        managed = await manage_context(await self._load_history(), self.context_host, budget=self.budget,
+                                       cfg=self.settings.context)
+        build = managed.build
+        overflow_retried = False
         attempt = 0
         while True:
+            self.emit(Usage(context_tokens=build.tokens.total, context_window=self.limits.context_window,
+                            session_cost=self.session_cost))
+            request = ChatRequest(
+                model=self.model,
+                messages=build.messages,
+                tools=self.registry.definitions(),
+                api_base=self.settings.api_base,
+                api_key=self.settings.api_key,
+                temperature=self.settings.llm.temperature,
+                timeout=self.settings.llm.request_timeout,
+            )
             stream = _StreamWriter(self)
             try:
                 result = await stream_chat(request, on_text=stream.on_text)
+            except ContextTooLongError as exc:
+                if stream.message is None and not overflow_retried:
+                    # The provider counts more than we do: condense (or truncate) and retry once.
+                    overflow_retried = True
+                    log.warning("context too long at %d tokens (our count): %s", build.tokens.total, exc)
+                    managed = await manage_context(await self._load_history(), self.context_host,
+                                                   budget=self.budget, cfg=self.settings.context,
+                                                   rejected=build.tokens)
+                    build = managed.build
+                    continue
+                await stream.finish(getattr(exc, "partial", None), status="interrupted", error=str(exc))
+                self.emit(TurnError(message=str(exc)))
+                return None
             except LLMError as exc:
                 partial: StreamResult | None = getattr(exc, "partial", None)
                 if stream.message is None and exc.retryable and attempt < self.settings.llm.max_retries:
@@ -221,6 +247,28 @@ class Agent:
                             prompt_tokens_reported=result.prompt_tokens,
                             completion_tokens=result.completion_tokens or 0, session_cost=self.session_cost))
             return message
+
+    async def compact(self, instructions: str | None = None) -> None:
+        """`/compact [instructions]`: condense the conversation now (seed 001, manual trigger)."""
+        status = "ok"
+        try:
+            history = await self._load_history()
+            build = await self.context_host.build(history, None)
+            await compact(history, self.context_host, instructions=instructions or None, tokens=build.tokens.total)
+            after = await self.context_host.build(await self._load_history(), None)
+            self.emit(Usage(context_tokens=after.tokens.total, context_window=self.limits.context_window,
+                            session_cost=self.session_cost))
+        except CondenseError as exc:
+            self.emit(TurnError(message=str(exc)))
+            status = "error"
+        except asyncio.CancelledError:
+            await self._settle_writes()
+            status = "interrupted"
+        except Exception as exc:  # never a traceback on screen; the log has it
+            log.exception("compact failed")
+            self.emit(TurnError(message=f"{type(exc).__name__}: {exc}"))
+            status = "error"
+        self.emit(TurnFinished(status=status))
 
     def _backoff(self, attempt: int, retry_after: float | None) -> float:
         llm = self.settings.llm

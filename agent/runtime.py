@@ -21,6 +21,7 @@ from agent.tools.permissions import Approver
 
 EventSink = Callable[[Event], None]
 MAX_LISTED_REFS = 20  # /context lists the newest context files
+MAX_LISTED_EVENTS = 10  # and the newest condense/truncation events
 
 
 class NoModelConfigured(Exception):
@@ -141,8 +142,20 @@ class Runtime:
 
     async def run_turn(self, text: str) -> None:
         """Run one user turn to the end (or until `interrupt()`); events go to on_event."""
-        await self.ready()
-        self._turn = asyncio.ensure_future(self.agent.run_turn(text))
+        await self._run(self.agent.run_turn(text))
+
+    async def compact(self, instructions: str | None = None) -> None:
+        """`/compact [instructions]`: condense the conversation now. Runs like a turn (busy,
+        interruptible); a refusal (too few messages) or failure arrives as a TurnError event."""
+        await self._run(self.agent.compact(instructions))
+
+    async def _run(self, work) -> None:
+        try:
+            await self.ready()
+        except BaseException:
+            work.close()
+            raise
+        self._turn = asyncio.ensure_future(work)
         try:
             await asyncio.shield(self._turn)
         except asyncio.CancelledError:
@@ -187,6 +200,8 @@ class Runtime:
             history, settings=self.settings, session_id=self.session.id, model=self.model,
             workspace=self.settings.workspace, now_ms=now_ms if now_ms is not None else clock(),
         )
+        report["events"] = [e.model_dump() for e in await self.store.context_events(self.session.id,
+                                                                                   limit=MAX_LISTED_EVENTS)]
         files = self.agent.ctx.context_files
         report["refs"] = [ref.model_dump() for ref in await files.list(limit=MAX_LISTED_REFS)] if files else []
         return report

@@ -50,6 +50,7 @@ def context_report(
         },
         "window": window,
         "threshold": budget.threshold,
+        "allowed": budget.allowed,
         "passes": [p.model_dump() for p in build.report],
         "calibration": _calibration(history),
     }
@@ -75,7 +76,7 @@ def format_report(report: dict[str, Any]) -> str:
     lines = [
         f"Session {report['session_id']}  ·  model {report['model'] or '(none)'}",
         f"[{'█' * filled}{'░' * (bar_width - filled)}] {tokens['total']:,} / {window:,} tokens ({share:.1%})"
-        f"  ·  condense at {report['threshold']:,}",
+        f"  ·  condense at {report['threshold']:,}" + (f" (allowed {report['allowed']:,})" if "allowed" in report else ""),
         "",
         f"  system prompt   {tokens['system']:>10,}",
         f"  tools           {tokens['tools']:>10,}",
@@ -92,7 +93,33 @@ def format_report(report: dict[str, Any]) -> str:
         for ref in refs:
             size = f"{ref['byteSize']:,} B" if ref.get("byteSize") is not None else ""
             lines.append(f"  {ref['id']:<22}{ref['kind']:<10}{size:>14}  {ref['hint']}")
+    lines += _event_lines(report.get("events") or [])
     cal = report.get("calibration") or {}
     if cal.get("reported"):
         lines += ["", f"  last request: tiktoken estimate {cal['estimated'] or 0:,} · provider reported {cal['reported']:,}"]
     return "\n".join(lines)
+
+
+def _event_lines(events: list[dict[str, Any]]) -> list[str]:
+    """Seed 001 §9: each condense/truncation with tokens before → after, ratio, time, outcome."""
+    if not events:
+        return []
+    condenses = [e for e in events if e["action"] == "condense"]
+    ok = sum(e["outcome"] == "ok" for e in condenses)
+    fallbacks = sum(e["action"] == "truncate" for e in events)
+    lines = ["", f"  context management (newest {len(events)}): {ok}/{len(condenses)} condenses succeeded, "
+                 f"{fallbacks} truncations",
+             f"  {'when':<12}{'action':<10}{'trigger':<10}{'outcome':<9}{'before':>10}{'after':>10}{'ratio':>7}"
+             f"{'time':>9}"]
+    for e in events:
+        when = datetime.fromtimestamp(e["created_at"] / 1000).strftime("%m-%d %H:%M")
+        ratio = e["tokens_after"] / e["tokens_before"] if e["tokens_before"] else 1.0
+        lines.append(f"  {when:<12}{e['action']:<10}{e['trigger']:<10}{e['outcome']:<9}{e['tokens_before']:>10,}"
+                     f"{e['tokens_after']:>10,}{ratio:>7.0%}{e['duration_ms'] / 1000:>8.1f}s")
+        detail = e.get("detail") or {}
+        if e.get("error"):
+            lines.append(f"    {e['error']}")
+        elif e["action"] == "truncate" and detail.get("messages_deleted") is not None:
+            lines.append(f"    {detail['messages_deleted']} messages left out, {detail.get('calls_removed', 0)} tool "
+                         f"calls dropped, {detail.get('results_folded', 0)} file reads folded")
+    return lines

@@ -8,6 +8,7 @@ pure function of (history, now, settings, tools, system prompt): it never mutate
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -16,7 +17,24 @@ from agent.config import Settings
 from agent.context.passes import active_path, externalize, file_reads, orphans, terminal_outdated
 from agent.context.rendered import api_copy
 from agent.context.tokens import REPLY_PRIMING, counter_for
+from agent.context.truncation import MIDDLE_END, MIDDLE_START, TruncationReport, no_fold, truncate_until_fits
+from agent.context.truncation.file_folder import Fold
 from agent.session.models import Message
+
+SMART_TRUNCATION = "smart_truncation"
+
+
+@dataclass(frozen=True)
+class TruncateTo:
+    """Ask the build to end with seed 001's smart truncation toward `max_tokens` (whole request).
+
+    `fold` reads the files on disk (the caller injects it; the build itself does no I/O)."""
+
+    max_tokens: int
+    middle_start: float = MIDDLE_START
+    middle_end: float = MIDDLE_END
+    fold: Fold = no_fold
+
 
 log = logging.getLogger("agent.context")
 
@@ -41,6 +59,7 @@ class BuildResult(BaseModel):
     messages: list[dict[str, Any]]
     report: list[PassReport] = Field(default_factory=list)
     tokens: TokenBreakdown = Field(default_factory=TokenBreakdown)
+    truncation: TruncationReport | None = None
 
 
 def build_api_messages(
@@ -50,8 +69,12 @@ def build_api_messages(
     settings: Settings,
     tools: list[dict[str, Any]] | None = None,
     system_prompt: str | None = None,
+    truncate: TruncateTo | None = None,
 ) -> BuildResult:
-    """Run the passes in SPEC order on a copy of the active path and count the result."""
+    """Run the passes in SPEC order on a copy of the active path and count the result.
+
+    With `truncate` (the budget step's fallback, agent/context/manage.py), smart truncation
+    runs last, on what the other passes produced."""
     counter = counter_for(settings.context.tokenizer)
     messages = list(history)
     report: list[PassReport] = []
@@ -91,6 +114,20 @@ def build_api_messages(
     run(file_reads.NAME, file_reads.apply, workspace=str(settings.workspace),
         keep_recent=cfg.file_keep_recent_reads, placeholder=cfg.file_read_placeholder)
     run(externalize.NAME, externalize.apply, limit=cfg.max_inline_chars, preview=cfg.inline_preview_chars)
+    system_tokens = counter.count_messages([{"role": "system", "content": system_prompt}]) if system_prompt else 0
+    tool_tokens = counter.count_tools(tools or [])
+    truncation: TruncationReport | None = None
+    if truncate is not None:
+        def smart(items: list[Message]) -> tuple[list[Message], int]:
+            nonlocal truncation
+            result = truncate_until_fits(items, count=counter.count_stored, max_tokens=truncate.max_tokens,
+                                    middle_start=truncate.middle_start, middle_end=truncate.middle_end,
+                                    fold=truncate.fold, fixed_tokens=system_tokens + tool_tokens)
+            truncation = r = result.report
+            changed = r.orphans_repaired + r.calls_removed + r.results_removed + r.results_folded + r.messages_deleted
+            return result.messages, changed
+
+        run(SMART_TRUNCATION, smart)
     for entry in report:
         if entry.changed:  # seed 000 §6.4, seed 003 §6: one line per pass that changed something
             log.info("%s: %d changed, %d → %d tokens", entry.name, entry.changed,
@@ -100,10 +137,6 @@ def build_api_messages(
     if system_prompt:
         api.append({"role": "system", "content": system_prompt})
     api.extend(api_copy(m) for m in messages)
-    breakdown = TokenBreakdown(
-        system=counter.count_messages(api[:1]) if system_prompt else 0,
-        tools=counter.count_tools(tools or []),
-        messages=tokens,
-    )
+    breakdown = TokenBreakdown(system=system_tokens, tools=tool_tokens, messages=tokens)
     # Built from validated parts: validating 5,000 plain dicts again cost more than a pass.
-    return BuildResult.model_construct(messages=api, report=report, tokens=breakdown)
+    return BuildResult.model_construct(messages=api, report=report, tokens=breakdown, truncation=truncation)

@@ -96,3 +96,36 @@ class FileChange(BaseModel):
     before_hash: str | None
     after_hash: str | None
     created_at: int = Field(default_factory=now_ms)
+
+
+ContextAction = Literal["condense", "truncate"]
+ContextTrigger = Literal["auto", "manual", "overflow"]
+
+
+class ContextEvent(BaseModel):
+    """One budget event (seed 001 §9 metrics): a condense or a smart truncation of the request.
+
+    `outcome`: a condense is "ok" or "failed" (the request then fell back to truncation, a
+    separate event); a truncation is "ok" when it reached its target, else "partial".
+    Sizes are whole-request tokens (system prompt, tools and messages) by our tokenizer.
+    """
+
+    id: int = 0
+    session_id: str
+    created_at: int = Field(default_factory=now_ms)
+    action: ContextAction
+    trigger: ContextTrigger
+    outcome: Literal["ok", "failed", "partial"]
+    tokens_before: int
+    tokens_after: int
+    duration_ms: int = 0
+    summary_id: str | None = None
+    error: str | None = None
+    # Details by action: condense → model, cost, messages, instructions, still_over;
+    # truncate → target, messages_deleted, calls_removed, results_folded, files_folded.
+    detail: dict[str, Any] = Field(default_factory=dict)
+
+    @property
+    def ratio(self) -> float:
+        """"压缩率（压缩后/压缩前）"."""
+        return self.tokens_after / self.tokens_before if self.tokens_before else 1.0

@@ -52,4 +52,22 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX file_changes_session ON file_changes (session_id, id);
     """,
+    # Budget events (seed 001 §9): each condense and smart truncation, with its numbers.
+    """
+    CREATE TABLE context_events (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        created_at INTEGER NOT NULL,
+        action TEXT NOT NULL,
+        trigger TEXT NOT NULL,
+        outcome TEXT NOT NULL,
+        tokens_before INTEGER NOT NULL,
+        tokens_after INTEGER NOT NULL,
+        duration_ms INTEGER NOT NULL DEFAULT 0,
+        summary_id TEXT,
+        error TEXT,
+        detail TEXT
+    );
+    CREATE INDEX context_events_session ON context_events (session_id, id);
+    """,
 ]

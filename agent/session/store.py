@@ -19,7 +19,7 @@ import aiosqlite
 
 from agent.config import db_path
 from agent.session.schema import MIGRATIONS
-from agent.session.models import FileChange, Message, Session, SessionSummary, ToolCall, now_ms
+from agent.session.models import ContextEvent, FileChange, Message, Session, SessionSummary, ToolCall, now_ms
 
 BUSY_TIMEOUT_MS = 30_000
 # The picker shows a one-line preview; never read a whole pasted file for it.
@@ -217,6 +217,7 @@ class Store:
         async with self._transaction():
             await self.conn.execute("DELETE FROM messages WHERE session_id = ?", (session_id,))
             await self.conn.execute("DELETE FROM file_changes WHERE session_id = ?", (session_id,))
+            await self.conn.execute("DELETE FROM context_events WHERE session_id = ?", (session_id,))
             await self.conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
             await self.conn.execute(
                 "DELETE FROM blobs WHERE hash NOT IN (SELECT before_hash FROM file_changes"
@@ -308,6 +309,37 @@ class Store:
                     message.id,
                 ),
             )
+
+    async def mark_condensed(self, message_ids: Iterable[str], summary_id: str) -> None:
+        """Seed 001 §3.4.5 step 8: the originals a summary replaced get `meta.condensed_by`
+        (they stay stored and shown; only the UI dims them)."""
+        async with self._transaction():
+            for chunk, marks in _chunks(message_ids):
+                await self.conn.execute(
+                    f"UPDATE messages SET meta = json_set(coalesce(meta, '{{}}'), '$.condensed_by', ?)"
+                    f" WHERE id IN ({marks})", [summary_id, *chunk])
+
+    async def record_context_event(self, event: ContextEvent) -> ContextEvent:
+        async with self._transaction():
+            cur = await self.conn.execute(
+                "INSERT INTO context_events (session_id, created_at, action, trigger, outcome, tokens_before,"
+                " tokens_after, duration_ms, summary_id, error, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (event.session_id, event.created_at, event.action, event.trigger, event.outcome,
+                 event.tokens_before, event.tokens_after, event.duration_ms, event.summary_id, event.error,
+                 json.dumps(event.detail, ensure_ascii=False, default=str)),
+            )
+            event.id = cur.lastrowid or 0
+        return event
+
+    async def context_events(self, session_id: str, limit: int = 100) -> list[ContextEvent]:
+        """The newest `limit` budget events of a session, oldest first."""
+        async with self.conn.execute(
+            "SELECT * FROM (SELECT * FROM context_events WHERE session_id = ? ORDER BY id DESC LIMIT ?)"
+            " ORDER BY id", (session_id, limit),
+        ) as cur:
+            rows = await cur.fetchall()
+        return [ContextEvent(**{k: r[k] for k in r.keys() if k != "detail"}, detail=json.loads(r["detail"] or "{}"))
+                for r in rows]
 
     async def get_message(self, message_id: str) -> Message | None:
         async with self.conn.execute("SELECT * FROM messages WHERE id = ?", (message_id,)) as cur:

@@ -116,3 +116,38 @@ def smart_truncate(
         reached=total <= max_tokens,
     )
     return TruncationResult.model_construct(messages=flatten(units), report=report)
+
+
+# Rounds of truncate_until_fits; each round works on a smaller list, so few are ever needed.
+MAX_ROUNDS = 8
+
+
+def truncate_until_fits(messages: list[Message], *, max_rounds: int = MAX_ROUNDS, **options) -> TruncationResult:
+    """`smart_truncate` again on its own output while the target is not reached.
+
+    One round touches only the middle 1/6–5/6 of the tokens, so when the ends alone are over
+    the target (a long tool loop inside one turn) the request would still be too big for the
+    model. Each further round takes the middle of what is left; the first user message and
+    the last exchange are never touched, so the rounds stop when nothing more can go.
+    """
+    result = smart_truncate(messages, **options)
+    report = result.report
+    rounds = 1
+    while not report.reached and rounds < max_rounds:
+        again = smart_truncate(result.messages, **options)
+        if again.report.tokens_after >= report.tokens_after:
+            break  # nothing left to take
+        r = again.report
+        report = report.model_copy(update={
+            "tokens_after": r.tokens_after, "reached": r.reached, "middle_messages_left": r.middle_messages_left,
+            "orphans_repaired": report.orphans_repaired + r.orphans_repaired,
+            "calls_removed": report.calls_removed + r.calls_removed,
+            "results_removed": report.results_removed + r.results_removed,
+            "results_folded": report.results_folded + r.results_folded,
+            "files_folded": list(dict.fromkeys(report.files_folded + r.files_folded)),
+            "messages_deleted": report.messages_deleted + r.messages_deleted,
+            "batches": report.batches + r.batches,
+        })
+        result = again
+        rounds += 1
+    return TruncationResult.model_construct(messages=result.messages, report=report)

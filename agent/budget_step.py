@@ -1,0 +1,118 @@
+"""The loop's side of the budget step (agent/context/manage.py's ContextHost).
+
+manage.py decides when to condense or truncate; this module does what that needs from a
+running session: builds requests the way the loop sends them, calls the summary model,
+stores the summary (and marks the originals, writes the history context file), records
+each event and tells the front end.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING
+
+from agent.context.budget import Budget, budget_for
+from agent.context.condense import CondenseResult, condense, split_at_last_summary
+from agent.context.pipeline import BuildResult, TruncateTo, build_api_messages
+from agent.context.tokens import counter_for
+from agent.events import CondenseStarted, ContextManaged
+from agent.session.models import ContextEvent, ContextTrigger, Message, now_ms
+
+if TYPE_CHECKING:
+    from agent.loop import Agent
+
+log = logging.getLogger("agent.context")
+
+
+class AgentContextHost:
+    def __init__(self, agent: "Agent") -> None:
+        self.agent = agent
+        self._counter = counter_for(agent.settings.context.tokenizer)
+
+    @property
+    def session_id(self) -> str:
+        return self.agent.session.id
+
+    async def build(self, history: list[Message], truncate: TruncateTo | None) -> BuildResult:
+        agent = self.agent
+        kwargs = dict(now_ms=now_ms(), settings=agent.settings, tools=agent.registry.definitions(),
+                      system_prompt=agent.system_prompt, truncate=truncate)
+        if truncate is None:
+            return build_api_messages(history, **kwargs)
+        # Truncation folds files (disk reads, tree-sitter parses): off the event loop.
+        return await asyncio.to_thread(build_api_messages, history, **kwargs)
+
+    def fold(self, paths: list[str]) -> str:
+        """Seed 001 file folding of `paths` as they are on disk now."""
+        from agent.context.folding import fold_files
+
+        cfg = self.agent.settings.context
+        if not paths:
+            return ""
+        return fold_files(paths, workspace=self.agent.settings.workspace, max_line_span=cfg.fold_max_line_span,
+                          max_tokens=cfg.fold_max_tokens, count_tokens=self._counter.count_text).text
+
+    def truncate_to(self, max_tokens: int) -> TruncateTo:
+        cfg = self.agent.settings.context
+        return TruncateTo(max_tokens=max_tokens, middle_start=cfg.truncation_middle_start,
+                          middle_end=cfg.truncation_middle_end, fold=self.fold)
+
+    def count(self, message: Message) -> int:
+        return self._counter.count_stored(message)
+
+    def condense_started(self, trigger: ContextTrigger, tokens: int) -> None:
+        self.agent.emit(CondenseStarted(trigger=trigger, tokens=tokens))
+
+    def _summary_budget(self, model: str) -> Budget:
+        agent = self.agent
+        if model == agent.model:
+            return agent.budget
+        from agent.llm.models import model_limits
+
+        limits = model_limits(agent.settings, model)
+        return budget_for(agent.settings, model, window=limits.context_window,
+                          max_output_tokens=limits.max_output_tokens)
+
+    async def condense(self, history: list[Message], trigger: ContextTrigger,
+                       instructions: str | None) -> CondenseResult:
+        agent = self.agent
+        cfg = agent.settings.context
+        model = cfg.condense_model or agent.model
+        return await condense(
+            history, model=model, api_base=agent.settings.api_base, api_key=agent.settings.api_key,
+            instructions=instructions, workspace=agent.settings.workspace, automatic=trigger != "manual",
+            fold=self.fold, keep_recent_user_tokens=cfg.condense_keep_recent_user_tokens, count=self.count,
+            max_request_tokens=self._summary_budget(model).allowed)
+
+    async def commit(self, result: CondenseResult) -> list[Message]:
+        """The summary becomes the head; the originals stay, marked; the range is archived."""
+        agent = self.agent
+        history = await agent.current_history()
+        _, replaced = split_at_last_summary(history)
+        summary = result.summary
+        self._counter.remember_count(summary)
+        await agent._append(summary)
+        await agent._persist(agent.store.mark_condensed([m.id for m in replaced], summary.id))
+        files = agent.ctx.context_files
+        if files is not None:
+            when = datetime.fromtimestamp(summary.created_at / 1000, tz=timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+            hint = f"conversation archive: {len(replaced)} messages condensed {when}"
+            try:
+                await files.add_history(result.replaced_first_id, result.replaced_last_id, result.history_text,
+                                        hint=hint)
+            except Exception:  # the summary stands; the archive can be rebuilt from the store
+                log.exception("could not write the history context file")
+        return await agent.current_history()
+
+    async def record(self, event: ContextEvent, summary: Message | None) -> None:
+        agent = self.agent
+        log.info("%s (%s, %s): %d → %d tokens in %d ms%s", event.action, event.trigger, event.outcome,
+                 event.tokens_before, event.tokens_after, event.duration_ms,
+                 f" — {event.error}" if event.error else "")
+        try:
+            await agent._persist(agent.store.record_context_event(event))
+        except Exception:  # a metric must never break a turn
+            log.exception("could not record the context event")
+        agent.emit(ContextManaged(event=event, summary=summary))
