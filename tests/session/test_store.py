@@ -98,3 +98,27 @@ async def test_active_path_limit_reads_only_the_newest(store):
     ids = [(await store.append(session, Message(role="user", content=str(i)))).id for i in range(10)]
     assert [m.id for m in await store.active_path(session.id, limit=3)] == ids[-3:]
     assert [m.id for m in await store.active_path(session.id, limit=50)] == ids
+
+
+async def test_mark_condensed_and_context_events(store):
+    from agent.session.models import ContextEvent
+
+    session = await store.create_session(cwd="/w")
+    first = await store.append(session, Message(role="user", content="a", meta={"keep": 1}))
+    second = await store.append(session, Message(role="assistant", content="b"))
+    summary = await store.append(session, Message(role="user", kind="summary", content="sum"))
+    await store.mark_condensed([first.id, second.id], summary.id)
+    path = await store.active_path(session.id)
+    assert [m.meta.get("condensed_by") for m in path] == [summary.id, summary.id, None]
+    assert path[0].meta["keep"] == 1  # other meta is kept
+    assert [m.content for m in path] == ["a", "b", "sum"]  # nothing else changed
+
+    for i in range(3):
+        await store.record_context_event(ContextEvent(
+            session_id=session.id, action="truncate", trigger="auto", outcome="ok", tokens_before=100 + i,
+            tokens_after=50, detail={"messages_deleted": i}))
+    events = await store.context_events(session.id, limit=2)
+    assert [e.tokens_before for e in events] == [101, 102]  # the newest two, oldest first
+    assert events[-1].detail == {"messages_deleted": 2} and events[-1].ratio == 50 / 102
+    await store.delete_session(session.id)
+    assert await store.context_events(session.id) == []
