@@ -80,11 +80,13 @@ class AgentContextHost:
         agent = self.agent
         cfg = agent.settings.context
         model = cfg.condense_model or agent.model
-        return await condense(
+        result = await condense(
             history, model=model, api_base=agent.settings.api_base, api_key=agent.settings.api_key,
             instructions=instructions, workspace=agent.settings.workspace, automatic=trigger != "manual",
             fold=self.fold, keep_recent_user_tokens=cfg.condense_keep_recent_user_tokens, count=self.count,
             max_request_tokens=self._summary_budget(model).allowed)
+        result.summary.meta["condensed"]["trigger"] = trigger  # the chat marker names it on resume
+        return result
 
     async def commit(self, result: CondenseResult) -> list[Message]:
         """The summary becomes the head; the originals stay, marked; the range is archived."""

@@ -3,6 +3,8 @@
 Text mode prints the final answer on stdout; json mode prints every message stored by
 this run as one JSON object per line. Errors go to stderr and give exit code 1.
 Without --yolo, commands and file changes are refused (nobody is there to approve).
+`/compact [instructions]` condenses the session (with --resume/--continue) and prints the
+summary; `/name args` runs a project command from .cairn/commands/.
 """
 
 from __future__ import annotations
@@ -101,7 +103,9 @@ async def run_headless(
         if name == "/compact":
             await runtime.compact(args.strip() or None)
         else:
-            await runtime.run_turn(prompt)
+            from agent.project_commands import expand_text
+
+            await runtime.run_turn(expand_text(settings.workspace, prompt) or prompt)
     except asyncio.CancelledError:
         printer.status = "interrupted"
     finally:

@@ -89,3 +89,21 @@ def test_bad_cwd():
 def test_resume_unknown_session_is_a_clear_error(workspace):
     out = run("--model", "openai/fake", "--cwd", str(workspace), "--resume", "nope", "-p", "hi")
     assert out.returncode == 2 and "No session matches 'nope'" in out.stderr
+
+
+def test_headless_compact_and_project_command(workspace):
+    commands = workspace / ".cairn" / "commands"
+    commands.mkdir(parents=True)
+    (commands / "review.md").write_text("---\ndescription: review a file\n---\nReview $ARGUMENTS for bugs.\n")
+    with FakeLLMServer([text("First."), text("Reviewed."), text("SUMMARY OF THE SESSION")]) as srv:
+        base = ["--model", "openai/fake", "--api-base", srv.base_url, "--api-key", "sk-test", "--cwd", str(workspace)]
+        assert run(*base, "-p", "hello").returncode == 0
+        out = run(*base, "--continue", "-p", "/review src/app.py")
+        assert out.returncode == 0, out.stderr
+        sent = srv.requests[-1]["messages"][-1]["content"]
+        assert sent.startswith('<command name="review">') and "Review src/app.py for bugs." in sent
+        out = run(*base, "--continue", "-p", "/compact keep the API notes")
+        assert out.returncode == 0, out.stderr
+        assert "SUMMARY OF THE SESSION" in out.stdout
+        assert "context condensed (manual)" in out.stderr
+        assert any("keep the API notes" in m["content"] for m in srv.requests[-1]["messages"])

@@ -80,6 +80,7 @@ class CairnApp(App):
         self._interrupt_requested = False
         self._last_escape = 0.0
         self._last_ctrl_c = 0.0
+        self._truncation_shown = False  # one "request shortened" line per turn is enough
 
     # -- layout ---------------------------------------------------------------------------
     def compose(self):
@@ -102,6 +103,7 @@ class CairnApp(App):
         return self.query_one("#status", StatusBar)
 
     def on_mount(self) -> None:
+        self.chat.command_body = self.project_command_body
         self.prompt.focus()
         if self.settings is not None:
             self._show_settings()
@@ -250,11 +252,45 @@ class CairnApp(App):
             status.set_usage(event.context_tokens, event.context_window, event.session_cost)
         elif isinstance(event, ev.Retrying):
             status.retrying(event.delay, event.attempt, event.max_attempts, event.reason)
+        elif isinstance(event, ev.CondenseStarted):
+            status.condensing(event.tokens)
+        elif isinstance(event, ev.ContextManaged):
+            self._context_managed(event)
         elif isinstance(event, ev.TurnError):
+            status.condensing_done()
             chat.add_error(event.message)
         elif isinstance(event, ev.TurnFinished):
+            status.condensing_done()
+            self._truncation_shown = False
             self.refresh_status()
         # UserMessage: already shown when the prompt was sent.
+
+    def _context_managed(self, event: ev.ContextManaged) -> None:
+        """A condense (a marker; what it replaced dims) or a truncation (one line per turn)."""
+        from agent.ui.widgets.condensed import condense_failed_text, truncated_text
+
+        record = event.event
+        if record.action == "condense":
+            self.status.condensing_done()
+            if record.outcome == "ok":
+                self.chat.add_condensed(record, event.summary)
+            elif record.trigger != "manual":  # /compact's failure ends in a TurnError saying why
+                self.chat.add_notice(condense_failed_text(record), kind="warning")
+        elif not self._truncation_shown:
+            self._truncation_shown = True
+            self.chat.add_notice(truncated_text(record), kind="info")
+
+    def project_command_body(self, name: str) -> str | None:
+        """The current body of project command `name` (for showing a stored expansion as
+        `/name args`); None when there is none. Never raises."""
+        try:
+            from agent.project_commands import find_command
+
+            workspace = self.settings.workspace if self.settings is not None else None
+            found = find_command(workspace, name) if workspace is not None else None
+        except Exception:
+            return None
+        return found.body if found is not None else None
 
     # -- approvals --------------------------------------------------------------------------
     async def approve(self, request: ApprovalRequest) -> Decision:
@@ -271,38 +307,58 @@ class CairnApp(App):
     async def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
         text = message.text
         parsed = commands.parse(text)
-        if parsed is not None:
-            name, args = parsed
-            command = commands.find(name)
+        if parsed is None:
+            self.send_prompt(text)
+            return
+        name, args = parsed
+        try:
+            command = commands.find_for(self, name)
             if command is None:
                 self.chat.add_notice(f"Unknown command /{name}. Type /help for the list.", kind="warning")
                 return
-            try:
-                await command.handler(self, args)
-            except Exception as exc:
-                self.notify(f"/{name}: {readable(exc)}", severity="error", markup=False)
+            await command.handler(self, args)
+        except Exception as exc:
+            self.notify(f"/{name}: {readable(exc)}", severity="error", markup=False)
+
+    def still_working(self, text: str) -> bool:
+        """True (and the text back in the prompt) when a turn runs: one turn at a time."""
+        if not self.turn_running:
+            return False
+        self.prompt.text = text
+        self.notify("Still working: press Esc to interrupt, then send again.", markup=False)
+        return True
+
+    def send_prompt(self, shown: str, sent: str | None = None) -> None:
+        """Start a turn with `sent` (default `shown`); the chat shows what the user typed
+        (a project command shows as `/name args`, the model gets its expanded block)."""
+        if self.still_working(shown):
             return
-        if self.turn_running:
-            self.prompt.text = text
-            self.notify("Still working: press Esc to interrupt, then send again.", markup=False)
-            return
-        self.chat.add_user(text)
+        self.chat.add_user(shown)
         if self.runtime is None:
             if self.opening:
-                self._pending.append(text)
+                self._pending.append(sent or shown)
             else:
                 self.notice_not_ready()
             return
-        self._run_turn(text)
+        self._run_turn(sent or shown)
+
+    def start_compact(self, instructions: str | None) -> None:
+        """/compact: condense now, run as a turn (spinner, Esc interrupts)."""
+        self._run_turn(instructions or "", compact=True)
 
     @work(group="turn", exclusive=True, exit_on_error=False)
-    async def _run_turn(self, text: str) -> None:
+    async def _run_turn(self, text: str, *, compact: bool = False) -> None:
+        """Run a user turn, or with `compact` a condense (`text`: its instructions)."""
         assert self.runtime is not None
         self._turn_active = True
         self._interrupt_requested = False
+        self._truncation_shown = False
         self.status.turn_started()
         try:
-            await self.runtime.run_turn(text)
+            if compact:
+                await self.runtime.compact(text or None)
+            else:
+                await self.runtime.run_turn(text)
         except asyncio.CancelledError:
             task = asyncio.current_task()
             if task is not None and task.cancelling():

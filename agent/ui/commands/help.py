@@ -1,4 +1,4 @@
-"""/help: the commands and key bindings."""
+"""/help: the commands (built-in, then the project's own) and key bindings."""
 
 from __future__ import annotations
 
@@ -15,15 +15,20 @@ KEYS: list[tuple[str, str]] = [
 ]
 
 
-def help_text() -> str:
-    from agent.ui.commands import commands
+def help_text(app=None) -> str:
+    from agent.ui.commands import commands, project_commands
 
-    lines = ["Commands"]
-    names = {c.name: "/" + c.name + (" " + c.usage if c.usage else "") for c in commands()}
+    builtin = commands()
+    project = project_commands(app) if app is not None else []
+    names = {c.name: "/" + c.name + (" " + c.usage if c.usage else "") for c in builtin + project}
     width = max(18, *(len(n) for n in names.values()))
-    for c in commands():
+    lines = ["Commands"]
+    for c in builtin:
         alias = f" (also /{', /'.join(c.aliases)})" if c.aliases else ""
         lines.append(f"  {names[c.name]:<{width}} {c.description}{alias}")
+    if project:
+        lines += ["", "Project commands (.cairn/commands/*.md)"]
+        lines += [f"  {names[c.name]:<{width}} {c.description}" for c in project]
     lines.append("")
     lines.append("Keys")
     for key, what in KEYS:
@@ -32,7 +37,7 @@ def help_text() -> str:
 
 
 async def run(app, args: str) -> None:
-    app.chat.add_notice(help_text(), kind="help")
+    app.chat.add_notice(help_text(app), kind="help")
 
 
 COMMAND = Command("help", "list commands and key bindings", run)

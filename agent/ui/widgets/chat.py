@@ -2,13 +2,15 @@
 
 The view stays anchored to the bottom (it follows new output until the user scrolls
 up) and keeps only the newest MAX_MOUNTED widgets mounted, so adding a message stays
-cheap in long sessions. Model and tool text is never parsed as Rich markup.
+cheap in long sessions. Model and tool text is never parsed as Rich markup. Messages a
+condense replaced stay visible, dimmed (class "condensed"), above its marker.
 """
 
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
+import re
+from typing import TYPE_CHECKING, Callable
 
 from rich.text import Text
 from textual.containers import Vertical, VerticalScroll
@@ -16,11 +18,12 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from agent.ui.widgets import tool_render
+from agent.ui.widgets.condensed import CondensedMarker
 
 if TYPE_CHECKING:
     from textual.await_remove import AwaitRemove
 
-    from agent.session.models import Message, ToolCall
+    from agent.session.models import ContextEvent, Message, ToolCall
 
 # Markdown (markdown-it, pygments) and Collapsible are imported where first used: they
 # are not needed for the first frame, which must come up fast.
@@ -32,12 +35,42 @@ FIRST_SHOWN = 40
 OLDER_BATCH = 40
 DRAIN_HZ = 20
 DIFF_EXPANDED_MAX_LINES = 40
+CONDENSED = "condensed"  # the class of what a condense replaced (dimmed, still readable)
+_COMMAND = re.compile(r'<command name="([a-z0-9_-]+)">\n(.*?)\n</command>(?:\n\n(.*))?', re.S)
+_COMMAND_NAME = re.compile(r'<command name="([a-z0-9_-]+)">')
 
 
 class UserMessage(Static):
     def __init__(self, text: str) -> None:
         super().__init__(text, markup=False, classes="user-message")
         self.text = text
+
+
+def command_arguments(template: str, body: str) -> str | None:
+    """What `$ARGUMENTS` stood for, given the command's body and its expansion (None: no match)."""
+    parts = template.split("$ARGUMENTS")
+    if len(parts) < 2:
+        return None
+    pattern = re.escape(parts[0]) + "(.*?)" + re.escape(parts[1]) + "".join(r"\1" + re.escape(p) for p in parts[2:])
+    match = re.fullmatch(pattern, body, re.S)
+    return match.group(1) if match else None
+
+
+def shown_user_text(content: str, command_body: Callable[[str], str | None] | None = None) -> str:
+    """A stored project-command expansion as the user typed it, `/name args`; else `content`.
+    `command_body(name)` gives the command's current body, to recover substituted arguments."""
+    name = _COMMAND_NAME.match(content)
+    if name is None:
+        return content
+    match = _COMMAND.fullmatch(content)
+    if match is None:
+        return f"/{name.group(1)}"
+    name_text, body, appended = match.groups()
+    args = appended or ""
+    if not args and command_body is not None:
+        template = command_body(name_text)
+        args = (command_arguments(template, body) or "") if template else ""
+    return f"/{name_text} {args.strip()}".rstrip()
 
 
 class Notice(Static):
@@ -215,6 +248,8 @@ class ChatView(VerticalScroll, can_focus=False):
         self._assistants: dict[str, AssistantMessage] = {}
         self._tools: dict[str, ToolBlock] = {}
         self._older: list[Widget] = []  # history built but not mounted yet (oldest first)
+        # Set by the app: a project command's current body, to show stored expansions compactly.
+        self.command_body: Callable[[str], str | None] | None = None
 
     def on_mount(self) -> None:
         self.anchor()
@@ -276,6 +311,15 @@ class ChatView(VerticalScroll, can_focus=False):
         for block in self._tools.values():
             block.mark_stopped()
 
+    def add_condensed(self, record: ContextEvent, summary: Message | None) -> CondensedMarker:
+        """A condense happened: dim everything it replaced (all shown so far), add its marker."""
+        for widget in [*self.children, *self._older]:
+            if isinstance(widget, (UserMessage, AssistantMessage, ToolBlock, CondensedMarker)):
+                widget.add_class(CONDENSED)
+        marker = CondensedMarker.from_event(record, summary)
+        self._add(marker)
+        return marker
+
     def tool_started(self, call: ToolCall) -> ToolBlock:
         block = ToolBlock(call)
         self._tools[call.id] = block
@@ -302,19 +346,31 @@ class ChatView(VerticalScroll, can_focus=False):
                 widgets_needed += 1
         widgets: list[Widget] = []
         blocks: dict[str, ToolBlock] = {}
+        bodies: dict[str, str | None] = {}  # each command file read once
+
+        def command_body(name: str) -> str | None:
+            if name not in bodies:
+                bodies[name] = self.command_body(name) if self.command_body is not None else None
+            return bodies[name]
+
         for m in messages[start:]:
+            built: list[Widget] = []
             if m.kind == "summary":
-                widgets.append(Notice("(earlier conversation condensed into a summary)", "info"))
+                built.append(CondensedMarker.from_summary(m))
             elif m.role == "user":
-                widgets.append(UserMessage(m.content or ""))
+                built.append(UserMessage(shown_user_text(m.content or "", command_body)))
             elif m.role == "assistant":
                 if (m.content or "").strip():
-                    widgets.append(AssistantMessage(m.id, m.content or ""))
+                    built.append(AssistantMessage(m.id, m.content or ""))
                 for call in m.tool_calls:
                     blocks[call.id] = ToolBlock(call)
-                    widgets.append(blocks[call.id])
+                    built.append(blocks[call.id])
             elif m.role == "tool" and m.tool_call_id in blocks:
                 blocks[m.tool_call_id].set_result(m)
+            if m.meta.get("condensed_by"):
+                for widget in built:
+                    widget.add_class(CONDENSED)
+            widgets += built
         for block in blocks.values():
             if block.result is None:
                 block.mark_stopped("  ⎿ (no result)")

@@ -2,8 +2,9 @@
 
 Enter submits (a priority binding: TextArea would otherwise insert a newline first);
 Ctrl+J or Shift+Enter inserts a newline. Typing `/` at the start opens an OptionList
-above the prompt with the matching commands; Tab/Enter complete, arrows move, Esc
-(handled by the app's escape binding) closes it. Focus never leaves the TextArea.
+above the prompt with the matching commands (built-in, then the project's own from
+`.cairn/commands/`); Tab/Enter complete, arrows move, Esc (handled by the app's escape
+binding) closes it. Focus never leaves the TextArea.
 """
 
 from __future__ import annotations
@@ -27,9 +28,11 @@ class SlashPopup(OptionList, can_focus=False):
         super().__init__(**kwargs)
         self.display = False
         self.on_pick = None  # set by the prompt: called with the chosen command name
+        self.commands_shown: dict[str, commands.Command] = {}  # what the options stand for, by name
 
     def show_matches(self, prefix: str) -> bool:
-        matches = commands.matching(prefix)
+        matches = commands.matching_for(self.app, prefix)
+        self.commands_shown = {c.name: c for c in matches}
         if not matches:
             self.hide()
             return False
@@ -122,7 +125,7 @@ class PromptInput(TextArea):
         self._update_popup()
         if self.popup.visible:
             name = self.popup.selected_name
-            command = commands.find(name) if name else None
+            command = self.popup.commands_shown.get(name) if name else None
             if command is not None and command.takes_args and self.text.strip() != f"/{name}":
                 self.complete_command(name)
                 return

@@ -1,4 +1,4 @@
-"""One-line status bar: activity (spinner, retry countdown) · model · context · cost · title.
+"""One-line status bar: activity (spinner, retry countdown, condensing) · model · context · cost · title.
 
 While a turn runs a 10 Hz timer redraws it with `update(..., layout=False)`, which
 repaints this line only instead of relaying out the chat.
@@ -35,6 +35,7 @@ class StatusBar(Static):
         self._turn_started: float | None = None
         self._retry_until: float | None = None
         self._retry_label = ""
+        self._condensing: int | None = None  # tokens being condensed (a model call of seconds)
         self._frame = 0
         self._timer = None
 
@@ -77,6 +78,7 @@ class StatusBar(Static):
     def turn_ended(self) -> None:
         self._turn_started = None
         self._retry_until = None
+        self._condensing = None
         if self._timer is not None:
             self._timer.pause()
         self.redraw()
@@ -91,6 +93,19 @@ class StatusBar(Static):
             self._retry_until = None
             self.redraw()
 
+    def condensing(self, tokens: int) -> None:
+        self._condensing = tokens
+        self.redraw()
+
+    def condensing_done(self) -> None:
+        if self._condensing is not None:
+            self._condensing = None
+            self.redraw()
+
+    @property
+    def is_condensing(self) -> bool:
+        return self._condensing is not None
+
     @property
     def running(self) -> bool:
         return self._turn_started is not None
@@ -103,11 +118,14 @@ class StatusBar(Static):
     def activity(self) -> str:
         now = time.monotonic()
         if self._turn_started is None:
-            return self.state
+            return "Condensing context…" if self._condensing is not None else self.state
         if self._retry_until is not None and self._retry_until > now:
             left = math.ceil(self._retry_until - now)
             return f"{SPINNER[self._frame]} Retrying in {left}s {self._retry_label}"
         elapsed = now - self._turn_started
+        if self._condensing is not None:
+            size = f" ({human_tokens(self._condensing)} tokens)" if self._condensing else ""
+            return f"{SPINNER[self._frame]} Condensing context…{size} {elapsed:.0f}s · esc to interrupt"
         return f"{SPINNER[self._frame]} Working {elapsed:.0f}s · esc to interrupt"
 
     def render_text(self) -> Text:
