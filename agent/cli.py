@@ -77,6 +77,7 @@ async def _context_command(args: argparse.Namespace, workspace: Path, flags: dic
             print(f"Error: no session matches '{args.session_id}'.", file=sys.stderr)
             return 2
         history = await load_session_messages(store, session.id)
+        events = await store.context_events(session.id, limit=10)
     finally:
         await store.close()
     session_workspace = Path(session.cwd) if session.cwd and Path(session.cwd).is_dir() else workspace
@@ -85,6 +86,7 @@ async def _context_command(args: argparse.Namespace, workspace: Path, flags: dic
         history, settings=settings, session_id=session.id, model=settings.model or session.model,
         workspace=session_workspace, now_ms=args.at if args.at is not None else now_ms(), dump=args.dump,
     )
+    report["events"] = [e.model_dump() for e in events]
     if args.json:
         print(json.dumps(report, ensure_ascii=False))
     else:

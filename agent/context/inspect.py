@@ -77,6 +77,7 @@ def format_report(report: dict[str, Any]) -> str:
         f"Session {report['session_id']}  ·  model {report['model'] or '(none)'}",
         f"[{'█' * filled}{'░' * (bar_width - filled)}] {tokens['total']:,} / {window:,} tokens ({share:.1%})"
         f"  ·  condense at {report['threshold']:,}" + (f" (allowed {report['allowed']:,})" if "allowed" in report else ""),
+        *_over_budget_line(report),
         "",
         f"  system prompt   {tokens['system']:>10,}",
         f"  tools           {tokens['tools']:>10,}",
@@ -98,6 +99,13 @@ def format_report(report: dict[str, Any]) -> str:
     if cal.get("reported"):
         lines += ["", f"  last request: tiktoken estimate {cal['estimated'] or 0:,} · provider reported {cal['reported']:,}"]
     return "\n".join(lines)
+
+
+def _over_budget_line(report: dict[str, Any]) -> list[str]:
+    total, allowed = report["tokens"]["total"], report.get("allowed")
+    if total >= report["threshold"] or (allowed is not None and total > allowed):
+        return ["over the budget: the next request condenses the conversation (or truncates the request)"]
+    return []
 
 
 def _event_lines(events: list[dict[str, Any]]) -> list[str]:

@@ -73,3 +73,29 @@ def test_text_report_and_unknown_session(workspace):
     assert out.returncode == 0 and "terminal_outdated" in out.stdout and "condense at" in out.stdout
     missing = run("context", "nope")
     assert missing.returncode == 2 and "no session matches" in missing.stderr
+
+
+def test_report_lists_context_events_and_flags_an_over_budget_request():
+    from agent.context.inspect import format_report
+
+    report = {
+        "session_id": "s1", "model": "m", "window": 10_000, "threshold": 8_000, "allowed": 7_000,
+        "tokens": {"system": 500, "tools": 500, "messages": 7_500, "total": 8_500}, "passes": [],
+        "events": [
+            {"created_at": 0, "action": "condense", "trigger": "auto", "outcome": "failed", "tokens_before": 9_000,
+             "tokens_after": 9_000, "duration_ms": 1_200, "error": "Condensing failed: provider down", "detail": {}},
+            {"created_at": 0, "action": "truncate", "trigger": "auto", "outcome": "ok", "tokens_before": 9_000,
+             "tokens_after": 4_500, "duration_ms": 30, "error": None,
+             "detail": {"messages_deleted": 12, "calls_removed": 3, "results_folded": 1}},
+        ],
+    }
+    text = format_report(report)
+    assert "over the budget" in text
+    assert "0/1 condenses succeeded, 1 truncations" in text
+    assert "Condensing failed: provider down" in text
+    assert "12 messages left out, 3 tool calls dropped, 1 file reads folded" in text
+    truncate_line = next(line for line in text.splitlines() if line.strip().split()[2:3] == ["truncate"])
+    assert "9,000" in truncate_line and "4,500" in truncate_line and "50%" in truncate_line
+    del report["events"]
+    report["tokens"]["total"] = 1_000
+    assert "over the budget" not in format_report(report) and "condenses succeeded" not in format_report(report)
