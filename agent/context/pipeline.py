@@ -82,8 +82,7 @@ def build_api_messages(
     def count(items: list[Message]) -> int:
         # Counts are remembered per message object (agent/context/rendered.py): passes hand
         # unchanged messages through as the same objects, so a warm count encodes nothing.
-        count_stored = counter.count_stored
-        return sum(count_stored(m) for m in items) + REPLY_PRIMING if items else 0
+        return sum(map(counter.count_stored, items)) + REPLY_PRIMING if items else 0
 
     def recount(old: list[Message], new: list[Message], total: int) -> int:
         if len(old) != len(new) or not new:
@@ -136,7 +135,7 @@ def build_api_messages(
     api: list[dict[str, Any]] = []
     if system_prompt:
         api.append({"role": "system", "content": system_prompt})
-    api.extend(api_copy(m) for m in messages)
+    api.extend(map(api_copy, messages))
     breakdown = TokenBreakdown(system=system_tokens, tools=tool_tokens, messages=tokens)
     # Built from validated parts: validating 5,000 plain dicts again cost more than a pass.
     return BuildResult.model_construct(messages=api, report=report, tokens=breakdown, truncation=truncation)

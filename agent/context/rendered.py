@@ -32,10 +32,18 @@ class Rendered:
 _entries: dict[int, Rendered] = {}
 
 
-def rendered(message: Message) -> Rendered:
+def valid_entry(message: Message) -> Rendered | None:
+    """The entry of `message` if it is still valid (the warm path: no allocation)."""
     entry = _entries.get(id(message))
-    if (entry is None or entry.message is not message or entry.content is not message.content
-            or entry.tool_calls is not message.tool_calls):
+    if (entry is not None and entry.message is message and entry.content is message.content
+            and entry.tool_calls is message.tool_calls):
+        return entry
+    return None
+
+
+def rendered(message: Message) -> Rendered:
+    entry = valid_entry(message)
+    if entry is None:
         if len(_entries) >= CACHE_LIMIT:
             _entries.clear()
         entry = _entries[id(message)] = Rendered(message)
@@ -44,14 +52,15 @@ def rendered(message: Message) -> Rendered:
 
 def api_copy(message: Message) -> dict[str, Any]:
     """A fresh dict for the request (callers such as provider adapters may edit theirs)."""
-    api = rendered(message).api
-    out = dict(api)
-    if "tool_calls" in api:
-        out["tool_calls"] = [
-            {"id": tc["id"], "type": "function",
-             "function": {"name": tc["function"]["name"], "arguments": tc["function"]["arguments"]}}
-            for tc in api["tool_calls"]
-        ]
+    api = (valid_entry(message) or rendered(message)).api
+    if "tool_calls" not in api:
+        return api.copy()
+    out = api.copy()
+    out["tool_calls"] = [
+        {"id": tc["id"], "type": "function",
+         "function": {"name": tc["function"]["name"], "arguments": tc["function"]["arguments"]}}
+        for tc in api["tool_calls"]
+    ]
     return out
 
 

@@ -10,7 +10,7 @@ import hashlib
 import json
 from typing import TYPE_CHECKING, Any
 
-from agent.context.rendered import rendered
+from agent.context.rendered import rendered, valid_entry
 
 if TYPE_CHECKING:
     from agent.session.models import Message
@@ -84,9 +84,10 @@ class TokenCounter:
         content (a reload, a copy) finds its count by id and content instead. Python
         caches a string's hash on the string, so that lookup does not rehash the content.
         """
+        entry = valid_entry(message)
+        if entry is not None and entry.encoding == self.encoding_name:
+            return entry.tokens  # the warm path, taken for nearly every message of a build
         entry = rendered(message)
-        if entry.encoding == self.encoding_name:
-            return entry.tokens
         calls = tuple((tc.id, tc.name, tc.arguments) for tc in message.tool_calls) if message.tool_calls else ()
         key = (message.id, message.role, hash(message.content), hash(calls))
         cached = self._by_message.get(key)
