@@ -324,7 +324,7 @@ class CairnApp(App):
         """True (and the text back in the prompt) when a turn runs: one turn at a time."""
         if not self.turn_running:
             return False
-        self.prompt.text = text
+        self.prompt.restore(text)
         self.notify("Still working: press Esc to interrupt, then send again.", markup=False)
         return True
 

@@ -130,7 +130,7 @@ async def rewind(app: CairnApp) -> None:
     outcome = await runtime.rewind(ident, restore_files=restore)
     await rerender(app)
     prompt = app.prompt
-    prompt.text = outcome.text
+    prompt.restore(outcome.text)
     prompt.move_cursor(prompt.document.end)
     prompt.focus()
     text, kind = rewind_notice(outcome, restore=restore, files_changed=point.files_changed)

@@ -244,6 +244,8 @@ async def test_compact_refused_and_interrupted(make_settings, server):
 
         await send(pilot, "/compact again")  # one turn at a time: the text stays in the prompt
         assert app.prompt.text == "/compact again"
+        await pilot.press("!")  # the cursor is at the end: typing continues the text
+        assert app.prompt.text == "/compact again!"
         app.prompt.clear()
 
         await pilot.press("escape")

@@ -109,6 +109,12 @@ class PromptInput(TextArea):
             return True
         return False
 
+    def restore(self, text: str) -> None:
+        """Put `text` back (a prompt sent too early, a rewound turn) with the cursor at its
+        end, so whatever the user types next continues it instead of landing in front."""
+        self.text = text
+        self.move_cursor(self.document.end)
+
     def complete_command(self, name: str) -> None:
         self.text = f"/{name} "
         self.move_cursor(self.document.end)
