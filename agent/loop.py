@@ -184,7 +184,7 @@ class Agent:
                 status = "error"
         except asyncio.CancelledError:
             status = "interrupted"
-            await self._after_interrupt()
+            await _uninterruptible(self._after_interrupt())
         except Exception as exc:  # never a traceback on screen; the log has it
             log.exception("turn failed")
             self.emit(TurnError(message=f"{type(exc).__name__}: {exc}"))
@@ -212,7 +212,7 @@ class Agent:
             )
             stream = _StreamWriter(self)
             try:
-                result = await stream_chat(request, on_text=stream.on_text)
+                result = await stream_chat(request, on_text=stream.on_text, into=stream.partial)
             except ContextTooLongError as exc:
                 if stream.message is None and not overflow_retried:
                     # The provider counts more than we do: condense (or truncate) and retry once.
@@ -228,18 +228,24 @@ class Agent:
                 return None
             except LLMError as exc:
                 partial: StreamResult | None = getattr(exc, "partial", None)
-                if stream.message is None and exc.retryable and attempt < self.settings.llm.max_retries:
+                # Only a failure before any of the answer arrived is retried: what streamed
+                # (text on screen, or a half-sent tool call) is kept and the turn ends instead.
+                streamed = stream.message is not None or bool(partial and partial.partial_tool_calls)
+                if not streamed and exc.retryable and attempt < self.settings.llm.max_retries:
                     attempt += 1
                     delay = self._backoff(attempt, getattr(exc, "retry_after", None))
                     self.emit(Retrying(attempt=attempt, max_attempts=self.settings.llm.max_retries,
                                        delay=delay, reason=str(exc)))
-                    await asyncio.sleep(delay)
+                    await asyncio.sleep(delay)  # an interrupt cancels the wait (and the turn)
                     continue
-                await stream.finish(partial, status="interrupted", error=str(exc))
-                self.emit(TurnError(message=str(exc)))
+                kept = await stream.finish(partial, status="interrupted", error=str(exc))
+                note = " What arrived is kept; send a message to continue." if kept is not None else ""
+                if attempt:
+                    note += f" (Gave up after {attempt} {'retry' if attempt == 1 else 'retries'}.)"
+                self.emit(TurnError(message=f"{exc}{note}"))
                 return None
             except asyncio.CancelledError:
-                await stream.finish(None, status="interrupted")
+                await _uninterruptible(stream.finish(stream.partial, status="interrupted"))
                 raise
             message = await stream.finish(result, status="ok", estimated_tokens=build.tokens.total)
             self.session_cost += result.cost
@@ -320,9 +326,10 @@ class _StreamWriter:
         self.agent = agent
         self.message: Message | None = None
         self.text = ""
+        self.partial = StreamResult()  # what streamed so far (stream_chat fills it)
         self._last_flush = 0.0
 
-    async def _start(self) -> None:
+    async def _start(self, *, announce: bool = True) -> None:
         loop = asyncio.get_running_loop()
         self._last_flush = loop.time()
         # Set before the write so an interrupt during it cannot lead to a second row.
@@ -330,7 +337,8 @@ class _StreamWriter:
             role="assistant", content=self.text, status="interrupted", meta={"model": self.agent.model}
         )
         await self.agent._append(self.message)
-        self.agent.emit(AssistantStarted(message_id=self.message.id))
+        if announce:  # a message without text (only a half-sent tool call) gets no chat bubble
+            self.agent.emit(AssistantStarted(message_id=self.message.id))
 
     async def on_text(self, chunk: str) -> None:
         self.text += chunk
@@ -349,9 +357,10 @@ class _StreamWriter:
         await self.agent._settle_writes()
         text = result.content if result is not None else self.text
         if self.message is None:
-            if not text and not (result and result.tool_calls) and status != "ok":
+            calls = bool(result and (result.tool_calls or result.partial_tool_calls))
+            if not text and not calls and status != "ok":
                 return None  # nothing streamed: nothing to keep
-            await self._start()
+            await self._start(announce=bool(text) or status == "ok")
         message = self.message
         message.content = text or None
         message.status = status  # type: ignore[assignment]
@@ -373,6 +382,18 @@ class _StreamWriter:
         await self.agent._persist(self.agent.store.update_message(message))
         self.agent.emit(AssistantFinished(message=message))
         return message
+
+
+async def _uninterruptible(cleanup: Awaitable[Any]) -> Any:
+    """Run clean-up after an interrupt to the end, even if the user interrupts again meanwhile
+    (Esc pressed twice): a half-done clean-up would lose the partial answer's last text."""
+    task = asyncio.ensure_future(cleanup)
+    while True:
+        try:
+            return await asyncio.shield(task)
+        except asyncio.CancelledError:
+            if task.done():
+                return task.result()
 
 
 def _kill_group(process: asyncio.subprocess.Process) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import email.utils
 import inspect
+import json
 import re
 import time
 from dataclasses import dataclass, field
@@ -21,6 +22,7 @@ from agent.llm.errors import (
     LLMError,
     NetworkError,
     ProviderError,
+    QuotaError,
     RateLimitError,
 )
 from agent.session.models import ToolCall
@@ -97,21 +99,43 @@ def _retry_after(exc: Exception) -> float | None:
 
 
 # "litellm.RateLimitError: RateLimitError: OpenAIException - Rate limit reached" → the last part.
-_NOISE = re.compile(r"^(?:litellm\.)?(?:\w+Error|\w+Exception)(?::| -)\s*")
+_NOISE = re.compile(r"^(?:litellm\.\w+|[A-Z]\w*(?:Error|Exception)|Timeout Error)(?::| -)\s*")
+# "<TransferEncodingError: 400, message='…'>" (an exception's repr inside a message) → its name.
+_REPR = re.compile(r"<(\w+): [^<>]*>")
+# What the openai SDK (and litellm's own checks) say when no key was given at all.
+_MISSING_KEY = re.compile(r"missing credentials|api_key client option must be set|missing \w* ?api key"
+                          r"|no api key|api key (?:is )?(?:missing|not set|required)", re.IGNORECASE)
+_EMPTY = "The model returned an empty response (no text and no tool call)."
+_EMPTY_AT_LIMIT = "The model stopped at its output limit (no text and no tool call)."
+_HTML = re.compile(r"<(?:html|body|head|title|!doctype)\b", re.IGNORECASE)
+# A 429 that is about billing, not pace (OpenAI's "insufficient_quota").
+_NO_QUOTA = re.compile(r"insufficient_quota|exceeded your current quota|credit balance is too low", re.IGNORECASE)
+# json's messages for an SSE event that is not JSON.
+_BAD_JSON = re.compile(r"^(?:Expecting |Unterminated string|Extra data|Invalid control character|Invalid \\escape)")
+# Providers whose streams always end with a finish reason: a stream without one was cut.
+_FINISH_REASON_PROVIDERS = {"openai", "azure"}
 
 
 def _short(exc: Exception) -> str:
-    lines = str(exc).strip().splitlines()
+    raw = str(exc).strip()
+    if _HTML.search(raw):  # a proxy's error page: its title (or its text), not its markup
+        title = re.search(r"<title[^>]*>(.*?)</title>", raw, re.IGNORECASE | re.DOTALL)
+        raw = " ".join(re.sub(r"<[^>]*>", " ", title.group(1) if title else raw).split())
+    lines = raw.splitlines()
     text = lines[0] if lines else type(exc).__name__
     while True:
         cleaned = _NOISE.sub("", text, count=1)
         if cleaned == text or not cleaned:
             break
         text = cleaned
-    return text[:400]
+    return _REPR.sub(r"\1", text)[:400]
 
 
-def map_exception(exc: Exception, model: str) -> LLMError:
+def _key_variable(model: str) -> str:
+    return KEY_VARIABLE.get(_provider(model), "the provider's API key variable")
+
+
+def map_exception(exc: Exception, model: str, api_base: str | None = None) -> LLMError:
     """litellm/openai/httpx exception → our typed error with a readable message."""
     import litellm
     from litellm.exceptions import MidStreamFallbackError
@@ -120,23 +144,31 @@ def map_exception(exc: Exception, model: str) -> LLMError:
         return exc
     status = getattr(exc, "status_code", None)
     if isinstance(exc, (litellm.AuthenticationError, litellm.PermissionDeniedError)) or status in (401, 403):
-        var = KEY_VARIABLE.get(_provider(model), "the provider's API key variable")
         return AuthError(
-            f"Authentication failed for {model}: check your API key (set {var}, or pass --api-key). "
-            f"Provider said: {_short(exc)}"
+            f"Authentication failed for {model}: check your API key (set {_key_variable(model)}, or pass "
+            f"--api-key). Provider said: {_short(exc)}"
         )
+    if _MISSING_KEY.search(str(exc)):
+        # Raised before any request went out (litellm wraps it as a 500): not worth a retry.
+        return AuthError(f"No API key for {model}: set {_key_variable(model)} (or pass --api-key).")
     if isinstance(exc, litellm.ContextWindowExceededError):
         return ContextTooLongError(f"The conversation is too long for {model}: {_short(exc)}")
+    if (isinstance(exc, litellm.RateLimitError) or status == 429) and _NO_QUOTA.search(str(exc)):
+        return QuotaError(f"The provider says the account for {model} is out of quota or credit: "
+                          f"{_short(exc)} (check the plan and billing; retrying will not help).")
     if isinstance(exc, litellm.RateLimitError) or status == 429:
         return RateLimitError(f"Rate limited by the provider: {_short(exc)}", retry_after=_retry_after(exc))
     if isinstance(exc, (litellm.Timeout, litellm.APIConnectionError)):
         return NetworkError(f"Network error talking to {model}: {_short(exc)}")
     if isinstance(exc, MidStreamFallbackError):
-        cause = getattr(exc, "original_exception", None) or exc
-        return NetworkError(f"The response stream from {model} broke off: {_short(cause)}")
+        cause = _short(getattr(exc, "original_exception", None) or exc)
+        if _BAD_JSON.search(cause):
+            cause = f"malformed data: {cause}"
+        return NetworkError(f"The response stream from {model} broke off before it finished ({cause}).")
     if isinstance(exc, litellm.InternalServerError) and getattr(exc, "litellm_response_headers", 1) is None:
         # litellm reports "connection refused" as a 500 that never got an HTTP response.
-        return NetworkError(f"Cannot reach {model}: {_short(exc)}")
+        where = f" at {api_base}" if api_base else ""
+        return NetworkError(f"Cannot reach {model}{where}: {_short(exc)}")
     if isinstance(exc, (litellm.InternalServerError, litellm.ServiceUnavailableError, litellm.BadGatewayError)) or (
         isinstance(status, int) and status >= 500
     ):
@@ -167,12 +199,16 @@ def _cost(litellm: Any, model: str, prompt: int | None, completion: int | None) 
         return 0.0
 
 
-async def stream_chat(request: ChatRequest, on_text: TextSink | None = None) -> StreamResult:
-    """Stream one completion. On failure raises LLMError with `.partial` (a StreamResult)."""
+async def stream_chat(request: ChatRequest, on_text: TextSink | None = None,
+                      into: StreamResult | None = None) -> StreamResult:
+    """Stream one completion. On failure raises LLMError with `.partial` (a StreamResult).
+
+    `into` (optional) is filled as the stream arrives, so a caller that cancels the call
+    still has what streamed, half-sent tool calls included."""
     from agent.offline import import_litellm
 
     litellm = import_litellm()
-    result = StreamResult()
+    result = into if into is not None else StreamResult()
     calls: dict[int, _CallBuffer] = {}
     kwargs: dict[str, Any] = dict(
         model=request.model,
@@ -224,11 +260,18 @@ async def stream_chat(request: ChatRequest, on_text: TextSink | None = None) -> 
                             buf.name = fn.name
                         if getattr(fn, "arguments", None):
                             buf.arguments += fn.arguments
+        if _ended_early(stream, request.model, calls):
+            if not result.content and not calls:
+                raise ProviderError(_EMPTY, retryable=True)
+            raise NetworkError(f"The response stream from {request.model} ended before the model finished "
+                               "(no finish reason).")
     except BaseException as exc:
         result.partial_tool_calls = [vars(b) for _, b in sorted(calls.items())]
         if isinstance(exc, Exception):
-            err = map_exception(exc, request.model)
+            err = map_exception(exc, request.model, request.api_base)
             err.partial = result  # type: ignore[attr-defined]
+            if err is exc:
+                raise
             raise err from exc
         raise
     result.tool_calls = [
@@ -237,10 +280,30 @@ async def stream_chat(request: ChatRequest, on_text: TextSink | None = None) -> 
         if b.name or b.id
     ]
     if not result.tool_calls and not result.content.strip():
-        reason = "stopped at its output limit" if result.finish_reason == "length" else "returned an empty response"
-        err = ProviderError(f"The model {reason} (no text and no tool call).", retryable=True)
+        err = ProviderError(_EMPTY_AT_LIMIT if result.finish_reason == "length" else _EMPTY, retryable=True)
         err.partial = result  # type: ignore[attr-defined]
         raise err
     result.cost = _cost(litellm, request.model, result.prompt_tokens, result.completion_tokens)
     return result
 
+
+def _ended_early(stream: Any, model: str, calls: dict[int, _CallBuffer]) -> bool:
+    """A stream that ended cleanly without a finish reason was cut (a proxy or server gave up
+    mid-answer). litellm then makes up finish_reason="stop", so ask its wrapper what it got.
+    Only providers known to always send one are held to it, except when a tool call's
+    arguments are not even complete JSON: that one is cut whoever the provider is."""
+    received = getattr(stream, "received_finish_reason", "unknown")
+    if received is not None:
+        return False
+    provider = getattr(stream, "custom_llm_provider", None) or _provider(model)
+    return provider in _FINISH_REASON_PROVIDERS or any(_broken_json(b.arguments) for b in calls.values())
+
+
+def _broken_json(arguments: str) -> bool:
+    if not arguments.strip():
+        return False
+    try:
+        json.loads(arguments)
+    except ValueError:
+        return True
+    return False

@@ -21,6 +21,10 @@ class RateLimitError(LLMError):
         self.retry_after = retry_after
 
 
+class QuotaError(LLMError):
+    """Out of credit or quota (OpenAI sends it as a 429): waiting does not help, so no retry."""
+
+
 class ContextTooLongError(LLMError):
     """The request exceeds the model's window: the budget step condenses and retries."""
 

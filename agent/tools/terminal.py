@@ -31,6 +31,8 @@ KILL_GRACE_SECONDS = 1.0
 # After the shell exits, how long to wait for background children still holding the pipes.
 PIPE_DRAIN_SECONDS = 1.0
 EXIT_POLL_SECONDS = 0.05
+# An interrupt during start-up waits at most this long for the command's pid, to kill its group.
+SPAWN_GRACE_SECONDS = 5.0
 
 COMMAND_ENV = {"PAGER": "cat", "GIT_PAGER": "cat", "TERM": "dumb", "NO_COLOR": "1"}
 
@@ -123,6 +125,23 @@ async def _terminate_group(proc: asyncio.subprocess.Process) -> None:
     _signal_group(proc.pid, signal.SIGKILL)
 
 
+async def _kill_when_spawned(spawn: asyncio.Future) -> None:
+    """An interrupt came while asyncio was still wiring the command's pipes. The command
+    already runs (and may have started children): cancelling the spawn would kill the shell
+    alone, then wait for pipes its children hold. Let the spawn finish, then kill the group."""
+    def kill(done: asyncio.Future) -> None:
+        if not done.cancelled() and done.exception() is None:
+            _signal_group(done.result().pid, signal.SIGKILL)
+
+    spawn.add_done_callback(kill)  # even if it finishes only after we stop waiting
+    deadline = time.monotonic() + SPAWN_GRACE_SECONDS
+    while not spawn.done() and time.monotonic() < deadline:
+        try:
+            await asyncio.wait([spawn], timeout=deadline - time.monotonic())
+        except asyncio.CancelledError:  # interrupted again: the group still has to go
+            continue
+
+
 def _stop_reading(proc: asyncio.subprocess.Process, readers: list[asyncio.Future]) -> None:
     """Cancel the readers and close our pipe ends now, rather than when the garbage
     collector finds the transport (possibly after its event loop is gone)."""
@@ -168,17 +187,21 @@ class Terminal(Tool):
 
     async def _execute(self, command: str, cwd: Path, timeout: float, ctx: ToolContext) -> ToolResult:
         started = time.monotonic()
+        spawn = asyncio.ensure_future(asyncio.create_subprocess_shell(
+            command,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            cwd=str(cwd),
+            env={**os.environ, **COMMAND_ENV},
+            start_new_session=True,
+            executable=_shell(),
+        ))
         try:
-            proc = await asyncio.create_subprocess_shell(
-                command,
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
-                cwd=str(cwd),
-                env={**os.environ, **COMMAND_ENV},
-                start_new_session=True,
-                executable=_shell(),
-            )
+            proc = await asyncio.shield(spawn)
+        except asyncio.CancelledError:
+            await _kill_when_spawned(spawn)
+            raise
         except OSError as exc:
             raise ToolError(f"cannot start the command: {exc.strerror or exc}") from None
         ctx.processes.add(proc)

@@ -404,20 +404,24 @@ class CairnApp(App):
         sessions.start(self, sessions.rewind)
 
     async def action_ctrl_c(self) -> None:
+        """Once: interrupt the turn (or arm quitting). Twice within CTRL_C_WINDOW: quit, even
+        while a turn runs: quit_app interrupts it and waits until its partial is stored."""
         if self.focused is self.prompt and self.prompt.selected_text:
             raise SkipAction()  # let the TextArea copy its selection
+        now = time.monotonic()
+        if now - self._last_ctrl_c < CTRL_C_WINDOW:
+            await self.quit_app()
+            return
         if self.turn_running:
+            self._last_ctrl_c = now
             self.interrupt_turn()
+            self.notify("Interrupted. Press Ctrl+C again to quit", timeout=CTRL_C_WINDOW, markup=False)
             return
         if self.runtime is None and not self.opening:
             await self.quit_app()  # nothing to lose: no model, or start-up failed
             return
-        now = time.monotonic()
-        if now - self._last_ctrl_c < CTRL_C_WINDOW:
-            await self.quit_app()
-        else:
-            self._last_ctrl_c = now
-            self.notify("Press Ctrl+C again to quit", timeout=CTRL_C_WINDOW, markup=False)
+        self._last_ctrl_c = now
+        self.notify("Press Ctrl+C again to quit", timeout=CTRL_C_WINDOW, markup=False)
 
     def action_scroll_chat(self, direction: int) -> None:
         if direction < 0:

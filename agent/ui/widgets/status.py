@@ -23,6 +23,13 @@ def human_tokens(n: int) -> str:
     return str(n)
 
 
+def short_reason(reason: str, limit: int = 48) -> str:
+    """A retry's reason for the status line: the part before the provider's own words
+    ("Rate limited by the provider: Rate limit reached…" → "Rate limited by the provider")."""
+    head = reason.split(": ", 1)[0].strip()
+    return head if len(head) <= limit else head[: limit - 1] + "…"
+
+
 class StatusBar(Static):
     def __init__(self, **kwargs) -> None:
         super().__init__("", markup=False, **kwargs)
@@ -35,6 +42,7 @@ class StatusBar(Static):
         self._turn_started: float | None = None
         self._retry_until: float | None = None
         self._retry_label = ""
+        self._retry_reason = ""
         self._condensing: int | None = None  # tokens being condensed (a model call of seconds)
         self._frame = 0
         self._timer = None
@@ -84,8 +92,10 @@ class StatusBar(Static):
         self.redraw()
 
     def retrying(self, delay: float, attempt: int, max_attempts: int, reason: str = "") -> None:
+        """A countdown to the next attempt; Esc cancels the wait (and the turn)."""
         self._retry_until = time.monotonic() + delay
         self._retry_label = f"(attempt {attempt}/{max_attempts})"
+        self._retry_reason = short_reason(reason)
         self.redraw()
 
     def clear_retry(self) -> None:
@@ -121,7 +131,8 @@ class StatusBar(Static):
             return "Condensing context…" if self._condensing is not None else self.state
         if self._retry_until is not None and self._retry_until > now:
             left = math.ceil(self._retry_until - now)
-            return f"{SPINNER[self._frame]} Retrying in {left}s {self._retry_label}"
+            why = f"{self._retry_reason} · " if self._retry_reason else ""
+            return f"{SPINNER[self._frame]} {why}Retrying in {left}s {self._retry_label} · esc to cancel"
         elapsed = now - self._turn_started
         if self._condensing is not None:
             size = f" ({human_tokens(self._condensing)} tokens)" if self._condensing else ""
