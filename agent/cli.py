@@ -96,17 +96,41 @@ async def _context_command(args: argparse.Namespace, workspace: Path, flags: dic
     return 0
 
 
-def _setup_logging(debug: bool) -> None:
+class RedactSecrets(logging.Filter):
+    """On the log file's handler: API keys (ours, key-like env vars, key-shaped strings such
+    as a provider's `Authorization: Bearer …`) never reach cairn.log, whichever logger
+    (`agent`, or litellm's via CAIRN_DEBUG=LiteLLM) wrote the record."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        from agent.config import redact_secrets
+
+        try:
+            message = record.getMessage()
+        except Exception:  # a broken format string: log it as given
+            message = f"{record.msg} {record.args}"
+        record.msg, record.args = redact_secrets(message), None
+        if record.exc_info and not record.exc_text:
+            record.exc_text = logging.Formatter().formatException(record.exc_info)
+        if record.exc_text:
+            record.exc_text = redact_secrets(record.exc_text)
+        if record.stack_info:
+            record.stack_info = redact_secrets(record.stack_info)
+        return True
+
+
+def _setup_logging(debug: bool, api_key: str | None = None) -> None:
     names = [n.strip() for n in os.environ.get("CAIRN_DEBUG", "").split(",") if n.strip()]
     if not debug and not names:
         logging.getLogger("agent").addHandler(logging.NullHandler())
         return
-    from agent.config import data_dir
+    from agent.config import data_dir, remember_secret
 
+    remember_secret(api_key)
     folder = data_dir()
     folder.mkdir(parents=True, exist_ok=True)
     handler = logging.FileHandler(folder / "cairn.log", encoding="utf-8")
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.addFilter(RedactSecrets())
     for name in names or ["agent"]:
         logger = logging.getLogger(name)
         logger.setLevel(logging.DEBUG)
@@ -115,7 +139,7 @@ def _setup_logging(debug: bool) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    _setup_logging(args.debug)
+    _setup_logging(args.debug, args.api_key)
     workspace = Path(args.cwd).expanduser() if args.cwd else Path.cwd()
     if not workspace.is_dir():
         print(f"Error: --cwd {workspace} is not a folder.", file=sys.stderr)

@@ -6,7 +6,9 @@ default is kept. Imports nothing heavy (this module is on the path to the first 
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -83,16 +85,32 @@ class ContextSettings(_Section):
     file_read_placeholder: str = "[该文件的历史读取内容已压缩,请参看最新读取结果]"
 
 
+class PermissionSettings(_Section):
+    """`[permissions]`: what runs without asking (agent/tools/permissions.py decides).
+
+    allow_commands: command prefixes by whole words (`"git status"` covers `git status -s`,
+    not `git statusx`); a compound command runs unasked only if every part is covered.
+    allow: other remembered decisions: `"edit"` (file changes in the workspace),
+    `"outside:/abs/path"`, `"command:<prefix>"`. The user's and the project's lists add up.
+    Protected targets (.env*, .git/, this file, outside the workspace) always ask anyway.
+    """
+
+    allow_commands: list[str] = Field(default_factory=list)
+    allow: list[str] = Field(default_factory=list)
+
+
 class Settings(_Section):
     model: str | None = None
     api_base: str | None = None
-    api_key: str | None = None
+    # repr=False: a crash report printing locals (Textual's traceback) must not show the key.
+    api_key: str | None = Field(default=None, repr=False)
     yolo: bool = False
     workspace: Path = Field(default_factory=Path.cwd)
     llm: LLMSettings = Field(default_factory=LLMSettings)
     tools: ToolSettings = Field(default_factory=ToolSettings)
     context: ContextSettings = Field(default_factory=ContextSettings)
     models: dict[str, ModelOverride] = Field(default_factory=dict)
+    permissions: PermissionSettings = Field(default_factory=PermissionSettings)
     # Problems found while loading (bad TOML, wrong types); shown to the user once.
     warnings: list[str] = Field(default_factory=list, exclude=True)
 
@@ -192,18 +210,172 @@ def _validate(data: dict[str, Any], warnings: list[str]) -> Settings:
     return Settings()
 
 
+def project_config_path(workspace: Path) -> Path:
+    return Path(workspace) / ".cairn" / "config.toml"
+
+
+def _permission_lists(user: dict[str, Any], project: dict[str, Any]) -> dict[str, Any] | None:
+    """The user's and the project's `[permissions]` lists add up (a plain merge would let
+    the project's list replace the user's)."""
+    u, p = user.get("permissions"), project.get("permissions")
+    if not isinstance(u, dict) or not isinstance(p, dict):
+        return None
+    out = _merge(u, p)
+    for key in ("allow_commands", "allow"):
+        if isinstance(u.get(key), list) and isinstance(p.get(key), list):
+            out[key] = u[key] + [v for v in p[key] if v not in u[key]]
+    return out
+
+
 def load_settings(workspace: Path | None = None, flags: dict[str, Any] | None = None) -> Settings:
     warnings: list[str] = []
     ws = (workspace or Path.cwd()).resolve()
-    data: dict[str, Any] = {}
-    data = _merge(data, _read_toml(config_dir() / "config.toml", warnings))
-    data = _merge(data, _read_toml(ws / ".cairn" / "config.toml", warnings))
+    user = _read_toml(config_dir() / "config.toml", warnings)
+    project = _read_toml(project_config_path(ws), warnings)
+    data: dict[str, Any] = _merge(user, project)
+    permissions = _permission_lists(user, project)
+    if permissions is not None:
+        data["permissions"] = permissions
     data = _merge(data, _env_layer())
     data = _merge(data, {k: v for k, v in (flags or {}).items() if v is not None})
     data["workspace"] = ws
     settings = _validate(data, warnings)
     settings.warnings = warnings
+    if settings.api_key:
+        remember_secret(settings.api_key)
     return settings
+
+
+def load_permission_settings(workspace: Path) -> PermissionSettings:
+    """Only the `[permissions]` rules (for a Permissions built without settings)."""
+    return load_settings(workspace).permissions
+
+
+# -- secrets ------------------------------------------------------------------------------
+
+_SECRETS: set[str] = set()
+_SECRET_ENV_SUFFIXES = ("_API_KEY", "_TOKEN", "_SECRET", "_ACCESS_KEY", "_SECRET_KEY")
+MIN_SECRET_CHARS = 8  # shorter values would redact ordinary words
+
+
+def remember_secret(value: str | None) -> None:
+    """A value cairn holds that must never be written anywhere (see agent/cli.py logging)."""
+    if value and len(value) >= MIN_SECRET_CHARS:
+        _SECRETS.add(value)
+
+
+def known_secrets() -> list[str]:
+    """Remembered values plus key-like environment variables, longest first."""
+    found = set(_SECRETS)
+    for name, value in os.environ.items():
+        if name.upper().endswith(_SECRET_ENV_SUFFIXES) and value and len(value) >= MIN_SECRET_CHARS:
+            found.add(value)
+    return sorted(found, key=len, reverse=True)
+
+
+REDACTED = "[REDACTED]"
+# Key shapes redacted even when cairn never saw the value (a provider's own key in a log).
+_KEY_PATTERNS = (
+    (re.compile(r"\b(sk-(?:ant-|proj-)?)[A-Za-z0-9_\-]{16,}"), r"\1" + REDACTED),
+    (re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._\-~+/=]{8,}"), r"\1" + REDACTED),
+    (re.compile(r"(?i)((?:api[_-]?key|x-api-key|x-goog-api-key)[\"']?\s*[:=]\s*[\"']?)[^\"'\s,}]{8,}"),
+     r"\1" + REDACTED),
+)
+
+
+def redact_secrets(text: str) -> str:
+    """`text` with every known secret and every key-shaped value replaced by [REDACTED]."""
+    for secret in known_secrets():
+        if secret in text:
+            text = text.replace(secret, REDACTED)
+    for pattern, replacement in _KEY_PATTERNS:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+# -- writing the project's permissions -------------------------------------------------------
+
+
+class ConfigWriteError(Exception):
+    """The project's config.toml could not be updated; the message says why."""
+
+
+def add_project_permissions(workspace: Path, keys: list[str]) -> Path:
+    """Add "always for this project" keys to `[permissions]` in `.cairn/config.toml`.
+
+    `command:<prefix>` keys go to `allow_commands`, the rest to `allow`. Only those two
+    arrays are rewritten; every other line (comments included) stays as it was, and the
+    result is parsed back before it replaces the file.
+    """
+    path = project_config_path(workspace)
+    try:
+        text = path.read_text(encoding="utf-8") if path.exists() else ""
+        data = tomllib.loads(text)
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigWriteError(f"cannot read {path}: {exc}") from None
+    section = data.get("permissions", {})
+    if not isinstance(section, dict):
+        raise ConfigWriteError(f"{path}: `permissions` is not a table")
+    wanted = {"allow_commands": [k.split(":", 1)[1] for k in keys if k.startswith("command:")],
+              "allow": [k for k in keys if not k.startswith("command:")]}
+    for name, values in wanted.items():
+        current = section.get(name, [])
+        if not isinstance(current, list):
+            raise ConfigWriteError(f"{path}: permissions.{name} is not a list")
+        merged = current + [v for v in dict.fromkeys(values) if v not in current]
+        if merged != current:
+            expected = {**data, "permissions": {**data.get("permissions", {}), name: merged}}
+            text = _set_table_array(text, "permissions", name, merged)
+            try:
+                ok = tomllib.loads(text) == expected
+            except tomllib.TOMLDecodeError:
+                ok = False
+            if not ok:
+                raise ConfigWriteError(f"{path} is laid out in a way cairn cannot update safely; "
+                                       f"add {merged[-1]!r} to permissions.{name} yourself")
+            data = expected
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.cairn-tmp")
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError as exc:
+        raise ConfigWriteError(f"cannot write {path}: {exc.strerror or exc}") from None
+    return path
+
+
+_HEADER = re.compile(r"^\s*\[\[?\s*([A-Za-z0-9_.\-\"' ]+?)\s*\]\]?\s*(#.*)?$")
+
+
+def _toml_array(values: list[str]) -> str:
+    # A JSON string with raw non-ASCII is a valid TOML basic string (verified after writing).
+    return "[" + ", ".join(json.dumps(v, ensure_ascii=False) for v in values) + "]"
+
+
+def _set_table_array(text: str, table: str, key: str, values: list[str]) -> str:
+    """`text` with `key = [...]` set inside `[table]` (added when missing). Line-based: the
+    caller parses the result and refuses it unless it is exactly what was meant."""
+    lines = text.splitlines(keepends=True)
+    line = f"{key} = {_toml_array(values)}\n"
+    start = next((i for i, l in enumerate(lines) if (m := _HEADER.match(l)) and m.group(1) == table
+                  and not l.lstrip().startswith("[[")), None)
+    if start is None:
+        sep = "" if not text or text.endswith("\n") else "\n"
+        return text + sep + ("\n" if text.strip() else "") + f"[{table}]\n" + line
+    if not lines[start].endswith("\n"):
+        lines[start] += "\n"
+    end = next((i for i in range(start + 1, len(lines)) if _HEADER.match(lines[i])), len(lines))
+    assign = re.compile(rf"^\s*{re.escape(key)}\s*=")
+    for i in range(start + 1, end):
+        if assign.match(lines[i]):
+            for j in range(i + 1, end + 1):  # the assignment may span lines (a multi-line array)
+                try:
+                    tomllib.loads("".join(lines[i:j]))
+                except tomllib.TOMLDecodeError:
+                    continue
+                return "".join(lines[:i]) + line + "".join(lines[j:])
+            break
+    return "".join(lines[: start + 1]) + line + "".join(lines[start + 1:])
 
 
 def model_override(settings: Settings, model: str) -> ModelOverride:

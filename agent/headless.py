@@ -2,7 +2,8 @@
 
 Text mode prints the final answer on stdout; json mode prints every message stored by
 this run as one JSON object per line. Errors go to stderr and give exit code 1.
-Without --yolo, commands and file changes are refused (nobody is there to approve).
+Without --yolo, commands and file changes are refused (nobody is there to approve) unless
+a `[permissions]` rule in config.toml allows them; each refusal is noted on stderr.
 `/compact [instructions]` condenses the session (with --resume/--continue) and prints the
 summary; `/name args` runs a project command from .cairn/commands/.
 """
@@ -47,8 +48,13 @@ class _Printer:
                 self._json(event.message)
             if not event.message.tool_calls and event.message.content:
                 self.final_text = event.message.content
-        elif isinstance(event, ToolFinished) and self.output_format == "json":
-            self._json(event.message)
+        elif isinstance(event, ToolFinished):
+            if self.output_format == "json":
+                self._json(event.message)
+            refused = describe_refusal(event.message)
+            if refused:
+                self.err.write(refused + "\n")
+                self.err.flush()
         elif isinstance(event, ContextManaged):
             if event.summary is not None and self.output_format == "json":
                 self._json(event.summary)
@@ -62,6 +68,18 @@ class _Printer:
             self.err.flush()
         elif isinstance(event, TurnFinished):
             self.status = event.status
+
+
+def describe_refusal(message: Message) -> str:
+    """One line for stderr when a tool call was refused for want of approval; else ""."""
+    permission = message.meta.get("permission")
+    if not isinstance(permission, dict) or permission.get("decision") != "refused":
+        return ""
+    what = permission.get("command") or permission.get("path") or ""
+    subject = f"{permission.get('title', 'a tool call')}" + (f": {what}" if what and what not in
+                                                             str(permission.get("title")) else "")
+    return (f"Note: not allowed without approval: {subject}. Pass --yolo, or allow it in "
+            f".cairn/config.toml [permissions].")
 
 
 def describe_context_event(managed: ContextManaged) -> str:

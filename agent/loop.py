@@ -72,7 +72,7 @@ class Agent:
         self.session = session
         self.on_event = on_event
         self.registry = default_registry()
-        self.permissions = Permissions(approver, yolo=settings.yolo)
+        self.permissions = Permissions.from_settings(settings, approver)
         self.ctx = ToolContext(
             workspace=settings.workspace,
             permissions=self.permissions,

@@ -18,6 +18,7 @@ from pydantic import ValidationError
 
 from agent.session.models import ToolCall
 from agent.tools.base import Tool, ToolContext, ToolError, ToolResult
+from agent.tools.permissions import CallRecord, current_call
 
 MAX_REPORTED_FIELD_ERRORS = 5
 MAX_ERROR_TEXT_CHARS = 500
@@ -106,15 +107,51 @@ class ToolRegistry:
             args = tool.Args.model_validate(data)
         except ValidationError as exc:
             return ToolResult.error(f"invalid arguments for {tool.name}: {_field_errors(exc)}")
+        ctx.permissions.bind(ctx.workspace)
+        call_record = CallRecord(tool.name, _target_path(args, ctx))
+        token = current_call.set(call_record)
         try:
             result = await tool.run(args, ctx)
         except asyncio.CancelledError:
             raise
         except ToolError as exc:
-            return ToolResult.error(str(exc) or "the tool failed")
+            result = ToolResult.error(str(exc) or "the tool failed")
         except Exception as exc:  # a bug in a tool must not take the app down
-            return ToolResult.error(f"{tool.name} failed: {type(exc).__name__}: {_short(str(exc))}")
+            result = ToolResult.error(f"{tool.name} failed: {type(exc).__name__}: {_short(str(exc))}")
+        finally:
+            current_call.reset(token)
+        return _with_permission(result, call_record.checks)
+
+
+def _target_path(args: object, ctx: ToolContext) -> str | None:
+    """The real path a file tool works on, so permissions can tell a protected target."""
+    raw = getattr(args, "filePath", None)
+    if not isinstance(raw, str):
+        return None
+    from agent.tools.workspace import resolve_path
+
+    try:
+        return str(resolve_path(raw, ctx.workspace).path)
+    except ToolError:
+        return None
+
+
+def _with_permission(result: ToolResult, checks: list[dict]) -> ToolResult:
+    """Store what was decided with the result: `meta["permission"]` is the deciding (last)
+    check; `meta["permission_checks"]` lists all of them when there were several."""
+    if not checks:
         return result
+    meta = {**result.meta, "permission": checks[-1]}
+    if len(checks) > 1:
+        meta["permission_checks"] = checks
+    last = checks[-1]
+    content = result.content
+    if last.get("decision") == "refused" and result.is_error:
+        why = f" ({last['protected']})" if last.get("protected") else ""
+        content = (f"Error: not allowed: {last['title']}{why} needs the user's approval, and nobody can approve "
+                   f"in this mode. Do not retry it; say what you would have done. (The user can pass --yolo, "
+                   f"or allow it in .cairn/config.toml [permissions].)")
+    return result.model_copy(update={"meta": meta, "content": content})
 
 
 def default_registry() -> ToolRegistry:

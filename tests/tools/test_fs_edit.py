@@ -44,6 +44,8 @@ async def test_exactly_once_gives_unified_diff(workspace, ctx, approver):
     )
     assert res.content == expected
     assert (workspace / "m.py").read_text() == SOURCE.replace("return 1", "return 2", 1)
+    permission = res.meta.pop("permission")  # the approval, stored with the call
+    assert permission["decision"] == "once" and permission["allowed"] is True
     assert res.meta == {"path": "m.py", "diff": expected, "replacements": 1}
     assert [(e.before, e.after) for e in res.edits] == [(SOURCE.encode(), (workspace / "m.py").read_bytes())]
     [req] = approver.requests

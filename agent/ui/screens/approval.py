@@ -1,7 +1,10 @@
-"""Approval modal: what the agent wants to do, and once / always this session / no.
+"""Approval modal: what the agent wants to do; once / always this session / always in
+this project / no.
 
 The loop awaits the app's approver, which pushes this screen and resolves a Future in
-the dismiss callback; Esc means "no".
+the dismiss callback; Esc means "no". The choices come from the request: a protected
+target (.env, .git/, outside the workspace, a command cairn cannot analyse) offers only
+"once" and "no", and the modal says why.
 """
 
 from __future__ import annotations
@@ -15,14 +18,20 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from agent.tools.permissions import ApprovalRequest, Decision
+from agent.tools.permissions import ApprovalRequest, Decision, describe_scopes
 from agent.ui.widgets.chat import diff_text
 
-CHOICES: list[tuple[Decision, str]] = [
-    ("once", "Yes, once  (y)"),
-    ("always", "Yes, always this session  (a)"),
-    ("deny", "No  (n / esc)"),
-]
+
+def choice_labels(request: ApprovalRequest) -> list[tuple[Decision, str]]:
+    """The options shown, in order, each saying exactly what it allows."""
+    scope = describe_scopes(request.scopes) or "this"
+    labels: dict[Decision, str] = {
+        "once": "Yes, once  (y)",
+        "always": f"Yes, and don't ask again this session for {scope}  (a)",
+        "always_project": f"Yes, and don't ask again in this project for {scope}  (p)",
+        "deny": "No  (n / esc)",
+    }
+    return [(choice, labels[choice]) for choice in labels if choice in request.choices]
 
 
 def _looks_like_diff(text: str) -> bool:
@@ -35,9 +44,14 @@ class ApprovalScreen(ModalScreen[Decision]):
     BINDINGS = [
         Binding("y", "choose('once')", "Yes, once"),
         Binding("a", "choose('always')", "Always"),
+        Binding("p", "choose('always_project')", "Always in this project"),
         Binding("n", "choose('deny')", "No"),
         Binding("escape", "choose('deny')", "No"),
     ]
+
+    DEFAULT_CSS = """
+    #approval-reason { color: $warning; margin: 0 0 1 0; }
+    """
 
     def __init__(self, request: ApprovalRequest) -> None:
         super().__init__()
@@ -48,6 +62,8 @@ class ApprovalScreen(ModalScreen[Decision]):
         with Vertical(id="approval-box"):
             yield Static(r.title, markup=False, id="approval-title")
             yield Static(f"{r.tool} · {r.kind}", markup=False, id="approval-tool")
+            if r.reason:
+                yield Static(f"Always asks: {r.reason}.", markup=False, id="approval-reason")
             if r.detail:
                 if _looks_like_diff(r.detail):
                     body = Static(diff_text(r.detail), id="approval-detail")
@@ -57,14 +73,16 @@ class ApprovalScreen(ModalScreen[Decision]):
                     body = Static(r.detail, markup=False, id="approval-detail")
                 with VerticalScroll(id="approval-scroll"):
                     yield body
-            yield OptionList(*(Option(label, id=value) for value, label in CHOICES), id="approval-choices")
+            yield OptionList(*(Option(label, id=value) for value, label in choice_labels(r)),
+                             id="approval-choices")
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
         self.dismiss(event.option_id)
 
     def action_choose(self, decision: Decision) -> None:
-        self.dismiss(decision)
+        if decision in self.request.choices:  # `a`/`p` do nothing where they are not offered
+            self.dismiss(decision)
 
 
 async def ask(app: App, request: ApprovalRequest) -> Decision:

@@ -1,0 +1,95 @@
+"""The approval modal: four answers where they make sense, two where a target is protected."""
+
+from __future__ import annotations
+
+import tomllib
+
+from agent.ui.app import CairnApp
+from agent.ui.screens.approval import ApprovalScreen
+from tests.fakes.llm_server import text, tool_calls
+from tests.ui.conftest import READY_TIMEOUT, send, wait_for, wait_ready
+
+SIZE = (120, 36)
+
+
+async def wait_modal(pilot) -> None:
+    """The first request of a process may still be loading litellm: wait as long as for the runtime."""
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, ApprovalScreen), READY_TIMEOUT, "the approval modal")
+
+
+def options(app) -> list[str]:
+    choices = app.screen.query_one("#approval-choices")
+    return [str(choices.get_option_at_index(i).prompt) for i in range(choices.option_count)]
+
+
+async def test_always_for_this_project_saves_the_rule_and_stops_asking(make_settings, server, workspace):
+    server.add(
+        tool_calls([("c1", "terminal-execute", '{"command": "touch a && git status"}')]),
+        text("Ran it."),
+        tool_calls([("c2", "terminal-execute", '{"command": "touch b"}')]),
+        text("Ran it again."),
+    )
+    app = CairnApp(make_settings())
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(pilot)
+        await send(pilot, "run it")
+        await wait_modal(pilot)
+        shown = options(app)
+        assert shown[0] == "Yes, once  (y)" and shown[-1] == "No  (n / esc)"
+        assert "this session for `touch a`, `git status` commands" in shown[1]
+        assert "in this project for `touch a`, `git status` commands  (p)" in shown[2]
+        assert not app.screen.query("#approval-reason")
+        await pilot.press("p")
+        await wait_for(pilot, lambda: not app.turn_running, what="the turn to finish")
+        await app.workers.wait_for_complete()
+        assert (workspace / "a").exists()
+        saved = tomllib.loads((workspace / ".cairn" / "config.toml").read_text())
+        assert saved["permissions"]["allow_commands"] == ["touch a", "git status"]
+        assert app.chat.tool_blocks[0].result.meta["permission"]["decision"] == "always_project"
+
+        # `touch b` is another scope: it asks; `touch a …` would not.
+        await send(pilot, "again")
+        await wait_modal(pilot)
+        await pilot.press("y")
+        await wait_for(pilot, lambda: not app.turn_running, what="the second turn")
+        await app.workers.wait_for_complete()
+        assert (workspace / "b").exists()
+
+
+async def test_protected_file_offers_only_once_or_no(make_settings, server, workspace):
+    server.add(
+        tool_calls([("c1", "filesystem-create", '{"filePath": ".env", "content": "TOKEN=1\\n"}')]),
+        text("Created."),
+    )
+    app = CairnApp(make_settings())
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(pilot)
+        await send(pilot, "make .env")
+        await wait_modal(pilot)
+        assert options(app) == ["Yes, once  (y)", "No  (n / esc)"]
+        reason = app.screen.query_one("#approval-reason").render().plain
+        assert reason == "Always asks: .env files usually hold secrets."
+        await pilot.press("a")  # not offered: nothing happens
+        await pilot.pause()
+        assert isinstance(app.screen, ApprovalScreen) and not (workspace / ".env").exists()
+        await pilot.press("y")
+        await wait_for(pilot, lambda: not app.turn_running, what="the turn to finish")
+        await app.workers.wait_for_complete()
+        assert (workspace / ".env").read_text() == "TOKEN=1\n"
+        stored = app.chat.tool_blocks[0].result.meta["permission"]
+        assert stored["decision"] == "once" and stored["path"] == str((workspace / ".env").resolve())
+
+
+async def test_unsafe_command_explains_why_it_asks(make_settings, server, workspace):
+    server.add(tool_calls([("c1", "terminal-execute", '{"command": "echo $(whoami)"}')]), text("Fine."))
+    app = CairnApp(make_settings())
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(pilot)
+        await send(pilot, "who")
+        await wait_modal(pilot)
+        assert "$(…) substitution" in app.screen.query_one("#approval-reason").render().plain
+        assert "$ echo $(whoami)" in app.screen.query_one("#approval-detail").render().plain
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not app.turn_running, what="the turn to finish")
+        await app.workers.wait_for_complete()
+        assert app.chat.tool_blocks[0].result.meta["permission"]["decision"] == "deny"
