@@ -60,6 +60,8 @@ class Runtime:
         self._turn: asyncio.Task | None = None
         self._warm_tokenizer = warm_tokenizer
         self._backend: asyncio.Future | None = None
+        # Restores rolled forward at open (session/restore_journal.py), for a front end to mention.
+        self.recovered: list = []
 
     # -- construction -------------------------------------------------------------
     @classmethod
@@ -92,6 +94,10 @@ class Runtime:
 
         store = await Store.open()
         try:
+            # A rewind a killed process left half done is finished before any session is read.
+            from agent.session.restore_journal import recover
+
+            recovered = await recover(store)
             session: Session | None = None
             if resume_id:
                 session = await store.find_session(resume_id)
@@ -107,7 +113,9 @@ class Runtime:
             # aiosqlite's thread is not a daemon: an open store would keep the process alive.
             await store.close()
             raise
-        return cls(settings, store, agent, model, settings.context.tokenizer if warm_up else None)
+        runtime = cls(settings, store, agent, model, settings.context.tokenizer if warm_up else None)
+        runtime.recovered = recovered
+        return runtime
 
     def start_backend(self) -> None:
         """Begin loading litellm (and the tokenizer) in a thread. A front end calls this once
@@ -272,7 +280,7 @@ class Runtime:
 
     async def rewind(self, message_id: str, *, restore_files: bool):
         """Move the head to just before that user turn (and optionally restore files)."""
-        from agent.session.rewind import RewindOutcome, apply_restore
+        from agent.session.rewind import RewindOutcome, rewind_with_files
 
         if self.busy:
             raise RuntimeBusy()
@@ -280,9 +288,12 @@ class Runtime:
         if target is None or target.session_id != self.session.id or target.role != "user":
             raise SessionNotFound(message_id)
         outcome = RewindOutcome(text=target.content or "")
-        if restore_files:
-            await apply_restore(self.store, await self.plan_file_restore(message_id), outcome)
-        self._set_head(await self.store.set_head(self.session, target.parent_id))
+        if restore_files:  # journaled: files and head together, even across a kill -9
+            plan = await self.plan_file_restore(message_id)
+            session = await rewind_with_files(self.store, self.session, plan, outcome, target.parent_id)
+        else:
+            session = await self.store.set_head(self.session, target.parent_id)
+        self._set_head(session)
         return outcome
 
     async def branches(self, limit: int = 20) -> list[SessionBranch]:

@@ -5,19 +5,21 @@ The file part uses the checkpoints the loop records for every change a tool made
 each file touched after the chosen turn, the bytes it had before the first such change
 are written back (a file the agent created is removed). A file whose current bytes are
 not what the agent last wrote was changed by someone else since; it is reported and left
-alone rather than silently overwritten.
+alone rather than silently overwritten. The restore is journaled (session/restore_journal.py)
+so a kill -9 half way is finished at the next start.
 """
 
 from __future__ import annotations
 
-import hashlib
-import os
 from pathlib import Path
 from typing import Callable, Literal
 
 from pydantic import BaseModel
 
-from agent.session.models import FileChange, Message
+from agent.session.models import FileChange, Message, Session
+from agent.session.restore_journal import (
+    Journal, JournalEntry, file_hash, journal_dir, pause_for_tests, restore_file, write_journal,
+)
 
 PREVIEW_CHARS = 80
 
@@ -39,6 +41,7 @@ class FileRestore(BaseModel):
     display: str  # relative to the workspace when inside it
     action: Action
     before_hash: str | None  # what the file goes back to (None: remove it)
+    current_hash: str | None = None  # what it holds now (when planned)
 
 
 class RewindOutcome(BaseModel):
@@ -82,10 +85,6 @@ def rewind_points(path: list[Message], changes: list[FileChange]) -> list[Rewind
     return points
 
 
-def file_hash(data: bytes | None) -> str | None:
-    return hashlib.sha256(data).hexdigest() if data is not None else None
-
-
 def read_bytes(path: str) -> bytes | None:
     try:
         return Path(path).read_bytes()
@@ -112,37 +111,51 @@ def plan_restore(path: list[Message], message_id: str, changes: list[FileChange]
         else:
             action = "delete" if target is None else "restore"
         plan.append(FileRestore(path=file_path, display=_display(file_path, workspace), action=action,
-                                before_hash=target))
+                                before_hash=target, current_hash=current))
     return sorted(plan, key=lambda f: f.display)
 
 
+def journal_entry(item: FileRestore) -> JournalEntry:
+    return JournalEntry(path=item.path, display=item.display, target_hash=item.before_hash,
+                        original_hash=item.current_hash)
+
+
 async def apply_restore(store, plan: list[FileRestore], outcome: RewindOutcome) -> RewindOutcome:
-    """Write back every planned file; conflicts are only reported."""
+    """Write back every planned file; conflicts are only reported. Each file is checked again
+    just before it is written: one changed since the plan is a conflict, not overwritten."""
     for item in plan:
         if item.action == "conflict":
             outcome.conflicts.append(item.display)
-        elif item.action == "delete":
-            try:
-                os.remove(item.path)
-            except FileNotFoundError:
-                pass
-            outcome.removed.append(item.display)
-        elif item.action == "restore":
-            data = await store.get_blob(item.before_hash)
-            if data is None:  # cannot happen while the change row exists; never write garbage
+        elif item.action in ("delete", "restore"):
+            await pause_for_tests()
+            result = await restore_file(store, journal_entry(item))
+            if result == "conflict":
                 outcome.conflicts.append(item.display)
-                continue
-            _write_back(Path(item.path), data)
-            outcome.restored.append(item.display)
+            elif item.action == "delete":
+                outcome.removed.append(item.display)
+            else:
+                outcome.restored.append(item.display)
     return outcome
 
 
-def _write_back(target: Path, data: bytes) -> None:
-    """Atomic, keeping the file's permission bits when it still exists."""
-    mode = target.stat().st_mode & 0o7777 if target.exists() else None
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f".{target.name}.cairn-restore")
-    tmp.write_bytes(data)
-    if mode is not None:
-        os.chmod(tmp, mode)
-    os.replace(tmp, target)
+async def rewind_with_files(store, session: Session, plan: list[FileRestore], outcome: RewindOutcome,
+                            to_head: str | None) -> Session:
+    """Restore the planned files and move the head, all or nothing across a kill -9: the
+    journal is on disk before the first file is touched and removed after the head moved."""
+    entries = [journal_entry(item) for item in plan if item.action in ("delete", "restore")]
+    if not entries:
+        await apply_restore(store, plan, outcome)
+        return await store.set_head(session, to_head)
+    journal = Journal(session_id=session.id, from_head=session.head_id, to_head=to_head, entries=entries)
+    # In the loop's thread on purpose: a cancellation cannot lose the handle (and its lock)
+    # half way; a few fsyncs of a small file.
+    handle = write_journal(journal_dir(store), journal)
+    try:
+        await apply_restore(store, plan, outcome)
+        await pause_for_tests()
+        session = await store.set_head(session, to_head)
+    except BaseException:
+        handle.release()  # the journal stays: the next start finishes the restore
+        raise
+    handle.finish()
+    return session
