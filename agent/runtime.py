@@ -350,7 +350,10 @@ class Runtime:
         self.agent.set_model(model)
 
     async def close(self) -> None:
-        self.interrupt()
+        """Interrupt a running turn, let it store what it produced, then close the store."""
+        turn = self._turn
+        if self.interrupt() and turn is not None:
+            await asyncio.gather(turn, return_exceptions=True)
         await self.store.close()
 
 

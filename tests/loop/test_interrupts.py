@@ -265,3 +265,28 @@ async def test_interrupt_at_any_moment_of_a_command_start_kills_its_group(server
         assert [m.role for m in history] == ["user", "assistant", "tool"]
     finally:
         await runtime.close()
+
+
+async def test_close_during_a_turn_waits_for_its_clean_up(server, open_runtime):
+    """Closing mid-stream (headless Ctrl-C, a front end quitting) keeps the partial answer."""
+    import asyncio
+    import sqlite3
+
+    from agent.config import db_path
+    from tests.fakes.llm_script import hang
+
+    server.add(hang(30, text="Partial answer"))
+    runtime = await open_runtime()
+    turn = asyncio.ensure_future(runtime.run_turn("tell me"))
+    for _ in range(6000):  # litellm may still be loading on a busy machine
+        await asyncio.sleep(0.01)
+        if any(e.type == "text_delta" for e in runtime.events):
+            break
+    assert any(e.type == "text_delta" for e in runtime.events), "the answer never started streaming"
+    await runtime.close()
+    await asyncio.gather(turn, return_exceptions=True)
+    assert not [e for e in runtime.events if e.type == "turn_error"]  # e.g. "closed database"
+    assert [e.status for e in runtime.events if e.type == "turn_finished"] == ["interrupted"]
+    rows = sqlite3.connect(db_path()).execute("SELECT role, status, content FROM messages ORDER BY seq").fetchall()
+    assert rows[0][:2] == ("user", "ok")
+    assert rows[1][:2] == ("assistant", "interrupted") and rows[1][2].startswith("Partial")
