@@ -150,12 +150,12 @@ class Agent:
         if self._pending_write is not None and not self._pending_write.done():
             await asyncio.gather(self._pending_write, return_exceptions=True)
 
-    async def _append(self, message: Message) -> Message:
+    async def _append(self, message: Message, file_changes=()) -> Message:
         """Store `message` (in place) as the new head; history follows even if cancelled."""
         history = await self._load_history()
 
         async def write() -> Message:
-            await self.store.append(self.session, message)
+            await self.store.append(self.session, message, file_changes)
             history.append(message)
             return message
 
@@ -290,10 +290,8 @@ class Agent:
             message = Message(role="tool", tool_call_id=call.id, tool_name=call.name, content=result.content,
                               status="error" if result.is_error else "ok", meta=dict(result.meta))
             counter_for(self.settings.context.tokenizer).remember_count(message)
-            message = await self._append(message)
-            for edit in result.edits:  # the checkpoint rewind restores from
-                await self._persist(self.store.record_file_change(
-                    self.session.id, message.id, edit.path, edit.before, edit.after))
+            # With the checkpoints rewind restores from, in one transaction.
+            message = await self._append(message, [(e.path, e.before, e.after) for e in result.edits])
             self.emit(ToolFinished(call=call, message=message))
 
     async def _after_interrupt(self) -> None:

@@ -277,17 +277,21 @@ class Store:
         ) as cur:
             return (await cur.fetchone())[0]
 
-    async def append(self, session: Session, message: Message) -> Message:
+    async def append(self, session: Session, message: Message,
+                     file_changes: Iterable[tuple[str, bytes | None, bytes | None]] = ()) -> Message:
         """Write a message as the new head of the session (its parent is the old head).
 
         Fills `session_id`, `parent_id` and `seq` on the given object, so callers holding
-        it see what was stored.
+        it see what was stored. `file_changes` (path, before, after) are the checkpoints of
+        a tool result, written in the same transaction: a kill cannot separate them.
         """
         message.session_id = session.id
         message.parent_id = message.parent_id or session.head_id
         async with self._transaction():
             message.seq = await self._next_seq(session.id)
             await self.conn.execute(_INSERT_MESSAGE, _message_params(message))
+            for path, before, after in file_changes:
+                await self._insert_change(session.id, message.id, path, before, after)
             ts = now_ms()
             await self.conn.execute(
                 "UPDATE sessions SET head_id = ?, updated_at = ? WHERE id = ?", (message.id, ts, session.id)
@@ -456,18 +460,23 @@ class Store:
                                  before: bytes | None, after: bytes | None) -> FileChange:
         """Keep a file's bytes before and after a tool changed it (content-addressed)."""
         async with self._transaction():
-            change = FileChange(
-                session_id=session_id, message_id=message_id, path=path,
-                before_hash=await self._put_blob(before) if before is not None else None,
-                after_hash=await self._put_blob(after) if after is not None else None,
-            )
-            cur = await self.conn.execute(
-                "INSERT INTO file_changes (session_id, message_id, path, before_hash, after_hash, created_at)"
-                " VALUES (?, ?, ?, ?, ?, ?)",
-                (change.session_id, change.message_id, change.path, change.before_hash, change.after_hash,
-                 change.created_at),
-            )
-            change.id = cur.lastrowid or 0
+            return await self._insert_change(session_id, message_id, path, before, after)
+
+    async def _insert_change(self, session_id: str, message_id: str, path: str,
+                             before: bytes | None, after: bytes | None) -> FileChange:
+        """One checkpoint row (and its blobs); the caller holds the transaction."""
+        change = FileChange(
+            session_id=session_id, message_id=message_id, path=path,
+            before_hash=await self._put_blob(before) if before is not None else None,
+            after_hash=await self._put_blob(after) if after is not None else None,
+        )
+        cur = await self.conn.execute(
+            "INSERT INTO file_changes (session_id, message_id, path, before_hash, after_hash, created_at)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            (change.session_id, change.message_id, change.path, change.before_hash, change.after_hash,
+             change.created_at),
+        )
+        change.id = cur.lastrowid or 0
         return change
 
     async def copy_file_changes(self, changes: list[FileChange]) -> None:
