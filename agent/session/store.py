@@ -456,15 +456,10 @@ class Store:
         )
         return digest
 
-    async def record_file_change(self, session_id: str, message_id: str, path: str,
-                                 before: bytes | None, after: bytes | None) -> FileChange:
-        """Keep a file's bytes before and after a tool changed it (content-addressed)."""
-        async with self._transaction():
-            return await self._insert_change(session_id, message_id, path, before, after)
-
     async def _insert_change(self, session_id: str, message_id: str, path: str,
                              before: bytes | None, after: bytes | None) -> FileChange:
-        """One checkpoint row (and its blobs); the caller holds the transaction."""
+        """Keep a file's bytes before and after a tool changed it (content-addressed); the
+        caller holds the transaction (see `append`)."""
         change = FileChange(
             session_id=session_id, message_id=message_id, path=path,
             before_hash=await self._put_blob(before) if before is not None else None,
