@@ -116,6 +116,8 @@ async def run_headless(
     except SessionNotFound as exc:
         err.write(f"Error: {exc}\n")
         return 2
+    for recovered in runtime.recovered:
+        err.write(f"Note: {recovered.describe()}\n")
     try:
         name, _, args = prompt.strip().partition(" ")
         if name == "/compact":

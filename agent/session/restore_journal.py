@@ -79,6 +79,14 @@ class Recovered(BaseModel):
     conflicts: list[str] = []
     head_moved: bool = False
 
+    def describe(self) -> str:
+        """One line for the user: what start-up finished, and what it left alone."""
+        done = len(self.restored) + len(self.removed)
+        text = f"Finished a file restore an earlier cairn was killed in the middle of ({done} files"
+        if self.conflicts:
+            text += f"; left alone because they changed since: {', '.join(self.conflicts)}"
+        return text + ")."
+
 
 def journal_dir(store) -> Path:
     """Next to the database the store has open (agent.config.data_dir() in real use)."""

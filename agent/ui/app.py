@@ -182,6 +182,8 @@ class CairnApp(App):
         history = await runtime.history_tail(MAX_MOUNTED)
         if history:
             self.chat.show_history(history)
+        for recovered in runtime.recovered:
+            self.chat.add_notice(recovered.describe(), kind="warning")
         self.status.set_state("")
         self.refresh_status()
         self.call_after_refresh(self._when_backend_ready)

@@ -107,6 +107,7 @@ async def test_leftover_journal_is_rolled_forward_at_open(server, open_runtime, 
         [recovered] = runtime.recovered
         assert recovered.head_moved and recovered.conflicts == []
         assert len(recovered.restored + recovered.removed) == 2  # the first file was already done
+        assert recovered.describe().startswith("Finished a file restore") and "(2 files)" in recovered.describe()
         # Nothing was deleted: the rewound branch is still stored.
         assert [b.leaf_id for b in await runtime.branches()] == [old_head]
     finally:
@@ -127,6 +128,7 @@ async def test_roll_forward_leaves_files_changed_since_and_a_moved_head(server, 
     try:
         [recovered] = runtime.recovered
         assert [c.rsplit("/", 1)[-1] for c in recovered.conflicts] == ["app.py"]
+        assert "left alone because they changed since" in recovered.describe()
         assert (workspace / "app.py").read_text() == "v = 3  # mine\n"
         assert not (workspace / "notes.txt").exists() and not (workspace / "todo.txt").exists()
         assert not recovered.head_moved and runtime.session.head_id == head
