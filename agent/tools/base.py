@@ -3,13 +3,58 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, field_validator
 
 from agent.tools.permissions import Permissions
+
+# An error message repeats what the model sent (a path, a pattern); a 100 KB path must not
+# come back whole. Longer messages keep their head and tail.
+MAX_ERROR_CHARS = 2000
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _escape_surrogate(match: re.Match) -> str:
+    code = ord(match.group())
+    # U+DC80..U+DCFF is how Python spells an undecodable byte of a file name (surrogateescape):
+    # show the byte as `\xNN`, which workspace.resolve_path accepts back as that byte.
+    return f"\\x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"\\u{code:04x}"
+
+
+def storable(text: str) -> str:
+    """`text` without lone surrogates (file names that are not UTF-8, `\\udXXX` escapes in
+    the model's JSON): they cannot be encoded as UTF-8, so SQLite, the API request and the
+    terminal would all fail on them. Cheap when there are none (the usual case)."""
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _SURROGATE.sub(_escape_surrogate, text)
+    return text
+
+
+def storable_data(value: Any) -> Any:
+    """`storable` applied to every string (keys included) of a JSON-like value."""
+    if isinstance(value, str):
+        return storable(value)
+    if isinstance(value, dict):
+        return {storable_data(k): storable_data(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [storable_data(v) for v in value]
+    return value
+
+
+def short_error(text: str, limit: int = MAX_ERROR_CHARS) -> str:
+    if len(text) <= limit:
+        return text
+    keep = limit // 2
+    return f"{text[:keep]} … [{len(text) - 2 * keep} characters cut] … {text[-keep:]}"
 
 
 class ToolError(Exception):
@@ -31,16 +76,38 @@ class FileEdit(BaseModel):
 
 
 class ToolResult(BaseModel):
+    """What a tool returns. Its text is always storable (see `storable`), however it is made:
+    constructed, or copied with `model_copy(update=...)` (which skips validation)."""
+
     content: str
     is_error: bool = False
     meta: dict[str, Any] = {}
     # Not sent to the model, not in meta: bytes go to the store's checkpoint tables.
     edits: list[FileEdit] = []
 
+    @field_validator("content")
+    @classmethod
+    def _storable_content(cls, value: str) -> str:
+        return storable(value)
+
+    @field_validator("meta")
+    @classmethod
+    def _storable_meta(cls, value: dict[str, Any]) -> dict[str, Any]:
+        return storable_data(value)
+
+    def model_copy(self, *, update: dict[str, Any] | None = None, deep: bool = False) -> "ToolResult":
+        if update:
+            update = dict(update)
+            if isinstance(update.get("content"), str):
+                update["content"] = storable(update["content"])
+            if isinstance(update.get("meta"), dict):
+                update["meta"] = storable_data(update["meta"])
+        return super().model_copy(update=update, deep=deep)
+
     @classmethod
     def error(cls, message: str, **meta: Any) -> "ToolResult":
         text = message if message.startswith("Error:") else f"Error: {message}"
-        return cls(content=text, is_error=True, meta=meta)
+        return cls(content=short_error(text), is_error=True, meta=meta)
 
 
 @dataclass

@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import Field, field_validator
 
-from agent.tools.base import Tool, ToolArgs, ToolContext, ToolError, ToolResult
+from agent.tools.base import Tool, ToolArgs, ToolContext, ToolError, ToolResult, short_error
 from agent.tools.workspace import (
     BINARY_SNIFF_BYTES,
     ResolvedPath,
@@ -220,6 +220,6 @@ class FsRead(Tool):
                 paths.append(rp.display)
             except ToolError as exc:
                 failed += 1
-                blocks.append(f"Error: {exc}")
+                blocks.append(f"Error: {short_error(str(exc))}")
         content = "\n\n".join(blocks)
         return ToolResult(content=content, is_error=failed == len(specs), meta={"paths": paths})

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import codecs
 import os
+import re
 import stat
 import tempfile
 from dataclasses import dataclass
@@ -49,13 +50,37 @@ def display_path(path: Path, workspace: Path) -> str:
     return str(path)
 
 
+# `\xNN` (NN >= 80) in a path: a byte of a file name that is not UTF-8, as tool results
+# show it (agent.tools.base.storable); it is turned back into that byte when the path
+# does not exist as written.
+_BYTE_ESCAPE = re.compile(r"\\x([89a-fA-F][0-9a-fA-F])")
+
+
+# PATH_MAX on Linux: longer paths fail with ENAMETOOLONG anyway.
+MAX_PATH_BYTES = 4096
+
+
+def _unescape_bytes(raw: str) -> str:
+    return _BYTE_ESCAPE.sub(lambda m: chr(0xDC00 + int(m.group(1), 16)), raw)
+
+
 def resolve_path(raw: str, workspace: Path) -> ResolvedPath:
-    """Pure resolution, no approval. Raises ToolError for an empty path."""
+    """Pure resolution, no approval. Raises ToolError for an empty or unusable path."""
     if raw is None or not str(raw).strip():
         raise ToolError("the path is empty; give a file path relative to the workspace")
     if "\0" in raw:
         raise ToolError("the path contains a NUL character")
+    try:
+        size = len(os.fsencode(raw))
+    except UnicodeEncodeError:  # a lone surrogate outside surrogateescape's byte range
+        raise ToolError("the path contains characters that are not valid Unicode (lone surrogates)") from None
+    if size > MAX_PATH_BYTES:
+        # No system call accepts it, and resolving (and `in parents`) is quadratic in the
+        # number of parts: a 400 KB `d/d/d/…` froze the event loop for minutes.
+        raise ToolError(f"the path is too long ({size} bytes; the limit is {MAX_PATH_BYTES})")
     ws = workspace_root(workspace)
+    if _BYTE_ESCAPE.search(raw) and not os.path.lexists(ws / os.path.expanduser(raw.strip())):
+        raw = _unescape_bytes(raw)
     given = Path(os.path.expanduser(str(raw).strip()))
     lexical = Path(os.path.normpath(ws / given))  # `..` and `./` folded without touching disk
     try:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import re
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -50,6 +51,14 @@ class ImportedSession(BaseModel):
     messages: list[Message] = Field(default_factory=list)
 
 
+def load_json(text: str) -> Any:
+    """json.loads, with nesting too deep for the parser reported as the ValueError it is."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise ValueError("nested too deeply") from None
+
+
 def json_lines(text: str) -> list[tuple[int, dict]]:
     """(line number, object) for each non-blank line of a JSONL file; a broken line is named."""
     out = []
@@ -57,9 +66,9 @@ def json_lines(text: str) -> list[tuple[int, dict]]:
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
+            record = load_json(line)
         except ValueError as exc:
-            raise ImportFormatError(f"line {number}: not valid JSON ({exc})") from None
+            raise ImportFormatError(f"line {number}: not valid JSON ({_short(str(exc))})") from None
         if not isinstance(record, dict):
             raise ImportFormatError(f"line {number}: expected a JSON object")
         out.append((number, record))
@@ -96,12 +105,92 @@ def parse_any(text: str, fmt: str = "auto") -> ImportedSession:
     return imported
 
 
+def _short(text: str, limit: int = 200) -> str:
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
 def _check_ids(messages: list[Message]) -> None:
     seen: set[str] = set()
     for m in messages:
         if m.id in seen:
-            raise ImportFormatError(f"message id {m.id} occurs twice")
+            raise ImportFormatError(f"message id {_short(m.id)} occurs twice")
         seen.add(m.id)
+
+
+# SQLite stores integers as 64-bit: a bigger seq or timestamp cannot be written at all.
+_INT64 = range(-(2**63), 2**63)
+
+
+def _check_numbers(messages: list[Message], imported: ImportedSession) -> None:
+    for name in ("created_at", "updated_at"):
+        value = getattr(imported, name)
+        if value is not None and value not in _INT64:
+            raise ImportFormatError(f"session {name} {_short(str(value))} is out of range")
+    for m in messages:
+        for name in ("seq", "created_at"):
+            if getattr(m, name) not in _INT64:
+                raise ImportFormatError(f"message {_short(m.id)}: {name} {_short(str(getattr(m, name)))} is out of range")
+
+
+def _check_links(messages: list[Message], head_id: str | None) -> None:
+    """Every parent and the head are in the file, and no chain of parents loops back.
+
+    A loop would make the recursive active-path query run until its depth limit (and load
+    millions of rows): a hang on resume, so it is refused here."""
+    by_id = {m.id: m for m in messages}
+    if head_id is not None and head_id not in by_id:
+        raise ImportFormatError(f"the head message {_short(head_id)} is not in the file")
+    for m in messages:
+        if m.parent_id is not None and m.parent_id not in by_id:
+            raise ImportFormatError(f"message {_short(m.id)}: its parent {_short(m.parent_id)} is not in the file")
+    done: set[str] = set()
+    for m in messages:
+        chain: list[str] = []
+        on_chain: set[str] = set()
+        current: str | None = m.id
+        while current is not None and current not in done:
+            if current in on_chain:
+                raise ImportFormatError(f"message {_short(current)}: its parent links form a cycle")
+            on_chain.add(current)
+            chain.append(current)
+            current = by_id[current].parent_id
+        done.update(chain)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _valid_text(text: str) -> str:
+    """Lone surrogates (valid JSON escapes, e.g. half an emoji cut by the tool that wrote
+    the file) cannot be stored as UTF-8: each becomes U+FFFD."""
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return _SURROGATE.sub("\ufffd", text)
+
+
+# Deeper values (meta is free-form in our own format) could not be loaded back: json.loads
+# on the resume path would hit Python's recursion limit.
+MAX_NESTING = 100
+
+
+def _valid_data(value: Any, depth: int = 0) -> Any:
+    if isinstance(value, str):
+        return _valid_text(value)
+    if depth > MAX_NESTING and isinstance(value, (dict, list)):
+        raise ImportFormatError(f"a value is nested more than {MAX_NESTING} levels deep")
+    if isinstance(value, dict):
+        return {_valid_data(k): _valid_data(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_valid_data(v, depth + 1) for v in value]
+    return value
+
+
+def _storable(imported: ImportedSession) -> ImportedSession:
+    return ImportedSession.model_validate(_valid_data(imported.model_dump()))
 
 
 async def import_session(store: Any, imported: ImportedSession, *, cwd_default: str) -> Session:
@@ -111,11 +200,15 @@ async def import_session(store: Any, imported: ImportedSession, *, cwd_default: 
     identity (and a round trip through a fresh database is exact). If any message id is
     already stored, ALL message ids are replaced consistently (parents and head follow);
     tool call ids stay, they only have to be unique within the session. A taken session id
-    is replaced by a new one.
+    is replaced by a new one. Raises ImportFormatError, before writing anything, for
+    duplicate ids, parent links that dangle or loop, and numbers SQLite cannot hold.
     """
-    messages = [m.model_copy(deep=True) for m in imported.messages]
+    imported = _storable(imported)  # a fresh copy: the caller's object is left as it was
+    messages = imported.messages
     _check_ids(messages)
+    _check_numbers(messages, imported)
     head_id = imported.head_id
+    _check_links(messages, head_id)
     if messages and await store.existing_message_ids([m.id for m in messages]):
         mapping = {m.id: new_id() for m in messages}
         for m in messages:

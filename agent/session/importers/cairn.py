@@ -8,11 +8,9 @@ import → export is byte-identical.
 
 from __future__ import annotations
 
-import json
-
 from pydantic import ValidationError
 
-from agent.session.importers import ImportedSession, ImportFormatError, json_lines
+from agent.session.importers import ImportedSession, ImportFormatError, json_lines, load_json
 from agent.session.models import Message, Session
 
 FORMAT = "cairn-session"
@@ -28,7 +26,7 @@ def _first_line(text: str) -> str:
 
 def detect(text: str) -> bool:
     try:
-        head = json.loads(_first_line(text))
+        head = load_json(_first_line(text))
     except ValueError:
         return False
     return isinstance(head, dict) and head.get("format") == FORMAT

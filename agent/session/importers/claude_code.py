@@ -26,7 +26,7 @@ import re
 from datetime import datetime
 from typing import Any
 
-from agent.session.importers import ImportedSession, ImportFormatError, json_lines
+from agent.session.importers import ImportedSession, ImportFormatError, json_lines, load_json
 from agent.session.models import Message, ToolCall
 
 TOOL_NAMES = {"Read": "filesystem-read", "Bash": "terminal-execute", "Edit": "filesystem-edit",
@@ -51,7 +51,7 @@ def detect(text: str) -> bool:
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
+            record = load_json(line)
         except ValueError:
             return False
         if not isinstance(record, dict) or not isinstance(record.get("type"), str):
@@ -121,7 +121,7 @@ class _Builder:
     def parent_of(self, parent_uuid: Any) -> str | None:
         if parent_uuid is None:
             return None
-        if parent_uuid in self.line_last:
+        if isinstance(parent_uuid, str) and parent_uuid in self.line_last:
             target = self.line_last[parent_uuid]
         else:  # a parent outside this file (resumed session) or out of order: keep the chain
             target = self.messages[-1].id if self.messages else None
@@ -149,7 +149,10 @@ class _Builder:
         message = record["message"]
         api_id = message.get("id")
         blocks = message.get("content")
-        blocks = [{"type": "text", "text": blocks}] if isinstance(blocks, str) else blocks or []
+        if isinstance(blocks, str):
+            blocks = [{"type": "text", "text": blocks}]
+        elif not isinstance(blocks, list):  # a broken line: nothing to take from it
+            blocks = []
         target = None
         if api_id and parent is not None and parent in self.run_owner:
             candidate = self.by_id[self.run_owner[parent]]

@@ -18,7 +18,7 @@ import json
 from datetime import datetime
 from typing import Any
 
-from agent.session.importers import ImportedSession, ImportFormatError
+from agent.session.importers import ImportedSession, ImportFormatError, load_json
 from agent.session.models import Message, ToolCall, new_id
 
 TOOL_NAMES = {"bash": "terminal-execute"}
@@ -30,11 +30,11 @@ TITLE_CHARS = 60
 
 def _load(text: str) -> Any:
     try:
-        return json.loads(text)
+        return load_json(text)
     except ValueError as exc:
         line = getattr(exc, "lineno", None)
         where = f"line {line}: " if line else ""
-        raise ImportFormatError(f"{where}not valid JSON ({exc})") from None
+        raise ImportFormatError(f"{where}not valid JSON ({str(exc)[:200]})") from None
 
 
 def _messages_of(data: Any) -> list | None:
@@ -50,7 +50,7 @@ def detect(text: str) -> bool:
     if not stripped.startswith(("[", "{")):
         return False
     try:
-        data = json.loads(text)
+        data = load_json(text)
     except ValueError:
         return False
     items = _messages_of(data)
@@ -73,16 +73,22 @@ def _text(content: Any) -> str | None:
     return str(content)
 
 
+# Timestamps past the year 9999 (or NaN, infinity, negative) are not times: "no age" (0).
+MAX_TIMESTAMP_MS = 253_402_300_799_999
+
+
 def _timestamp(value: Any) -> int:
     if isinstance(value, bool):
         return 0
     if isinstance(value, (int, float)):
+        if not 0 < value <= MAX_TIMESTAMP_MS:  # also False for NaN
+            return 0
         # Seconds (as some exporters write them) are far smaller than any ms epoch since 1973.
-        return int(value * 1000) if 0 < value < 1e11 else int(value)
+        return int(value * 1000) if value < 1e11 else int(value)
     if isinstance(value, str):
         try:
             return int(datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp() * 1000)
-        except ValueError:
+        except (ValueError, OverflowError, OSError):
             return 0
     return 0
 

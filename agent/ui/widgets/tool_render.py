@@ -3,11 +3,17 @@
 A tool block shows one line for the call (`terminal-execute $ pytest -q`) and a
 one-line summary of the result (`exit 0 · 12 lines`, `Error: …`, `+3 −1`); the
 full output sits in a collapsed section below.
+
+Everything here ends up on the user's terminal, and most of it comes from outside (command
+output, file contents, the model's arguments): control characters are made inert text
+(`inert`), so an ESC sequence in a command's output shows as `␛[2J` instead of clearing
+the screen or moving the cursor.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -16,6 +22,25 @@ if TYPE_CHECKING:
 MAX_ARGS_CHARS = 100
 MAX_BODY_LINES = 200
 MAX_BODY_LINE_CHARS = 1000  # a minified file or a one-line 50 KB log must not be wrapped whole
+
+
+# C0 controls but newline and tab, DEL, C1 controls (0x9b is a one-byte CSI), lone surrogates.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+def _picture(match: re.Match) -> str:
+    code = ord(match.group())
+    if code < 0x20:
+        return chr(0x2400 + code)  # Unicode control pictures: ␀ … ␛ …
+    if code == 0x7F:
+        return "␡"
+    return f"\\x{code:02x}" if code <= 0x9F else f"\\u{code:04x}"
+
+
+def inert(text: str) -> str:
+    """`text` safe to put on a terminal: control characters (ESC sequences, cursor moves,
+    BEL, backspace, C1 CSI) become visible symbols; newlines and tabs stay."""
+    return _CONTROL.sub(_picture, text)
 
 
 def _clip(text: str, limit: int = MAX_ARGS_CHARS) -> str:
@@ -42,7 +67,11 @@ def _paths(value: Any) -> str:
 
 
 def format_args(call: ToolCall) -> str:
-    """The arguments worth seeing, e.g. `a.py:10-20` or `$ pytest -q`."""
+    """The arguments worth seeing, e.g. `a.py:10-20` or `$ pytest -q` (inert text)."""
+    return inert(_format_args(call))
+
+
+def _format_args(call: ToolCall) -> str:
     try:
         args = json.loads(call.arguments or "{}")
     except (json.JSONDecodeError, TypeError):
@@ -87,13 +116,14 @@ def diff_stats(diff: str) -> tuple[int, int]:
 
 
 def result_diff(message: Message) -> str | None:
+    """The unified diff a file tool produced (inert text), or None."""
     diff = message.meta.get("diff") if message.meta else None
     if isinstance(diff, str) and diff.strip():
-        return diff
+        return inert(diff)
     if message.tool_name == "filesystem-edit" and message.status == "ok":
         content = message.content or ""
         if content.lstrip().startswith(("---", "@@", "diff ")):
-            return content
+            return inert(content)
     return None
 
 
@@ -111,7 +141,11 @@ def is_error(message: Message) -> bool:
 
 
 def summarize_result(message: Message) -> str:
-    """One line for the collapsed result's title."""
+    """One line for the collapsed result's title (inert text)."""
+    return inert(_summarize_result(message))
+
+
+def _summarize_result(message: Message) -> str:
     content = message.content or ""
     if message.status == "interrupted":
         return "interrupted"
@@ -133,7 +167,7 @@ def summarize_result(message: Message) -> str:
 
 
 def result_body(message: Message) -> str:
-    """The result's text for the expanded view, bounded to MAX_BODY_LINES lines."""
+    """The result's text for the expanded view (inert), bounded to MAX_BODY_LINES lines."""
     content = message.content or ""
     data = terminal_output(content)
     if data is not None:
@@ -142,7 +176,7 @@ def result_body(message: Message) -> str:
             parts.append(str(data["stderr"]).rstrip("\n"))
         content = "\n".join(p for p in parts if p) or "(no output)"
     all_lines = content.splitlines()
-    lines = [line if len(line) <= MAX_BODY_LINE_CHARS else line[:MAX_BODY_LINE_CHARS] + " …"
+    lines = [inert(line if len(line) <= MAX_BODY_LINE_CHARS else line[:MAX_BODY_LINE_CHARS] + " …")
              for line in all_lines[:MAX_BODY_LINES]]
     if len(all_lines) > MAX_BODY_LINES:
         more = len(all_lines) - MAX_BODY_LINES
