@@ -250,6 +250,9 @@ class CairnApp(App):
             chat.tool_started(event.call)
         elif isinstance(event, ev.ToolFinished):
             chat.tool_finished(event.call, event.message)
+            note = (event.message.meta.get("permission") or {}).get("note")
+            if note:  # e.g. "always for this project" could not be saved to .cairn/config.toml
+                chat.add_notice(f"Permission: {note}", kind="warning")
         elif isinstance(event, ev.Usage):
             status.set_usage(event.context_tokens, event.context_window, event.session_cost)
         elif isinstance(event, ev.Retrying):

@@ -93,3 +93,24 @@ async def test_unsafe_command_explains_why_it_asks(make_settings, server, worksp
         await wait_for(pilot, lambda: not app.turn_running, what="the turn to finish")
         await app.workers.wait_for_complete()
         assert app.chat.tool_blocks[0].result.meta["permission"]["decision"] == "deny"
+
+
+async def test_a_project_rule_that_could_not_be_saved_is_told(make_settings):
+    """The approval still holds for the session; the chat says the config was not changed."""
+    from agent.events import ToolFinished, ToolStarted
+    from agent.session.models import Message, ToolCall
+    from agent.ui.app import CairnApp
+    from agent.ui.widgets.chat import Notice
+    from tests.ui.conftest import wait_ready
+
+    app = CairnApp(make_settings())
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_ready(pilot)
+        call = ToolCall(id="c1", name="terminal-execute", arguments='{"command": "touch x"}')
+        result = Message(role="tool", tool_call_id="c1", tool_name=call.name, content="{}", meta={"permission": {
+            "decision": "always_project", "note": "not saved to .cairn/config.toml: permissions is not a table"}})
+        app.handle_event(ToolStarted(call=call))
+        app.handle_event(ToolFinished(call=call, message=result))
+        await pilot.pause()
+        warnings = [n.text for n in app.chat.query(Notice) if n.kind == "warning"]
+        assert warnings == ["Permission: not saved to .cairn/config.toml: permissions is not a table"]
