@@ -26,62 +26,66 @@ class _Section(BaseModel):
 class ModelOverride(_Section):
     """Per-model limits that win over litellm's model info."""
 
-    context_window: int | None = None
-    max_output_tokens: int | None = None
+    context_window: int | None = Field(None, ge=1)
+    max_output_tokens: int | None = Field(None, ge=1)
+    # Unconstrained on purpose: an odd value warns where it is used (agent/context/budget.py).
     auto_condense_percent: float | None = None
 
 
+# Range checks: an out-of-range value (command_timeout = -5 would kill every command at
+# once) is a validation error like a wrong type: warned about, default kept.
 class LLMSettings(_Section):
-    max_retries: int = 5
-    retry_base_delay: float = 1.0
-    retry_max_delay: float = 30.0
-    request_timeout: float = 600.0
-    temperature: float | None = None
+    max_retries: int = Field(5, ge=0)
+    retry_base_delay: float = Field(1.0, ge=0)
+    retry_max_delay: float = Field(30.0, ge=0)
+    request_timeout: float = Field(600.0, gt=0)
+    temperature: float | None = Field(None, ge=0)
 
 
 class ToolSettings(_Section):
-    command_timeout: float = 120.0
-    max_read_lines: int = 2000
-    max_file_bytes: int = 10 * 1024 * 1024
+    command_timeout: float = Field(120.0, gt=0)
+    max_read_lines: int = Field(2000, ge=1)
+    max_file_bytes: int = Field(10 * 1024 * 1024, ge=1)
 
 
 class ContextSettings(_Section):
     tokenizer: str = "o200k_base"
-    default_context_window: int = 128_000
+    default_context_window: int = Field(128_000, ge=1)
     # Seed 001 §3.3.5: the reply's reservation when the model's output limit is unknown.
-    default_max_output_tokens: int = 4_096
+    default_max_output_tokens: int = Field(4_096, ge=1)
     # Seed 001 budget: condense when a request reaches this percent of the window (or
     # exceeds the allowed tokens); when condensing is off or fails, smart truncation shapes
     # the request copy toward `fallback_max_tokens`.
     auto_condense: bool = True
-    auto_condense_percent: float = 80.0
+    auto_condense_percent: float = Field(80.0, gt=0, le=100)
     condense_model: str | None = None  # a cheaper model for summaries; default: the chat model
-    condense_keep_recent_user_tokens: int = 20_000
-    fallback_max_tokens: int = 50_000
-    truncation_middle_start: float = 1 / 6
-    truncation_middle_end: float = 5 / 6
-    fold_max_tokens: int = 10_000
-    fold_max_line_span: int = 100
+    condense_keep_recent_user_tokens: int = Field(20_000, ge=0)
+    fallback_max_tokens: int = Field(50_000, ge=1)
+    # Fractions of the request; start < end is checked in `_validate` (across two keys).
+    truncation_middle_start: float = Field(1 / 6, ge=0, le=1)
+    truncation_middle_end: float = Field(5 / 6, ge=0, le=1)
+    fold_max_tokens: int = Field(10_000, ge=1)
+    fold_max_line_span: int = Field(100, ge=1)
     # Seed 004: a tool output longer than this reaches the model as a preview (its first and
     # last lines, `inline_preview_chars` in all) and a context-file ref; storage keeps all.
-    max_inline_chars: int = 5_000
-    inline_preview_chars: int = 1_024
+    max_inline_chars: int = Field(5_000, ge=1)
+    inline_preview_chars: int = Field(1_024, ge=0)
     # Context files (SPEC §6, §12.9): a cache of SQLite under <data>/context/<session>/.
-    files_read_default_bytes: int = 8_192
-    files_read_max_bytes: int = 65_536
-    files_tail_default_lines: int = 200
-    files_tail_max_lines: int = 2_000
-    files_grep_max_results: int = 50
-    files_grep_timeout: float = 5.0
-    files_cache_max_bytes: int = 1024 ** 3
-    files_ttl_days: int = 30
+    files_read_default_bytes: int = Field(8_192, ge=1)
+    files_read_max_bytes: int = Field(65_536, ge=1)
+    files_tail_default_lines: int = Field(200, ge=1)
+    files_tail_max_lines: int = Field(2_000, ge=1)
+    files_grep_max_results: int = Field(50, ge=1)
+    files_grep_timeout: float = Field(5.0, ge=0)
+    files_cache_max_bytes: int = Field(1024 ** 3, ge=0)
+    files_ttl_days: int = Field(30, ge=0)
     redact: bool = False
     # Seed 003: old successful terminal outputs become a placeholder.
-    terminal_keep_recent_results: int = 5
-    terminal_max_age_ms: int = 15 * 60 * 1000
+    terminal_keep_recent_results: int = Field(5, ge=0)
+    terminal_max_age_ms: int = Field(15 * 60 * 1000, ge=0)
     terminal_outdated_placeholder: str = "此命令返回内容已过时"
     # Seed 000: only the newest successful reads of each file are sent whole.
-    file_keep_recent_reads: int = 5
+    file_keep_recent_reads: int = Field(5, ge=0)
     file_read_placeholder: str = "[该文件的历史读取内容已压缩,请参看最新读取结果]"
 
 
@@ -142,13 +146,26 @@ def db_path() -> Path:
     return data_dir() / "sessions.db"
 
 
+MAX_CONFIG_BYTES = 1024 * 1024  # a config file is a few lines; a huge one is a mistake or hostile
+
+
 def _read_toml(path: Path, warnings: list[str]) -> dict[str, Any]:
     if not path.is_file():
         return {}
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        with path.open("rb") as f:
+            raw = f.read(MAX_CONFIG_BYTES + 1)
+        if len(raw) > MAX_CONFIG_BYTES:
+            warnings.append(f"Ignoring {path}: larger than {MAX_CONFIG_BYTES // 1024} KiB")
+            return {}
+        # Universal newlines, as read_text gives.
+        text = raw.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
+        return tomllib.loads(text)
     except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError) as exc:
         warnings.append(f"Ignoring {path}: {exc}")
+        return {}
+    except RecursionError:  # tomllib recurses per nesting level: `a = [[[[…` overflows the stack
+        warnings.append(f"Ignoring {path}: nested too deeply")
         return {}
 
 
@@ -186,28 +203,113 @@ def _env_layer() -> dict[str, Any]:
     return layer
 
 
+MAX_WARNINGS_PER_KIND = 20  # a file of 10,000 typos gives a readable list, not a flood
+
+
+def _key_name(parts: list[Any]) -> str:
+    name = ".".join(str(p) for p in parts)
+    return name if name.isprintable() else ascii(name)  # keys are shown to the user
+
+
+class _Warner:
+    """Appends warnings of one kind, the first MAX_WARNINGS_PER_KIND and then a count."""
+
+    def __init__(self, warnings: list[str], more: str) -> None:
+        self.warnings, self.more, self.count = warnings, more, 0
+
+    def __call__(self, text: str) -> None:
+        self.count += 1
+        if self.count <= MAX_WARNINGS_PER_KIND:
+            self.warnings.append(text)
+
+    def finish(self) -> None:
+        if self.count > MAX_WARNINGS_PER_KIND:
+            self.warnings.append(f"… and {self.count - MAX_WARNINGS_PER_KIND} more {self.more}")
+
+
+def _sections() -> dict[str, type[_Section]]:
+    """Settings' fields that are tables of known keys (every `_Section` field)."""
+    return {name: field.annotation for name, field in Settings.model_fields.items()
+            if isinstance(field.annotation, type) and issubclass(field.annotation, _Section)}
+
+
+def _drop_unknown_keys(data: dict[str, Any], warnings: list[str]) -> None:
+    """Remove keys no setting reads (a typo such as `comand_timeout`), each with a warning.
+
+    `models` is a table of per-model tables: its keys are model names (any), their keys
+    ModelOverride fields. Values of the wrong type are left to validation.
+    """
+    warn = _Warner(warnings, "unknown config keys ignored")
+
+    def check(table: dict[str, Any], known: set[str], prefix: list[Any]) -> None:
+        for key in [k for k in table if k not in known]:
+            del table[key]
+            warn(f"Unknown config key {_key_name(prefix + [key])} ignored")
+
+    top = set(Settings.model_fields) - {"warnings"}  # `warnings` is filled in, never read
+    check(data, top, [])
+    for name, section in _sections().items():
+        if isinstance(data.get(name), dict):
+            check(data[name], set(section.model_fields), [name])
+    models = data.get("models")
+    if isinstance(models, dict):
+        for model, override in models.items():
+            if isinstance(override, dict):
+                check(override, set(ModelOverride.model_fields), ["models", model])
+    warn.finish()
+
+
+def _error_target(data: dict[str, Any], loc: tuple[Any, ...]) -> tuple[dict[str, Any], Any] | None:
+    """The (table, key) holding the value an error points at: the deepest table on the path
+    (an error inside a list drops the whole list, `allow = ["x", 3]`)."""
+    target = None
+    node: Any = data
+    for part in loc:
+        if not isinstance(node, dict) or part not in node:
+            break
+        target = (node, part)
+        node = node[part]
+    return target
+
+
 def _validate(data: dict[str, Any], warnings: list[str]) -> Settings:
-    """Validate; on error drop each offending key (keeping its default) and warn."""
+    """Validate; on error drop each offending key (keeping its default) and warn.
+
+    Every error of a round is dropped at once; dropping a value cannot make another one
+    invalid, so this settles in a round or two (bounded anyway). Everything valid is kept,
+    the workspace and the flags included.
+    """
     data = dict(data)
-    for _ in range(50):
+    warn = _Warner(warnings, "config values ignored")
+    settings: Settings | None = None
+    for _ in range(10):
         try:
-            return Settings.model_validate(data)
+            settings = Settings.model_validate(data)
+            break
         except ValidationError as exc:
-            err = exc.errors()[0]
-            loc = [str(p) for p in err["loc"]]
-            warnings.append(f"Config value {'.'.join(loc)} ignored: {err['msg']}")
-            node: Any = data
-            for part in loc[:-1]:
-                node = node.get(part) if isinstance(node, dict) else None
-                if node is None:
-                    break
-            if isinstance(node, dict) and loc[-1] in node:
-                del node[loc[-1]]
-            elif loc and loc[0] in data:
-                del data[loc[0]]
-            else:
-                break
-    return Settings()
+            errors = exc.errors()
+        targets: dict[tuple[int, Any], tuple[dict[str, Any], Any]] = {}
+        for err in errors:
+            target = _error_target(data, err["loc"])
+            if target is not None and (id(target[0]), target[1]) not in targets:
+                targets[(id(target[0]), target[1])] = target
+                warn(f"Config value {_key_name(list(err['loc']))} ignored: {err['msg']}")
+        if not targets:
+            break
+        for table, key in targets.values():
+            table.pop(key, None)
+    warn.finish()
+    if settings is None:  # not expected: keep at least the workspace
+        warnings.append("Config ignored: it could not be validated")
+        settings = Settings(workspace=data.get("workspace") or Path.cwd())
+    ctx = settings.context
+    if not ctx.truncation_middle_start < ctx.truncation_middle_end:
+        warnings.append("Config values context.truncation_middle_start/end ignored: the start must be "
+                        "below the end")
+        default = ContextSettings()
+        ctx.truncation_middle_start = default.truncation_middle_start
+        ctx.truncation_middle_end = default.truncation_middle_end
+    return settings
 
 
 def project_config_path(workspace: Path) -> Path:
@@ -239,6 +341,7 @@ def load_settings(workspace: Path | None = None, flags: dict[str, Any] | None = 
     data = _merge(data, _env_layer())
     data = _merge(data, {k: v for k, v in (flags or {}).items() if v is not None})
     data["workspace"] = ws
+    _drop_unknown_keys(data, warnings)
     settings = _validate(data, warnings)
     settings.warnings = warnings
     if settings.api_key:

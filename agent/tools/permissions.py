@@ -63,6 +63,12 @@ _RAW_UNSAFE = (("`", "backticks"), ("$(", "$(…) substitution"), ("<(", "proces
                (">(", "process substitution"))
 
 
+# Longer commands always ask: shlex is slow on them (a multi-megabyte command would block
+# the event loop) and no real command needs more (the kernel's limit for one argument,
+# `sh -c <command>`, is 128 KiB).
+MAX_ANALYSED_COMMAND_BYTES = 128 * 1024
+
+
 class CommandPlan(BaseModel):
     """A shell command split into its simple commands (words only, redirections dropped)."""
 
@@ -76,6 +82,9 @@ def analyse_command(command: str) -> CommandPlan:
     Conservative by design: whatever the shell could read differently (substitutions,
     subshells, quoting we cannot parse) makes the command unsafe for rules, so it asks.
     """
+    if len(command) > MAX_ANALYSED_COMMAND_BYTES or \
+            len(command.encode("utf-8", "surrogatepass")) > MAX_ANALYSED_COMMAND_BYTES:
+        return CommandPlan(parts=[], unsafe="the command is too long to check")
     for marker, what in _RAW_UNSAFE:
         if marker in command:
             return CommandPlan(parts=[], unsafe=f"it uses {what}")

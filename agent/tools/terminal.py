@@ -24,7 +24,7 @@ from agent.tools.permissions import ApprovalRequest
 from agent.tools.workspace import confine
 
 # Memory guard per stream: the first and last halves are kept, the middle is dropped.
-STREAM_KEEP_BYTES = 64 * 1024 * 1024
+STREAM_KEEP_BYTES = 8 * 1024 * 1024
 READ_CHUNK_BYTES = 256 * 1024
 # After SIGTERM on timeout, how long the group gets before SIGKILL.
 KILL_GRACE_SECONDS = 1.0

@@ -17,6 +17,8 @@ from textual.app import App
 from textual.widgets import Collapsible
 
 from agent.session.models import Message, ToolCall
+from agent.tools.permissions import ApprovalRequest
+from agent.ui.screens.approval import ApprovalScreen
 from agent.ui.widgets import tool_render
 from agent.ui.widgets.chat import ToolBlock
 from tests.hostile.conftest import bounded
@@ -139,9 +141,41 @@ async def test_tool_block_renders_escapes_as_text(message):
     assert "␛[2J" in text  # shown, not executed
 
 
-@pytest.mark.xfail(strict=True, reason="chat.py ToolBlock.compose appends call.name raw; it needs "
-                                       "tool_render.inert(self.call.name) (chat.py is outside this change)")
 async def test_tool_block_header_with_a_hostile_tool_name():
     block = ToolBlock(call("evil\x1b[2J\x1b]0;pwned\x07", {}))
     text = await bounded(_render(block, result("Error: unknown tool", status="error")), 60)
     assert clean(text)
+    assert "evil␛[2J" in text
+
+
+# -- the approval dialog ---------------------------------------------------------------------
+
+
+class ApprovalApp(App):
+    def __init__(self, request: ApprovalRequest) -> None:
+        super().__init__()
+        self.request = request
+
+    def on_mount(self) -> None:
+        self.push_screen(ApprovalScreen(self.request))
+
+
+async def _render_approval(request: ApprovalRequest) -> str:
+    app = ApprovalApp(request)
+    async with app.run_test(size=(120, 60)) as pilot:
+        await pilot.pause()
+        await pilot.pause()
+        return rendered_text(app)
+
+
+@pytest.mark.parametrize("kind, detail", [
+    pytest.param("command", "printf '\x1b[2J' " + HOSTILE, id="command"),
+    pytest.param("edit", "--- a/a\n+++ b/a\n@@ -1 +1 @@\n-x\n+\x1b[2J" + HOSTILE + "\n", id="diff"),
+    pytest.param("outside", "/tmp/\x1b[2J" + HOSTILE, id="path"),
+])
+async def test_approval_dialog_shows_escapes_as_text(kind, detail):
+    request = ApprovalRequest(tool="evil\x1b]0;t\x07", kind=kind, title="Run \x1b[2J" + HOSTILE, detail=detail,
+                              key="k", scopes=["command:x\x1b[2J"], reason="it \x1b[31mred")
+    text = await bounded(_render_approval(request), 60)
+    assert clean(text), repr(text)
+    assert "␛[2J" in text  # shown, not executed

@@ -12,7 +12,7 @@ import pytest
 from agent.config import add_project_permissions, load_settings
 from agent.session.models import ToolCall
 from agent.tools.base import ToolContext
-from agent.tools.permissions import Permissions, analyse_command
+from agent.tools.permissions import MAX_ANALYSED_COMMAND_BYTES, Permissions, analyse_command
 from agent.tools.registry import default_registry
 from tests.fakes.approver import FakeApprover
 from tests.fakes.llm_server import text, tool_calls
@@ -58,6 +58,30 @@ def test_commands_split_into_simple_commands(command, parts):
 ])
 def test_commands_rules_cannot_cover(command, why):
     assert why in analyse_command(command).unsafe
+
+
+@pytest.mark.parametrize("command", [
+    "pytest " + "x" * (2 * 1024 * 1024),
+    "a && " * (400 * 1024),  # many parts: the splitter's worst case
+    "echo " + "é" * (70 * 1024),  # under the cap in characters, over it in bytes
+])
+def test_huge_commands_are_not_analysed(command):
+    plan = analyse_command(command)
+    assert plan.parts == [] and plan.unsafe == "the command is too long to check"
+
+
+def test_a_command_at_the_cap_is_still_analysed():
+    command = "pytest " + "x" * (MAX_ANALYSED_COMMAND_BYTES - len("pytest "))
+    assert analyse_command(command).parts == [["pytest", command.split()[1]]]
+
+
+async def test_a_huge_command_asks_once_only_without_rules(workspace):
+    approver = FakeApprover("deny")
+    ctx = make_ctx(workspace, approver, allow_commands=["pytest"])
+    res = await call(ctx, "terminal-execute", command="pytest " + "x" * (2 * 1024 * 1024))
+    assert res.is_error and len(approver.requests) == 1
+    request = approver.requests[0]
+    assert request.reason == "the command is too long to check" and request.choices == ["once", "deny"]
 
 
 # -- the allowlist and remembered decisions ---------------------------------------------------

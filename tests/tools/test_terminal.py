@@ -144,10 +144,13 @@ async def test_background_child_holding_pipes_does_not_hang(ctx):
     assert json.loads(res.content)["stdout"] == "out\n"
 
 
-async def test_fifty_megabytes_come_back_whole(ctx):
-    res = await run(ctx, command="head -c 50000000 /dev/zero | tr '\\0' a; echo end >&2")
+async def test_output_up_to_the_kept_size_comes_back_whole(ctx):
+    import agent.tools.terminal as terminal
+
+    size = terminal.STREAM_KEEP_BYTES - 1024 * 1024
+    res = await run(ctx, command=f"head -c {size} /dev/zero | tr '\\0' a; echo end >&2")
     data = json.loads(res.content)
-    assert len(data["stdout"]) == 50_000_000 and set(data["stdout"]) == {"a"}
+    assert len(data["stdout"]) == size and set(data["stdout"]) == {"a"}
     assert data["stderr"] == "end\n"
     assert "droppedBytes" not in res.meta
 

@@ -20,11 +20,12 @@ from textual.widgets.option_list import Option
 
 from agent.tools.permissions import ApprovalRequest, Decision, describe_scopes
 from agent.ui.widgets.chat import diff_text
+from agent.ui.widgets.tool_render import inert
 
 
 def choice_labels(request: ApprovalRequest) -> list[tuple[Decision, str]]:
     """The options shown, in order, each saying exactly what it allows."""
-    scope = describe_scopes(request.scopes) or "this"
+    scope = inert(describe_scopes(request.scopes)) or "this"
     labels: dict[Decision, str] = {
         "once": "Yes, once  (y)",
         "always": f"Yes, and don't ask again this session for {scope}  (a)",
@@ -58,19 +59,22 @@ class ApprovalScreen(ModalScreen[Decision]):
         self.request = request
 
     def compose(self):
+        # Everything shown comes from the model or the files (a command, a diff, a path):
+        # control characters become inert symbols so an ESC sequence cannot drive the terminal.
         r = self.request
+        detail = inert(r.detail)
         with Vertical(id="approval-box"):
-            yield Static(r.title, markup=False, id="approval-title")
-            yield Static(f"{r.tool} · {r.kind}", markup=False, id="approval-tool")
+            yield Static(inert(r.title), markup=False, id="approval-title")
+            yield Static(inert(f"{r.tool} · {r.kind}"), markup=False, id="approval-tool")
             if r.reason:
-                yield Static(f"Always asks: {r.reason}.", markup=False, id="approval-reason")
-            if r.detail:
-                if _looks_like_diff(r.detail):
-                    body = Static(diff_text(r.detail), id="approval-detail")
+                yield Static(inert(f"Always asks: {r.reason}."), markup=False, id="approval-reason")
+            if detail:
+                if _looks_like_diff(detail):
+                    body = Static(diff_text(detail), id="approval-detail")
                 elif r.kind == "command":
-                    body = Static("$ " + r.detail, markup=False, id="approval-detail")
+                    body = Static("$ " + detail, markup=False, id="approval-detail")
                 else:
-                    body = Static(r.detail, markup=False, id="approval-detail")
+                    body = Static(detail, markup=False, id="approval-detail")
                 with VerticalScroll(id="approval-scroll"):
                     yield body
             yield OptionList(*(Option(label, id=value) for value, label in choice_labels(r)),

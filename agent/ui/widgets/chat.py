@@ -182,7 +182,7 @@ class ToolBlock(Vertical):
     def compose(self):
         header = Text()
         header.append("● ", style="dim")
-        header.append(self.call.name, style="bold")
+        header.append(tool_render.inert(self.call.name), style="bold")
         args = tool_render.format_args(self.call)
         if args:
             header.append(" " + args)
