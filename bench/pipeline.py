@@ -4,7 +4,11 @@ Cold: a fresh token counter (nothing cached). Warm: the same history built again
 loop does on every request. Prints medians of several runs, peak memory of a cold build,
 and the time per 1,000 messages to show growth is linear.
 
-    python bench/pipeline.py [--sizes 1000 5000 20000] [--runs 5]
+    python bench/pipeline.py [--sizes 1000 5000 20000] [--runs 5] [--quick] [--json FILE]
+
+Growth is judged on the time per 1,000 messages at the largest size over the smallest
+(linear = about 1×; the suite accepts up to 2× for cache effects and noise). `--quick`:
+500 and 2,000 messages, one run.
 """
 
 from __future__ import annotations
@@ -27,7 +31,9 @@ from agent.context import rendered, tokens  # noqa: E402
 from agent.context.passes import replace  # noqa: E402
 from agent.context.pipeline import build_api_messages  # noqa: E402
 from agent.session.models import Message, ToolCall  # noqa: E402
+from run import Row, at_most, common_args, finish  # noqa: E402
 
+TARGET_SIZE, WARM_MS, COLD_MS, GROWTH = 5000, 30.0, 1500.0, 2.0
 WORDS = "the quick brown fox jumps over a lazy dog while reading files and running tests".split()
 
 
@@ -94,21 +100,50 @@ def measure(n: int, runs: int) -> dict:
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     return {"n": n, "cold_ms": statistics.median(cold) * 1000, "warm_ms": statistics.median(warm) * 1000,
-            "peak_mb": peak / 2**20}
+            "peak_mb": peak / 2**20, "cold_runs": [c * 1000 for c in cold], "warm_runs": [w * 1000 for w in warm]}
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 5000, 20000])
-    parser.add_argument("--runs", type=int, default=5)
-    args = parser.parse_args()
+def run(quick: bool = False, *, sizes: list[int] | None = None, runs: int = 5) -> list[Row]:
+    sizes = [500, 2000] if quick else sizes or [1000, 5000, 20000]
+    runs = 1 if quick else runs
     build(generate(50), Settings(), 0)  # load the encoding outside the timings
     print(f"{'messages':>9} {'cold ms':>9} {'warm ms':>9} {'warm µs/msg':>12} {'peak MB':>8}")
-    for n in args.sizes:
-        r = measure(n, args.runs)
+    results = []
+    for n in sizes:
+        r = measure(n, runs)
+        results.append(r)
         print(f"{r['n']:>9} {r['cold_ms']:>9.1f} {r['warm_ms']:>9.1f} {r['warm_ms'] * 1000 / n:>12.2f} {r['peak_mb']:>8.1f}")
     print("targets (SPEC §10): 5,000 messages warm ≤ 30 ms, cold ≤ 1,500 ms")
 
+    rows = []
+    for r in results:
+        at_target = r["n"] == TARGET_SIZE
+        rows.append(Row("pipeline", f"cold build, {r['n']:,} msgs", r["cold_ms"], runs=r["cold_runs"],
+                        target="≤ 1,500 ms" if at_target else "—",
+                        ok=at_most(r["cold_ms"], COLD_MS, quick) if at_target else None))
+        rows.append(Row("pipeline", f"warm build, {r['n']:,} msgs", r["warm_ms"], runs=r["warm_runs"],
+                        target="≤ 30 ms" if at_target else "—",
+                        ok=at_most(r["warm_ms"], WARM_MS, quick) if at_target else None))
+    if len(results) >= 2:
+        first, last = results[0], results[-1]
+        for kind in ("cold", "warm"):
+            per_k = [r[f"{kind}_ms"] * 1000 / r["n"] for r in results]
+            shown = " · ".join(f"{r['n'] / 1000:g}k {v:.{0 if v >= 10 else 1}f}" for r, v in zip(results, per_k))
+            ratio = per_k[-1] / per_k[0]
+            rows.append(Row("pipeline", f"{kind} ms per 1,000 msgs ({shown}): "
+                                        f"{last['n'] / 1000:g}k ÷ {first['n'] / 1000:g}k",
+                            ratio, unit="×", target="linear: ≤ 2×", ok=at_most(ratio, GROWTH, quick)))
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 5000, 20000])
+    parser.add_argument("--runs", type=int, default=5)
+    common_args(parser)
+    args = parser.parse_args(argv)
+    return finish(run(args.quick, sizes=args.sizes, runs=args.runs), args.json)
+
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

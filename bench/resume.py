@@ -15,7 +15,11 @@ written through `Store.insert_session`. Then prints medians of N runs of:
 A model is configured but never called (`--api-base http://127.0.0.1:9`). `agent/` is
 byte-compiled first (what an install has) instead of an uncounted warm-up run.
 
-Usage: python bench/resume.py [--runs 5] [--warmup 0] [--messages 10000] [--sessions 1000] [--cairn PATH] [--no-tui]
+`--quick`: 1,000 messages, 50 small sessions, one run. Without tmux the terminal rows say
+"skipped (no tmux)" and the store-level ones still run.
+
+Usage: python bench/resume.py [--runs 5] [--warmup 0] [--messages 10000] [--sessions 1000] [--cairn PATH]
+       [--no-tui] [--quick] [--json FILE]
 """
 
 from __future__ import annotations
@@ -25,7 +29,6 @@ import asyncio
 import json
 import os
 import random
-import shutil
 import statistics
 import subprocess
 import sys
@@ -41,9 +44,11 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 from agent.session.loading import drop_unmatched_tool_calls, load_session_messages  # noqa: E402
 from agent.session.models import Message, Session, ToolCall  # noqa: E402
 from agent.session.store import Store  # noqa: E402
+from run import SKIPPED_NO_TMUX, Row, at_most, cairn_script, common_args, finish, have_tmux  # noqa: E402
 from tmux_timing import READY_TEXT, PrivateTmux  # noqa: E402
 
 TIMEOUT = 60.0
+TARGET_MS = 500.0
 # Past this, more runs only make the benchmark slow: three are enough for the median.
 FAR_OVER_MS = 5_000.0
 WORDS = ("the quick brown fox jumps over a lazy dog while reading files and running tests "
@@ -156,7 +161,7 @@ async def populate(db: Path, cwd: str, n_messages: int, n_sessions: int, marker:
 
 
 # -- store-level timings ---------------------------------------------------------------------------
-async def store_timings(db: Path, session_id: str, runs: int) -> dict[str, list[float]]:
+async def store_timings(db: Path, session_id: str, runs: int, n_sessions: int) -> dict[str, list[float]]:
     store = await Store.open(db)
     try:
         times: dict[str, list[float]] = {"load": [], "orphans": [], "list": []}
@@ -171,7 +176,7 @@ async def store_timings(db: Path, session_id: str, runs: int) -> dict[str, list[
             start = time.perf_counter()
             summaries = await store.list_summaries(limit=1000)
             times["list"].append(time.perf_counter() - start)
-        assert len(summaries) == 1000, len(summaries)
+        assert len(summaries) == min(1000, n_sessions + 1), len(summaries)
         times["_count"] = [len(messages)]
         return times
     finally:
@@ -196,23 +201,8 @@ def _ms(values: list[float]) -> str:
     return f"{statistics.median(values) * 1000:>10.1f}"
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--messages", type=int, default=10_000)
-    parser.add_argument("--sessions", type=int, default=1_000, help="small sessions for the picker list")
-    parser.add_argument("--cairn", default=str(Path(sys.executable).parent / "cairn"))
-    parser.add_argument("--warmup", type=int, default=0, help="uncounted cairn --resume runs first")
-    parser.add_argument("--no-tui", action="store_true", help="store-level timings only (no tmux)")
-    args = parser.parse_args(argv)
-    cairn = Path(args.cairn)
-    tui = not args.no_tui
-    if tui and shutil.which("tmux") is None:
-        print("tmux is not installed (use --no-tui for store-level timings)", file=sys.stderr)
-        return 2
-    if tui and not cairn.exists():
-        print(f"{cairn} not found: pip install -e . first", file=sys.stderr)
-        return 2
+def measure(*, runs: int, messages: int, sessions: int, cairn: Path, warmup: int, tui: bool) -> dict[str, list[float]]:
+    """Seconds per run, by figure ("load", "orphans", "list", and with `tui` "tui_prompt", "tui_history")."""
     marker = f"RESUME-MARKER-{uuid.uuid4().hex[:10]}"
     with tempfile.TemporaryDirectory() as tmp:
         home, ws = Path(tmp, "home"), Path(tmp, "ws")
@@ -220,28 +210,42 @@ def main(argv: list[str] | None = None) -> int:
         ws.mkdir()
         db = home / "sessions.db"  # agent.config.db_path() under CAIRN_HOME
         start = time.perf_counter()
-        session_id, size = asyncio.run(populate(db, str(ws), args.messages, args.sessions, marker))
-        print(f"generated {args.messages:,} messages ({size / 2**20:.0f} MB of content) + "
-              f"{args.sessions:,} sessions × 10 in {time.perf_counter() - start:.1f} s; "
+        session_id, size = asyncio.run(populate(db, str(ws), messages, sessions, marker))
+        print(f"generated {messages:,} messages ({size / 2**20:.0f} MB of content) + "
+              f"{sessions:,} sessions × 10 in {time.perf_counter() - start:.1f} s; "
               f"db {db.stat().st_size / 2**20:.0f} MB")
-        times = asyncio.run(store_timings(db, session_id, args.runs))
+        times = asyncio.run(store_timings(db, session_id, runs, sessions))
         if tui:
             # The bytecode a real install has, without paying an uncounted run for it.
             subprocess.run([sys.executable, "-m", "compileall", "-q", str(REPO / "agent")], check=False)
             with PrivateTmux("cairn-bench-resume") as tmux:
-                for _ in range(args.warmup):
+                for _ in range(warmup):
                     tui_run(tmux, cairn, home, ws, session_id, marker)
-                runs = []
-                for _ in range(args.runs):
-                    runs.append(tui_run(tmux, cairn, home, ws, session_id, marker))
-                    if len(runs) >= 3 and min(r[1] for r in runs) > FAR_OVER_MS:
-                        print(f"(cairn --resume: stopped after {len(runs)} runs, all over {FAR_OVER_MS / 1000:.0f} s)")
+                tui_runs: list[tuple[float, float]] = []
+                for _ in range(runs):
+                    tui_runs.append(tui_run(tmux, cairn, home, ws, session_id, marker))
+                    if len(tui_runs) >= 3 and min(r[1] for r in tui_runs) > FAR_OVER_MS:
+                        print(f"(cairn --resume: stopped after {len(tui_runs)} runs, "
+                              f"all over {FAR_OVER_MS / 1000:.0f} s)")
                         break
-            times["tui_prompt"] = [r[0] / 1000 for r in runs]
-            times["tui_history"] = [r[1] / 1000 for r in runs]
+            times["tui_prompt"] = [r[0] / 1000 for r in tui_runs]
+            times["tui_history"] = [r[1] / 1000 for r in tui_runs]
+    return times
+
+
+def run(quick: bool = False, *, runs: int = 5, messages: int = 10_000, sessions: int = 1_000,
+        cairn: Path | None = None, warmup: int = 0, tui: bool = True) -> list[Row]:
+    if quick:
+        runs, messages, sessions, warmup = 1, 1_000, 50, 0
+    cairn = cairn or cairn_script()
+    skip_tui = tui and not have_tmux()
+    tui = tui and not skip_tui
+    if tui and not cairn.exists():
+        raise RuntimeError(f"{cairn} not found: pip install -e . first")
+    times = measure(runs=runs, messages=messages, sessions=sessions, cairn=cairn, warmup=warmup, tui=tui)
 
     loaded = times.pop("_count")[0]
-    rows = [
+    table = [
         ("load_session_messages", "load", f"{loaded:,} messages on the path"),
         ("  of which the orphan filter", "orphans", "the rest: store.active_path (SQL, Message objects)"),
         ("cairn --resume: prompt drawn", "tui_prompt", "tmux 120×36"),
@@ -249,12 +253,42 @@ def main(argv: list[str] | None = None) -> int:
         ("list_summaries(limit=1000)", "list", "the picker's list"),
     ]
     print(f"{'measure':<32} {'median ms':>10}  runs (ms)")
-    for label, key, note in rows:
+    for label, key, note in table:
         if key not in times:
             continue
         runs_ms = ", ".join(f"{v * 1000:.0f}" for v in times[key])
         print(f"{label:<32} {_ms(times[key])}  [{runs_ms}]  {note}")
-    return 0
+
+    def row(figure: str, key: str, target: str = "—", limit: float | None = None) -> Row:
+        if key not in times:
+            return Row("resume", figure, None, target=target, note=SKIPPED_NO_TMUX if skip_tui else "not run")
+        ms = [v * 1000 for v in times[key]]
+        value = statistics.median(ms)
+        return Row("resume", figure, value, target=target, runs=ms,
+                   ok=None if limit is None else at_most(value, limit, quick))
+
+    size = f"{messages:,} msgs"
+    return [
+        row(f"--resume {size} → last message on screen (tmux)", "tui_history", "≤ 500 ms", TARGET_MS),
+        row(f"--resume {size} → prompt drawn (tmux)", "tui_prompt"),
+        row(f"load_session_messages, {size}", "load"),
+        row(f"list_summaries (picker, {min(1000, sessions + 1):,} sessions)", "list"),
+    ]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--messages", type=int, default=10_000)
+    parser.add_argument("--sessions", type=int, default=1_000, help="small sessions for the picker list")
+    parser.add_argument("--cairn", default=str(cairn_script()))
+    parser.add_argument("--warmup", type=int, default=0, help="uncounted cairn --resume runs first")
+    parser.add_argument("--no-tui", action="store_true", help="store-level timings only (no tmux)")
+    common_args(parser)
+    args = parser.parse_args(argv)
+    rows = run(args.quick, runs=args.runs, messages=args.messages, sessions=args.sessions, cairn=Path(args.cairn),
+               warmup=args.warmup, tui=not args.no_tui)
+    return finish(rows, args.json)
 
 
 if __name__ == "__main__":

@@ -7,21 +7,26 @@ which also lets Python write the bytecode cache a real install would have):
 
     startup_to_prompt_ms median=… runs=[…]
 
-Usage: python bench/startup.py [--runs 5] [--warmup 1] [--cairn PATH]
+then the suite's row. `--quick`: no warm-up, one run. Without tmux the row says
+"skipped (no tmux)".
+
+Usage: python bench/startup.py [--runs 5] [--warmup 1] [--cairn PATH] [--quick] [--json FILE]
 """
 
 from __future__ import annotations
 
 import argparse
-import shutil
 import statistics
 import sys
 import tempfile
 from pathlib import Path
 
+from run import SKIPPED_NO_TMUX, Row, at_most, cairn_script, common_args, finish, have_tmux
 from tmux_timing import READY_TEXT, PrivateTmux
 
 TIMEOUT = 20.0
+TARGET_MS = 300.0
+FIGURE = "start → prompt accepts typing (tmux)"
 
 
 def one_run(tmux: PrivateTmux, cairn: Path) -> float:
@@ -36,25 +41,37 @@ def one_run(tmux: PrivateTmux, cairn: Path) -> float:
         return tmux.times_to_texts(command, [READY_TEXT], timeout=TIMEOUT)[READY_TEXT]
 
 
+def measure(cairn: Path, runs: int, warmup: int) -> list[float]:
+    with PrivateTmux("cairn-bench") as tmux:
+        for _ in range(warmup):
+            one_run(tmux, cairn)
+        return [one_run(tmux, cairn) for _ in range(runs)]
+
+
+def run(quick: bool = False, *, runs: int = 5, warmup: int = 1, cairn: Path | None = None) -> list[Row]:
+    """The suite's rows: median ms from launch to the prompt's placeholder on screen."""
+    if quick:
+        runs, warmup = 1, 0
+    cairn = cairn or cairn_script()
+    if not have_tmux():
+        return [Row("startup", FIGURE, None, target="≤ 300 ms", note=SKIPPED_NO_TMUX)]
+    if not cairn.exists():
+        raise RuntimeError(f"{cairn} not found: pip install -e . first")
+    times = measure(cairn, runs, warmup)
+    value = statistics.median(times)
+    print(f"startup_to_prompt_ms median={value:.0f} runs=[{', '.join(f'{r:.0f}' for r in times)}]")
+    return [Row("startup", FIGURE, value, target="≤ 300 ms", ok=at_most(value, TARGET_MS, quick), runs=times)]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--warmup", type=int, default=1, help="uncounted runs first")
-    parser.add_argument("--cairn", default=str(Path(sys.executable).parent / "cairn"))
+    parser.add_argument("--cairn", default=str(cairn_script()))
+    common_args(parser)
     args = parser.parse_args(argv)
-    if shutil.which("tmux") is None:
-        print("tmux is not installed", file=sys.stderr)
-        return 2
-    cairn = Path(args.cairn)
-    if not cairn.exists():
-        print(f"{cairn} not found: pip install -e . first", file=sys.stderr)
-        return 2
-    with PrivateTmux("cairn-bench") as tmux:
-        for _ in range(args.warmup):
-            one_run(tmux, cairn)
-        runs = [one_run(tmux, cairn) for _ in range(args.runs)]
-    print(f"startup_to_prompt_ms median={statistics.median(runs):.0f} runs=[{', '.join(f'{r:.0f}' for r in runs)}]")
-    return 0
+    rows = run(args.quick, runs=args.runs, warmup=args.warmup, cairn=Path(args.cairn))
+    return finish(rows, args.json)
 
 
 if __name__ == "__main__":
