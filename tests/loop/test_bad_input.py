@@ -65,7 +65,9 @@ async def test_command_timeout(server, open_runtime):
 
 
 async def test_huge_command_output_capped_for_model_whole_in_storage(server, open_runtime):
-    size = 50_000_000
+    from agent.tools.terminal import STREAM_KEEP_BYTES
+
+    size = STREAM_KEEP_BYTES - 1024 * 1024  # all of it is kept (more is cut to head and tail)
     msg, _ = await run_one_call(server, open_runtime, "terminal-execute",
                                 {"command": f"head -c {size} /dev/zero | tr '\\0' a"})
     stored = sqlite3.connect(db_path()).execute(
