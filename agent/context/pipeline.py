@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field
 
 from agent.config import Settings
 from agent.context.passes import active_path, externalize, file_reads, orphans, terminal_outdated
-from agent.context.rendered import api_copy
+from agent.context.rendered import copy_api, valid_entry
 from agent.context.tokens import REPLY_PRIMING, counter_for
 from agent.context.truncation import MIDDLE_END, MIDDLE_START, TruncationReport, no_fold, truncate_until_fits
 from agent.context.truncation.file_folder import Fold
@@ -84,25 +84,23 @@ def build_api_messages(
         # unchanged messages through as the same objects, so a warm count encodes nothing.
         return sum(map(counter.count_stored, items)) + REPLY_PRIMING if items else 0
 
-    def recount(old: list[Message], new: list[Message], total: int) -> int:
+    def delta(old: list[Message], new: list[Message]) -> int:
+        """How many tokens a pass added (negative: saved)."""
         if len(old) != len(new) or not new:
-            return count(new)
+            return count(new) - count(old)
         # A replacing pass keeps positions: only the replaced objects change the sum.
         count_stored = counter.count_stored
-        for a, b in zip(old, new):
-            if a is not b:
-                total += count_stored(b) - count_stored(a)
-        return total
+        return sum(count_stored(b) - count_stored(a) for a, b in zip(old, new) if a is not b)
 
-    tokens = count(messages)
+    # Each pass's token change; the totals are filled in from the final count, so a warm
+    # build looks every message up once, in the loop that also copies it for the request.
+    steps: list[tuple[str, int, int]] = []
 
     def run(name: str, fn, *args, **kwargs) -> None:
-        nonlocal messages, tokens
-        before, previous = tokens, messages
+        nonlocal messages
+        previous = messages
         messages, changed = fn(messages, *args, **kwargs)
-        if changed:  # unchanged passes keep the count: no recount on a warm build
-            tokens = recount(previous, messages, tokens)
-        report.append(PassReport(name=name, changed=changed, tokens_before=before, tokens_after=tokens))
+        steps.append((name, changed, delta(previous, messages) if changed else 0))
 
     cfg = settings.context
     run(active_path.NAME, active_path.apply)
@@ -127,15 +125,36 @@ def build_api_messages(
             return result.messages, changed
 
         run(SMART_TRUNCATION, smart)
+    api: list[dict[str, Any]] = []
+    if system_prompt:
+        api.append({"role": "system", "content": system_prompt})
+    tokens = _copy_and_count(messages, api, counter)
+    after = tokens
+    for name, changed, added in reversed(steps):
+        report.append(PassReport(name=name, changed=changed, tokens_before=after - added, tokens_after=after))
+        after -= added
+    report.reverse()
     for entry in report:
         if entry.changed:  # seed 000 §6.4, seed 003 §6: one line per pass that changed something
             log.info("%s: %d changed, %d → %d tokens", entry.name, entry.changed,
                      entry.tokens_before, entry.tokens_after)
 
-    api: list[dict[str, Any]] = []
-    if system_prompt:
-        api.append({"role": "system", "content": system_prompt})
-    api.extend(map(api_copy, messages))
     breakdown = TokenBreakdown(system=system_tokens, tools=tool_tokens, messages=tokens)
     # Built from validated parts: validating 5,000 plain dicts again cost more than a pass.
     return BuildResult.model_construct(messages=api, report=report, tokens=breakdown, truncation=truncation)
+
+
+def _copy_and_count(messages: list[Message], out: list[dict[str, Any]], counter) -> int:
+    """Append each message's request dict to `out`; return their tokens (with the reply priming)."""
+    encoding, count_stored = counter.encoding_name, counter.count_stored
+    append = out.append
+    total = 0
+    for message in messages:
+        entry = valid_entry(message)
+        if entry is None or entry.encoding != encoding:
+            total += count_stored(message)  # renders and counts it, once
+            entry = valid_entry(message)
+        else:
+            total += entry.tokens
+        append(copy_api(entry.api))
+    return total + REPLY_PRIMING if messages else 0

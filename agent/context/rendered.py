@@ -52,7 +52,10 @@ def rendered(message: Message) -> Rendered:
 
 def api_copy(message: Message) -> dict[str, Any]:
     """A fresh dict for the request (callers such as provider adapters may edit theirs)."""
-    api = (valid_entry(message) or rendered(message)).api
+    return copy_api((valid_entry(message) or rendered(message)).api)
+
+
+def copy_api(api: dict[str, Any]) -> dict[str, Any]:
     if "tool_calls" not in api:
         return api.copy()
     out = api.copy()
