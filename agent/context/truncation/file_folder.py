@@ -69,10 +69,10 @@ def fold_file_reads(units: list[Unit], fold: Fold = no_fold, stats: FoldStats | 
     seen: dict[str, None] = dict.fromkeys(stats.files)
     out: list[Unit] = []
     for unit in units:
-        head = unit.messages[0]
-        if not unit.middle or head.role != "assistant" or not head.tool_calls:
+        if not unit.middle_tool_exchange:
             out.append(unit)
             continue
+        head = unit.messages[0]
         calls = {tc.id: tc for tc in head.tool_calls}
         messages = [head]
         for result in unit.messages[1:]:

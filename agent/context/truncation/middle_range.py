@@ -32,6 +32,12 @@ class Unit:
     messages: tuple[Message, ...]
     middle: bool = False
 
+    @property
+    def middle_tool_exchange(self) -> bool:
+        """A tool call with its results, inside the middle: what steps 2 and 3 may reshape."""
+        head = self.messages[0]
+        return self.middle and head.role == "assistant" and bool(head.tool_calls)
+
 
 def middle_range(tokens: list[int], start: float = MIDDLE_START, end: float = MIDDLE_END) -> tuple[int, int] | None:
     """Inclusive message indexes holding the `start` and `end` points of the cumulative tokens.

@@ -36,10 +36,10 @@ def filter_tool_calls(units: list[Unit], stats: FilterStats | None = None) -> li
     stats = stats if stats is not None else FilterStats()
     out: list[Unit] = []
     for unit in units:
-        head = unit.messages[0]
-        if not unit.middle or head.role != "assistant" or not head.tool_calls:
+        if not unit.middle_tool_exchange:
             out.append(unit)
             continue
+        head = unit.messages[0]
         kept_calls = [tc for tc in head.tool_calls if is_file_view(tc.name)]
         if len(kept_calls) == len(head.tool_calls):
             out.append(unit)
