@@ -173,10 +173,25 @@ def main(argv: list[str] | None = None) -> int:
             )
         except KeyboardInterrupt:
             return 130
-    from agent.ui.app import CairnApp
+    return _run_tui(args, workspace, flags)
 
-    # Settings load after the first frame: the prompt takes typing sooner.
-    app = CairnApp(workspace=workspace, flags=flags, resume_id=args.resume, continue_last=args.continue_last)
+
+def _run_tui(args: argparse.Namespace, workspace: Path, flags: dict) -> int:
+    """The prompt is drawn (agent/ui/early.py) before Textual is imported; what is typed
+    meanwhile goes to the app. Settings load after the app's first frame, for the same reason."""
+    from agent.ui.early import EarlyScreen
+
+    early = EarlyScreen.start()
+    try:
+        from agent.ui.app import CairnApp
+
+        app = CairnApp(workspace=workspace, flags=flags, resume_id=args.resume, continue_last=args.continue_last)
+    except BaseException:
+        if early is not None:
+            early.abandon()
+        raise
+    if early is not None:
+        app.typeahead = early.stop()
     app.run()
     return app.return_code or 0
 

@@ -1,11 +1,14 @@
 """Startup to a screen that accepts typing (SPEC §10: ≤ 0.3 s median on 2 cores).
 
 Launches the installed `cairn` in a detached tmux pane (120×36) with a model configured
-(no request is made), polls `tmux capture-pane` every ~5 ms until the prompt's
-placeholder is drawn, and prints the median of N runs (after one uncounted warm-up run,
-which also lets Python write the bytecode cache a real install would have):
+(no request is made), polls `tmux capture-pane` every ~5 ms, and notes when the prompt's
+placeholder is drawn — by the first screen (agent/ui/early.py), which takes typing and
+hands it to the app — and when the Textual app itself is up (its status line names the
+session). Prints medians of N runs (after one uncounted warm-up run, which also lets
+Python write the bytecode cache a real install would have):
 
     startup_to_prompt_ms median=… runs=[…]
+    startup_to_app_ms median=… runs=[…]
 
 then the suite's row. `--quick`: no warm-up, one run. Without tmux the row says
 "skipped (no tmux)".
@@ -27,9 +30,12 @@ from tmux_timing import READY_TEXT, PrivateTmux
 TIMEOUT = 20.0
 TARGET_MS = 300.0
 FIGURE = "start → prompt accepts typing (tmux)"
+APP_FIGURE = "start → Textual app up (status line drawn)"
+APP_LIVE = "new session"  # the app's status line; the first screen says "starting…"
 
 
-def one_run(tmux: PrivateTmux, cairn: Path) -> float:
+def one_run(tmux: PrivateTmux, cairn: Path) -> tuple[float, float]:
+    """(ms to the prompt, ms to the app's status line)."""
     with tempfile.TemporaryDirectory() as tmp:
         home, ws = Path(tmp, "home"), Path(tmp, "ws")
         home.mkdir()
@@ -38,10 +44,11 @@ def one_run(tmux: PrivateTmux, cairn: Path) -> float:
             f"env -u PYTHONDONTWRITEBYTECODE CAIRN_HOME={home} {cairn} --model openai/fake "
             f"--api-base http://127.0.0.1:9/v1 --api-key sk-bench --cwd {ws}"
         )
-        return tmux.times_to_texts(command, [READY_TEXT], timeout=TIMEOUT)[READY_TEXT]
+        seen = tmux.times_to_texts(command, [READY_TEXT, APP_LIVE], timeout=TIMEOUT)
+        return seen.get(READY_TEXT, seen[APP_LIVE]), seen[APP_LIVE]
 
 
-def measure(cairn: Path, runs: int, warmup: int) -> list[float]:
+def measure(cairn: Path, runs: int, warmup: int) -> list[tuple[float, float]]:
     with PrivateTmux("cairn-bench") as tmux:
         for _ in range(warmup):
             one_run(tmux, cairn)
@@ -54,13 +61,17 @@ def run(quick: bool = False, *, runs: int = 5, warmup: int = 1, cairn: Path | No
         runs, warmup = 1, 0
     cairn = cairn or cairn_script()
     if not have_tmux():
-        return [Row("startup", FIGURE, None, target="≤ 300 ms", note=SKIPPED_NO_TMUX)]
+        return [Row("startup", FIGURE, None, target="≤ 300 ms", note=SKIPPED_NO_TMUX),
+                Row("startup", APP_FIGURE, None, note=SKIPPED_NO_TMUX)]
     if not cairn.exists():
         raise RuntimeError(f"{cairn} not found: pip install -e . first")
-    times = measure(cairn, runs, warmup)
-    value = statistics.median(times)
-    print(f"startup_to_prompt_ms median={value:.0f} runs=[{', '.join(f'{r:.0f}' for r in times)}]")
-    return [Row("startup", FIGURE, value, target="≤ 300 ms", ok=at_most(value, TARGET_MS, quick), runs=times)]
+    pairs = measure(cairn, runs, warmup)
+    prompt, app = [p for p, _ in pairs], [a for _, a in pairs]
+    value, app_value = statistics.median(prompt), statistics.median(app)
+    print(f"startup_to_prompt_ms median={value:.0f} runs=[{', '.join(f'{r:.0f}' for r in prompt)}]")
+    print(f"startup_to_app_ms median={app_value:.0f} runs=[{', '.join(f'{r:.0f}' for r in app)}]")
+    return [Row("startup", FIGURE, value, target="≤ 300 ms", ok=at_most(value, TARGET_MS, quick), runs=prompt),
+            Row("startup", APP_FIGURE, app_value, runs=app)]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from agent.config import Settings
     from agent.runtime import Runtime
     from agent.tools.permissions import ApprovalRequest, Decision
+    from agent.ui.early import TypeAhead
 
 # Everything not needed for the first frame (the runtime and its pydantic models, the
 # approval screen, Markdown) is imported where it is first used.
@@ -81,6 +82,7 @@ class CairnApp(App):
         self._last_escape = 0.0
         self._last_ctrl_c = 0.0
         self._truncation_shown = False  # one "request shortened" line per turn is enough
+        self.typeahead: TypeAhead | None = None  # typed on the first screen, before the app ran
 
     # -- layout ---------------------------------------------------------------------------
     def compose(self):
@@ -107,7 +109,17 @@ class CairnApp(App):
         self.prompt.focus()
         if self.settings is not None:
             self._show_settings()
+        self._take_typeahead()
         self.call_after_refresh(self.open_runtime)
+
+    def _take_typeahead(self) -> None:
+        typed, self.typeahead = self.typeahead, None
+        if typed is None or not typed.text:
+            return
+        if typed.submitted:
+            self.prompt.post_message(PromptInput.Submitted(typed.text.strip("\n")))
+        else:
+            self.prompt.restore(typed.text)
 
     def _show_settings(self) -> None:
         self.status.set_info(model=self.settings.model)

@@ -16,9 +16,10 @@ from textual.message import Message
 from textual.widgets import OptionList, TextArea
 from textual.widgets.option_list import Option
 
+from agent.ui.early import PLACEHOLDER
+
 from agent.ui import commands
 
-PLACEHOLDER = "Ask cairn…  (/ for commands, Ctrl+J for a new line)"
 
 
 class SlashPopup(OptionList, can_focus=False):

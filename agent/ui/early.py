@@ -1,0 +1,185 @@
+"""The first screen, drawn before Textual is imported: the prompt takes typing at once.
+
+Importing Textual alone takes ~0.3 s on a small machine, longer than a prompt should take
+to appear. So `cairn` first draws the prompt box and status line itself (plain ANSI, the
+same places and placeholder as the app's), reads what the user types in a thread while
+Textual loads, echoes it in the box, and hands it over (`TypeAhead`) when the app starts:
+nothing typed early is lost, and Enter sends it as soon as the app can. Keys that are not
+text (arrows, function keys: escape sequences) are ignored until the app is up; Ctrl+C
+quits at once. Only the standard library is imported here.
+"""
+
+from __future__ import annotations
+
+import codecs
+import os
+import select
+import sys
+import termios
+import threading
+import tty
+
+PLACEHOLDER = "Ask cairn…  (/ for commands, Ctrl+J for a new line)"
+STARTING = "starting…"
+POLL_S = 0.02  # how often the reader looks at the stop flag while no key arrives
+_BORDER = "\x1b[38;5;32m"  # the prompt border's blue in a 256-colour terminal
+_DIM = "\x1b[2m"
+_RESET = "\x1b[0m"
+_CTRL_C, _CTRL_U, _BACKSPACE, _DELETE = 0x03, 0x15, 0x08, 0x7F
+
+
+class TypeAhead:
+    """What was typed before the app started: `text`, and whether Enter sent it."""
+
+    def __init__(self, text: str = "", submitted: bool = False) -> None:
+        self.text = text
+        self.submitted = submitted
+
+    def __repr__(self) -> str:
+        return f"TypeAhead(text={self.text!r}, submitted={self.submitted})"
+
+
+class KeyBuffer:
+    """Turns raw terminal bytes into the prompt's text (pure: the screen's tested core)."""
+
+    def __init__(self) -> None:
+        self.text = ""
+        self.submitted = False
+        self.quit = False
+        self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+
+    def feed(self, data: bytes) -> None:
+        if self.submitted or self.quit:
+            return
+        if b"\x1b" in data:
+            return  # arrows, function keys, Alt+key: not text, and no cursor to move yet
+        # Enter sends (it ends the burst the terminal delivers); a carriage return inside a
+        # burst is a pasted line break.
+        enter = data.endswith(b"\r")
+        for byte in data[:-1] if enter else data:
+            if byte == _CTRL_C:
+                self.quit = True
+                return
+            if byte in (_BACKSPACE, _DELETE):
+                self.text = self.text[:-1]
+            elif byte == _CTRL_U:
+                self.text = ""
+            elif byte in (0x0A, 0x0D):  # Ctrl+J, or a pasted line break
+                self.text += "\n"
+            elif byte == 0x09:
+                self.text += "    "
+            elif byte >= 0x20:
+                self.text += self._decoder.decode(bytes([byte]))
+        if enter and self.text.strip():
+            self.submitted = True
+
+
+def frame(width: int, height: int, text: str, status: str, sent: str = "") -> str:
+    """ANSI for the whole first screen: the prompt box and status line at the bottom, as
+    the app lays them out, with `text` (or the placeholder) in the box and the cursor after
+    it; `sent` (a prompt Enter sent) shows above the box, where the chat puts it."""
+    inner = max(1, width - 6)  # margin, border and one space of padding on each side
+    line = text.rsplit("\n", 1)[-1]
+    keep = inner - 1  # one cell for the cursor
+    shown = line[max(0, len(line) - keep):] if text else PLACEHOLDER[:inner]
+    body = shown if text else f"{_DIM}{shown}{_RESET}"
+    pad = " " * max(0, inner - len(shown))
+    top = max(1, height - 3)
+    out = [
+        "\x1b[H\x1b[2J",
+        f"\x1b[{top};2H{_BORDER}╭{'─' * (width - 4)}╮{_RESET}",
+        f"\x1b[{top + 1};2H{_BORDER}│{_RESET} {body}{pad} {_BORDER}│{_RESET}",
+        f"\x1b[{top + 2};2H{_BORDER}╰{'─' * (width - 4)}╯{_RESET}",
+        f"\x1b[{top + 3};3H{_DIM}{status[: max(0, width - 3)]}{_RESET}",
+        f"\x1b[{top + 1};{4 + (len(shown) if text else 0)}H",
+    ]
+    if sent and top > 3:
+        first = sent.strip().split("\n", 1)[0][: max(1, width - 6)]
+        out.insert(1, f"\x1b[{top - 2};2H{_BORDER}▌{_RESET} {first}")
+    return "".join(out)
+
+
+class EarlyScreen:
+    """Owns the terminal from launch until the app takes it (`stop`)."""
+
+    def __init__(self, fd_in: int, fd_out: int, saved: list) -> None:
+        self._in = fd_in
+        self._out = fd_out
+        self._saved = saved
+        self._keys = KeyBuffer()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._read, name="cairn-early-keys", daemon=True)
+
+    @classmethod
+    def start(cls) -> EarlyScreen | None:
+        """Draw the first screen and start taking keys; None where there is no terminal to
+        draw on (a pipe, TERM=dumb, CAIRN_NO_EARLY_SCREEN set)."""
+        if os.environ.get("CAIRN_NO_EARLY_SCREEN") or os.environ.get("TERM", "") in ("", "dumb"):
+            return None
+        try:
+            fd_in, fd_out = sys.stdin.fileno(), sys.stdout.fileno()
+            if not (os.isatty(fd_in) and os.isatty(fd_out)):
+                return None
+            saved = termios.tcgetattr(fd_in)
+            tty.setraw(fd_in, termios.TCSANOW)  # no echo, no signals: Ctrl+C is read as a key
+        except (OSError, ValueError, termios.error):
+            return None
+        screen = cls(fd_in, fd_out, saved)
+        screen._write("\x1b[?1049h\x1b[?25h")  # the alternate screen, as the app uses; cursor on
+        screen._draw()
+        screen._thread.start()
+        return screen
+
+    def stop(self) -> TypeAhead:
+        """Stop reading and give the terminal back as it was (the app sets its own mode)."""
+        self._stop.set()
+        self._thread.join(timeout=1)
+        self._restore()
+        return TypeAhead(self._keys.text, self._keys.submitted)
+
+    def abandon(self) -> None:
+        """The app never started: leave the alternate screen too."""
+        self.stop()
+        self._write("\x1b[?1049l")
+
+    def _restore(self) -> None:
+        try:
+            termios.tcsetattr(self._in, termios.TCSANOW, self._saved)
+        except termios.error:
+            pass
+
+    def _write(self, text: str) -> None:
+        try:
+            os.write(self._out, text.encode())
+        except OSError:
+            pass
+
+    def _draw(self) -> None:
+        try:
+            width, height = os.get_terminal_size(self._out)
+        except OSError:
+            width, height = 80, 24
+        keys = self._keys
+        if keys.submitted:
+            self._write(frame(width, height, "", f"{STARTING} (sending when ready)", sent=keys.text))
+        else:
+            self._write(frame(width, height, keys.text, STARTING))
+
+    def _read(self) -> None:
+        while not self._stop.is_set():
+            try:
+                ready, _, _ = select.select([self._in], [], [], POLL_S)
+                if not ready or self._stop.is_set():
+                    continue
+                data = os.read(self._in, 4096)
+            except OSError:
+                return
+            self._keys.feed(data)
+            if self._keys.quit:
+                # Nothing is open or written yet: leave the terminal as it was and go.
+                self._restore()
+                self._write("\x1b[?1049l")
+                os._exit(130)
+            self._draw()
+            if self._keys.submitted:
+                return  # later keys stay in the terminal's queue for the app to read

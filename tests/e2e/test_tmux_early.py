@@ -1,0 +1,88 @@
+"""The first screen (agent/ui/early.py) in a real terminal: keys typed before the app is up
+reach it; Enter typed then sends the prompt; Ctrl+C there quits cleanly."""
+
+from __future__ import annotations
+
+import shlex
+import time
+
+import pytest
+
+from tests.e2e.test_tmux import ANSWER_TIMEOUT, CAIRN, READY_TEXT, START_TIMEOUT, Tmux, pytestmark  # noqa: F401
+from tests.fakes.llm_server import FakeLLMServer, text
+
+APP_LIVE = "new session"  # the app's status line (the first screen says "starting…")
+
+
+def _command(home, ws, base_url: str, *, then: str = "") -> str:
+    parts = ["env", f"CAIRN_HOME={home}", str(CAIRN), "--model", "openai/fake", "--api-base", base_url,
+             "--api-key", "sk-test", "--cwd", str(ws)]
+    return " ".join(shlex.quote(p) for p in parts) + then
+
+
+@pytest.fixture
+def dirs(tmp_path):
+    home, ws = tmp_path / "home", tmp_path / "ws"
+    home.mkdir()
+    ws.mkdir()
+    return home, ws
+
+
+def _user_text(request: dict) -> str:
+    return [m for m in request["messages"] if m["role"] == "user"][-1]["content"]
+
+
+def test_prompt_sent_on_the_first_screen_is_answered(dirs):
+    home, ws = dirs
+    tmux = Tmux()
+    with FakeLLMServer([text("Early bird answered.")]) as server:
+        try:
+            tmux.start(_command(home, ws, server.base_url))
+            screen = tmux.wait_for(READY_TEXT, timeout=START_TIMEOUT)
+            early = APP_LIVE not in screen  # normally: the app takes a few hundred ms more
+            tmux.send("typed before the app", "Enter")
+            screen = tmux.wait_for("Early bird answered.", timeout=ANSWER_TIMEOUT)
+            assert "typed before the app" in screen and "Traceback" not in screen
+            assert [_user_text(r) for r in server.requests] == ["typed before the app"]
+        finally:
+            tmux.kill()
+    if not early:
+        pytest.skip("the app was already up when the keys were sent (nothing early was tested)")
+
+
+def test_text_typed_early_continues_in_the_app(dirs):
+    home, ws = dirs
+    tmux = Tmux()
+    with FakeLLMServer([text("Both halves arrived.")]) as server:
+        try:
+            tmux.start(_command(home, ws, server.base_url))
+            tmux.wait_for(READY_TEXT, timeout=START_TIMEOUT)
+            tmux.send("-l", "first half, ")
+            tmux.wait_for(APP_LIVE, "first half,", timeout=START_TIMEOUT)
+            tmux.send("-l", "second half")
+            tmux.send("Enter")
+            tmux.wait_for("Both halves arrived.", timeout=ANSWER_TIMEOUT)
+            assert [_user_text(r) for r in server.requests] == ["first half, second half"]
+        finally:
+            tmux.kill()
+
+
+def test_ctrl_c_on_the_first_screen_quits_and_restores_the_terminal(dirs):
+    home, ws = dirs
+    tmux = Tmux()
+    try:
+        tmux.start(_command(home, ws, "http://127.0.0.1:9/v1",
+                            then="; echo EXIT=$?; stty -a | tr ' ;' '\\n\\n' | grep -x -- '-\\?echo'; sleep 30"))
+        tmux.wait_for(READY_TEXT, timeout=START_TIMEOUT)
+        tmux.send("C-c")
+        screen = tmux.wait_for("EXIT=", timeout=START_TIMEOUT)
+        time.sleep(0.2)
+        screen = tmux.screen()
+        assert "Traceback" not in screen
+        if "EXIT=130" not in screen:
+            # The app was up already: its own Ctrl+C (press twice) is tested elsewhere.
+            assert "EXIT=0" in screen
+            pytest.skip("the app was already up when Ctrl+C arrived")
+        assert "EXIT=130\necho\n" in screen  # the terminal echoes again (stty says echo, not -echo)
+    finally:
+        tmux.kill()
