@@ -176,12 +176,29 @@ def main(argv: list[str] | None = None) -> int:
     return _run_tui(args, workspace, flags)
 
 
+def _resumed_history(args: argparse.Namespace, workspace: Path):
+    """For `--resume ID` / `--continue`: the session's last messages as first-screen lines."""
+    if not args.resume and not args.continue_last:
+        return None
+
+    def lines(width: int) -> list[str]:
+        from agent.paths import db_path
+        from agent.session.peek import peek_tail
+        from agent.ui.early_history import history_lines
+
+        messages = peek_tail(db_path(), resume_id=args.resume or None,
+                             cwd=None if args.resume else str(workspace))
+        return history_lines(messages, width) if messages else []
+
+    return lines
+
+
 def _run_tui(args: argparse.Namespace, workspace: Path, flags: dict) -> int:
     """The prompt is drawn (agent/ui/early.py) before Textual is imported; what is typed
     meanwhile goes to the app. Settings load after the app's first frame, for the same reason."""
     from agent.ui.early import EarlyScreen
 
-    early = EarlyScreen.start()
+    early = EarlyScreen.start(history=_resumed_history(args, workspace))
     try:
         from agent.ui.app import CairnApp
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-APP_NAME = "cairn"
+from agent.paths import APP_NAME, config_dir, data_dir, db_path, home_dir  # noqa: F401 - re-exported
 
 
 class _Section(BaseModel):
@@ -117,33 +117,6 @@ class Settings(_Section):
     permissions: PermissionSettings = Field(default_factory=PermissionSettings)
     # Problems found while loading (bad TOML, wrong types); shown to the user once.
     warnings: list[str] = Field(default_factory=list, exclude=True)
-
-
-def home_dir() -> Path | None:
-    value = os.environ.get("CAIRN_HOME")
-    return Path(value).expanduser() if value else None
-
-
-def data_dir() -> Path:
-    home = home_dir()
-    if home is not None:
-        return home
-    from platformdirs import user_data_dir
-
-    return Path(user_data_dir(APP_NAME, appauthor=False))
-
-
-def config_dir() -> Path:
-    home = home_dir()
-    if home is not None:
-        return home
-    from platformdirs import user_config_dir
-
-    return Path(user_config_dir(APP_NAME, appauthor=False))
-
-
-def db_path() -> Path:
-    return data_dir() / "sessions.db"
 
 
 MAX_CONFIG_BYTES = 1024 * 1024  # a config file is a few lines; a huge one is a mistake or hostile

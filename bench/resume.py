@@ -7,9 +7,11 @@ written through `Store.insert_session`. Then prints medians of N runs of:
 
 - `load_session_messages` of the long session (what every reader calls) and the share of
   its orphan filter (the rest is the store's `active_path`),
-- `cairn --resume ID` in a detached tmux pane (120×36) until the prompt is drawn, and
-  until the last message of the history (a unique marker) is on screen (stops after 3
-  runs when all of them take over 5 s, to keep the benchmark short),
+- `cairn --resume ID` in a detached tmux pane (120×36) until the prompt is drawn, until
+  the last message of the history (a unique marker) is on screen — both first drawn by
+  the first screen (agent/ui/early.py, before Textual loads) — and until the app itself
+  shows it (its status line names the session); stops after 3 runs when all of them take
+  over 5 s, to keep the benchmark short,
 - `store.list_summaries(limit=1000)`: the picker's list.
 
 A model is configured but never called (`--api-base http://127.0.0.1:9`). `agent/` is
@@ -48,6 +50,7 @@ from run import SKIPPED_NO_TMUX, Row, at_most, cairn_script, common_args, finish
 from tmux_timing import READY_TEXT, PrivateTmux  # noqa: E402
 
 TIMEOUT = 60.0
+SESSION_TITLE = "a long session"
 TARGET_MS = 500.0
 # Past this, more runs only make the benchmark slow: three are enough for the median.
 FAR_OVER_MS = 5_000.0
@@ -126,7 +129,7 @@ def long_session(n: int, cwd: str, marker: str, seed: int = 11) -> tuple[Session
             add(role="assistant", content=gen.words(10, 120), meta={"model": "openai/fake-model"})
     add(role="assistant", content=f"All done. {marker}", meta={"model": "openai/fake-model"})
     out = out[:n]
-    session = Session(cwd=cwd, model="openai/fake-model", title="a long session", created_at=out[0].created_at,
+    session = Session(cwd=cwd, model="openai/fake-model", title=SESSION_TITLE, created_at=out[0].created_at,
                       updated_at=out[-1].created_at, head_id=out[-1].id)
     return session, out
 
@@ -184,16 +187,18 @@ async def store_timings(db: Path, session_id: str, runs: int, n_sessions: int) -
 
 
 def tui_run(tmux: PrivateTmux, cairn: Path, home: Path, ws: Path, session_id: str,
-            marker: str) -> tuple[float, float]:
-    """(ms to the prompt, ms to the last history message on screen)."""
+            marker: str) -> tuple[float, float, float]:
+    """(ms to the prompt, ms to the last history message on screen, ms until the app itself
+    shows it: the status line names the session, which the first screen does not)."""
     command = (
         f"env -u PYTHONDONTWRITEBYTECODE CAIRN_HOME={home} {cairn} --resume {session_id} "
         f"--model openai/fake-model --api-base http://127.0.0.1:9 --api-key sk-x --cwd {ws}"
     )
     # Fine-grained near the target, coarser after: each capture costs CPU the app needs.
-    seen = tmux.times_to_texts(command, [READY_TEXT, marker], timeout=TIMEOUT,
+    app = (marker, SESSION_TITLE)
+    seen = tmux.times_to_texts(command, [READY_TEXT, marker, app], timeout=TIMEOUT,
                                poll=lambda elapsed: 0.01 if elapsed < 2 else 0.05)
-    return seen.get(READY_TEXT, seen[marker]), seen[marker]
+    return seen.get(READY_TEXT, seen[app]), seen.get(marker, seen[app]), seen[app]
 
 
 # -- report ---------------------------------------------------------------------------------------
@@ -221,15 +226,16 @@ def measure(*, runs: int, messages: int, sessions: int, cairn: Path, warmup: int
             with PrivateTmux("cairn-bench-resume") as tmux:
                 for _ in range(warmup):
                     tui_run(tmux, cairn, home, ws, session_id, marker)
-                tui_runs: list[tuple[float, float]] = []
+                tui_runs: list[tuple[float, float, float]] = []
                 for _ in range(runs):
                     tui_runs.append(tui_run(tmux, cairn, home, ws, session_id, marker))
-                    if len(tui_runs) >= 3 and min(r[1] for r in tui_runs) > FAR_OVER_MS:
+                    if len(tui_runs) >= 3 and min(r[2] for r in tui_runs) > FAR_OVER_MS:
                         print(f"(cairn --resume: stopped after {len(tui_runs)} runs, "
                               f"all over {FAR_OVER_MS / 1000:.0f} s)")
                         break
             times["tui_prompt"] = [r[0] / 1000 for r in tui_runs]
             times["tui_history"] = [r[1] / 1000 for r in tui_runs]
+            times["tui_app"] = [r[2] / 1000 for r in tui_runs]
     return times
 
 
@@ -250,6 +256,7 @@ def run(quick: bool = False, *, runs: int = 5, messages: int = 10_000, sessions:
         ("  of which the orphan filter", "orphans", "the rest: store.active_path (SQL, Message objects)"),
         ("cairn --resume: prompt drawn", "tui_prompt", "tmux 120×36"),
         ("cairn --resume: last message", "tui_history", "target ≤ 500 ms (SPEC §10)"),
+        ("  … drawn by the app itself", "tui_app", "after the first screen's preview"),
         ("list_summaries(limit=1000)", "list", "the picker's list"),
     ]
     print(f"{'measure':<32} {'median ms':>10}  runs (ms)")
@@ -271,6 +278,7 @@ def run(quick: bool = False, *, runs: int = 5, messages: int = 10_000, sessions:
     return [
         row(f"--resume {size} → last message on screen (tmux)", "tui_history", "≤ 500 ms", TARGET_MS),
         row(f"--resume {size} → prompt drawn (tmux)", "tui_prompt"),
+        row(f"--resume {size} → app shows the last message (tmux)", "tui_app"),
         row(f"load_session_messages, {size}", "load"),
         row(f"list_summaries (picker, {min(1000, sessions + 1):,} sessions)", "list"),
     ]

@@ -30,9 +30,10 @@ class PrivateTmux:
     def __exit__(self, *exc: object) -> None:
         self.run("kill-server")
 
-    def times_to_texts(self, command: str, texts: list[str], *, timeout: float,
-                       poll: Callable[[float], float] = lambda elapsed: 0.005) -> dict[str, float]:
-        """Run `command` in a 120×36 pane; ms from launch until each text was first on screen.
+    def times_to_texts(self, command: str, texts: list[str | tuple[str, ...]], *, timeout: float,
+                       poll: Callable[[float], float] = lambda elapsed: 0.005) -> dict:
+        """Run `command` in a 120×36 pane; ms from launch until each text was first on screen
+        (a tuple: until all of its texts were on the same screen), keyed by the item.
 
         Returns once the last of `texts` appears (earlier ones may be missing if they never
         showed); raises RuntimeError with the screen after `timeout` seconds.
@@ -48,7 +49,8 @@ class PrivateTmux:
                 elapsed = time.perf_counter() - start
                 captured = self.run("capture-pane", "-p", "-t", name)
                 for text in texts:
-                    if text not in seen and text in captured.stdout:
+                    parts = text if isinstance(text, tuple) else (text,)
+                    if text not in seen and all(part in captured.stdout for part in parts):
                         seen[text] = elapsed * 1000
                 if texts[-1] in seen:
                     return seen

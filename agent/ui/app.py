@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 
 ESC_WINDOW = 0.5  # two ESC presses within this many seconds = "ESC twice"
 CTRL_C_WINDOW = 2.0
+HISTORY_DRAWN_TIMEOUT_S = 2.0  # litellm waits at most this long for a resumed history to be drawn
 
 
 def readable(exc: BaseException) -> str:
@@ -209,8 +210,11 @@ class CairnApp(App):
 
     @work(group="backend", exit_on_error=False)
     async def _when_backend_ready(self) -> None:
-        """The context window is known once litellm has loaded behind the first screen."""
+        """The context window is known once litellm has loaded behind the first screen.
+
+        Its import holds the GIL for seconds: a resumed history is drawn completely first."""
         if self.runtime is not None:
+            await self.chat.history_drawn(timeout=HISTORY_DRAWN_TIMEOUT_S)
             try:
                 await self.runtime.ready()
             except Exception as exc:

@@ -18,6 +18,7 @@ import sys
 import termios
 import threading
 import tty
+from typing import Callable
 
 PLACEHOLDER = "Ask cairn…  (/ for commands, Ctrl+J for a new line)"
 STARTING = "starting…"
@@ -74,10 +75,11 @@ class KeyBuffer:
             self.submitted = True
 
 
-def frame(width: int, height: int, text: str, status: str, sent: str = "") -> str:
-    """ANSI for the whole first screen: the prompt box and status line at the bottom, as
-    the app lays them out, with `text` (or the placeholder) in the box and the cursor after
-    it; `sent` (a prompt Enter sent) shows above the box, where the chat puts it."""
+def frame(width: int, height: int, text: str, status: str, sent: str = "",
+          history: list[str] | tuple[str, ...] = ()) -> str:
+    """ANSI for the whole first screen, laid out as the app lays it out: `history` lines
+    (a resumed session's last messages) above the prompt box, then `sent` (a prompt Enter
+    sent), the box with `text` (or the placeholder) and the cursor after it, the status line."""
     inner = max(1, width - 6)  # margin, border and one space of padding on each side
     line = text.rsplit("\n", 1)[-1]
     keep = inner - 1  # one cell for the cursor
@@ -85,25 +87,29 @@ def frame(width: int, height: int, text: str, status: str, sent: str = "") -> st
     body = shown if text else f"{_DIM}{shown}{_RESET}"
     pad = " " * max(0, inner - len(shown))
     top = max(1, height - 3)
-    out = [
-        "\x1b[H\x1b[2J",
+    chat = list(history)
+    if sent:
+        chat += ["", f" {_BORDER}▌{_RESET} {sent.strip().split(chr(10), 1)[0][:inner]}"]
+    rows = max(0, top - 2)  # the chat's rows, with one blank row above the box
+    out = ["\x1b[H\x1b[2J"]
+    for row, chat_line in enumerate(chat[len(chat) - rows:] if rows else [], start=1 + rows - min(rows, len(chat))):
+        out.append(f"\x1b[{row};1H{chat_line}")
+    out += [
         f"\x1b[{top};2H{_BORDER}╭{'─' * (width - 4)}╮{_RESET}",
         f"\x1b[{top + 1};2H{_BORDER}│{_RESET} {body}{pad} {_BORDER}│{_RESET}",
         f"\x1b[{top + 2};2H{_BORDER}╰{'─' * (width - 4)}╯{_RESET}",
         f"\x1b[{top + 3};3H{_DIM}{status[: max(0, width - 3)]}{_RESET}",
         f"\x1b[{top + 1};{4 + (len(shown) if text else 0)}H",
     ]
-    if sent and top > 3:
-        first = sent.strip().split("\n", 1)[0][: max(1, width - 6)]
-        out.insert(1, f"\x1b[{top - 2};2H{_BORDER}▌{_RESET} {first}")
     return "".join(out)
 
 
 class EarlyScreen:
     """Owns the terminal from launch until the app takes it (`stop`)."""
 
-    def __init__(self, fd_in: int, fd_out: int, saved: list) -> None:
+    def __init__(self, fd_in: int, fd_out: int, saved: list, history: list[str]) -> None:
         self._in = fd_in
+        self._history = history
         self._out = fd_out
         self._saved = saved
         self._keys = KeyBuffer()
@@ -111,9 +117,10 @@ class EarlyScreen:
         self._thread = threading.Thread(target=self._read, name="cairn-early-keys", daemon=True)
 
     @classmethod
-    def start(cls) -> EarlyScreen | None:
+    def start(cls, history: Callable[[int], list[str]] | None = None) -> EarlyScreen | None:
         """Draw the first screen and start taking keys; None where there is no terminal to
-        draw on (a pipe, TERM=dumb, CAIRN_NO_EARLY_SCREEN set)."""
+        draw on (a pipe, TERM=dumb, CAIRN_NO_EARLY_SCREEN set). `history(width)` gives the
+        lines of a resumed session to show above the prompt."""
         if os.environ.get("CAIRN_NO_EARLY_SCREEN") or os.environ.get("TERM", "") in ("", "dumb"):
             return None
         try:
@@ -124,7 +131,13 @@ class EarlyScreen:
             tty.setraw(fd_in, termios.TCSANOW)  # no echo, no signals: Ctrl+C is read as a key
         except (OSError, ValueError, termios.error):
             return None
-        screen = cls(fd_in, fd_out, saved)
+        lines: list[str] = []
+        if history is not None:
+            try:
+                lines = history(os.get_terminal_size(fd_out).columns)
+            except Exception:  # a preview must never stop cairn from starting
+                lines = []
+        screen = cls(fd_in, fd_out, saved, lines)
         screen._write("\x1b[?1049h\x1b[?25h")  # the alternate screen, as the app uses; cursor on
         screen._draw()
         screen._thread.start()
@@ -161,9 +174,10 @@ class EarlyScreen:
             width, height = 80, 24
         keys = self._keys
         if keys.submitted:
-            self._write(frame(width, height, "", f"{STARTING} (sending when ready)", sent=keys.text))
+            self._write(frame(width, height, "", f"{STARTING} (sending when ready)", sent=keys.text,
+                              history=self._history))
         else:
-            self._write(frame(width, height, keys.text, STARTING))
+            self._write(frame(width, height, keys.text, STARTING, history=self._history))
 
     def _read(self) -> None:
         while not self._stop.is_set():

@@ -86,3 +86,28 @@ def test_ctrl_c_on_the_first_screen_quits_and_restores_the_terminal(dirs):
         assert "EXIT=130\necho\n" in screen  # the terminal echoes again (stty says echo, not -echo)
     finally:
         tmux.kill()
+
+
+async def test_resume_shows_the_conversation_with_the_first_prompt(dirs):
+    """The first screen of `--resume` already holds the session's last messages; the app
+    then shows the same conversation."""
+    from agent.session.models import Message
+    from agent.session.store import Store
+
+    home, ws = dirs
+    store = await Store.open(home / "sessions.db")
+    session = await store.create_session(cwd=str(ws), model="openai/fake")
+    for i in range(30):
+        await store.append(session, Message(role="user", content=f"question number {i}"))
+        await store.append(session, Message(role="assistant", content=f"answer number {i}"))
+    await store.append(session, Message(role="assistant", content="LAST-ANSWER-MARKER"))
+    await store.close()
+    tmux = Tmux()
+    try:
+        tmux.start(_command(home, ws, "http://127.0.0.1:9/v1") .replace(" --cwd", f" --resume {session.id[:8]} --cwd"))
+        screen = tmux.wait_for(READY_TEXT, timeout=START_TIMEOUT)
+        assert "LAST-ANSWER-MARKER" in screen and "question number 29" in screen
+        assert "question number 0\n" not in screen  # only what fits
+        tmux.wait_for("LAST-ANSWER-MARKER", "answer number 29", "openai/fake", timeout=START_TIMEOUT)
+    finally:
+        tmux.kill()

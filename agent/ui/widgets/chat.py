@@ -32,6 +32,7 @@ MAX_MOUNTED = 200
 # A resumed session shows this many widgets at first (a few screens); older ones mount in
 # batches as the user scrolls to the top. Laying out 200 at once took seconds.
 FIRST_SHOWN = 40
+FIRST_PAINT = 12  # of those, the newest ones that fill a screen: laid out in the first frame
 OLDER_BATCH = 40
 DRAIN_HZ = 20
 DIFF_EXPANDED_MAX_LINES = 40
@@ -96,6 +97,9 @@ class AssistantMessage(Widget):
         self._static = text is not None
         self._queue: asyncio.Queue[str | None] = asyncio.Queue()
         self._finished = self._static
+        # Set when the Markdown has parsed and mounted its text (it does so in a thread, then
+        # in batches): a resumed screen is complete once every such message is drawn.
+        self.drawn = asyncio.Event()
 
     def compose(self):
         from textual.widgets import Markdown
@@ -105,6 +109,10 @@ class AssistantMessage(Widget):
     def on_mount(self) -> None:
         if not self._static:
             self.run_worker(self._drain(), group="stream", exit_on_error=False)
+
+    def on_markdown_table_of_contents_updated(self, event) -> None:
+        # Textual's Markdown posts this at the end of every update, the first one included.
+        self.drawn.set()
 
     def feed(self, chunk: str) -> None:
         if chunk and not self._finished:
@@ -376,10 +384,29 @@ class ChatView(VerticalScroll, can_focus=False):
                 block.mark_stopped("  ⎿ (no result)")
         widgets = widgets[-MAX_MOUNTED:]
         self._older = widgets[:-FIRST_SHOWN]
+        # What fills the screen is laid out first; the rest of the first batch right after.
+        first, rest = widgets[-FIRST_PAINT:], widgets[-FIRST_SHOWN:-FIRST_PAINT]
         with self.app.batch_update():
-            self.mount_all(widgets[-FIRST_SHOWN:])
+            self.mount_all(first)
         self._trim()
         self.anchor()
+        if rest:
+            self.call_after_refresh(self._mount_before_first, rest)
+
+    def _mount_before_first(self, widgets: list[Widget]) -> None:
+        mounted = [c for c in self.children if c.parent is self]
+        if mounted:
+            with self.app.batch_update():
+                self.mount_all(widgets, before=mounted[0])
+
+    async def history_drawn(self, timeout: float) -> None:
+        """Wait (at most `timeout` s) until the shown history's Markdown is all on screen."""
+        pending = [w.drawn.wait() for w in self.query(AssistantMessage) if w._static and not w.drawn.is_set()]
+        if pending:
+            try:
+                await asyncio.wait_for(asyncio.gather(*pending), timeout)
+            except asyncio.TimeoutError:
+                pass
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)

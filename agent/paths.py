@@ -1,0 +1,40 @@
+"""Where cairn keeps its data and config (`CAIRN_HOME` relocates both, SPEC §11).
+
+Standard library only: the first screen (agent/ui/early.py via agent/cli.py) needs the
+database's path before pydantic or the settings are imported.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+APP_NAME = "cairn"
+
+
+def home_dir() -> Path | None:
+    value = os.environ.get("CAIRN_HOME")
+    return Path(value).expanduser() if value else None
+
+
+def data_dir() -> Path:
+    home = home_dir()
+    if home is not None:
+        return home
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir(APP_NAME, appauthor=False))
+
+
+def config_dir() -> Path:
+    home = home_dir()
+    if home is not None:
+        return home
+    from platformdirs import user_config_dir
+
+    return Path(user_config_dir(APP_NAME, appauthor=False))
+
+
+def db_path() -> Path:
+    return data_dir() / "sessions.db"
+

@@ -1,0 +1,80 @@
+"""A read-only look at a session's newest messages, for the first screen of `--resume`/`--continue`.
+
+The one place besides agent/session/store.py that runs SQL, and only SELECTs: it must stay
+standard-library only (sqlite3, json), because it runs before Textual, pydantic or the store
+are imported, so a resumed conversation is on screen at once. The app then reads the
+session through the store as usual. Any problem (no database yet, an unknown id, a
+database being migrated) gives None: the first screen simply shows no history.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+PEEK_MESSAGES = 30  # more than a screen holds: tool results fold into their call's lines
+_COLUMNS = "role, content, tool_calls, tool_call_id, tool_name, status, kind, meta"
+
+
+def _session_head(conn: sqlite3.Connection, resume_id: str | None, cwd: str | None) -> tuple[str, str] | None:
+    """(session id, head id) as the store resolves them: an exact id or a unique prefix, or
+    with `cwd` the folder's latest session."""
+    if resume_id:
+        rows = conn.execute("SELECT id, head_id FROM sessions WHERE id = ?", (resume_id,)).fetchall()
+        if not rows:
+            escaped = resume_id.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+            rows = conn.execute("SELECT id, head_id FROM sessions WHERE id LIKE ? ESCAPE '\\' LIMIT 2",
+                                (escaped + "%",)).fetchall()
+    elif cwd is not None:
+        rows = conn.execute("SELECT id, head_id FROM sessions WHERE cwd = ? ORDER BY updated_at DESC, rowid DESC"
+                            " LIMIT 1", (cwd,)).fetchall()
+    else:
+        return None
+    return (rows[0][0], rows[0][1]) if len(rows) == 1 and rows[0][1] else None
+
+
+def peek_tail(db: Path, *, resume_id: str | None = None, cwd: str | None = None,
+              limit: int = PEEK_MESSAGES) -> list[dict[str, Any]] | None:
+    """The newest `limit` messages on the session's active path, oldest first, as plain dicts
+    (`tool_calls` and `meta` decoded); None when there is nothing to show."""
+    if not db.is_file():
+        return None
+    try:
+        conn = sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True, timeout=0.2)
+    except sqlite3.Error:
+        return None
+    try:
+        found = _session_head(conn, resume_id, cwd)
+        if found is None:
+            return None
+        session_id, head_id = found
+        rows = conn.execute(
+            f"""
+            WITH RECURSIVE path(id, parent_id, depth) AS (
+                SELECT id, parent_id, 0 FROM messages WHERE id = ? AND session_id = ?
+                UNION ALL
+                SELECT m.id, m.parent_id, path.depth + 1
+                FROM messages m JOIN path ON m.id = path.parent_id
+                WHERE m.session_id = ? AND path.depth < ?
+            )
+            SELECT {_COLUMNS} FROM path JOIN messages ON messages.id = path.id ORDER BY path.depth DESC
+            """,
+            (head_id, session_id, session_id, limit - 1),
+        ).fetchall()
+    except sqlite3.Error:
+        return None
+    finally:
+        conn.close()
+    names = [c.strip() for c in _COLUMNS.split(",")]
+    out: list[dict[str, Any]] = []
+    for row in rows:
+        message = dict(zip(names, row))
+        try:
+            message["tool_calls"] = json.loads(message["tool_calls"] or "[]")
+            message["meta"] = json.loads(message["meta"] or "{}")
+        except ValueError:
+            return None
+        out.append(message)
+    return out

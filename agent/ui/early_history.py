@@ -1,0 +1,64 @@
+"""A resumed session's last messages as plain lines, for the first screen (agent/ui/early.py).
+
+The same shapes the chat draws a moment later — `▌` user text, assistant text, `● tool
+args` with `▶ summary` — laid out in the same columns, without Markdown: the app's chat
+replaces them as soon as Textual is up. Standard library only (tool_render is pure).
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from types import SimpleNamespace
+from typing import Any
+
+from agent.ui.widgets import tool_render
+
+BAR = "\x1b[38;5;32m▌\x1b[0m"
+DIM = "\x1b[2m"
+BOLD = "\x1b[1m"
+RESET = "\x1b[0m"
+MAX_LINES_PER_MESSAGE = 12
+_COMMAND = re.compile(r'<command name="([a-z0-9_-]+)">')
+
+
+def _wrap(text: str, width: int, limit: int = MAX_LINES_PER_MESSAGE) -> list[str]:
+    lines: list[str] = []
+    for paragraph in tool_render.inert(text).strip("\n").split("\n"):
+        lines += textwrap.wrap(paragraph, width, replace_whitespace=False, drop_whitespace=True) or [""]
+        if len(lines) > limit:
+            return lines[: limit - 1] + ["…"]
+    return lines
+
+
+def _user(content: str) -> str:
+    command = _COMMAND.match(content)
+    return f"/{command.group(1)}" if command else content
+
+
+def history_lines(messages: list[dict[str, Any]], width: int) -> list[str]:
+    """Lines (with ANSI styles) for `messages` (agent/session/peek.py dicts), oldest first."""
+    inner = max(10, width - 8)  # chat padding, Markdown padding and the scrollbar
+    results = {m["tool_call_id"]: m for m in messages if m["role"] == "tool" and m.get("tool_call_id")}
+    lines: list[str] = []
+    for m in messages:
+        content = m.get("content") or ""
+        if m.get("kind") == "summary":
+            lines += ["", f"  {DIM}── Context condensed ──{RESET}"]
+        elif m["role"] == "user":
+            lines.append("")
+            lines += [f" {BAR} {line}" for line in _wrap(_user(content), inner)]
+        elif m["role"] == "assistant":
+            if content.strip():
+                lines.append("")
+                lines += [f"  {line}" for line in _wrap(content, inner)]
+            for raw in m.get("tool_calls") or []:
+                call = SimpleNamespace(name=str(raw.get("name", "")), arguments=str(raw.get("arguments", "")))
+                name = tool_render.inert(call.name)[:inner]
+                args = tool_render.format_args(call)[: max(0, inner - len(name) - 3)]
+                lines += ["", f"  {DIM}●{RESET} {BOLD}{name}{RESET} {args}"]
+                result = results.get(raw.get("id"))
+                if result is not None:
+                    summary = tool_render.summarize_result(SimpleNamespace(**result))
+                    lines.append(f"    {DIM}▶ {summary}{RESET}")
+    return lines
