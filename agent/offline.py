@@ -45,6 +45,9 @@ def import_litellm():
         litellm.suppress_debug_info = True
         litellm.drop_params = True
         litellm.telemetry = False
+        from agent.llm import sdk_fastpath
+
+        sdk_fastpath.install()  # a request's cost stays flat as the session grows
         _litellm = litellm
     return _litellm
 
