@@ -7,6 +7,7 @@ attempt and reports what streamed before any failure via `LLMError.partial`.
 
 from __future__ import annotations
 
+import asyncio
 import email.utils
 import inspect
 import json
@@ -105,6 +106,9 @@ _REPR = re.compile(r"<(\w+): [^<>]*>")
 # What the openai SDK (and litellm's own checks) say when no key was given at all.
 _MISSING_KEY = re.compile(r"missing credentials|api_key client option must be set|missing \w* ?api key"
                           r"|no api key|api key (?:is )?(?:missing|not set|required)", re.IGNORECASE)
+# litellm parses ~1 ms per chunk; chunks already buffered are iterated without returning to
+# the event loop, so a fast stream would freeze the screen for hundreds of ms without this.
+STREAM_YIELD_S = 0.05
 _EMPTY = "The model returned an empty response (no text and no tool call)."
 _EMPTY_AT_LIMIT = "The model stopped at its output limit (no text and no tool call)."
 _HTML = re.compile(r"<(?:html|body|head|title|!doctype)\b", re.IGNORECASE)
@@ -229,7 +233,12 @@ async def stream_chat(request: ChatRequest, on_text: TextSink | None = None,
         kwargs["temperature"] = request.temperature
     try:
         stream = await litellm.acompletion(**kwargs)
+        clock = time.perf_counter
+        since_yield = clock()
         async for chunk in stream:
+            if clock() - since_yield > STREAM_YIELD_S:
+                await asyncio.sleep(0)  # let the screen draw: buffered chunks never wait on the loop
+                since_yield = clock()
             usage = getattr(chunk, "usage", None)
             if usage:
                 result.prompt_tokens = getattr(usage, "prompt_tokens", None) or result.prompt_tokens
