@@ -224,8 +224,12 @@ class CairnApp(App):
             self.refresh_status()
 
     def _drop_pending(self, why: str) -> None:
+        """Prompts sent before the runtime could open, which it never did: back into the
+        prompt (nothing typed is lost), with `why` as a notice."""
         if self._pending and why:
             self.chat.add_notice(why, kind="warning")
+        if self._pending and not self.prompt.text.strip():
+            self.prompt.restore("\n\n".join(self._pending))
         self._pending.clear()
 
     def refresh_status(self) -> None:
