@@ -14,6 +14,8 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+from agent.session.schema import ACTIVE_PATH_SQL
+
 PEEK_MESSAGES = 30  # more than a screen holds: tool results fold into their call's lines
 _COLUMNS = "role, content, tool_calls, tool_call_id, tool_name, status, kind, meta"
 
@@ -51,16 +53,7 @@ def peek_tail(db: Path, *, resume_id: str | None = None, cwd: str | None = None,
             return None
         session_id, head_id = found
         rows = conn.execute(
-            f"""
-            WITH RECURSIVE path(id, parent_id, depth) AS (
-                SELECT id, parent_id, 0 FROM messages WHERE id = ? AND session_id = ?
-                UNION ALL
-                SELECT m.id, m.parent_id, path.depth + 1
-                FROM messages m JOIN path ON m.id = path.parent_id
-                WHERE m.session_id = ? AND path.depth < ?
-            )
-            SELECT {_COLUMNS} FROM path JOIN messages ON messages.id = path.id ORDER BY path.depth DESC
-            """,
+            ACTIVE_PATH_SQL.format(columns=_COLUMNS),
             (head_id, session_id, session_id, limit - 1),
         ).fetchall()
     except sqlite3.Error:

@@ -1,4 +1,5 @@
-"""The database schema, as migrations (used only by agent/session/store.py)."""
+"""The database schema, as migrations (used only by agent/session/store.py), and the
+active-path query, which session/peek.py shares (standard library only: no imports)."""
 
 from __future__ import annotations
 
@@ -71,3 +72,17 @@ MIGRATIONS: list[str] = [
     CREATE INDEX context_events_session ON context_events (session_id, id);
     """,
 ]
+
+
+# Root → head chain of one session via parent_id, newest `limit` only (parameters: head id,
+# session id, session id, limit − 1); `{columns}` of `messages` are selected, oldest first.
+ACTIVE_PATH_SQL = """
+    WITH RECURSIVE path(id, parent_id, depth) AS (
+        SELECT id, parent_id, 0 FROM messages WHERE id = ? AND session_id = ?
+        UNION ALL
+        SELECT m.id, m.parent_id, path.depth + 1
+        FROM messages m JOIN path ON m.id = path.parent_id
+        WHERE m.session_id = ? AND path.depth < ?
+    )
+    SELECT {columns} FROM path JOIN messages ON messages.id = path.id ORDER BY path.depth DESC
+"""

@@ -18,7 +18,7 @@ from typing import Any, AsyncIterator, Iterable, Iterator
 import aiosqlite
 
 from agent.config import db_path
-from agent.session.schema import MIGRATIONS
+from agent.session.schema import ACTIVE_PATH_SQL, MIGRATIONS
 from agent.session.models import ContextEvent, FileChange, Message, Session, SessionSummary, ToolCall, now_ms
 
 BUSY_TIMEOUT_MS = 30_000
@@ -370,16 +370,7 @@ class Store:
         if head_id is None:
             return []
         async with self.conn.execute(
-            """
-            WITH RECURSIVE path(id, parent_id, depth) AS (
-                SELECT id, parent_id, 0 FROM messages WHERE id = ? AND session_id = ?
-                UNION ALL
-                SELECT m.id, m.parent_id, path.depth + 1
-                FROM messages m JOIN path ON m.id = path.parent_id
-                WHERE m.session_id = ? AND path.depth < ?
-            )
-            SELECT messages.* FROM path JOIN messages ON messages.id = path.id ORDER BY path.depth DESC
-            """,
+            ACTIVE_PATH_SQL.format(columns="messages.*"),
             (head_id, session_id, session_id, (limit if limit is not None else 10_000_000) - 1),
         ) as cur:
             return [_row_to_message(r) for r in await cur.fetchall()]
