@@ -1,8 +1,11 @@
 """Pipeline build time for generated sessions (SPEC §10: 5,000 messages warm ≤ 30 ms, cold ≤ 1.5 s).
 
-Cold: a fresh token counter (nothing cached). Warm: the same history built again, as the
-loop does on every request. Prints medians of several runs, peak memory of a cold build,
-and the time per 1,000 messages to show growth is linear.
+Cold: a fresh token counter (nothing cached). Warm: the next request, as the loop builds
+it — the history grown by one message (a new prompt) and the clock a second later, with
+everything earlier builds remembered (the SPEC target and the linearity are judged on
+this one). Rebuild: the very same history again (the budget step, a retry, /context),
+which the pipeline answers from its remembered steps. Prints medians of several runs,
+peak memory of a cold build, and the time per 1,000 messages to show growth is linear.
 
     python bench/pipeline.py [--sizes 1000 5000 20000] [--runs 5] [--quick] [--json FILE]
 
@@ -15,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import os
 import random
 import statistics
@@ -27,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from agent.config import Settings  # noqa: E402
-from agent.context import rendered, tokens  # noqa: E402
+from agent.context import facts, memo, rendered, tokens  # noqa: E402
 from agent.context.passes import replace  # noqa: E402
 from agent.context.pipeline import build_api_messages  # noqa: E402
 from agent.session.models import Message, ToolCall  # noqa: E402
@@ -72,13 +76,17 @@ def build(history, settings, now):
 
 
 def _forget_everything() -> None:
-    """Cold: no token counts, no rendered API forms, no placeholder copies from earlier builds."""
+    """Cold: no token counts, no rendered API forms, no per-message records or placeholder
+    copies, no remembered pass results from earlier builds."""
     tokens._counters.clear()
     rendered.clear()
     replace._copies.clear()
+    facts.clear()
+    memo.clear()
 
 
 def measure(n: int, runs: int) -> dict:
+    build(generate(50), Settings(), 0)  # load the encoding outside the timings
     history = generate(n)
     settings = Settings()
     now = history[-1].created_at + 60_000
@@ -88,9 +96,16 @@ def measure(n: int, runs: int) -> dict:
         start = time.perf_counter()
         build(history, settings, now)
         cold.append(time.perf_counter() - start)
-    # Warm as the loop sees it: the same history built again, request after request.
+    # Warm as the loop sees it: request after request, the history one message longer.
     build(history, settings, now)
-    for _ in range(runs):
+    rebuild = []
+    for k in range(runs):
+        start = time.perf_counter()
+        build(history, settings, now)
+        rebuild.append(time.perf_counter() - start)
+        now += 1_000
+        history = history + [Message(role="user", content=f"and now step {k}: " + " ".join(WORDS[:20]),
+                                     created_at=now)]
         start = time.perf_counter()
         build(history, settings, now)
         warm.append(time.perf_counter() - start)
@@ -100,17 +115,21 @@ def measure(n: int, runs: int) -> dict:
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     return {"n": n, "cold_ms": statistics.median(cold) * 1000, "warm_ms": statistics.median(warm) * 1000,
+            "rebuild_ms": statistics.median(rebuild) * 1000, "rebuild_runs": [r * 1000 for r in rebuild],
             "peak_mb": peak / 2**20, "cold_runs": [c * 1000 for c in cold], "warm_runs": [w * 1000 for w in warm]}
 
 
 def run(quick: bool = False, *, sizes: list[int] | None = None, runs: int = 5) -> list[Row]:
     sizes = [500, 2000] if quick else sizes or [1000, 5000, 20000]
     runs = 1 if quick else runs
-    build(generate(50), Settings(), 0)  # load the encoding outside the timings
     print(f"{'messages':>9} {'cold ms':>9} {'warm ms':>9} {'warm µs/msg':>12} {'peak MB':>8}")
     results = []
+    # Each size in a fresh process, as each session is: the sizes built before would
+    # otherwise leave their heap behind and slow the next one down.
+    spawn = multiprocessing.get_context("spawn")
     for n in sizes:
-        r = measure(n, runs)
+        with spawn.Pool(1) as pool:
+            r = pool.apply(measure, (n, runs))
         results.append(r)
         print(f"{r['n']:>9} {r['cold_ms']:>9.1f} {r['warm_ms']:>9.1f} {r['warm_ms'] * 1000 / n:>12.2f} {r['peak_mb']:>8.1f}")
     print("targets (SPEC §10): 5,000 messages warm ≤ 30 ms, cold ≤ 1,500 ms")
@@ -121,9 +140,11 @@ def run(quick: bool = False, *, sizes: list[int] | None = None, runs: int = 5) -
         rows.append(Row("pipeline", f"cold build, {r['n']:,} msgs", r["cold_ms"], runs=r["cold_runs"],
                         target="≤ 1,500 ms" if at_target else "—",
                         ok=at_most(r["cold_ms"], COLD_MS, quick) if at_target else None))
-        rows.append(Row("pipeline", f"warm build, {r['n']:,} msgs", r["warm_ms"], runs=r["warm_runs"],
+        rows.append(Row("pipeline", f"warm build (next request), {r['n']:,} msgs", r["warm_ms"], runs=r["warm_runs"],
                         target="≤ 30 ms" if at_target else "—",
                         ok=at_most(r["warm_ms"], WARM_MS, quick) if at_target else None))
+        rows.append(Row("pipeline", f"rebuild (same history), {r['n']:,} msgs", r["rebuild_ms"],
+                        runs=r["rebuild_runs"]))
     if len(results) >= 2:
         first, last = results[0], results[-1]
         for kind in ("cold", "warm"):

@@ -4,11 +4,14 @@ The loop rebuilds the request from the same message objects on every step; turni
 of them into dicts and looking their counts up again dominated a warm build. An entry is
 valid while the message still holds the very same content and tool-call objects (every
 writer replaces them rather than editing in place), and it keeps its message alive, so
-the object id it is filed under cannot be reused by another object meanwhile.
+the object id it is filed under cannot be reused by another object meanwhile. The
+pipeline files its per-message records here too (agent/context/facts.py `Facts`, a
+`Rendered` that knows more), so each message has one entry.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -44,9 +47,15 @@ def valid_entry(message: Message) -> Rendered | None:
 def rendered(message: Message) -> Rendered:
     entry = valid_entry(message)
     if entry is None:
-        if len(_entries) >= CACHE_LIMIT:
-            _entries.clear()
-        entry = _entries[id(message)] = Rendered(message)
+        entry = remember(Rendered(message))
+    return entry
+
+
+def remember(entry: Rendered) -> Rendered:
+    """File `entry` (a subclass may carry more, see agent/context/facts.py) under its message."""
+    if len(_entries) >= CACHE_LIMIT:
+        _entries.clear()
+    _entries[id(entry.message)] = entry
     return entry
 
 
@@ -65,6 +74,33 @@ def copy_api(api: dict[str, Any]) -> dict[str, Any]:
         for tc in api["tool_calls"]
     ]
     return out
+
+
+CallRow = tuple[int, str, str, str, tuple[tuple[str, str, str], ...]]
+
+
+def call_rows(calls_at: list[int], calls: list[tuple[tuple[str, str, str], ...]]) -> list[CallRow]:
+    """For `copy_request`: one flat row per message with tool calls, `(index, id, name,
+    arguments, further calls)`, from their positions and `(id, name, arguments)` tuples."""
+    return [(index, *those[0], those[1:]) for index, those in zip(calls_at, calls)]
+
+
+def copy_request(apis: list[dict[str, Any]], calls_at: list[int], rows: list[CallRow],
+                 out: list[dict[str, Any]], start: int = 0, stop: int | None = None) -> None:
+    """Append a fresh copy of each of `apis[start:stop]` to `out`; `calls_at` (ascending)
+    says which of `apis` have tool calls, `rows` (see `call_rows`) gives them.
+
+    The flat dicts are copied in C; only the nested tool calls take Python code, built
+    from flat rows rather than by walking the nested dicts again."""
+    stop = len(apis) if stop is None else stop
+    base = len(out) - start
+    out.extend(map(dict.copy, apis[start:stop] if start or stop < len(apis) else apis))
+    for index, call_id, name, arguments, more in rows[bisect_left(calls_at, start):bisect_left(calls_at, stop)]:
+        copied = [{"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}]
+        if more:
+            copied += [{"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
+                       for call_id, name, arguments in more]
+        out[base + index]["tool_calls"] = copied
 
 
 def clear() -> None:

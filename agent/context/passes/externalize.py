@@ -16,9 +16,10 @@ a ref would send the model in circles.
 from __future__ import annotations
 
 import json
+from operator import attrgetter
 
 from agent.context.files.refs import artifact_ref_id
-from agent.context.passes.replace import with_content
+from agent.context.facts import Facts, facts_of
 from agent.session.models import Message
 
 NAME = "externalize"
@@ -26,6 +27,7 @@ CONTEXT_TOOL_PREFIX = "context-"
 TERMINAL_TOOL = "terminal-execute"
 PREVIEW_CACHE_LIMIT = 20_000
 _previews: dict[tuple, str] = {}
+_LENGTH = attrgetter("length")
 
 
 def _hint(ref: str) -> str:
@@ -111,12 +113,21 @@ def _cached_preview(message: Message, preview: int) -> str:
 
 
 def apply(messages: list[Message], *, limit: int, preview: int) -> tuple[list[Message], int]:
+    out, changed = run(facts_of(messages), limit=limit, preview=preview)
+    return [f.message for f in out], changed
+
+
+def run(facts: list[Facts], *, limit: int, preview: int) -> tuple[list[Facts], int]:
+    """The pass on records (see `apply`); nothing externalised gives back the same list."""
+    limit = max(limit, 0)  # an empty output is never externalised
+    if not facts or max(map(_LENGTH, facts)) <= limit:
+        return facts, 0  # the usual case, decided in C
     changed = 0
-    out: list[Message] = []
-    for message in messages:
-        if (message.role == "tool" and message.content and len(message.content) > limit
-                and not (message.tool_name or "").startswith(CONTEXT_TOOL_PREFIX)):
-            message = with_content(message, _cached_preview(message, preview))
+    out = list(facts)
+    key = (NAME, preview)
+    for index, f in enumerate(facts):
+        if (f.role == "tool" and f.length > limit
+                and not (f.tool_name or "").startswith(CONTEXT_TOOL_PREFIX)):
+            out[index] = f.copy(key, "content", lambda f=f: _cached_preview(f.message, preview))
             changed += 1
-        out.append(message)
-    return out, changed
+    return (out if changed else facts), changed

@@ -33,8 +33,9 @@ import posixpath
 import re
 from typing import Any
 
-from agent.context.passes.replace import with_content
-from agent.session.models import Message, ToolCall
+from agent.context.facts import Facts, facts_of
+from agent.context.passes.replace import replaced
+from agent.session.models import Message
 
 NAME = "file_reads"
 
@@ -63,36 +64,48 @@ def apply(
     Returns a new list (the input and its messages are left as they were) and the number
     of results replaced by `placeholder`.
     """
+    out, replaced_count = run(facts_of(messages), workspace=workspace, keep_recent=keep_recent,
+                              placeholder=placeholder)
+    return [f.message for f in out], replaced_count
+
+
+def run(
+    facts: list[Facts],
+    *,
+    workspace: str | None = None,
+    keep_recent: int = 5,
+    placeholder: str = DEFAULT_PLACEHOLDER,
+) -> tuple[list[Facts], int]:
+    """The pass on records (see `apply`); nothing replaced gives back the same list."""
     keep = max(0, keep_recent)
     root = _normalise_root(workspace)
 
     # Each successful read: (order key, position, its files, may it be replaced at all).
     reads: list[tuple[tuple[int, int], int, tuple[str, ...], bool]] = []
     by_file: dict[str, list[int]] = {}  # file -> indexes into `reads`
-
-    calls_so_far: dict[str, ToolCall] = {}
-    all_calls: dict[str, ToolCall] | None = None  # built only if a result precedes its call
+    calls_so_far: dict[str, tuple[str, str, str]] = {}  # call id -> (id, name, arguments)
+    all_calls: dict[str, tuple[str, str, str]] | None = None  # built only if a result precedes its call
     last_time = 0
-    for position, message in enumerate(messages):
-        time = message.created_at if message.created_at > 0 else last_time
-        last_time = time
-        if message.role == "assistant":
-            for tc in message.tool_calls:
-                calls_so_far[tc.id] = tc  # ids may be reused: a result belongs to the latest
+    for position, f in enumerate(facts):
+        # A message without a timestamp takes the time of the one before (SPEC §12.4).
+        time = last_time = f.time or last_time
+        if f.role == "assistant":
+            for call in f.calls:
+                calls_so_far[call[0]] = call  # ids may be reused: a result belongs to the latest
             continue
-        if message.role != "tool" or not message.tool_call_id:
+        if f.role != "tool" or not f.tool_call_id:
             continue
-        tc = calls_so_far.get(message.tool_call_id)
-        if tc is None:
+        call = calls_so_far.get(f.tool_call_id)
+        if call is None:
             if all_calls is None:
                 all_calls = {}
-                for m in messages:
-                    for c in m.tool_calls if m.role == "assistant" else ():
-                        all_calls.setdefault(c.id, c)
-            tc = all_calls.get(message.tool_call_id)
-        if tc is None or tc.name != TOOL_NAME or not _succeeded(message):
+                for g in facts:
+                    for c in g.calls:
+                        all_calls.setdefault(c[0], c)
+            call = all_calls.get(f.tool_call_id)
+        if call is None or call[1] != TOOL_NAME or not _succeeded(f):
             continue
-        files, complete = _files_of(tc.arguments, root)
+        files, complete = _files_of(call[2], root)
         if not files:
             continue
         index = len(reads)
@@ -111,25 +124,30 @@ def apply(
         for i in newest:
             survives[i] = True
 
-    out = list(messages)
-    replaced = 0
+    out: list[Facts] | None = None
+    replaced_count = 0
+    size = len(placeholder)
     for i, (_, position, _, complete) in enumerate(reads):
         if survives[i] or not complete:
             continue
-        message = out[position]
-        if message.content == placeholder:
+        f = facts[position]
+        if f.length == size and f.content == placeholder:
             continue
-        out[position] = with_content(message, placeholder)
-        replaced += 1
-    return out, replaced
+        if out is None:
+            out = list(facts)
+        out[position] = replaced(f, placeholder)
+        replaced_count += 1
+    return (facts if out is None else out), replaced_count
 
 
-def _succeeded(message: Message) -> bool:
+def _succeeded(f: Facts) -> bool:
     """A successful read: not an error, not interrupted, not empty, no failed file in it."""
-    content = message.content
-    if message.status != "ok" or not content:
-        return False
-    return not content.lstrip().startswith("Error:") and _ERROR_BLOCK not in content
+    ok = f.read_ok
+    if ok is None:  # remembered on the record: a warm build asks again for every read
+        content = f.content
+        ok = f.read_ok = bool(f.status == "ok" and content and not content.lstrip().startswith("Error:")
+                              and _ERROR_BLOCK not in content)
+    return ok
 
 
 @functools.lru_cache(maxsize=PARSE_CACHE_SIZE)

@@ -9,79 +9,95 @@ first token) are dropped. Storage is never touched: this shapes the request copy
 
 from __future__ import annotations
 
+from agent.context.facts import Facts, facts_of
 from agent.session.models import Message
 
 NAME = "orphans"
 
 
-def _already_valid(messages: list[Message]) -> bool:
+def _already_valid(facts: list[Facts]) -> bool:
     """The usual case, checked in one cheap scan: every call answered right after it, once."""
     seen: set[str] = set()
-    n = len(messages)
+    n = len(facts)
     i = 0
     while i < n:
-        message = messages[i]
-        role = message.role
+        f = facts[i]
+        role = f.role
         if role == "tool":
             return False  # a result not directly behind its call
         if role == "assistant":
-            calls = message.tool_calls
+            calls = f.calls
             if not calls:
-                if not (message.content or "").strip():
+                if f.blank:
                     return False
             else:
                 if i + len(calls) >= n:
                     return False
-                for offset, tc in enumerate(calls, start=1):
-                    result = messages[i + offset]
-                    if result.role != "tool" or result.tool_call_id != tc.id or tc.id in seen:
+                for offset, call in enumerate(calls, start=1):
+                    call_id = call[0]
+                    result = facts[i + offset]
+                    if result.role != "tool" or result.tool_call_id != call_id or call_id in seen:
                         return False
-                    seen.add(tc.id)
+                    seen.add(call_id)
                 i += len(calls)
         i += 1
     return True
 
 
+def run(facts: list[Facts]) -> tuple[list[Facts], int]:
+    """The pass on records; a valid list comes back as the same list."""
+    if _already_valid(facts):
+        return facts, 0
+    return _repair(facts)
+
+
 def apply(messages: list[Message]) -> tuple[list[Message], int]:
-    if _already_valid(messages):
+    facts = facts_of(messages)
+    if _already_valid(facts):
         return list(messages), 0
-    return repair(messages)
+    out, changed = _repair(facts)
+    return [f.message for f in out], changed
 
 
 def repair(messages: list[Message]) -> tuple[list[Message], int]:
     """The general case: drop what has no partner, move late results up behind their call."""
+    out, changed = _repair(facts_of(messages))
+    return [f.message for f in out], changed
+
+
+def _repair(facts: list[Facts]) -> tuple[list[Facts], int]:
     changed = 0
     # First occurrence of each result by call id, with its position.
     results: dict[str, int] = {}
-    for index, message in enumerate(messages):
-        if message.role == "tool" and message.tool_call_id and message.tool_call_id not in results:
-            results[message.tool_call_id] = index
+    for index, f in enumerate(facts):
+        if f.role == "tool" and f.tool_call_id and f.tool_call_id not in results:
+            results[f.tool_call_id] = index
     used: set[int] = set()
-    out: list[Message] = []
-    for index, message in enumerate(messages):
-        if message.role == "tool":
+    out: list[Facts] = []
+    for index, f in enumerate(facts):
+        if f.role == "tool":
             if index not in used:
                 changed += 1  # a result with no call before it, or a duplicate
             continue
-        if message.role != "assistant":
-            out.append(message)
+        if f.role != "assistant":
+            out.append(f)
             continue
-        kept_calls = [
-            tc for tc in message.tool_calls
-            if results.get(tc.id, -1) > index and results[tc.id] not in used
-        ]
-        changed += len(message.tool_calls) - len(kept_calls)
-        if not kept_calls and not (message.content or "").strip():
-            if not message.tool_calls:
+        calls = f.calls
+        kept = [j for j, call in enumerate(calls)
+                if results.get(call[0], -1) > index and results[call[0]] not in used]
+        changed += len(calls) - len(kept)
+        if not kept and f.blank:
+            if not calls:
                 changed += 1  # empty assistant message
             continue
-        if len(kept_calls) != len(message.tool_calls):
-            message = message.model_copy(update={"tool_calls": kept_calls})
-        out.append(message)
-        for offset, tc in enumerate(kept_calls, start=1):
-            position = results[tc.id]
+        if len(kept) != len(calls):
+            tool_calls = f.tool_calls
+            f = f.copy(("tool_calls", tuple(kept)), "tool_calls", [tool_calls[j] for j in kept])
+        out.append(f)
+        for offset, j in enumerate(kept, start=1):
+            position = results[calls[j][0]]
             used.add(position)
             if position != index + offset:
                 changed += 1  # moved up behind its call
-            out.append(messages[position])
+            out.append(facts[position])
     return out, changed

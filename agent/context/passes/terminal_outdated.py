@@ -17,7 +17,8 @@ import functools
 import json
 from typing import Any
 
-from agent.context.passes.replace import with_content
+from agent.context.facts import Facts, facts_of
+from agent.context.passes.replace import replaced
 from agent.session.models import Message
 
 NAME = "terminal_outdated"
@@ -34,26 +35,22 @@ ERROR_PREFIX = "Error:"
 PARSE_CACHE_SIZE = 65_536
 
 
-def _has_timestamp(message: Message) -> bool:
-    return isinstance(message.created_at, int) and message.created_at > 0
-
-
 def _looks_like_terminal(content: str) -> bool:
     return any(feature in content for feature in TERMINAL_FEATURES)
 
 
-def _is_terminal(message: Message, call_names: dict[str, str]) -> bool:
-    if message.tool_name:
-        return message.tool_name == TERMINAL_TOOL
-    name = call_names.get(message.tool_call_id) if message.tool_call_id else None
-    if name is not None:
-        return name == TERMINAL_TOOL
-    return _looks_like_terminal(message.content or "")  # imported session: no name anywhere
+def _is_terminal(f: Facts, calls: dict[str, tuple[str, str, str]]) -> bool:
+    if f.tool_name:
+        return f.tool_name == TERMINAL_TOOL
+    call = calls.get(f.tool_call_id) if f.tool_call_id else None
+    if call is not None:
+        return call[1] == TERMINAL_TOOL
+    return _looks_like_terminal(f.content or "")  # imported session: no name anywhere
 
 
 @functools.lru_cache(maxsize=PARSE_CACHE_SIZE)
 def _stderr_of(content: str) -> Any:
-    """Cached: every build re-checks every result, and parsing dominated warm builds."""
+    """Cached: the same output is checked again wherever it recurs (a reload, a copy)."""
     if '"stderr"' not in content:
         return None
     try:
@@ -63,13 +60,19 @@ def _stderr_of(content: str) -> Any:
     return parsed.get("stderr") if isinstance(parsed, dict) else None
 
 
-def _is_error(message: Message, terminal: bool) -> bool:
-    content = message.content or ""
-    if content.startswith(ERROR_PREFIX) or message.status == "error":
+def _is_error(f: Facts, terminal: bool) -> bool:
+    # Each answer is remembered on the record: a warm build asks again for every result.
+    error = f.error
+    if error is None:
+        error = f.error = (f.content or "").startswith(ERROR_PREFIX) or f.status == "error"
+    if error:
         return True
     if terminal:
-        stderr = _stderr_of(content)
-        return isinstance(stderr, str) and len(stderr) > 0
+        stderr_error = f.stderr_error
+        if stderr_error is None:
+            stderr = _stderr_of(f.content or "")
+            stderr_error = f.stderr_error = isinstance(stderr, str) and len(stderr) > 0
+        return stderr_error
     return False
 
 
@@ -81,44 +84,58 @@ def apply(
     max_age_ms: int = MAX_AGE_MS,
     placeholder: str = OUTDATED_PLACEHOLDER,
 ) -> tuple[list[Message], int]:
-    # One pass: the name of every assistant tool call (first one wins on a repeated id)
-    # and the position of every tool result with its ordering time. A result without a
-    # timestamp takes the time of the nearest earlier message that has one, so it is
-    # ordered by its position (SPEC §12.4).
-    call_names: dict[str, str] = {}
+    out, changed = run(facts_of(messages), now_ms=now_ms, keep_recent=keep_recent, max_age_ms=max_age_ms,
+                       placeholder=placeholder)
+    return [f.message for f in out], changed
+
+
+def run(
+    facts: list[Facts],
+    *,
+    now_ms: int,
+    keep_recent: int = KEEP_RECENT_RESULTS,
+    max_age_ms: int = MAX_AGE_MS,
+    placeholder: str = OUTDATED_PLACEHOLDER,
+) -> tuple[list[Facts], int]:
+    """The pass on records (see `apply`); nothing replaced gives back the same list."""
+    # One scan: the first call of every id (the call may come after its result in a raw
+    # history) and every tool result with its ordering time. A result without a timestamp
+    # takes the time of the nearest earlier message that has one, so it is ordered by its
+    # position (SPEC §12.4).
+    calls: dict[str, tuple[str, str, str]] = {}
     results: list[tuple[int, int]] = []  # (ordering time, position)
     last_time = 0
-    for index, message in enumerate(messages):
-        created = message.created_at
-        if isinstance(created, int) and created > 0:  # _has_timestamp, inlined: this loop is hot
-            last_time = created
-        role = message.role
-        if role == "tool":
+    for index, f in enumerate(facts):
+        if f.time:
+            last_time = f.time
+        if f.role == "tool":
             results.append((last_time, index))
-        elif role == "assistant" and message.tool_calls:
-            for tc in message.tool_calls:
-                call_names.setdefault(tc.id, tc.name)
+        elif f.calls:
+            for call in f.calls:
+                calls.setdefault(call[0], call)
 
     # Only successful results compete for the recent slots: errors are always kept and
-    # take none (SPEC §12.1). The call may come after its result in a raw history, so
-    # results are classified once every call name is known.
+    # take none (SPEC §12.1).
     candidates: list[tuple[int, int, bool]] = []  # (ordering time, position, terminal)
     for order_time, index in results:
-        message = messages[index]
-        terminal = _is_terminal(message, call_names)
-        if not _is_error(message, terminal):
+        f = facts[index]
+        terminal = _is_terminal(f, calls)
+        if not _is_error(f, terminal):
             candidates.append((order_time, index, terminal))
 
     # Newest first: by time, then by position (later = newer).
     candidates.sort(reverse=True)  # positions are unique: the third field never decides
-    out = list(messages)
+    out: list[Facts] | None = None
     changed = 0
+    size = len(placeholder)
     for _, index, terminal in candidates[max(keep_recent, 0):]:
-        message = messages[index]
-        if not terminal or not _has_timestamp(message):
+        f = facts[index]
+        if not terminal or not f.time:  # no timestamp, no age (SPEC §12.2)
             continue
-        if now_ms - message.created_at <= max_age_ms or message.content == placeholder:
+        if now_ms - f.created_at <= max_age_ms or (f.length == size and f.content == placeholder):
             continue
-        out[index] = with_content(message, placeholder)
+        if out is None:
+            out = list(facts)
+        out[index] = replaced(f, placeholder)
         changed += 1
-    return out, changed
+    return (facts if out is None else out), changed

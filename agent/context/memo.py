@@ -1,0 +1,39 @@
+"""The last result of each build step, reused when the step gets the very same input again.
+
+The loop builds the same history more than once (the budget check, a retry, /context),
+and between two steps most of it is unchanged. Each pass is a pure function of its input
+records and its parameters, so a second run on the same list object with equal parameters
+gives what the first gave. Lists of records are never mutated once made
+(agent/context/facts.py hands back the same list for an unchanged history), so identity is
+a sound key, and the entry's strong reference keeps it so.
+"""
+
+from __future__ import annotations
+
+from operator import is_
+from typing import Any
+
+_last: dict[str, tuple[Any, Any, list, Any]] = {}
+
+
+def recall(step: str, source: Any, params: Any) -> tuple[list, Any] | None:
+    """`(output, extra)` of `step` for this very `source` with equal `params` last time, else None."""
+    entry = _last.get(step)
+    if entry is not None and entry[0] is source and entry[1] == params:
+        return entry[2], entry[3]
+    return None
+
+
+def remember(step: str, source: Any, params: Any, output: list, extra: Any = None) -> list:
+    """Keep `(output, extra)` for `source` and return `output`, or the step's last output when
+    the two hold the very same items (a pass re-run because the clock moved usually replaces
+    the same results again): the next step then finds the list it saw last time."""
+    entry = _last.get(step)
+    if entry is not None and len(entry[2]) == len(output) and all(map(is_, entry[2], output)):
+        output = entry[2]
+    _last[step] = (source, params, output, extra)
+    return output
+
+
+def clear() -> None:
+    _last.clear()

@@ -1,0 +1,131 @@
+"""A warm build (records, copies and pass results remembered from earlier builds) gives
+exactly what a cold build of the same history gives, whatever happened in between:
+appends, rewinds, reloads, in-place edits, a later clock, edits to the returned request."""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
+
+from agent.config import Settings
+from agent.context import facts, memo, rendered
+from agent.context.passes import replace
+from agent.context.pipeline import build_api_messages
+from agent.session.models import Message, ToolCall
+from tests.context.test_pipeline_properties import BASE_MS, TOOLS, histories
+
+SETTINGS = Settings(workspace="/ws")
+TIGHT = Settings.model_validate({"workspace": "/ws", "context": {
+    "terminal_keep_recent_results": 1, "file_keep_recent_reads": 1, "max_inline_chars": 20}})
+
+
+def build(history: list[Message], now: int, settings: Settings = SETTINGS):
+    return build_api_messages(history, now_ms=now, settings=settings, tools=TOOLS, system_prompt="sys")
+
+
+def cold(history: list[Message], now: int, settings: Settings = SETTINGS):
+    """The same build with nothing remembered, from fresh message objects; what the warm
+    builds remembered is put back afterwards, so the next warm build is warm."""
+    saved = facts._last, dict(rendered._entries), dict(memo._last), dict(replace._copies)
+    facts.clear()
+    memo.clear()
+    replace._copies.clear()
+    try:
+        return build([m.model_copy() for m in history], now, settings)
+    finally:
+        facts._last = saved[0]
+        for cache, content in zip((rendered._entries, memo._last, replace._copies), saved[1:]):
+            cache.clear()
+            cache.update(content)
+
+
+def same(a, b) -> None:
+    assert a.messages == b.messages
+    assert a.report == b.report
+    assert a.tokens == b.tokens
+
+
+def edit(message: Message, field: str, draw) -> None:
+    """Change one field the pipeline reads, in place, as the loop and the importers do."""
+    if field == "content":
+        message.content = (message.content or "") + draw(st.sampled_from([" more", "Error: x", ""]))
+    elif field == "status":
+        message.status = draw(st.sampled_from(["ok", "error", "interrupted"]))
+    elif field == "created_at":
+        message.created_at = draw(st.sampled_from([0, BASE_MS, BASE_MS + 7_000_000]))
+    elif field == "tool_name":
+        message.tool_name = draw(st.sampled_from([None, "terminal-execute", "filesystem-read", "context-read"]))
+    elif field == "tool_call_id":
+        message.tool_call_id = draw(st.sampled_from([None, "c1", "c2"]))
+    elif field == "kind":
+        message.kind = draw(st.sampled_from(["message", "summary"]))
+    elif field == "tool_calls":
+        calls = [ToolCall(id="c1", name="terminal-execute", arguments="{}")]
+        message.tool_calls = calls if message.role == "assistant" else []
+
+
+@hsettings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(histories(), st.integers(0, 7_200_000), st.data())
+def test_every_build_equals_a_cold_build(history, offset, data):
+    now = BASE_MS + offset
+    settings = data.draw(st.sampled_from([SETTINGS, TIGHT]))
+    for _ in range(data.draw(st.integers(1, 6))):
+        step = data.draw(st.sampled_from(["again", "append", "rewind", "reload", "edit", "later", "spoil"]))
+        if step == "append":
+            history = history + data.draw(histories())
+        elif step == "rewind":
+            history = history[: data.draw(st.integers(0, len(history)))]
+        elif step == "reload":
+            history = [m.model_copy() for m in history]
+        elif step == "edit" and history:
+            message = data.draw(st.sampled_from(history))
+            edit(message, data.draw(st.sampled_from(
+                ["content", "status", "created_at", "tool_name", "tool_call_id", "kind", "tool_calls"])), data.draw)
+        elif step == "later":
+            now += data.draw(st.integers(0, 3_600_000))
+        warm = build(history, now, settings)
+        if step == "spoil":  # a caller edits the request it was given: later builds must not see it
+            for sent in warm.messages:
+                sent["content"] = "spoiled"
+                for call in sent.get("tool_calls") or []:
+                    call["id"] = "spoiled"
+                    call["function"]["arguments"] = "spoiled"
+            warm = build(history, now, settings)
+        same(warm, cold(history, now, settings))
+
+
+def test_an_unchanged_history_gives_back_the_same_records():
+    history = [Message(role="user", content="hi", created_at=BASE_MS),
+               Message(role="assistant", content="hello", created_at=BASE_MS + 1)]
+    first = facts.facts_for(history)
+    assert facts.facts_for(list(history)) is first
+    history[1].content = "hello again"
+    again = facts.facts_for(history)
+    assert again is not first and again[0] is first[0] and again[1] is not first[1]
+    assert again[1].content == "hello again"
+
+
+def test_a_long_history_rebuilt_warm_matches_cold():
+    history: list[Message] = []
+    t = BASE_MS
+    for i in range(400):  # more messages than one chunk of the warm check
+        t += 60_000
+        history.append(Message(role="user", content=f"step {i}", created_at=t))
+        call = ToolCall(id=f"c{i}", name="terminal-execute" if i % 2 else "filesystem-read",
+                        arguments='{"command": "make"}' if i % 2 else f'{{"filePath": "f{i % 7}.py"}}')
+        history.append(Message(role="assistant", tool_calls=[call], created_at=t))
+        content = '{"command": "make", "stdout": "ok", "stderr": "", "exitCode": 0}' if i % 2 else f"📄 f.py\n1→{i}"
+        history.append(Message(role="tool", tool_call_id=call.id, tool_name=call.name, content=content,
+                               created_at=t + 10))
+    now = t + 60_000
+    expected = cold(history, now)
+    build(history, now)
+    same(build(history, now), expected)
+    same(build(history, now + 1), cold(history, now + 1))
+    longer = history + [Message(role="user", content="more", created_at=now)]
+    build(history, now)
+    same(build(longer, now), cold(longer, now))
+    # Edited in place far into the history (a later chunk of the warm rebuild's check).
+    build(longer, now)
+    longer[-5].content = "edited"
+    longer[-10].status = "error"
+    same(build(longer, now), cold(longer, now))
