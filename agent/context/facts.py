@@ -45,10 +45,12 @@ class Facts(Rendered):
     """One message as the passes see it.
 
     `calls` are `(id, name, arguments)` as in the API form. `error`, `stderr_error` and
-    `read_ok` are filled in by the passes (each the first time it needs it)."""
+    `read_ok` are filled in by the passes (each the first time it needs it); `origin` is
+    the original a content copy shares its structure with (see `copy`)."""
 
     __slots__ = ("snapshot", "id", "role", "tool_call_id", "tool_name", "created_at", "status", "kind", "time",
-                 "length", "calls", "blank", "error", "stderr_error", "read_ok", "copy_key", "copied", "copies")
+                 "length", "calls", "blank", "error", "stderr_error", "read_ok", "origin", "copy_key", "copied",
+                 "copies")
 
     def __init__(self, message: Message, snapshot: tuple) -> None:
         # Not Rendered.__init__: the fields come from the snapshot, not from pydantic again.
@@ -71,6 +73,9 @@ class Facts(Rendered):
         # An assistant message with nothing to say (orphans drops it when it has no calls).
         self.blank = self.role == "assistant" and not (content or "").strip()
         self.error = self.stderr_error = self.read_ok = None
+        # For a copy with other content, the original record: roles, calls, times and
+        # positions are the same. None for an original (not itself: no reference cycle).
+        self.origin: Facts | None = None
         # Copies the passes made of this message: the first in two slots, any more in a dict.
         self.copy_key: Any = None
         self.copied: Facts | None = None
@@ -89,6 +94,8 @@ class Facts(Rendered):
         if made is None:
             message = self.message.model_copy(update={field: value() if callable(value) else value})
             made = _make(message)
+            if field == "content":
+                made.origin = self.origin or self
             if self.copied is None:
                 self.copy_key, self.copied = key, made
             else:
@@ -127,17 +134,29 @@ def facts_of(messages: list[Message]) -> list[Facts]:
 _last: tuple[list[Message], list[Facts], list[tuple]] = ([], [], [])
 
 
-def unchecked(history: list[Message]) -> tuple[list[Facts], list[tuple]] | None:
-    """The last history's records and snapshots if `history` holds the very same message
-    objects, else None. Their fields are not compared yet: see `holds`."""
+def unchecked_records(history: list[Message]) -> tuple[list[Facts], list[tuple], int] | None:
+    """`(records, snapshots, unchecked)` for a `history` that starts with the very message
+    objects of the last one: their last records, not compared yet (the first `unchecked`;
+    see `holds`), then new ones for the messages after them. None for any other history.
+
+    The same list of records comes back when the history is the same; a longer one becomes
+    the last history, so a stale record found later is found again by `facts_for`."""
+    global _last
     last_messages, last_facts, last_snapshots = _last
-    if len(history) == len(last_messages) and all(map(is_, history, last_messages)):
-        return last_facts, last_snapshots
-    return None
+    known = len(last_messages)
+    if len(history) < known or not all(map(is_, last_messages, history)):
+        return None
+    if len(history) == known:
+        return last_facts, last_snapshots, known
+    added = list(map(_lookup, history[known:]))
+    facts, snapshots = last_facts + added, last_snapshots + list(map(_SNAPSHOT_OF, added))
+    _last = (list(history), facts, snapshots)
+    return facts, snapshots, known
 
 
 def holds(history: list[Message], snapshots: list[tuple], start: int, stop: int) -> bool:
-    """Whether `history[start:stop]` still has the fields of `snapshots[start:stop]`.
+    """Whether `history[start:stop]` still has the fields of `snapshots[start:stop]`
+    (`unchecked_records`' promise).
 
     Compared in C; each new snapshot is dropped once compared (keeping 20,000 new tuples
     to the end of a build set off garbage collections costing more than the rest of it)."""
@@ -153,8 +172,9 @@ def facts_for(history: list[Message]) -> list[Facts]:
     The same list object comes back when nothing changed since the last call."""
     global _last
     last_messages, last_facts, last_snapshots = _last
-    if unchecked(history) is not None and holds(history, last_snapshots, 0, len(history)):
-        return last_facts  # nothing changed: the usual warm build
+    if (len(history) == len(last_messages) and all(map(is_, history, last_messages))
+            and holds(history, last_snapshots, 0, len(history))):
+        return last_facts  # nothing changed
     try:  # where the same object still has the same fields
         same = list(map(and_, map(is_, history, last_messages),
                         map(eq, map(_SNAPSHOT, map(_DICT, history)), last_snapshots)))
@@ -167,7 +187,7 @@ def facts_for(history: list[Message]) -> list[Facts]:
     facts = last_facts[:kept]
     for index in range(kept, len(history)):
         facts.append(last_facts[index] if index < len(same) and same[index] else _lookup(history[index]))
-    _last = (list(history), facts, list(map(_SNAPSHOT_OF, facts)))
+    _last = (list(history), facts, last_snapshots[:kept] + list(map(_SNAPSHOT_OF, facts[kept:])))
     return facts
 
 

@@ -5,7 +5,9 @@ and between two steps most of it is unchanged. Each pass is a pure function of i
 records and its parameters, so a second run on the same list object with equal parameters
 gives what the first gave. Lists of records are never mutated once made
 (agent/context/facts.py hands back the same list for an unchanged history), so identity is
-a sound key, and the entry's strong reference keeps it so.
+a sound key, and the entry's strong reference keeps it so. A step may also reuse part of
+its last run for a longer list that starts with the same items (`recall_prefix`,
+`latest`): the loop's next request is the last one's history plus a few messages.
 """
 
 from __future__ import annotations
@@ -21,6 +23,21 @@ def recall(step: str, source: Any, params: Any) -> tuple[list, Any] | None:
     entry = _last.get(step)
     if entry is not None and entry[0] is source and entry[1] == params:
         return entry[2], entry[3]
+    return None
+
+
+def latest(step: str) -> tuple[Any, Any, list, Any] | None:
+    """`(source, params, output, extra)` of the step's last run, if any."""
+    return _last.get(step)
+
+
+def recall_prefix(step: str, source: list, params: Any) -> tuple[int, list, Any] | None:
+    """For a `source` that starts with the very items of the step's last source (the loop's
+    next request: the history a few messages longer): how many, and `(output, extra)` then."""
+    entry = _last.get(step)
+    if (entry is not None and entry[1] == params and len(entry[0]) <= len(source)
+            and all(map(is_, entry[0], source))):
+        return len(entry[0]), entry[2], entry[3]
     return None
 
 

@@ -10,25 +10,25 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from itertools import compress, count
-from operator import is_not
+from operator import is_not, or_
 from typing import Any, Callable
 
 from pydantic import BaseModel, Field
 
 from agent.config import Settings
 from agent.context import memo
-from agent.context.facts import (API, CALLS, Facts, ensure_counted, facts_for, facts_of, holds, request_tokens,
-                                 unchecked)
+from agent.context.facts import (API, CALLS, TOKENS, Facts, ensure_counted, facts_for, facts_of, holds,
+                                 request_tokens, unchecked_records)
 from agent.context.passes import active_path, externalize, file_reads, orphans, terminal_outdated
 from agent.context.rendered import call_rows, copy_request
-from agent.context.tokens import counter_for
+from agent.context.tokens import REPLY_PRIMING, counter_for
 from agent.context.truncation import MIDDLE_END, MIDDLE_START, TruncationReport, no_fold, truncate_until_fits
 from agent.context.truncation.file_folder import Fold
 from agent.session.models import Message
 
 SMART_TRUNCATION = "smart_truncation"
 REQUEST = "request"  # the memo entry of the final step: API forms and token total
-CHUNK = 512  # messages checked before the part of the request they give is copied (see _rebuilt)
+CHUNK = 512  # messages checked before the part of the request they give is copied (see _copy_checked)
 
 
 @dataclass(frozen=True)
@@ -85,41 +85,33 @@ def build_api_messages(
     (the budget step's fallback, agent/context/manage.py), smart truncation runs last, on
     what the other passes produced."""
     counter = counter_for(settings.context.tokenizer)
-    encoding = counter.encoding_name
-    passes = _passes(settings, now_ms)
     system_tokens = counter.count_messages([{"role": "system", "content": system_prompt}]) if system_prompt else 0
     tool_tokens = counter.count_tools(tools or [])
-    api: list[dict[str, Any]] = []
-    if system_prompt:
-        api.append({"role": "system", "content": system_prompt})
+    # The loop's next request is the last one's history plus a few messages: the passes run
+    # on the last records for those taken as unchanged, which is checked while the request
+    # is copied (see _copy_checked). Truncation reads the messages themselves: check first.
+    known = unchecked_records(history) if truncate is None else None
+    built = _build(history, known, now_ms, settings, truncate, counter, system_prompt, system_tokens + tool_tokens)
+    if built is None:  # a message was edited in place: build again, every message checked
+        built = _build(history, None, now_ms, settings, truncate, counter, system_prompt, system_tokens + tool_tokens)
+    api, steps, tokens, truncation = built
+    return _result(api, steps, tokens, system_tokens, tool_tokens, truncation)
 
-    rebuilt = _rebuilt(history, passes, encoding, api) if truncate is None else None
-    if rebuilt is not None:
-        steps, tokens = rebuilt
-        return _result(api, steps, tokens, system_tokens, tool_tokens, None)
 
-    current = facts_for(history)
-
-    def tokens_of(items: list[Facts]) -> int:
-        ensure_counted(items, counter)
-        return request_tokens(items)
-
-    def delta(old: list[Facts], new: list[Facts]) -> int:
-        """How many tokens a pass added (negative: saved)."""
-        if len(old) != len(new) or not new:
-            return tokens_of(new) - tokens_of(old)
-        # A replacing pass keeps positions: only the replaced records change the sum.
-        at = list(compress(range(len(new)), map(is_not, old, new)))
-        return tokens_of([new[i] for i in at]) - tokens_of([old[i] for i in at])
+def _build(history: list[Message], known: tuple[list[Facts], list[tuple], int] | None, now_ms: int,
+           settings: Settings, truncate: TruncateTo | None, counter, system_prompt: str | None, fixed_tokens: int):
+    """`(request, steps, tokens, truncation)`; None when `known` records turned out stale."""
+    encoding = counter.encoding_name
+    current, snapshots, unchecked = known if known is not None else (facts_for(history), [], 0)
 
     # Each pass's token change; the totals are filled in from the final count.
     steps: list[tuple[str, int, int]] = []
-    for name, fn, params in passes:
+    for name, fn, params in _passes(settings, now_ms):
         key = (encoding, params)
         remembered = memo.recall(name, current, key)
         if remembered is None:
             out, changed = fn(current, **params)
-            step = (changed, delta(current, out) if changed else 0)
+            step = (changed, _delta(current, out, counter, memo.latest(name)) if changed else 0)
             remembered = memo.remember(name, current, key, out, step), step
         current, (changed, added) = remembered
         steps.append((name, changed, added))
@@ -129,23 +121,93 @@ def build_api_messages(
         # Truncation works on messages and folds files on disk: never remembered.
         result = truncate_until_fits([f.message for f in current], count=counter.count_stored,
                                      max_tokens=truncate.max_tokens, middle_start=truncate.middle_start,
-                                     middle_end=truncate.middle_end, fold=truncate.fold,
-                                     fixed_tokens=system_tokens + tool_tokens)
+                                     middle_end=truncate.middle_end, fold=truncate.fold, fixed_tokens=fixed_tokens)
         truncation = r = result.report
         changed = r.orphans_repaired + r.calls_removed + r.results_removed + r.results_folded + r.messages_deleted
         truncated = facts_of(result.messages)
-        steps.append((SMART_TRUNCATION, changed, delta(current, truncated) if changed else 0))
+        steps.append((SMART_TRUNCATION, changed, _delta(current, truncated, counter) if changed else 0))
         current = truncated
 
-    request = memo.recall(REQUEST, current, encoding)
-    if request is None:
-        ensure_counted(current, counter)
-        calls_at = list(compress(count(), map(CALLS, current)))
-        extra = (request_tokens(current), calls_at, call_rows(calls_at, [current[i].calls for i in calls_at]))
-        request = memo.remember(REQUEST, current, encoding, list(map(API, current)), extra), extra
-    apis, (tokens, calls_at, rows) = request
-    copy_request(apis, calls_at, rows, api)  # fresh dicts: callers (provider adapters) may edit theirs
-    return _result(api, steps, tokens, system_tokens, tool_tokens, truncation)
+    apis, (tokens, calls_at, rows) = memo.recall(REQUEST, current, encoding) or _request(current, counter)
+    api: list[dict[str, Any]] = []
+    if system_prompt:
+        api.append({"role": "system", "content": system_prompt})
+    if not _copy_checked(history, snapshots, unchecked, apis, calls_at, rows, api):
+        return None
+    return api, steps, tokens, truncation
+
+
+def _copy_checked(history: list[Message], snapshots: list[tuple], unchecked: int, apis: list[dict[str, Any]],
+                  calls_at: list[int], rows: list, api: list[dict[str, Any]]) -> bool:
+    """Append fresh copies of `apis` to `api` (callers, provider adapters, may edit theirs)
+    while checking that the first `unchecked` messages still have the fields of `snapshots`;
+    False if one does not.
+
+    The check goes chunk by chunk, each chunk just before the part of the request that
+    (roughly) comes from it is copied: the strings both touch are then still in the CPU
+    cache (a 20,000-message build took a sixth less time than checking all first)."""
+    n, m = len(history), len(apis)
+    done = 0
+    for first in range(0, unchecked, CHUNK):
+        stop = min(first + CHUNK, unchecked)
+        if not holds(history, snapshots, first, stop):
+            return False
+        upto = m if stop == n else stop * m // n
+        copy_request(apis, calls_at, rows, api, done, upto)
+        done = upto
+    copy_request(apis, calls_at, rows, api, done, m)
+    return True
+
+
+def _delta(old: list[Facts], new: list[Facts], counter, prior: tuple | None = None) -> int:
+    """How many tokens a pass added (negative: saved) turning `old` into `new`.
+
+    A replacing pass keeps positions: only the replaced records change the sum. With
+    `prior` (`memo.latest`: the pass's last run), the positions before its end are looked
+    at only where this run differs from it: the loop's next request replaces the same
+    thousands of old results as the last one did."""
+    if len(old) != len(new) or not new:
+        return _tokens(new, counter) - _tokens(old, counter)
+    start = added = 0
+    if prior is not None:
+        source, (encoding, _), output, (_, prior_added) = prior
+        if encoding == counter.encoding_name and len(source) == len(output) <= len(old):
+            start = len(source)
+            at = list(compress(range(start), map(or_, map(is_not, old, source), map(is_not, new, output))))
+            added = prior_added - _replaced(source, output, at, counter) + _replaced(old, new, at, counter)
+    at = [start + index for index in compress(count(), map(is_not, old[start:], new[start:]))]
+    return added + _replaced(old, new, at, counter)
+
+
+def _replaced(old: list[Facts], new: list[Facts], at: list[int], counter) -> int:
+    """Tokens the records of `new` at `at` add over those of `old` there."""
+    pairs = [(old[index], new[index]) for index in at if old[index] is not new[index]]
+    if not pairs:
+        return 0
+    before, after = [a for a, _ in pairs], [b for _, b in pairs]
+    return _tokens(after, counter) - _tokens(before, counter)
+
+
+def _tokens(items: list[Facts], counter) -> int:
+    ensure_counted(items, counter)
+    return request_tokens(items)
+
+
+def _request(current: list[Facts], counter) -> tuple[list[dict[str, Any]], tuple[int, list[int], list]]:
+    """The final records' API forms and `(tokens, calls_at, rows)` for `copy_request`,
+    remembered; what the last request had for the records this one starts with is reused."""
+    encoding = counter.encoding_name
+    kept, apis, tokens, calls_at, rows = 0, [], 0, [], []
+    last = memo.recall_prefix(REQUEST, current, encoding)
+    if last is not None:  # those records were counted then, in this encoding
+        kept, apis, (tokens, calls_at, rows) = last
+        tokens -= REPLY_PRIMING if kept else 0
+    tail = current[kept:]
+    ensure_counted(tail, counter)
+    tail_at = [kept + index for index in compress(count(), map(CALLS, tail))]
+    tokens += sum(map(TOKENS, tail)) + (REPLY_PRIMING if current else 0)
+    extra = (tokens, calls_at + tail_at, rows + call_rows(tail_at, [current[i].calls for i in tail_at]))
+    return memo.remember(REQUEST, current, encoding, apis + list(map(API, tail)), extra), extra
 
 
 def _passes(settings: Settings, now_ms: int) -> list[tuple[str, Callable, dict[str, Any]]]:
@@ -162,41 +224,6 @@ def _passes(settings: Settings, now_ms: int) -> list[tuple[str, Callable, dict[s
           "placeholder": cfg.file_read_placeholder}),
         (externalize.NAME, externalize.run, {"limit": cfg.max_inline_chars, "preview": cfg.inline_preview_chars}),
     ]
-
-
-def _rebuilt(history: list[Message], passes: list, encoding: str,
-             api: list[dict[str, Any]]) -> tuple[list[tuple[str, int, int]], int] | None:
-    """The warm build of the very history built last time, when every step is remembered:
-    `(steps, tokens)`, with the request appended to `api`; else None and `api` untouched.
-
-    The messages are compared with their records chunk by chunk, each chunk just before the
-    part of the request that (roughly) comes from it is copied: the strings both touch are
-    then still in the CPU cache (a 20,000-message build took a sixth less time). If any
-    message changed, what was copied is dropped and the caller builds in full."""
-    known = unchecked(history)
-    if known is None:
-        return None
-    facts, snapshots = known
-    steps: list[tuple[str, int, int]] = []
-    current = facts
-    for name, _, params in passes:
-        remembered = memo.recall(name, current, (encoding, params))
-        if remembered is None:
-            return None
-        current, (changed, added) = remembered
-        steps.append((name, changed, added))
-    request = memo.recall(REQUEST, current, encoding)
-    if request is None:
-        return None
-    apis, (tokens, calls_at, rows) = request
-    n, m, start = len(history), len(apis), len(api)
-    for first in range(0, n, CHUNK):
-        stop = min(first + CHUNK, n)
-        if not holds(history, snapshots, first, stop):
-            del api[start:]
-            return None
-        copy_request(apis, calls_at, rows, api, first * m // n, m if stop == n else stop * m // n)
-    return steps, tokens
 
 
 def _result(api: list[dict[str, Any]], steps: list[tuple[str, int, int]], tokens: int, system_tokens: int,

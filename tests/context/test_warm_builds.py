@@ -4,11 +4,13 @@ appends, rewinds, reloads, in-place edits, a later clock, edits to the returned 
 
 from __future__ import annotations
 
+import random
+
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
 from agent.config import Settings
 from agent.context import facts, memo, rendered
-from agent.context.passes import replace
+from agent.context.passes import active_path, externalize, file_reads, orphans, replace, terminal_outdated
 from agent.context.pipeline import build_api_messages
 from agent.session.models import Message, ToolCall
 from tests.context.test_pipeline_properties import BASE_MS, TOOLS, histories
@@ -26,6 +28,7 @@ def cold(history: list[Message], now: int, settings: Settings = SETTINGS):
     """The same build with nothing remembered, from fresh message objects; what the warm
     builds remembered is put back afterwards, so the next warm build is warm."""
     saved = facts._last, dict(rendered._entries), dict(memo._last), dict(replace._copies)
+    passes = active_path._last, orphans._valid, terminal_outdated._state, file_reads._state, externalize._longest
     facts.clear()
     memo.clear()
     replace._copies.clear()
@@ -33,6 +36,8 @@ def cold(history: list[Message], now: int, settings: Settings = SETTINGS):
         return build([m.model_copy() for m in history], now, settings)
     finally:
         facts._last = saved[0]
+        (active_path._last, orphans._valid, terminal_outdated._state, file_reads._state,
+         externalize._longest) = passes
         for cache, content in zip((rendered._entries, memo._last, replace._copies), saved[1:]):
             cache.clear()
             cache.update(content)
@@ -129,3 +134,70 @@ def test_a_long_history_rebuilt_warm_matches_cold():
     longer[-5].content = "edited"
     longer[-10].status = "error"
     same(build(longer, now), cold(longer, now))
+
+
+def test_a_later_call_can_name_an_earlier_result():
+    """A result with no name and no call is not a terminal's, until a call with its id comes."""
+    at = BASE_MS
+    history = [Message(role="user", content="go", created_at=at),
+               Message(role="tool", tool_call_id="x1", content="plain output", created_at=at + 1)]
+    longer = history + [Message(role="assistant", tool_calls=[ToolCall(id="x1", name="terminal-execute")],
+                                created_at=at + 2)]
+    now = at + 7_200_000
+    terminal_outdated.apply(history, now_ms=now, keep_recent=0)
+    warm, warm_changed = terminal_outdated.apply(longer, now_ms=now, keep_recent=0)
+    terminal_outdated._state = None
+    fresh, fresh_changed = terminal_outdated.apply(longer, now_ms=now, keep_recent=0)
+    assert [m.model_dump() for m in warm] == [m.model_dump() for m in fresh] and warm_changed == fresh_changed == 1
+
+
+def growing_session(seed: int):
+    """The loop's own pattern: each request is the last one's history plus a step, a little later."""
+    rng = random.Random(seed)
+    history: list[Message] = []
+    t = BASE_MS
+    for step in range(60):
+        t += rng.choice([1_000, 60_000, 400_000])
+        kind = "summary" if rng.random() < 0.05 else "message"  # condensed: the request starts there
+        history = history + [Message(role="user", content=f"step {step}", kind=kind, created_at=t)]
+        calls = []
+        for n in range(rng.choice([0, 1, 1, 2])):
+            name = rng.choice(["filesystem-read", "filesystem-read", "terminal-execute"])
+            path = rng.choice(['"a.py"', '"./b.py"', '["a.py", "b.py"]', '"c.py"', '[{"path": "a.py"}, 3]'])
+            arguments = f'{{"filePath": {path}}}' if name == "filesystem-read" else '{"command": "make"}'
+            calls.append(ToolCall(id=f"c{step}-{n}", name=name, arguments=arguments))
+        if calls:
+            history = history + [Message(role="assistant", tool_calls=calls, created_at=t)]
+            for call in calls:
+                if call.name == "terminal-execute":
+                    content = '{"command": "make", "stdout": "ok", "stderr": "", "exitCode": 0}'
+                else:
+                    content = "Error: no" if rng.random() < 0.3 else "📄 a.py (lines 1-1/1)\n1→x"
+                history = history + [Message(role="tool", tool_call_id=call.id, tool_name=call.name, content=content,
+                                             status="error" if content.startswith("Error") else "ok",
+                                             created_at=t + rng.choice([0, 10]))]
+        yield history, t + 1_000
+
+
+def test_a_session_growing_step_by_step_builds_like_cold():
+    for settings in (SETTINGS, TIGHT):
+        for seed in range(3):
+            for history, now in growing_session(seed):
+                same(build(history, now, settings), cold(history, now, settings))
+
+
+def test_a_later_call_can_own_an_earlier_read():
+    """A read result whose call comes later belongs to it once it comes (seed 000 §2.3)."""
+    at = BASE_MS
+    read = '{"filePath": "a.py"}'
+    history = [Message(role="tool", tool_call_id="r1", content="📄 a.py\n1→x", created_at=at),
+               Message(role="assistant", tool_calls=[ToolCall(id="r2", name="filesystem-read", arguments=read)],
+                       created_at=at + 1),
+               Message(role="tool", tool_call_id="r2", content="📄 a.py\n1→y", created_at=at + 2)]
+    longer = history + [Message(role="assistant", tool_calls=[ToolCall(id="r1", name="filesystem-read",
+                                                                       arguments=read)], created_at=at + 3)]
+    file_reads.apply(history, keep_recent=1)
+    warm, warm_changed = file_reads.apply(longer, keep_recent=1)
+    file_reads._state = None
+    fresh, fresh_changed = file_reads.apply(longer, keep_recent=1)
+    assert [m.model_dump() for m in warm] == [m.model_dump() for m in fresh] and warm_changed == fresh_changed == 1

@@ -16,7 +16,7 @@ a ref would send the model in circles.
 from __future__ import annotations
 
 import json
-from operator import attrgetter
+from operator import attrgetter, is_
 
 from agent.context.files.refs import artifact_ref_id
 from agent.context.facts import Facts, facts_of
@@ -28,6 +28,9 @@ TERMINAL_TOOL = "terminal-execute"
 PREVIEW_CACHE_LIMIT = 20_000
 _previews: dict[tuple, str] = {}
 _LENGTH = attrgetter("length")
+# The last list run on and its longest content: the loop's next request is that list plus
+# a few records, and only those need measuring.
+_longest: tuple[list[Facts], int] = ([], 0)
 
 
 def _hint(ref: str) -> str:
@@ -119,8 +122,15 @@ def apply(messages: list[Message], *, limit: int, preview: int) -> tuple[list[Me
 
 def run(facts: list[Facts], *, limit: int, preview: int) -> tuple[list[Facts], int]:
     """The pass on records (see `apply`); nothing externalised gives back the same list."""
+    global _longest
     limit = max(limit, 0)  # an empty output is never externalised
-    if not facts or max(map(_LENGTH, facts)) <= limit:
+    source, longest = _longest
+    if source and len(facts) >= len(source) and all(map(is_, source, facts)):
+        longest = max(longest, max(map(_LENGTH, facts[len(source):]), default=0))
+    else:
+        longest = max(map(_LENGTH, facts), default=0)
+    _longest = (facts, longest)
+    if longest <= limit:
         return facts, 0  # the usual case, decided in C
     changed = 0
     out = list(facts)

@@ -29,6 +29,9 @@ from __future__ import annotations
 
 import functools
 import json
+from bisect import insort
+from itertools import compress
+from operator import is_not
 import posixpath
 import re
 from typing import Any
@@ -76,26 +79,71 @@ def run(
     keep_recent: int = 5,
     placeholder: str = DEFAULT_PLACEHOLDER,
 ) -> tuple[list[Facts], int]:
-    """The pass on records (see `apply`); nothing replaced gives back the same list."""
-    keep = max(0, keep_recent)
-    root = _normalise_root(workspace)
+    """The pass on records (see `apply`); nothing replaced gives back the same list.
 
-    # Each successful read: (order key, position, its files, may it be replaced at all).
-    reads: list[tuple[tuple[int, int], int, tuple[str, ...], bool]] = []
-    by_file: dict[str, list[int]] = {}  # file -> indexes into `reads`
-    calls_so_far: dict[str, tuple[str, str, str]] = {}  # call id -> (id, name, arguments)
+    The loop's next request is the last one's records plus a few: that is answered from
+    the last run (see `_State`) in time for the new records only."""
+    global _state
+    params = (_normalise_root(workspace), max(0, keep_recent), placeholder)
+    state = _state
+    result = _extend(state, facts) if state is not None and state.params == params else None
+    if result is None:
+        result = _full(facts, params)
+    _state = result
+    return result.output, result.changed
+
+
+Read = tuple[tuple[int, int], int, tuple[str, ...], bool]  # (order key, position, files, replaceable)
+
+
+class _State:
+    """A run of the pass, kept to extend it. `reads`: each successful read; `by_file`: per
+    file, its reads as (order key, index into `reads`), oldest first; `survives`: per read;
+    `results`: positions of every result of a read call (successful or not); `latest`: the
+    latest call of each id; `unresolved`: ids of results no call was found for.
+
+    Appending records only ever replaces more: a new read can push an old one out of its
+    file's newest, never back in. So a longer list answers from the last run's output,
+    looking at the new records and the files they read, unless a new call could belong to
+    an old result (an id in `unresolved`). Earlier records may differ from the last run's
+    only as copies with other content (the terminal pass's placeholders) of records that
+    are no read results."""
+
+    __slots__ = ("source", "output", "changed", "params", "reads", "by_file", "survives", "results", "latest",
+                 "unresolved", "last_time")
+
+    def __init__(self, source, output, changed, params, reads, by_file, survives, results, latest, unresolved,
+                 last_time) -> None:
+        self.source, self.output, self.changed, self.params = source, output, changed, params
+        self.reads, self.by_file, self.survives, self.results = reads, by_file, survives, results
+        self.latest, self.unresolved, self.last_time = latest, unresolved, last_time
+
+
+_state: _State | None = None
+
+
+def _newest(entries: list[tuple[tuple[int, int], int]], keep: int) -> list[tuple[tuple[int, int], int]]:
+    return entries[-keep:] if keep else []
+
+
+def _full(facts: list[Facts], params: tuple[str | None, int, str]) -> _State:
+    root, keep, placeholder = params
+    reads: list[Read] = []
+    results: set[int] = set()
+    latest: dict[str, tuple[str, str, str]] = {}  # call id -> (id, name, arguments)
     all_calls: dict[str, tuple[str, str, str]] | None = None  # built only if a result precedes its call
+    unresolved: set[str] = set()
     last_time = 0
     for position, f in enumerate(facts):
         # A message without a timestamp takes the time of the one before (SPEC §12.4).
         time = last_time = f.time or last_time
         if f.role == "assistant":
             for call in f.calls:
-                calls_so_far[call[0]] = call  # ids may be reused: a result belongs to the latest
+                latest[call[0]] = call  # ids may be reused: a result belongs to the latest
             continue
         if f.role != "tool" or not f.tool_call_id:
             continue
-        call = calls_so_far.get(f.tool_call_id)
+        call = latest.get(f.tool_call_id)
         if call is None:
             if all_calls is None:
                 all_calls = {}
@@ -103,41 +151,127 @@ def run(
                     for c in g.calls:
                         all_calls.setdefault(c[0], c)
             call = all_calls.get(f.tool_call_id)
-        if call is None or call[1] != TOOL_NAME or not _succeeded(f):
-            continue
-        files, complete = _files_of(call[2], root)
-        if not files:
-            continue
-        index = len(reads)
-        reads.append(((time, position), position, files, complete))
-        for file in files:
-            by_file.setdefault(file, []).append(index)
+            if call is None:
+                unresolved.add(f.tool_call_id)
+        if call is not None and call[1] == TOOL_NAME:
+            results.add(position)
+            read = _read(f, call, time, position, root)
+            if read is not None:
+                reads.append(read)
 
+    by_file: dict[str, list[tuple[tuple[int, int], int]]] = {}
+    for index, (key, _, files, _) in enumerate(reads):
+        for file in files:
+            by_file.setdefault(file, []).append((key, index))
     # A read survives when it is among the newest `keep` of at least one of its files.
     survives = [False] * len(reads)
-    for indexes in by_file.values():
-        if len(indexes) > keep:
-            indexes.sort(key=lambda i: reads[i][0], reverse=True)
-            newest = indexes[:keep]
-        else:
-            newest = indexes
-        for i in newest:
-            survives[i] = True
+    for entries in by_file.values():
+        entries.sort()
+        for _, index in _newest(entries, keep):
+            survives[index] = True
+    out, changed = _replace(facts, facts, reads, survives, range(len(reads)), placeholder)
+    return _State(facts, out, changed, params, reads, by_file, survives, results, latest, unresolved, last_time)
 
+
+def _read(f: Facts, call: tuple[str, str, str], time: int, position: int, root: str | None) -> Read | None:
+    if not _succeeded(f):
+        return None
+    files, complete = _files_of(call[2], root)
+    return ((time, position), position, files, complete) if files else None
+
+
+def _replace(facts: list[Facts], base: list[Facts], reads: list[Read], survives: list[bool], indexes,
+             placeholder: str) -> tuple[list[Facts], int]:
+    """`base` with the reads at `indexes` that do not survive replaced (a new list if any)."""
     out: list[Facts] | None = None
-    replaced_count = 0
+    changed = 0
     size = len(placeholder)
-    for i, (_, position, _, complete) in enumerate(reads):
+    for i in indexes:
+        _, position, _, complete = reads[i]
         if survives[i] or not complete:
             continue
         f = facts[position]
         if f.length == size and f.content == placeholder:
             continue
         if out is None:
-            out = list(facts)
+            out = list(base)
         out[position] = replaced(f, placeholder)
-        replaced_count += 1
-    return (facts if out is None else out), replaced_count
+        changed += 1
+    return (base if out is None else out), changed
+
+
+def _extend(state: _State, facts: list[Facts]) -> _State | None:
+    """`state`'s run for `facts`, which starts with its records; None when it must run in full."""
+    root, keep, placeholder = state.params
+    start = len(state.source)
+    if len(facts) < start:
+        return None
+    # Earlier records that differ: only content copies of records that are not read results.
+    for position in compress(range(start), map(is_not, state.source, facts)):
+        old, new = state.source[position], facts[position]
+        if (old.origin or old) is not (new.origin or new) or position in state.results:
+            return None
+    latest, last_time, results = state.latest, state.last_time, state.results
+    reads = state.reads
+    for position in range(start, len(facts)):
+        f = facts[position]
+        time = last_time = f.time or last_time
+        if f.role == "assistant":
+            for call in f.calls:
+                if call[0] in state.unresolved:
+                    return None  # it may belong to an earlier result
+                if latest is state.latest:
+                    latest = dict(latest)
+                latest[call[0]] = call
+            continue
+        if f.role != "tool" or not f.tool_call_id:
+            continue
+        call = latest.get(f.tool_call_id)
+        if call is None:
+            return None  # its call comes later, if at all: rare enough to run in full
+        if call[1] == TOOL_NAME:
+            if results is state.results:
+                results = set(results)
+            results.add(position)
+            read = _read(f, call, time, position, root)
+            if read is not None:
+                if reads is state.reads:
+                    reads = list(reads)
+                reads.append(read)
+
+    # New reads join their files' lists; only reads that were among a touched file's newest
+    # can stop surviving, and only by the new ones.
+    if state.output is state.source:
+        base = facts
+    elif facts is state.source:
+        base = state.output
+    else:
+        base = _overlay(state, facts, start)
+    if reads is state.reads:
+        return _State(facts, base, state.changed, state.params, reads, state.by_file, state.survives, results,
+                      latest, state.unresolved, last_time)
+    by_file, survives = dict(state.by_file), state.survives + [False] * (len(reads) - len(state.reads))
+    check: set[int] = set()
+    for index in range(len(state.reads), len(reads)):
+        key, _, files, _ = reads[index]
+        check.add(index)
+        for file in files:
+            entries = by_file[file] = list(by_file.get(file, ()))
+            check.update(i for _, i in _newest(entries, keep))
+            insort(entries, (key, index))
+    for index in check:
+        survives[index] = any((reads[index][0], index) in _newest(by_file[file], keep) for file in reads[index][2])
+    out, changed = _replace(facts, base, reads, survives, sorted(check), placeholder)
+    return _State(facts, out, state.changed + changed, state.params, reads, by_file, survives, results, latest,
+                  state.unresolved, last_time)
+
+
+def _overlay(state: _State, facts: list[Facts], start: int) -> list[Facts]:
+    """The last output with `facts`' records where they differ from the last input, plus the new ones."""
+    out = state.output + facts[start:]
+    for position in compress(range(start), map(is_not, state.source, facts)):
+        out[position] = facts[position]
+    return out
 
 
 def _succeeded(f: Facts) -> bool:

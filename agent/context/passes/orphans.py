@@ -9,17 +9,30 @@ first token) are dropped. Storage is never touched: this shapes the request copy
 
 from __future__ import annotations
 
+from operator import is_
+
 from agent.context.facts import Facts, facts_of
 from agent.session.models import Message
 
 NAME = "orphans"
 
 
+# The last list found valid and the call ids it answers. A list with the same records in
+# front (the loop's next request: a few messages appended) is checked from where that one
+# ended: a valid list leaves no call open, so the scan's state there is just those ids.
+_valid: tuple[list[Facts], frozenset[str]] = ([], frozenset())
+
+
 def _already_valid(facts: list[Facts]) -> bool:
     """The usual case, checked in one cheap scan: every call answered right after it, once."""
-    seen: set[str] = set()
-    n = len(facts)
+    global _valid
+    known, answered = _valid
     i = 0
+    seen: set[str] = set()
+    if known and len(facts) >= len(known) and all(map(is_, facts, known)):
+        i = len(known)
+        seen = set(answered)
+    n = len(facts)
     while i < n:
         f = facts[i]
         role = f.role
@@ -41,6 +54,8 @@ def _already_valid(facts: list[Facts]) -> bool:
                     seen.add(call_id)
                 i += len(calls)
         i += 1
+    if known is not facts:
+        _valid = (facts, frozenset(seen))
     return True
 
 

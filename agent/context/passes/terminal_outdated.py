@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import functools
 import json
+from bisect import bisect_right, insort
+from operator import is_
 from typing import Any
 
 from agent.context.facts import Facts, facts_of
@@ -97,28 +99,94 @@ def run(
     max_age_ms: int = MAX_AGE_MS,
     placeholder: str = OUTDATED_PLACEHOLDER,
 ) -> tuple[list[Facts], int]:
-    """The pass on records (see `apply`); nothing replaced gives back the same list."""
-    # One scan: the first call of every id (the call may come after its result in a raw
-    # history) and every tool result with its ordering time. A result without a timestamp
-    # takes the time of the nearest earlier message that has one, so it is ordered by its
-    # position (SPEC §12.4).
-    calls: dict[str, tuple[str, str, str]] = {}
-    results: list[tuple[int, int]] = []  # (ordering time, position)
-    last_time = 0
-    for index, f in enumerate(facts):
+    """The pass on records (see `apply`); nothing replaced gives back the same list.
+
+    The loop's next request is the last one's records plus a few, a little later: that is
+    answered from the last run (see `_State`) in time for the new records only."""
+    global _state
+    params = (max(keep_recent, 0), max_age_ms, placeholder)
+    state = _state
+    result = None
+    if (state is not None and state.params == params and now_ms >= state.now
+            and len(facts) >= len(state.source) and all(map(is_, state.source, facts))):
+        result = _extend(state, facts, now_ms)
+    if result is None:
+        result = _full(facts, now_ms, params)
+    _state = result
+    return result.output, result.changed
+
+
+class _State:
+    """A run of the pass, kept to extend it. `keys`: every candidate's (ordering time,
+    position), ascending; `waiting`: those that could still be replaced (terminal, with a
+    timestamp, not the placeholder already) but were not, too recent or among the newest;
+    `calls`: the first call of each id; `unresolved`: ids of results no name classified.
+
+    Appending records and moving the clock forward only ever replaces more: a candidate's
+    rank among the newer ones and its age can only grow. So a longer list answers from
+    the last run's output, looking at the new records and at `waiting` alone, unless a new
+    call could classify an old result differently (an id in `unresolved`)."""
+
+    __slots__ = ("source", "output", "changed", "params", "now", "keys", "waiting", "calls", "unresolved",
+                 "last_time")
+
+    def __init__(self, source, output, changed, params, now, keys, waiting, calls, unresolved, last_time) -> None:
+        self.source, self.output, self.changed, self.params, self.now = source, output, changed, params, now
+        self.keys, self.waiting, self.calls, self.unresolved, self.last_time = (keys, waiting, calls, unresolved,
+                                                                                 last_time)
+
+
+_state: _State | None = None
+
+
+def _eligible(f: Facts, terminal: bool, placeholder: str) -> bool:
+    """Could be replaced once old and not among the newest: no timestamp, no age (SPEC §12.2)."""
+    return terminal and bool(f.time) and not (f.length == len(placeholder) and f.content == placeholder)
+
+
+def _unresolved(f: Facts, calls: dict[str, tuple[str, str, str]]) -> bool:
+    return not f.tool_name and bool(f.tool_call_id) and f.tool_call_id not in calls
+
+
+def _scan(facts: list[Facts], start: int, last_time: int, calls: dict[str, tuple[str, str, str]],
+          unresolved: set[str] | frozenset[str]) -> tuple[list[tuple[int, int]], dict, int] | None:
+    """From `start`: every tool result as (ordering time, position), `calls` with the first
+    call of each new id (a copy if any) and the last timestamp; None when a call has an id
+    in `unresolved`."""
+    results: list[tuple[int, int]] = []
+    known = calls
+    for index in range(start, len(facts)):
+        f = facts[index]
         if f.time:
             last_time = f.time
         if f.role == "tool":
             results.append((last_time, index))
         elif f.calls:
             for call in f.calls:
+                if call[0] in unresolved:
+                    return None
+                if calls is known:
+                    calls = dict(calls)
                 calls.setdefault(call[0], call)
+    return results, calls, last_time
+
+
+def _full(facts: list[Facts], now_ms: int, params: tuple[int, int, str]) -> _State:
+    keep, max_age_ms, placeholder = params
+    # One scan: the first call of every id (the call may come after its result in a raw
+    # history) and every tool result with its ordering time. A result without a timestamp
+    # takes the time of the nearest earlier message that has one, so it is ordered by its
+    # position (SPEC §12.4).
+    results, calls, last_time = _scan(facts, 0, 0, {}, frozenset())
 
     # Only successful results compete for the recent slots: errors are always kept and
     # take none (SPEC §12.1).
     candidates: list[tuple[int, int, bool]] = []  # (ordering time, position, terminal)
+    unresolved: set[str] = set()
     for order_time, index in results:
         f = facts[index]
+        if _unresolved(f, calls):
+            unresolved.add(f.tool_call_id)
         terminal = _is_terminal(f, calls)
         if not _is_error(f, terminal):
             candidates.append((order_time, index, terminal))
@@ -127,15 +195,61 @@ def run(
     candidates.sort(reverse=True)  # positions are unique: the third field never decides
     out: list[Facts] | None = None
     changed = 0
-    size = len(placeholder)
-    for _, index, terminal in candidates[max(keep_recent, 0):]:
+    waiting: list[tuple[int, int]] = []
+    for rank, (order_time, index, terminal) in enumerate(candidates):
         f = facts[index]
-        if not terminal or not f.time:  # no timestamp, no age (SPEC §12.2)
+        if not _eligible(f, terminal, placeholder):
             continue
-        if now_ms - f.created_at <= max_age_ms or (f.length == size and f.content == placeholder):
+        if rank < keep or now_ms - f.created_at <= max_age_ms:
+            waiting.append((order_time, index))
             continue
         if out is None:
             out = list(facts)
         out[index] = replaced(f, placeholder)
         changed += 1
-    return (facts if out is None else out), changed
+    keys = [(order_time, index) for order_time, index, _ in reversed(candidates)]
+    return _State(facts, facts if out is None else out, changed, params, now_ms, keys, waiting, calls, unresolved,
+                  last_time)
+
+
+def _extend(state: _State, facts: list[Facts], now_ms: int) -> _State | None:
+    """`state`'s run for `facts`, which starts with its records; None when it must run in full."""
+    keep, max_age_ms, placeholder = state.params
+    start = len(state.source)
+    unresolved = state.unresolved
+    scanned = _scan(facts, start, state.last_time, state.calls, unresolved)
+    if scanned is None:
+        return None  # a new call names an earlier result that nothing named before
+    results, calls, last_time = scanned
+    keys, waiting = state.keys, list(state.waiting)
+    for order_time, index in results:
+        f = facts[index]
+        if _unresolved(f, calls):
+            if unresolved is state.unresolved:
+                unresolved = set(unresolved)
+            unresolved.add(f.tool_call_id)
+        terminal = _is_terminal(f, calls)
+        if not _is_error(f, terminal):
+            if keys is state.keys:
+                keys = list(keys)
+            insort(keys, (order_time, index))
+            if _eligible(f, terminal, placeholder):
+                waiting.append((order_time, index))
+
+    base = state.output
+    if start < len(facts):
+        base = facts if state.output is state.source else state.output + facts[start:]
+    out: list[Facts] | None = None
+    changed = state.changed
+    still: list[tuple[int, int]] = []
+    for key in waiting:
+        f = facts[key[1]]
+        if len(keys) - bisect_right(keys, key) < keep or now_ms - f.created_at <= max_age_ms:
+            still.append(key)
+            continue
+        if out is None:
+            out = list(base)
+        out[key[1]] = replaced(f, placeholder)
+        changed += 1
+    return _State(facts, base if out is None else out, changed, state.params, now_ms, keys, still, calls, unresolved,
+                  last_time)
