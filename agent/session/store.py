@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import hashlib
 import json
+import sqlite3
 from pathlib import Path
 from typing import Any, AsyncIterator, Iterable, Iterator
 
@@ -84,6 +85,24 @@ def _message_params(m: Message) -> tuple[Any, ...]:
     )
 
 
+async def _enable_wal(conn: aiosqlite.Connection) -> None:
+    """Switch to WAL, waiting for other processes doing the same.
+
+    Two processes opening a new database at once both ask for WAL; SQLite answers one of
+    them "database is locked" at once, without its busy handler, so wait and ask again (the
+    mode is stored in the file: once set, asking again is a no-op)."""
+    deadline = asyncio.get_running_loop().time() + BUSY_TIMEOUT_MS / 1000
+    delay = 0.005
+    while True:
+        try:
+            await conn.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or asyncio.get_running_loop().time() > deadline:
+                raise
+        await asyncio.sleep(delay)
+        delay = min(delay * 2, 0.1)
+
 class Store:
     def __init__(self, conn: aiosqlite.Connection, path: Path) -> None:
         self.conn = conn
@@ -110,12 +129,17 @@ class Store:
         path.parent.mkdir(parents=True, exist_ok=True)
         conn = await aiosqlite.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000)
         conn.row_factory = aiosqlite.Row
-        await conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        await conn.execute("PRAGMA journal_mode = WAL")
-        await conn.execute("PRAGMA synchronous = NORMAL")
-        await conn.execute("PRAGMA foreign_keys = ON")
         store = cls(conn, path)
-        await store._migrate()
+        try:
+            await conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            await _enable_wal(conn)
+            await conn.execute("PRAGMA synchronous = NORMAL")
+            await conn.execute("PRAGMA foreign_keys = ON")
+            await store._migrate()
+        except BaseException:
+            # aiosqlite's worker thread is not a daemon: left open, it keeps the process alive.
+            await conn.close()
+            raise
         return store
 
     async def close(self) -> None:

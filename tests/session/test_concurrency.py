@@ -76,6 +76,43 @@ def test_two_processes_write_at_once(tmp_path):
         assert [r[0] for r in rows] == [f"p{i}" for i in range(300)]
 
 
+OPENER = """
+import asyncio, sys
+from pathlib import Path
+from agent.session.store import Store
+
+async def main(path):
+    store = await Store.open(Path(path))
+    async with store.conn.execute("PRAGMA journal_mode") as cur:
+        print((await cur.fetchone())[0])
+    await store.close()
+
+asyncio.run(main(sys.argv[1]))
+"""
+
+
+@pytest.mark.parametrize("round_", range(3))
+def test_processes_opening_a_new_database_at_once_all_get_it(tmp_path, round_):
+    """Switching a new file to WAL from several processes at once: SQLite answers all but
+    one `database is locked` without waiting; each must wait and open."""
+    path = tmp_path / "new.db"
+    procs = [subprocess.Popen([sys.executable, "-c", OPENER, str(path)], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for _ in range(4)]
+    for proc in procs:
+        out, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, err
+        assert out.strip() == "wal"
+
+
+def test_a_failed_open_raises_and_lets_the_process_exit(tmp_path):
+    """A database that cannot be opened gives its error; the connection's thread must not
+    keep the process alive after it."""
+    path = tmp_path / "not-a.db"
+    path.write_bytes(b"this is not an SQLite database, just some bytes" * 100)
+    proc = subprocess.run([sys.executable, "-c", OPENER, str(path)], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1
+    assert "not a database" in proc.stderr
+
 # -- cairn -p processes on one database (the reliability issue, item 4) -----------------------
 # Each worker is the installed console script running one long `-p` turn: the fake server
 # (one for all of them, answering from the request) holds every worker's first request
