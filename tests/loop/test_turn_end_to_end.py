@@ -81,3 +81,19 @@ async def test_resume_continues_the_same_session(server, open_runtime):
         await second.close()
     assert [m.content for m in history] == ["one", "first answer", "two", "second answer"]
     assert [m["content"] for m in server.requests[1]["messages"][1:]] == ["one", "first answer", "two"]
+
+
+async def test_the_loaded_backend_is_kept_out_of_the_collectors_walks(open_runtime):
+    """After litellm loads, its objects are frozen and full collections are rarer: a full
+    collection blocked a fast stream's screen for ~60-90 ms every second (bench/streaming.py)."""
+    import gc
+
+    from agent.runtime import GC_OLD_THRESHOLD, GC_YOUNG_THRESHOLD
+
+    runtime = await open_runtime()
+    try:
+        await runtime.ready()
+        assert gc.get_freeze_count() > 100_000
+        assert gc.get_threshold()[0] == GC_YOUNG_THRESHOLD and gc.get_threshold()[2] == GC_OLD_THRESHOLD
+    finally:
+        await runtime.close()
