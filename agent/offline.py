@@ -62,7 +62,15 @@ FIRST_REQUEST_MODULES = (
     "litellm.proxy._types",
     "litellm.llms.litellm_proxy.chat",
     "litellm.litellm_core_utils.default_encoding",
+    # A request with tools first passes litellm's MCP check, whose import (~0.8 s) was paid
+    # by the first prompt: the warm-up's mock completion sends a tool as well.
+    "litellm.responses.mcp.chat_completions_handler",
+    "litellm.responses.mcp.litellm_proxy_mcp_handler",
+    "litellm._service_logger",  # an async request's logging setup
 )
+# The warm-up request's one tool: it takes the path every real request (with tools) takes.
+_WARM_UP_TOOLS = [{"type": "function", "function": {"name": "noop", "description": "warm-up",
+                                                     "parameters": {"type": "object", "properties": {}}}}]
 
 
 def warm_up(tokenizer: str | None = None) -> None:
@@ -81,11 +89,18 @@ def warm_up(tokenizer: str | None = None) -> None:
             pass
     try:
         stream = litellm.completion(
-            model="openai/warm-up", messages=[{"role": "user", "content": "hi"}], stream=True, mock_response="ok"
+            model="openai/warm-up", messages=[{"role": "user", "content": "hi"}], stream=True, mock_response="ok",
+            tools=_WARM_UP_TOOLS,
         )
         for _ in stream:
             pass
     except Exception:  # warming is best effort; the real request reports real errors
+        pass
+    try:  # the SDK's first async client asks the platform (a `uname -p` subprocess, then cached)
+        import platform
+
+        platform.platform()
+    except Exception:
         pass
     if tokenizer:
         from agent.context.tokens import counter_for
