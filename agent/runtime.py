@@ -372,14 +372,19 @@ GC_OLD_THRESHOLD = 100  # middle collections per full one (default 10)
 
 
 def _load_backend(warm_tokenizer: str | None) -> None:
-    import gc
-
     from agent.offline import import_litellm, warm_up
 
     if warm_tokenizer:
         warm_up(warm_tokenizer)
     else:
         import_litellm()
+    settle_heap()
+
+
+def settle_heap() -> None:
+    """Once the backend is loaded (bench/pipeline.py calls it too, to measure as the app runs)."""
+    import gc
+
     # litellm leaves hundreds of thousands of long-lived objects: out of the collector's
     # reach, full collections during a turn no longer walk all of them again.
     gc.freeze()
