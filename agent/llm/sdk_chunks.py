@@ -103,6 +103,15 @@ class _Compiler:
             plan = self.plans[cls] = (fields, populate_by_name, self.extra_fields_type(cls), cls.model_fields)
         return plan
 
+    def plan_all(self, cls: type) -> None:
+        """Plan `cls` and every model it builds (so an unfit one shows at install time)."""
+        todo, seen = [cls], set()
+        while todo:
+            model = todo.pop()
+            if model not in seen:
+                seen.add(model)
+                todo.extend(f.model for f in self.plan(model)[0] if f.model is not None)
+
     def build(self, cls: type, values: dict[str, Any]) -> Any:
         """What `cls.construct(**values)` gives, for a JSON object `values`."""
         if "_fields_set" in values or "__cls" in values:  # names of `construct`'s own parameters
@@ -174,17 +183,21 @@ def install() -> bool:
     if built is None or not built.buildable(ChatCompletionChunk):
         return False
     try:
-        built.plan(ChatCompletionChunk)
+        built.plan_all(ChatCompletionChunk)
     except Exception as exc:  # another SDK version's types: leave it alone
         log.debug("openai SDK chunk fast path not installed: %s", exc)
         return False
 
     def construct_type(*, value: object, type_: object, metadata: Any = None) -> object:
         if type_ is ChatCompletionChunk and metadata is None and type(value) is dict:
-            return built.build(ChatCompletionChunk, value)
+            try:
+                return built.build(ChatCompletionChunk, value)
+            except Exception:  # whatever the plan did not foresee: the SDK's own way decides
+                pass
         return original(value=value, type_=type_, metadata=metadata)
 
     construct_type._cairn_fastpath = True  # type: ignore[attr-defined]
     construct_type.original = original  # type: ignore[attr-defined]
+    construct_type.compiler = built  # type: ignore[attr-defined]
     _base_client.construct_type = construct_type
     return True

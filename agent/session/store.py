@@ -103,6 +103,7 @@ async def _enable_wal(conn: aiosqlite.Connection) -> None:
         await asyncio.sleep(delay)
         delay = min(delay * 2, 0.1)
 
+
 class Store:
     def __init__(self, conn: aiosqlite.Connection, path: Path) -> None:
         self.conn = conn

@@ -93,3 +93,21 @@ def test_same_object_as_the_sdk(data):
 def test_other_types_and_non_dicts_go_to_the_sdk():
     assert _base_client.construct_type(value=[1], type_=ChatCompletionChunk) == [1]
     assert _base_client.construct_type(value={"a": 1}, type_=str) == {"a": 1}
+
+
+def test_every_model_a_chunk_builds_is_planned_at_install():
+    from openai.types.chat.chat_completion_chunk import Choice, ChoiceDelta
+
+    compiler = sdk_chunks.compiler()
+    compiler.plan_all(ChatCompletionChunk)
+    assert {ChatCompletionChunk, Choice, ChoiceDelta} <= set(compiler.plans)
+
+
+def test_a_failing_plan_leaves_the_chunk_to_the_sdk(monkeypatch):
+    """An error inside the fast path must never break a stream: the SDK's own way decides."""
+    installed = _base_client.construct_type
+    monkeypatch.setattr(installed.compiler, "build", lambda *a, **k: (_ for _ in ()).throw(RuntimeError("unforeseen")))
+    data = {"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "m",
+            "choices": [{"index": 0, "delta": {"content": "abcd"}}]}
+    assert shape(installed(value=data, type_=ChatCompletionChunk)) == shape(
+        construct_type(value=data, type_=ChatCompletionChunk))
