@@ -62,13 +62,10 @@ FIRST_REQUEST_MODULES = (
     "litellm.proxy._types",
     "litellm.llms.litellm_proxy.chat",
     "litellm.litellm_core_utils.default_encoding",
-    # A request with tools first passes litellm's MCP check, whose import (~0.8 s) was paid
-    # by the first prompt: the warm-up's mock completion sends a tool as well.
-    "litellm.responses.mcp.chat_completions_handler",
-    "litellm.responses.mcp.litellm_proxy_mcp_handler",
     "litellm._service_logger",  # an async request's logging setup
 )
-# The warm-up request's one tool: it takes the path every real request (with tools) takes.
+# The warm-up request's one tool: a request with tools first passes litellm's MCP check,
+# whose imports (~0.8 s) the first prompt paid before the warm-up sent a tool as well.
 _WARM_UP_TOOLS = [{"type": "function", "function": {"name": "noop", "description": "warm-up",
                                                      "parameters": {"type": "object", "properties": {}}}}]
 
