@@ -9,14 +9,14 @@ each event and tells the front end.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
 from agent.context.budget import Budget, budget_for
 from agent.context.condense import CondenseResult, condense, split_at_last_summary
-from agent.context.pipeline import BuildResult, TruncateTo, build_api_messages
-from agent.context.tokens import counter_for
+from agent.context.pipeline import BuildResult, TruncateTo
 from agent.events import CondenseStarted, ContextManaged
 from agent.session.models import ContextEvent, ContextTrigger, Message, now_ms
 
@@ -29,20 +29,23 @@ log = logging.getLogger("agent.context")
 class AgentContextHost:
     def __init__(self, agent: "Agent") -> None:
         self.agent = agent
-        self._counter = counter_for(agent.settings.context.tokenizer)
 
     @property
     def session_id(self) -> str:
         return self.agent.session.id
 
-    async def build(self, history: list[Message], truncate: TruncateTo | None) -> BuildResult:
+    @property
+    def _counter(self):
+        return self.agent.builder.counter
+
+    async def build(self, history: list[Message], truncate: TruncateTo | None, flush: bool = False) -> BuildResult:
         agent = self.agent
-        kwargs = dict(now_ms=now_ms(), settings=agent.settings, tools=agent.registry.definitions(),
-                      system_prompt=agent.system_prompt, truncate=truncate)
+        build = functools.partial(agent.builder.build, history, now_ms=now_ms(), tools=agent.registry.definitions(),
+                                  system_prompt=agent.system_prompt, truncate=truncate, flush=flush)
         if truncate is None:
-            return build_api_messages(history, **kwargs)
+            return build()
         # Truncation folds files (disk reads, tree-sitter parses): off the event loop.
-        return await asyncio.to_thread(build_api_messages, history, **kwargs)
+        return await asyncio.to_thread(build)
 
     def fold(self, paths: list[str]) -> str:
         """Seed 001 file folding of `paths` as they are on disk now."""

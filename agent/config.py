@@ -11,7 +11,7 @@ import os
 import re
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -87,6 +87,13 @@ class ContextSettings(_Section):
     # Seed 000: only the newest successful reads of each file are sent whole.
     file_keep_recent_reads: int = Field(5, ge=0)
     file_read_placeholder: str = "[该文件的历史读取内容已压缩,请参看最新读取结果]"
+    # SPEC §12.11: when a seed 000/003 replacement of an already-sent message is applied.
+    # "exact": on every request (the seeds to the letter); "auto": held while the provider's
+    # prompt cache is warm, applied together when it is cold, when they pay for re-writing
+    # the cache, or when the budget needs room. Unset: "auto" for models whose provider
+    # caches prompts, "exact" for the others.
+    cache_policy: Literal["auto", "exact"] | None = None
+    cache_ttl_ms: int = Field(5 * 60 * 1000, ge=0)  # the provider's cache lifetime (Anthropic: 5 min)
 
 
 class PermissionSettings(_Section):

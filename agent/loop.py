@@ -18,9 +18,9 @@ from typing import Any, Awaitable, Callable
 from agent.config import Settings
 from agent.budget_step import AgentContextHost
 from agent.context.budget import Budget, budget_for
+from agent.context.builder import RequestBuilder
 from agent.context.condense import CondenseError
 from agent.context.manage import compact, manage_context
-from agent.context.tokens import counter_for
 from agent.events import (
     AssistantFinished,
     AssistantStarted,
@@ -82,6 +82,8 @@ class Agent:
         )
         self.system_prompt = build_system_prompt(settings.workspace)
         self._attach_context_files()
+        # The session's request builder: what its builds remember, its cache policy.
+        self.builder = RequestBuilder(settings, model)
         self.set_model(model)
         self.history: list[Message] | None = None
         self.session_cost = 0.0
@@ -91,6 +93,7 @@ class Agent:
     # -- configuration ------------------------------------------------------------
     def set_model(self, model: str) -> None:
         self.model = model
+        self.builder.set_model(model)
         self._limits = None
         self._budget: Budget | None = None
 
@@ -120,6 +123,7 @@ class Agent:
     def switch_session(self, session: Session) -> None:
         self.session = session
         self._attach_context_files()
+        self.builder = RequestBuilder(self.settings, self.model)
         self.history = None
         self.session_cost = 0.0
         self.permissions.always.clear()
@@ -201,16 +205,8 @@ class Agent:
         while True:
             self.emit(Usage(context_tokens=build.tokens.total, context_window=self.limits.context_window,
                             session_cost=self.session_cost))
-            request = ChatRequest(
-                model=self.model,
-                messages=build.messages,
-                tools=self.registry.definitions(),
-                api_base=self.settings.api_base,
-                api_key=self.settings.api_key,
-                temperature=self.settings.llm.temperature,
-                timeout=self.settings.llm.request_timeout,
-            )
-            stream = _StreamWriter(self)
+            request = self.chat_request(build)
+            stream = _StreamWriter(self, self.builder.sent_record(build))
             try:
                 result = await stream_chat(request, on_text=stream.on_text, into=stream.partial)
             except ContextTooLongError as exc:
@@ -254,6 +250,20 @@ class Agent:
                             completion_tokens=result.completion_tokens or 0, session_cost=self.session_cost))
             return message
 
+    def chat_request(self, build) -> ChatRequest:
+        """The whole request for `build`: the builder's messages and tools (cache breakpoints
+        where the provider needs them) with this session's model and LLM settings."""
+        messages, tools = self.builder.payload(build, self.registry.definitions())
+        return ChatRequest(
+            model=self.model,
+            messages=messages,
+            tools=tools,
+            api_base=self.settings.api_base,
+            api_key=self.settings.api_key,
+            temperature=self.settings.llm.temperature,
+            timeout=self.settings.llm.request_timeout,
+        )
+
     async def compact(self, instructions: str | None = None) -> None:
         """`/compact [instructions]`: condense the conversation now (seed 001, manual trigger)."""
         status = "ok"
@@ -289,7 +299,7 @@ class Agent:
             result = await self.registry.execute(call, self.ctx)
             message = Message(role="tool", tool_call_id=call.id, tool_name=call.name, content=result.content,
                               status="error" if result.is_error else "ok", meta=dict(result.meta))
-            counter_for(self.settings.context.tokenizer).remember_count(message)
+            self.builder.counter.remember_count(message)
             # With the checkpoints rewind restores from, in one transaction.
             message = await self._append(message, [(e.path, e.before, e.after) for e in result.edits])
             self.emit(ToolFinished(call=call, message=message))
@@ -320,8 +330,9 @@ class Agent:
 class _StreamWriter:
     """Writes the assistant message on its first token and flushes it as it streams."""
 
-    def __init__(self, agent: Agent) -> None:
+    def __init__(self, agent: Agent, meta: dict[str, Any]) -> None:
         self.agent = agent
+        self.meta = meta  # what the request recorded (the builder's `sent_record`)
         self.message: Message | None = None
         self.text = ""
         self.partial = StreamResult()  # what streamed so far (stream_chat fills it)
@@ -332,7 +343,7 @@ class _StreamWriter:
         self._last_flush = loop.time()
         # Set before the write so an interrupt during it cannot lead to a second row.
         self.message = Message(
-            role="assistant", content=self.text, status="interrupted", meta={"model": self.agent.model}
+            role="assistant", content=self.text, status="interrupted", meta={"model": self.agent.model, **self.meta}
         )
         await self.agent._append(self.message)
         if announce:  # a message without text (only a half-sent tool call) gets no chat bubble

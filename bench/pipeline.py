@@ -34,9 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from agent.config import Settings  # noqa: E402
-from agent.context import facts, memo, rendered, tokens  # noqa: E402
-from agent.context.passes import replace  # noqa: E402
-from agent.context.pipeline import build_api_messages  # noqa: E402
+from agent.context.builder import RequestBuilder  # noqa: E402
 from agent.runtime import settle_heap  # noqa: E402
 from agent.session.models import Message, ToolCall  # noqa: E402
 from run import Row, at_most, common_args, finish  # noqa: E402
@@ -75,21 +73,24 @@ def generate(n: int, seed: int = 7) -> list[Message]:
     return out
 
 
-def build(history, settings, now):
-    return build_api_messages(history, now_ms=now, settings=settings, tools=[], system_prompt="system")
+class Builds:
+    """The session's request builder as the loop holds it; `forget` starts a new one (cold:
+    no token counts, no per-message records or placeholder copies, no remembered pass results)."""
 
+    def __init__(self) -> None:
+        self.builder = RequestBuilder(Settings(), "")
 
-def _forget_everything() -> None:
-    """Cold: no token counts, no rendered API forms, no per-message records or placeholder
-    copies, no remembered pass results from earlier builds."""
-    tokens._counters.clear()
-    rendered.clear()
-    replace._copies.clear()
-    facts.clear()
-    memo.clear()
+    def __call__(self, history, settings, now):
+        if settings is not self.builder.settings:
+            self.builder = RequestBuilder(settings, "")
+        return self.builder.build(history, now_ms=now, tools=[], system_prompt="system")
+
+    def forget(self) -> None:
+        self.builder = RequestBuilder(self.builder.settings, "")
 
 
 def measure(n: int, runs: int) -> dict:
+    build = Builds()
     build(generate(50), Settings(), 0)  # load the encoding outside the timings
     settle_heap()  # the app's collector settings once its backend is loaded (agent/runtime.py)
     history = generate(n)
@@ -97,7 +98,7 @@ def measure(n: int, runs: int) -> dict:
     now = history[-1].created_at + 60_000
     cold, warm = [], []
     for _ in range(runs):
-        _forget_everything()
+        build.forget()
         start = time.perf_counter()
         build(history, settings, now)
         cold.append(time.perf_counter() - start)
@@ -114,7 +115,7 @@ def measure(n: int, runs: int) -> dict:
         start = time.perf_counter()
         build(history, settings, now)
         warm.append(time.perf_counter() - start)
-    _forget_everything()
+    build.forget()
     tracemalloc.start()
     build(history, settings, now)
     peak = tracemalloc.get_traced_memory()[1]

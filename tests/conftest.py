@@ -73,3 +73,15 @@ def open_runtime(server, workspace):
     _open.workspace = workspace  # type: ignore[attr-defined]
     # Tests close their runtimes themselves (`await runtime.close()`), on their own loop.
     return _open
+
+
+@pytest.fixture
+def anthropic_server():
+    """A FakeAnthropicServer (tests/fakes/anthropic_server.py: the Messages API, for prompt caching);
+    script it with `.add(...)`. A scripted step no request used up fails the test."""
+    from tests.fakes.anthropic_server import FakeAnthropicServer
+
+    srv = FakeAnthropicServer()
+    yield srv
+    srv.close()
+    assert srv.pending == 0, f"{srv.pending} scripted Anthropic step(s) were never requested"

@@ -4,8 +4,8 @@ Reading a pydantic field costs about 60 ns (the model's `__getattr__` hook defea
 attribute fast path), and the passes read a dozen per message per build; at 20,000 messages
 those scattered reads made a warm build grow faster than the history. So each message
 object gets one `Facts` record (plain slots, made once) holding the fields the pipeline
-reads, what the passes derive from them, and its API form and token count: it is the
-message's render entry (agent/context/rendered.py), so there is one record per message.
+reads, what the passes derive from them, and its API form and token count. The records
+belong to one session's request builder (`Records`, held by agent/context/state.py).
 
 A record is valid while the message's fields are the ones it was made from: every build
 takes a snapshot of those fields per message in C (`itemgetter` over `__dict__`), so an
@@ -13,7 +13,7 @@ in-place edit (the loop finalising a streamed message) is seen. The last history
 are kept by position: a build of the same history, or of a longer one, reuses them after
 comparing identities and snapshots without running Python code per message, and gets back
 the very same list when nothing changed (agent/context/memo.py relies on that). A list of
-tool calls is taken as replaced, never edited in place (as in rendered.py).
+tool calls is taken as replaced, never edited in place.
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ from itertools import repeat
 from operator import and_, attrgetter, eq, is_, itemgetter, ne
 from typing import TYPE_CHECKING, Any
 
-from agent.context import rendered
 from agent.context.rendered import Rendered
 from agent.context.tokens import REPLY_PRIMING
 
@@ -36,6 +35,8 @@ _DICT = attrgetter("__dict__")
 _SNAPSHOT = itemgetter(*FIELDS)
 _SNAPSHOT_OF = attrgetter("snapshot")
 ENCODING = attrgetter("encoding")
+# Records kept per builder before they are dropped all at once (a session of 100,000 messages).
+CACHE_LIMIT = 300_000
 TOKENS = attrgetter("tokens")
 API = attrgetter("api")
 CALLS = attrgetter("calls")
@@ -113,50 +114,88 @@ def _snapshot(message: Message) -> tuple:
 
 
 def _make(message: Message) -> Facts:
-    return rendered.remember(Facts(message, _snapshot(message)))
-
-
-def _lookup(message: Message) -> Facts:
-    snap = _snapshot(message)
-    facts = rendered._entries.get(id(message))
-    if type(facts) is Facts and facts.message is message and facts.snapshot == snap:
-        return facts
-    return rendered.remember(Facts(message, snap))
+    return Facts(message, _snapshot(message))
 
 
 def facts_of(messages: list[Message]) -> list[Facts]:
-    """The records of `messages`, looked up one by one (for the passes' message-level API)."""
-    return list(map(_lookup, messages))
+    """Fresh records of `messages` (the passes' message-level entry points, which remember nothing)."""
+    return Records().facts_of(messages)
 
 
-# The last history built (a copy of the list), its records and their snapshots (a list of
-# its own: comparing against it does not touch the records).
-_last: tuple[list[Message], list[Facts], list[tuple]] = ([], [], [])
+class Records:
+    """The records of one session's builds (owned by its request builder, see
+    agent/context/state.py): one per message object, and the last history built, so that
+    the next build of the same or a longer history reuses them by position."""
 
+    __slots__ = ("_by_message", "_last")
 
-def unchecked_records(history: list[Message]) -> tuple[list[Facts], list[tuple], int] | None:
-    """`(records, snapshots, unchecked)` for a `history` that starts with the very message
-    objects of the last one: their last records, not compared yet (the first `unchecked`;
-    see `holds`), then new ones for the messages after them. None for any other history.
+    def __init__(self) -> None:
+        # Keyed by the message object's id; an entry keeps its message alive, so the id
+        # cannot be reused by another object meanwhile.
+        self._by_message: dict[int, Facts] = {}
+        # The last history built (a copy of the list), its records and their snapshots (a
+        # list of its own: comparing against it does not touch the records).
+        self._last: tuple[list[Message], list[Facts], list[tuple]] = ([], [], [])
 
-    The same list of records comes back when the history is the same; a longer one becomes
-    the last history, so a stale record found later is found again by `facts_for`."""
-    global _last
-    last_messages, last_facts, last_snapshots = _last
-    known = len(last_messages)
-    if len(history) < known or not all(map(is_, last_messages, history)):
-        return None
-    if len(history) == known:
-        return last_facts, last_snapshots, known
-    added = list(map(_lookup, history[known:]))
-    facts, snapshots = last_facts + added, last_snapshots + list(map(_SNAPSHOT_OF, added))
-    _last = (list(history), facts, snapshots)
-    return facts, snapshots, known
+    def lookup(self, message: Message) -> Facts:
+        snap = _snapshot(message)
+        facts = self._by_message.get(id(message))
+        if facts is not None and facts.message is message and facts.snapshot == snap:
+            return facts
+        if len(self._by_message) >= CACHE_LIMIT:
+            self._by_message.clear()
+        facts = self._by_message[id(message)] = Facts(message, snap)
+        return facts
+
+    def facts_of(self, messages: list[Message]) -> list[Facts]:
+        """The records of `messages`, looked up one by one."""
+        return list(map(self.lookup, messages))
+
+    def unchecked_records(self, history: list[Message]) -> tuple[list[Facts], list[tuple], int] | None:
+        """`(records, snapshots, unchecked)` for a `history` that starts with the very message
+        objects of the last one: their last records, not compared yet (the first `unchecked`;
+        see `holds`), then new ones for the messages after them. None for any other history.
+
+        The same list of records comes back when the history is the same; a longer one becomes
+        the last history, so a stale record found later is found again by `facts_for`."""
+        last_messages, last_facts, last_snapshots = self._last
+        known = len(last_messages)
+        if len(history) < known or not all(map(is_, last_messages, history)):
+            return None
+        if len(history) == known:
+            return last_facts, last_snapshots, known
+        added = list(map(self.lookup, history[known:]))
+        facts, snapshots = last_facts + added, last_snapshots + list(map(_SNAPSHOT_OF, added))
+        self._last = (list(history), facts, snapshots)
+        return facts, snapshots, known
+
+    def facts_for(self, history: list[Message]) -> list[Facts]:
+        """The records of `history`, reusing the last history's by position where they still hold.
+
+        The same list object comes back when nothing changed since the last call."""
+        last_messages, last_facts, last_snapshots = self._last
+        if (len(history) == len(last_messages) and all(map(is_, history, last_messages))
+                and holds(history, last_snapshots, 0, len(history))):
+            return last_facts  # nothing changed
+        try:  # where the same object still has the same fields
+            same = list(map(and_, map(is_, history, last_messages),
+                            map(eq, map(_SNAPSHOT, map(_DICT, history)), last_snapshots)))
+        except (KeyError, AttributeError):
+            same = list(map(and_, map(is_, history, last_messages), map(eq, map(_snapshot, history), last_snapshots)))
+        try:
+            kept = same.index(False)
+        except ValueError:
+            kept = len(same)
+        facts = last_facts[:kept]
+        for index in range(kept, len(history)):
+            facts.append(last_facts[index] if index < len(same) and same[index] else self.lookup(history[index]))
+        self._last = (list(history), facts, last_snapshots[:kept] + list(map(_SNAPSHOT_OF, facts[kept:])))
+        return facts
 
 
 def holds(history: list[Message], snapshots: list[tuple], start: int, stop: int) -> bool:
     """Whether `history[start:stop]` still has the fields of `snapshots[start:stop]`
-    (`unchecked_records`' promise).
+    (`Records.unchecked_records`' promise).
 
     Compared in C; each new snapshot is dropped once compared (keeping 20,000 new tuples
     to the end of a build set off garbage collections costing more than the rest of it)."""
@@ -166,31 +205,6 @@ def holds(history: list[Message], snapshots: list[tuple], start: int, stop: int)
         return all(map(eq, map(_snapshot, history[start:stop]), snapshots[start:stop]))
 
 
-def facts_for(history: list[Message]) -> list[Facts]:
-    """The records of `history`, reusing the last history's by position where they still hold.
-
-    The same list object comes back when nothing changed since the last call."""
-    global _last
-    last_messages, last_facts, last_snapshots = _last
-    if (len(history) == len(last_messages) and all(map(is_, history, last_messages))
-            and holds(history, last_snapshots, 0, len(history))):
-        return last_facts  # nothing changed
-    try:  # where the same object still has the same fields
-        same = list(map(and_, map(is_, history, last_messages),
-                        map(eq, map(_SNAPSHOT, map(_DICT, history)), last_snapshots)))
-    except (KeyError, AttributeError):
-        same = list(map(and_, map(is_, history, last_messages), map(eq, map(_snapshot, history), last_snapshots)))
-    try:
-        kept = same.index(False)
-    except ValueError:
-        kept = len(same)
-    facts = last_facts[:kept]
-    for index in range(kept, len(history)):
-        facts.append(last_facts[index] if index < len(same) and same[index] else _lookup(history[index]))
-    _last = (list(history), facts, last_snapshots[:kept] + list(map(_SNAPSHOT_OF, facts[kept:])))
-    return facts
-
-
 def ensure_counted(facts: list[Facts], counter: TokenCounter) -> None:
     """Give every record its token count in the counter's encoding."""
     encoding = counter.encoding_name
@@ -198,8 +212,6 @@ def ensure_counted(facts: list[Facts], counter: TokenCounter) -> None:
         return  # the warm path: all counted already, checked in C
     for f in facts:
         if f.encoding != encoding:
-            # Usually `f` is the message's render entry and gets its count there; if the
-            # render cache was cleared meanwhile, the count lands on a new entry instead.
             f.tokens = counter.count_stored(f.message)
             f.encoding = encoding
 
@@ -209,7 +221,3 @@ def request_tokens(facts: list[Facts]) -> int:
     return sum(map(TOKENS, facts)) + REPLY_PRIMING if facts else 0
 
 
-def clear() -> None:
-    global _last
-    _last = ([], [], [])
-    rendered.clear()

@@ -12,7 +12,7 @@ from typing import Any
 
 from agent.config import Settings
 from agent.context.budget import budget_for
-from agent.context.pipeline import build_api_messages
+from agent.context.builder import RequestBuilder
 from agent.session.models import Message
 
 
@@ -32,7 +32,7 @@ def context_report(
 
     tools = default_registry().definitions()
     system = build_system_prompt(workspace, today=datetime.fromtimestamp(now_ms / 1000).date())
-    build = build_api_messages(history, now_ms=now_ms, settings=settings, tools=tools, system_prompt=system)
+    build = RequestBuilder(settings, model or "").build(history, now_ms=now_ms, tools=tools, system_prompt=system)
     limits = model_limits(settings, model) if model else None
     window = limits.context_window if limits else settings.context.default_context_window
     # The seed-001 rules (a per-model -1 or invalid value means the global percent).

@@ -4,7 +4,8 @@ Called by the loop before every model request, also between the tool calls of on
 
 1. build the request as usual and count it (system prompt, tools, messages: tiktoken);
 2. compare with the budget (threshold percent or allowed tokens, agent/context/budget.py);
-3. over it and condensing is on → summarise the conversation since the last summary
+3. over it: first apply the replacements held for the prompt cache (agent/context/
+   cache_policy.py), and if that is not enough and condensing is on → summarise the conversation since the last summary
    (agent/context/condense.py), store the summary, build again;
 4. condensing off, failed, or not enough → smart truncation of the request copy toward the
    fallback target (history untouched);
@@ -48,7 +49,9 @@ class ContextHost(Protocol):
 
     session_id: str
 
-    async def build(self, history: list[Message], truncate: TruncateTo | None) -> BuildResult: ...
+    async def build(self, history: list[Message], truncate: TruncateTo | None, flush: bool = False) -> BuildResult:
+        """The next request; `flush`: apply the replacements held for the prompt cache too."""
+        ...
 
     def truncate_to(self, max_tokens: int) -> TruncateTo:
         """Smart truncation toward `max_tokens` with the configured range and file folder."""
@@ -136,6 +139,11 @@ async def manage_context(
     build = await host.build(history, None)
     if fits(build):
         return Managed(build=build, history=history)
+    if build.cache is not None and build.cache.held:
+        # The budget needs the room: the replacements held for the prompt cache go first.
+        build = await host.build(history, None, flush=True)
+        if fits(build):
+            return Managed(build=build, history=history)
     condensed = False
     if cfg.auto_condense and (trigger == "overflow" or may_auto_condense(history, budget, host.count)):
         tokens = build.tokens.total
@@ -146,7 +154,7 @@ async def manage_context(
             pass  # recorded; fall back to truncation
         else:
             condensed = True
-            build = await host.build(history, None)
+            build = await host.build(history, None, flush=True)
             still_over = not fits(build)
             await host.record(ContextEvent(
                 session_id=host.session_id, action="condense", trigger=trigger, outcome="ok",
@@ -156,7 +164,7 @@ async def manage_context(
                 return Managed(build=build, history=history, condensed=True)
     tokens = build.tokens.total
     start = time.perf_counter()
-    truncated = await host.build(history, host.truncate_to(truncation_target(cfg, budget, limit)))
+    truncated = await host.build(history, host.truncate_to(truncation_target(cfg, budget, limit)), flush=True)
     report = truncated.truncation
     await host.record(ContextEvent(
         session_id=host.session_id, action="truncate", trigger=trigger,

@@ -16,18 +16,22 @@ from typing import Any, Callable
 from pydantic import BaseModel, Field
 
 from agent.config import Settings
-from agent.context import memo
-from agent.context.facts import (API, CALLS, TOKENS, Facts, ensure_counted, facts_for, facts_of, holds,
-                                 request_tokens, unchecked_records)
+from agent.context.cache_policy import EXACT, CacheDecision, CachePolicy, decide, sent_log
+from agent.context.facts import API, CALLS, TOKENS, Facts, ensure_counted, holds, request_tokens
+from agent.context.memo import Memo
 from agent.context.passes import active_path, externalize, file_reads, orphans, terminal_outdated
 from agent.context.rendered import call_rows, copy_request
-from agent.context.tokens import REPLY_PRIMING, counter_for
+from agent.context.state import BuildState
+from agent.context.tokens import REPLY_PRIMING, TokenCounter, counter_for
 from agent.context.truncation import MIDDLE_END, MIDDLE_START, TruncationReport, no_fold, truncate_until_fits
 from agent.context.truncation.file_folder import Fold
 from agent.session.models import Message
 
 SMART_TRUNCATION = "smart_truncation"
 REQUEST = "request"  # the memo entry of the final step: API forms and token total
+HELD = "held"  # the memo entry of the replacements held for the prompt cache
+# The passes that replace already-sent results (seeds 003, 000): what the cache policy holds.
+REPLACING = (terminal_outdated.NAME, file_reads.NAME)
 CHUNK = 512  # messages checked before the part of the request they give is copied (see _copy_checked)
 
 
@@ -67,6 +71,7 @@ class BuildResult(BaseModel):
     report: list[PassReport] = Field(default_factory=list)
     tokens: TokenBreakdown = Field(default_factory=TokenBreakdown)
     truncation: TruncationReport | None = None
+    cache: CacheDecision | None = None
 
 
 def build_api_messages(
@@ -77,42 +82,62 @@ def build_api_messages(
     tools: list[dict[str, Any]] | None = None,
     system_prompt: str | None = None,
     truncate: TruncateTo | None = None,
+    policy: CachePolicy = EXACT,
+    flush: bool = False,
+    state: BuildState | None = None,
+    counter: TokenCounter | None = None,
 ) -> BuildResult:
     """Run the passes in SPEC order on a copy of the active path and count the result.
 
-    The passes work on per-message records (agent/context/facts.py), and a step given the
-    same records as last time reuses its result (agent/context/memo.py). With `truncate`
-    (the budget step's fallback, agent/context/manage.py), smart truncation runs last, on
-    what the other passes produced."""
-    counter = counter_for(settings.context.tokenizer)
+    `policy` says when the seed 000/003 replacements of already-sent messages are applied
+    (agent/context/cache_policy.py; `flush`: now, the budget needs the room); what earlier
+    requests applied is read from `history` itself. `state` and `counter` (the session's
+    request builder's, agent/context/builder.py) carry what earlier builds computed: per-
+    message records (agent/context/facts.py) and each step's last result (memo.py); without
+    them the build starts from nothing and gives the same result. With `truncate` (the
+    budget step's fallback, agent/context/manage.py), smart truncation runs last, on what
+    the other passes produced."""
+    state = state if state is not None else BuildState()
+    counter = counter if counter is not None else counter_for(settings.context.tokenizer)
     system_tokens = counter.count_messages([{"role": "system", "content": system_prompt}]) if system_prompt else 0
     tool_tokens = counter.count_tools(tools or [])
+    log = sent_log(history)
     # The loop's next request is the last one's history plus a few messages: the passes run
     # on the last records for those taken as unchanged, which is checked while the request
     # is copied (see _copy_checked). Truncation reads the messages themselves: check first.
-    known = unchecked_records(history) if truncate is None else None
-    built = _build(history, known, now_ms, settings, truncate, counter, system_prompt, system_tokens + tool_tokens)
+    known = state.records.unchecked_records(history) if truncate is None else None
+    args = (now_ms, settings, truncate, counter, system_prompt, system_tokens + tool_tokens, state, policy, log, flush)
+    built = _build(history, known, *args)
     if built is None:  # a message was edited in place: build again, every message checked
-        built = _build(history, None, now_ms, settings, truncate, counter, system_prompt, system_tokens + tool_tokens)
-    api, steps, tokens, truncation = built
-    return _result(api, steps, tokens, system_tokens, tool_tokens, truncation)
+        built = _build(history, None, *args)
+    api, steps, tokens, truncation, decision = built
+    result = _result(api, steps, tokens, system_tokens, tool_tokens, truncation)
+    result.cache = decision
+    return result
 
 
 def _build(history: list[Message], known: tuple[list[Facts], list[tuple], int] | None, now_ms: int,
-           settings: Settings, truncate: TruncateTo | None, counter, system_prompt: str | None, fixed_tokens: int):
-    """`(request, steps, tokens, truncation)`; None when `known` records turned out stale."""
+           settings: Settings, truncate: TruncateTo | None, counter, system_prompt: str | None, fixed_tokens: int,
+           state: BuildState, policy: CachePolicy, log, flush: bool):
+    """`(request, steps, tokens, truncation, cache decision)`; None when `known` records turned out stale."""
     encoding = counter.encoding_name
-    current, snapshots, unchecked = known if known is not None else (facts_for(history), [], 0)
+    memo = state.memo
+    current, snapshots, unchecked = known if known is not None else (state.records.facts_for(history), [], 0)
 
     # Each pass's token change; the totals are filled in from the final count.
     steps: list[tuple[str, int, int]] = []
+    outputs: dict[str, list[Facts]] = {}
+    decision: CacheDecision | None = None
     for name, fn, params in _passes(settings, now_ms):
+        if name == externalize.NAME:  # the replacing passes are done: hold what the cache policy holds
+            current, decision = _hold(outputs, current, steps, log, policy, now_ms, flush, counter, memo)
         key = (encoding, params)
         remembered = memo.recall(name, current, key)
         if remembered is None:
-            out, changed = fn(current, **params)
+            out, changed = fn(current, memory=state.memory(name), **params)
             step = (changed, _delta(current, out, counter, memo.latest(name)) if changed else 0)
             remembered = memo.remember(name, current, key, out, step), step
+        outputs[name] = current
         current, (changed, added) = remembered
         steps.append((name, changed, added))
 
@@ -124,17 +149,51 @@ def _build(history: list[Message], known: tuple[list[Facts], list[tuple], int] |
                                      middle_end=truncate.middle_end, fold=truncate.fold, fixed_tokens=fixed_tokens)
         truncation = r = result.report
         changed = r.orphans_repaired + r.calls_removed + r.results_removed + r.results_folded + r.messages_deleted
-        truncated = facts_of(result.messages)
+        truncated = state.records.facts_of(result.messages)
         steps.append((SMART_TRUNCATION, changed, _delta(current, truncated, counter) if changed else 0))
         current = truncated
 
-    apis, (tokens, calls_at, rows) = memo.recall(REQUEST, current, encoding) or _request(current, counter)
+    apis, (tokens, calls_at, rows) = memo.recall(REQUEST, current, encoding) or _request(current, counter, memo)
     api: list[dict[str, Any]] = []
     if system_prompt:
         api.append({"role": "system", "content": system_prompt})
     if not _copy_checked(history, snapshots, unchecked, apis, calls_at, rows, api):
         return None
-    return api, steps, tokens, truncation
+    return api, steps, tokens, truncation, decision
+
+
+def _hold(outputs: dict[str, list[Facts]], current: list[Facts], steps: list[tuple[str, int, int]], log,
+          policy: CachePolicy, now_ms: int, flush: bool, counter, memo: Memo) -> tuple[list[Facts], CacheDecision]:
+    """`current` (the replacing passes' output) with the replacements the policy holds put
+    back as they were, and the decision; the replacing passes' steps count only what was applied.
+
+    The list with the same held positions as last time is the very same list, so the
+    steps after it find their remembered results."""
+    before = outputs[REPLACING[0]]
+    ensure_counted(before, counter)
+    ensure_counted(current, counter)
+    held, decision = decide(before, current, log, policy, now_ms=now_ms, flush=flush)
+    if not held:
+        return current, decision
+    key = tuple(held)
+    remembered = memo.recall(HELD, current, key)
+    if remembered is None:
+        out = list(current)
+        for index in held:
+            out[index] = before[index]
+        remembered = memo.remember(HELD, current, key, out), None
+    out = remembered[0]
+    # Take each held replacement out of the step of the pass that made it.
+    after_terminal = outputs[REPLACING[1]]
+    for position, (name, changed, added) in enumerate(steps):
+        if name not in REPLACING:
+            continue
+        mine = [i for i in held if (after_terminal[i] is not before[i]) == (name == REPLACING[0])]
+        if mine:
+            made = after_terminal if name == REPLACING[0] else current
+            base = before if name == REPLACING[0] else after_terminal
+            steps[position] = (name, changed - len(mine), added - sum(made[i].tokens - base[i].tokens for i in mine))
+    return out, decision
 
 
 def _copy_checked(history: list[Message], snapshots: list[tuple], unchecked: int, apis: list[dict[str, Any]],
@@ -193,7 +252,7 @@ def _tokens(items: list[Facts], counter) -> int:
     return request_tokens(items)
 
 
-def _request(current: list[Facts], counter) -> tuple[list[dict[str, Any]], tuple[int, list[int], list]]:
+def _request(current: list[Facts], counter, memo: Memo) -> tuple[list[dict[str, Any]], tuple[int, list[int], list]]:
     """The final records' API forms and `(tokens, calls_at, rows)` for `copy_request`,
     remembered; what the last request had for the records this one starts with is reused."""
     encoding = counter.encoding_name

@@ -1,12 +1,9 @@
-"""Each message's API form and token count, remembered per message object across builds.
+"""A message's API form and token count, and fast copies of a request made of them.
 
 The loop rebuilds the request from the same message objects on every step; turning 5,000
-of them into dicts and looking their counts up again dominated a warm build. An entry is
-valid while the message still holds the very same content and tool-call objects (every
-writer replaces them rather than editing in place), and it keeps its message alive, so
-the object id it is filed under cannot be reused by another object meanwhile. The
-pipeline files its per-message records here too (agent/context/facts.py `Facts`, a
-`Rendered` that knows more), so each message has one entry.
+of them into dicts and looking their counts up again dominated a warm build. The
+pipeline's per-message records (agent/context/facts.py `Facts`) are `Rendered` entries
+that know more; the request builder owning them keeps them between builds.
 """
 
 from __future__ import annotations
@@ -16,8 +13,6 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from agent.session.models import Message
-
-CACHE_LIMIT = 300_000
 
 
 class Rendered:
@@ -30,50 +25,6 @@ class Rendered:
         self.api = message.to_api()
         self.encoding: str | None = None
         self.tokens = 0
-
-
-_entries: dict[int, Rendered] = {}
-
-
-def valid_entry(message: Message) -> Rendered | None:
-    """The entry of `message` if it is still valid (the warm path: no allocation)."""
-    entry = _entries.get(id(message))
-    if (entry is not None and entry.message is message and entry.content is message.content
-            and entry.tool_calls is message.tool_calls):
-        return entry
-    return None
-
-
-def rendered(message: Message) -> Rendered:
-    entry = valid_entry(message)
-    if entry is None:
-        entry = remember(Rendered(message))
-    return entry
-
-
-def remember(entry: Rendered) -> Rendered:
-    """File `entry` (a subclass may carry more, see agent/context/facts.py) under its message."""
-    if len(_entries) >= CACHE_LIMIT:
-        _entries.clear()
-    _entries[id(entry.message)] = entry
-    return entry
-
-
-def api_copy(message: Message) -> dict[str, Any]:
-    """A fresh dict for the request (callers such as provider adapters may edit theirs)."""
-    return copy_api((valid_entry(message) or rendered(message)).api)
-
-
-def copy_api(api: dict[str, Any]) -> dict[str, Any]:
-    if "tool_calls" not in api:
-        return api.copy()
-    out = api.copy()
-    out["tool_calls"] = [
-        {"id": tc["id"], "type": "function",
-         "function": {"name": tc["function"]["name"], "arguments": tc["function"]["arguments"]}}
-        for tc in api["tool_calls"]
-    ]
-    return out
 
 
 CallRow = tuple[int, str, str, str, tuple[tuple[str, str, str], ...]]
@@ -103,5 +54,3 @@ def copy_request(apis: list[dict[str, Any]], calls_at: list[int], rows: list[Cal
         out[base + index]["tool_calls"] = copied
 
 
-def clear() -> None:
-    _entries.clear()

@@ -6,11 +6,11 @@ rebuild of a long session encodes only what is new.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from typing import TYPE_CHECKING, Any
 
-from agent.context.rendered import rendered, valid_entry
 
 if TYPE_CHECKING:
     from agent.session.models import Message
@@ -35,12 +35,7 @@ class TokenCounter:
     @property
     def encoding(self):
         if self._encoding is None:
-            from agent.offline import apply_offline_env
-
-            apply_offline_env()
-            import tiktoken
-
-            self._encoding = tiktoken.get_encoding(self.encoding_name)
+            self._encoding = _load_encoding(self.encoding_name)
         return self._encoding
 
     def _encode_len(self, text: str) -> int:
@@ -80,25 +75,19 @@ class TokenCounter:
     def count_stored(self, message: "Message") -> int:
         """Tokens of one stored message as sent.
 
-        Remembered on the message object's render entry; a new object with the same
-        content (a reload, a copy) finds its count by id and content instead. Python
-        caches a string's hash on the string, so that lookup does not rehash the content.
-        """
-        entry = valid_entry(message)
-        if entry is not None and entry.encoding == self.encoding_name:
-            return entry.tokens  # the warm path, taken for nearly every message of a build
-        entry = rendered(message)
+        Remembered by id and content, so a new object with the same content (a reload, a
+        copy) finds its count; Python caches a string's hash on the string, so that lookup
+        does not rehash the content. (A build keeps each count on its record as well.)"""
         calls = tuple((tc.id, tc.name, tc.arguments) for tc in message.tool_calls) if message.tool_calls else ()
-        key = (message.id, message.role, hash(message.content), hash(calls))
+        key = (message.id, message.role, hash(message.content), hash(calls), message.tool_call_id)
         cached = self._by_message.get(key)
         if cached is None:
             if len(self._by_message) >= CACHE_LIMIT:
                 self._by_message.clear()
             cached = self._stored_count(message)
             if cached is None:
-                cached = self.count_message(entry.api)
+                cached = self.count_message(message.to_api())
             self._by_message[key] = cached
-        entry.encoding, entry.tokens = self.encoding_name, cached
         return cached
 
     def _stored_count(self, message: "Message") -> int | None:
@@ -128,11 +117,18 @@ class TokenCounter:
         return self.count_text(json.dumps(tools, ensure_ascii=False, sort_keys=True))
 
 
-_counters: dict[str, TokenCounter] = {}
+@functools.cache
+def _load_encoding(name: str):
+    """tiktoken's encoding (immutable, slow to load): loaded once per process."""
+    from agent.offline import apply_offline_env
+
+    apply_offline_env()
+    import tiktoken
+
+    return tiktoken.get_encoding(name)
 
 
 def counter_for(encoding: str) -> TokenCounter:
-    """A shared counter per encoding, so its cache survives across builds."""
-    if encoding not in _counters:
-        _counters[encoding] = TokenCounter(encoding)
-    return _counters[encoding]
+    """A new counter in `encoding`; its caches live as long as its owner keeps it (the
+    session's request builder keeps one for every build)."""
+    return TokenCounter(encoding)

@@ -32,25 +32,19 @@ def resolve_model(settings: Settings) -> str | None:
 class ModelLimits(BaseModel):
     context_window: int
     max_output_tokens: int
-    from_litellm: bool = False
+    from_litellm: bool = False  # the model is in litellm's cost map
 
 
 def model_limits(settings: Settings, model: str) -> ModelLimits:
-    """Config override > litellm's model info > configured defaults."""
-    from agent.offline import import_litellm
+    """Config override > litellm's cost map (read without importing litellm) > configured defaults."""
+    from agent.llm.cost_map import model_info
 
-    window = output = None
-    known = False
-    try:
-        info = import_litellm().get_model_info(model)
-        window = info.get("max_input_tokens") or info.get("max_tokens")
-        output = info.get("max_output_tokens")
-        known = True
-    except Exception:  # unknown to litellm (local or custom models): use defaults
-        pass
+    info = model_info(model)  # None: unknown to litellm (local or custom models): use defaults
+    window = info.context_window if info else None
+    output = info.max_output_tokens if info else None
     override = model_override(settings, model)
     return ModelLimits(
         context_window=override.context_window or window or settings.context.default_context_window,
         max_output_tokens=override.max_output_tokens or output or settings.context.default_max_output_tokens,
-        from_litellm=known,
+        from_litellm=info is not None,
     )

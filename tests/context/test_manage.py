@@ -37,7 +37,7 @@ class Host:
         self.condense_calls = 0
         self.truncations: list[int] = []
 
-    async def build(self, history, truncate: TruncateTo | None) -> BuildResult:
+    async def build(self, history, truncate: TruncateTo | None, flush: bool = False) -> BuildResult:
         last_summary = max((i for i, m in enumerate(history) if m.kind == "summary"), default=0)
         tokens = sum(size(m) for m in history[last_summary:])
         report = None

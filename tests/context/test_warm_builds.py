@@ -9,9 +9,11 @@ import random
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
 from agent.config import Settings
-from agent.context import facts, memo, rendered
-from agent.context.passes import active_path, externalize, file_reads, orphans, replace, terminal_outdated
+from agent.context.facts import Records
+from agent.context.passes import file_reads, terminal_outdated
 from agent.context.pipeline import build_api_messages
+from agent.context.state import BuildState, PassMemory
+from agent.context.tokens import TokenCounter
 from agent.session.models import Message, ToolCall
 from tests.context.test_pipeline_properties import BASE_MS, TOOLS, histories
 
@@ -20,27 +22,21 @@ TIGHT = Settings.model_validate({"workspace": "/ws", "context": {
     "terminal_keep_recent_results": 1, "file_keep_recent_reads": 1, "max_inline_chars": 20}})
 
 
+# What the warm builds remember, as a session's request builder would keep it (across
+# hypothesis examples too: that only makes them warmer).
+WARM = BuildState()
+COUNTER = TokenCounter("o200k_base")
+
+
 def build(history: list[Message], now: int, settings: Settings = SETTINGS):
-    return build_api_messages(history, now_ms=now, settings=settings, tools=TOOLS, system_prompt="sys")
+    return build_api_messages(history, now_ms=now, settings=settings, tools=TOOLS, system_prompt="sys",
+                              state=WARM, counter=COUNTER)
 
 
 def cold(history: list[Message], now: int, settings: Settings = SETTINGS):
-    """The same build with nothing remembered, from fresh message objects; what the warm
-    builds remembered is put back afterwards, so the next warm build is warm."""
-    saved = facts._last, dict(rendered._entries), dict(memo._last), dict(replace._copies)
-    passes = active_path._last, orphans._valid, terminal_outdated._state, file_reads._state, externalize._longest
-    facts.clear()
-    memo.clear()
-    replace._copies.clear()
-    try:
-        return build([m.model_copy() for m in history], now, settings)
-    finally:
-        facts._last = saved[0]
-        (active_path._last, orphans._valid, terminal_outdated._state, file_reads._state,
-         externalize._longest) = passes
-        for cache, content in zip((rendered._entries, memo._last, replace._copies), saved[1:]):
-            cache.clear()
-            cache.update(content)
+    """The same build with nothing remembered, from fresh message objects."""
+    return build_api_messages([m.model_copy() for m in history], now_ms=now, settings=settings, tools=TOOLS,
+                              system_prompt="sys", state=BuildState(), counter=TokenCounter("o200k_base"))
 
 
 def same(a, b) -> None:
@@ -101,10 +97,11 @@ def test_every_build_equals_a_cold_build(history, offset, data):
 def test_an_unchanged_history_gives_back_the_same_records():
     history = [Message(role="user", content="hi", created_at=BASE_MS),
                Message(role="assistant", content="hello", created_at=BASE_MS + 1)]
-    first = facts.facts_for(history)
-    assert facts.facts_for(list(history)) is first
+    records = Records()
+    first = records.facts_for(history)
+    assert records.facts_for(list(history)) is first
     history[1].content = "hello again"
-    again = facts.facts_for(history)
+    again = records.facts_for(history)
     assert again is not first and again[0] is first[0] and again[1] is not first[1]
     assert again[1].content == "hello again"
 
@@ -144,11 +141,12 @@ def test_a_later_call_can_name_an_earlier_result():
     longer = history + [Message(role="assistant", tool_calls=[ToolCall(id="x1", name="terminal-execute")],
                                 created_at=at + 2)]
     now = at + 7_200_000
-    terminal_outdated.apply(history, now_ms=now, keep_recent=0)
-    warm, warm_changed = terminal_outdated.apply(longer, now_ms=now, keep_recent=0)
-    terminal_outdated._state = None
+    memory, records = PassMemory(), Records()
+    terminal_outdated.run(records.facts_of(history), memory=memory, now_ms=now, keep_recent=0)
+    warm, warm_changed = terminal_outdated.run(records.facts_of(longer), memory=memory, now_ms=now, keep_recent=0)
     fresh, fresh_changed = terminal_outdated.apply(longer, now_ms=now, keep_recent=0)
-    assert [m.model_dump() for m in warm] == [m.model_dump() for m in fresh] and warm_changed == fresh_changed == 1
+    assert [f.message.model_dump() for f in warm] == [m.model_dump() for m in fresh]
+    assert warm_changed == fresh_changed == 1
 
 
 def growing_session(seed: int):
@@ -196,8 +194,9 @@ def test_a_later_call_can_own_an_earlier_read():
                Message(role="tool", tool_call_id="r2", content="📄 a.py\n1→y", created_at=at + 2)]
     longer = history + [Message(role="assistant", tool_calls=[ToolCall(id="r1", name="filesystem-read",
                                                                        arguments=read)], created_at=at + 3)]
-    file_reads.apply(history, keep_recent=1)
-    warm, warm_changed = file_reads.apply(longer, keep_recent=1)
-    file_reads._state = None
+    memory, records = PassMemory(), Records()
+    file_reads.run(records.facts_of(history), memory=memory, keep_recent=1)
+    warm, warm_changed = file_reads.run(records.facts_of(longer), memory=memory, keep_recent=1)
     fresh, fresh_changed = file_reads.apply(longer, keep_recent=1)
-    assert [m.model_dump() for m in warm] == [m.model_dump() for m in fresh] and warm_changed == fresh_changed == 1
+    assert [f.message.model_dump() for f in warm] == [m.model_dump() for m in fresh]
+    assert warm_changed == fresh_changed == 1

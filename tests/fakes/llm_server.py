@@ -329,6 +329,10 @@ class FakeLLMServer:
     repeat=False, verbose=False)``; the server starts in the constructor.
     """
 
+    # The request handler. A subclass speaking another wire format (tests/fakes/anthropic_server.py)
+    # names its own and shares the script queue, request capture and lifecycle of this class.
+    handler_class: type[BaseHTTPRequestHandler] = _Handler
+
     def __init__(
         self,
         script: Iterable[Step] = (),
@@ -351,7 +355,7 @@ class FakeLLMServer:
         self._conns: set[socket.socket] = set()
         self._active = 0
         self._closed_evt = threading.Event()
-        self._httpd = _HTTPServer((host, port), _Handler)
+        self._httpd = _HTTPServer((host, port), self.handler_class)
         self._httpd.owner = self
         self.host = host
         self.port: int = self._httpd.server_address[1]

@@ -20,17 +20,14 @@ from operator import attrgetter, is_
 
 from agent.context.files.refs import artifact_ref_id
 from agent.context.facts import Facts, facts_of
+from agent.context.state import PassMemory
 from agent.session.models import Message
 
 NAME = "externalize"
 CONTEXT_TOOL_PREFIX = "context-"
 TERMINAL_TOOL = "terminal-execute"
 PREVIEW_CACHE_LIMIT = 20_000
-_previews: dict[tuple, str] = {}
 _LENGTH = attrgetter("length")
-# The last list run on and its longest content: the loop's next request is that list plus
-# a few records, and only those need measuring.
-_longest: tuple[list[Facts], int] = ([], 0)
 
 
 def _hint(ref: str) -> str:
@@ -104,32 +101,35 @@ def externalized(message: Message, preview: int) -> str:
             f"are shown. {_hint(ref)}]\n{body}")
 
 
-def _cached_preview(message: Message, preview: int) -> str:
+def _cached_preview(message: Message, preview: int, previews: dict) -> str:
     # Every build would otherwise parse and split every large output again.
     key = (message.id, message.tool_name, hash(message.content), preview)
-    shown = _previews.get(key)
+    shown = previews.get(key)
     if shown is None:
-        if len(_previews) >= PREVIEW_CACHE_LIMIT:
-            _previews.clear()
-        shown = _previews[key] = externalized(message, preview)
+        if len(previews) >= PREVIEW_CACHE_LIMIT:
+            previews.clear()
+        shown = previews[key] = externalized(message, preview)
     return shown
 
 
 def apply(messages: list[Message], *, limit: int, preview: int) -> tuple[list[Message], int]:
-    out, changed = run(facts_of(messages), limit=limit, preview=preview)
+    out, changed = run(facts_of(messages), memory=PassMemory(), limit=limit, preview=preview)
     return [f.message for f in out], changed
 
 
-def run(facts: list[Facts], *, limit: int, preview: int) -> tuple[list[Facts], int]:
-    """The pass on records (see `apply`); nothing externalised gives back the same list."""
-    global _longest
+def run(facts: list[Facts], *, memory: PassMemory, limit: int, preview: int) -> tuple[list[Facts], int]:
+    """The pass on records (see `apply`); nothing externalised gives back the same list.
+
+    `memory.last`: the last list run on and its longest content: the loop's next request
+    is that list plus a few records, and only those need measuring. `memory.cache`: the
+    previews made."""
     limit = max(limit, 0)  # an empty output is never externalised
-    source, longest = _longest
+    source, longest = memory.last or ([], 0)
     if source and len(facts) >= len(source) and all(map(is_, source, facts)):
         longest = max(longest, max(map(_LENGTH, facts[len(source):]), default=0))
     else:
         longest = max(map(_LENGTH, facts), default=0)
-    _longest = (facts, longest)
+    memory.last = (facts, longest)
     if longest <= limit:
         return facts, 0  # the usual case, decided in C
     changed = 0
@@ -138,6 +138,6 @@ def run(facts: list[Facts], *, limit: int, preview: int) -> tuple[list[Facts], i
     for index, f in enumerate(facts):
         if (f.role == "tool" and f.length > limit
                 and not (f.tool_name or "").startswith(CONTEXT_TOOL_PREFIX)):
-            out[index] = f.copy(key, "content", lambda f=f: _cached_preview(f.message, preview))
+            out[index] = f.copy(key, "content", lambda f=f: _cached_preview(f.message, preview, memory.cache))
             changed += 1
     return (out if changed else facts), changed

@@ -37,6 +37,7 @@ import re
 from typing import Any
 
 from agent.context.facts import Facts, facts_of
+from agent.context.state import PassMemory
 from agent.context.passes.replace import replaced
 from agent.session.models import Message
 
@@ -67,7 +68,7 @@ def apply(
     Returns a new list (the input and its messages are left as they were) and the number
     of results replaced by `placeholder`.
     """
-    out, replaced_count = run(facts_of(messages), workspace=workspace, keep_recent=keep_recent,
+    out, replaced_count = run(facts_of(messages), memory=PassMemory(), workspace=workspace, keep_recent=keep_recent,
                               placeholder=placeholder)
     return [f.message for f in out], replaced_count
 
@@ -75,6 +76,7 @@ def apply(
 def run(
     facts: list[Facts],
     *,
+    memory: PassMemory,
     workspace: str | None = None,
     keep_recent: int = 5,
     placeholder: str = DEFAULT_PLACEHOLDER,
@@ -83,13 +85,12 @@ def run(
 
     The loop's next request is the last one's records plus a few: that is answered from
     the last run (see `_State`) in time for the new records only."""
-    global _state
     params = (_normalise_root(workspace), max(0, keep_recent), placeholder)
-    state = _state
+    state = memory.last
     result = _extend(state, facts) if state is not None and state.params == params else None
     if result is None:
         result = _full(facts, params)
-    _state = result
+    memory.last = result
     return result.output, result.changed
 
 
@@ -118,8 +119,6 @@ class _State:
         self.reads, self.by_file, self.survives, self.results = reads, by_file, survives, results
         self.latest, self.unresolved, self.last_time = latest, unresolved, last_time
 
-
-_state: _State | None = None
 
 
 def _newest(entries: list[tuple[tuple[int, int], int]], keep: int) -> list[tuple[tuple[int, int], int]]:

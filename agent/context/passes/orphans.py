@@ -12,21 +12,20 @@ from __future__ import annotations
 from operator import is_
 
 from agent.context.facts import Facts, facts_of
+from agent.context.state import PassMemory
 from agent.session.models import Message
 
 NAME = "orphans"
 
 
-# The last list found valid and the call ids it answers. A list with the same records in
-# front (the loop's next request: a few messages appended) is checked from where that one
-# ended: a valid list leaves no call open, so the scan's state there is just those ids.
-_valid: tuple[list[Facts], frozenset[str]] = ([], frozenset())
+def _already_valid(facts: list[Facts], memory: PassMemory) -> bool:
+    """The usual case, checked in one cheap scan: every call answered right after it, once.
 
-
-def _already_valid(facts: list[Facts]) -> bool:
-    """The usual case, checked in one cheap scan: every call answered right after it, once."""
-    global _valid
-    known, answered = _valid
+    `memory.last`: the last list found valid and the call ids it answers. A list with the
+    same records in front (the loop's next request: a few messages appended) is checked
+    from where that one ended: a valid list leaves no call open, so the scan's state there
+    is just those ids."""
+    known, answered = memory.last or ([], frozenset())
     i = 0
     seen: set[str] = set()
     if known and len(facts) >= len(known) and all(map(is_, facts, known)):
@@ -55,20 +54,20 @@ def _already_valid(facts: list[Facts]) -> bool:
                 i += len(calls)
         i += 1
     if known is not facts:
-        _valid = (facts, frozenset(seen))
+        memory.last = (facts, frozenset(seen))
     return True
 
 
-def run(facts: list[Facts]) -> tuple[list[Facts], int]:
+def run(facts: list[Facts], *, memory: PassMemory) -> tuple[list[Facts], int]:
     """The pass on records; a valid list comes back as the same list."""
-    if _already_valid(facts):
+    if _already_valid(facts, memory):
         return facts, 0
     return _repair(facts)
 
 
 def apply(messages: list[Message]) -> tuple[list[Message], int]:
     facts = facts_of(messages)
-    if _already_valid(facts):
+    if _already_valid(facts, PassMemory()):
         return list(messages), 0
     out, changed = _repair(facts)
     return [f.message for f in out], changed

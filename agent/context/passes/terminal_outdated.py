@@ -20,6 +20,7 @@ from operator import is_
 from typing import Any
 
 from agent.context.facts import Facts, facts_of
+from agent.context.state import PassMemory
 from agent.context.passes.replace import replaced
 from agent.session.models import Message
 
@@ -86,7 +87,7 @@ def apply(
     max_age_ms: int = MAX_AGE_MS,
     placeholder: str = OUTDATED_PLACEHOLDER,
 ) -> tuple[list[Message], int]:
-    out, changed = run(facts_of(messages), now_ms=now_ms, keep_recent=keep_recent, max_age_ms=max_age_ms,
+    out, changed = run(facts_of(messages), memory=PassMemory(), now_ms=now_ms, keep_recent=keep_recent, max_age_ms=max_age_ms,
                        placeholder=placeholder)
     return [f.message for f in out], changed
 
@@ -94,6 +95,7 @@ def apply(
 def run(
     facts: list[Facts],
     *,
+    memory: PassMemory,
     now_ms: int,
     keep_recent: int = KEEP_RECENT_RESULTS,
     max_age_ms: int = MAX_AGE_MS,
@@ -103,16 +105,15 @@ def run(
 
     The loop's next request is the last one's records plus a few, a little later: that is
     answered from the last run (see `_State`) in time for the new records only."""
-    global _state
     params = (max(keep_recent, 0), max_age_ms, placeholder)
-    state = _state
+    state = memory.last
     result = None
     if (state is not None and state.params == params and now_ms >= state.now
             and len(facts) >= len(state.source) and all(map(is_, state.source, facts))):
         result = _extend(state, facts, now_ms)
     if result is None:
         result = _full(facts, now_ms, params)
-    _state = result
+    memory.last = result
     return result.output, result.changed
 
 
@@ -135,8 +136,6 @@ class _State:
         self.keys, self.waiting, self.calls, self.unresolved, self.last_time = (keys, waiting, calls, unresolved,
                                                                                  last_time)
 
-
-_state: _State | None = None
 
 
 def _eligible(f: Facts, terminal: bool, placeholder: str) -> bool:

@@ -1,0 +1,113 @@
+"""One open session's request builder: the only object that turns its history into a request.
+
+The agent owns one per session (agent/loop.py). It owns everything builds remember
+(`BuildState`: records, step results, each pass's last run) and the token counter, resolves
+the model's prompt-cache policy (agent/context/cache_policy.py), and returns the whole
+request: system prompt, tool definitions, messages, parameters and cache breakpoints. A
+new session (or `/new`) gets a new builder, so nothing of one session's builds reaches
+another's. The build itself stays `build_api_messages`, a function of (history, now,
+settings, tools, system prompt, policy): what the builder keeps only makes it faster.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agent.config import Settings
+from agent.context.cache_policy import (DEFAULT_READ_SHARE, DEFAULT_WRITE_SHARE, EXACT, SENT_META, CachePolicy)
+from agent.context.pipeline import BuildResult, TruncateTo, build_api_messages
+from agent.context.state import BuildState
+from agent.context.tokens import TokenCounter, counter_for
+from agent.session.models import Message
+
+# Providers with automatic prefix caches bill cache writes as plain input.
+AUTOMATIC_WRITE_SHARE = 1.0
+
+
+def resolve_policy(settings: Settings, model: str) -> CachePolicy:
+    """`context.cache_policy` for `model`: `auto` where its provider caches prompts (unless the
+    user chose), with the model's cache prices from litellm's price map (no litellm import)."""
+    from agent.llm.caching import breakpoint_style
+
+    cfg = settings.context
+    style = breakpoint_style(model) if model else "none"
+    mode = cfg.cache_policy or ("auto" if style != "none" else "exact")
+    if mode == "exact":
+        return EXACT.model_copy(update={"ttl_ms": cfg.cache_ttl_ms})
+    read, write = DEFAULT_READ_SHARE, DEFAULT_WRITE_SHARE if style == "explicit" else AUTOMATIC_WRITE_SHARE
+    prices = _prices(model)
+    if prices is not None:
+        price_in, price_read, price_write = prices
+        if price_in:
+            read = price_read / price_in if price_read is not None else read
+            write = price_write / price_in if price_write is not None else write
+    return CachePolicy(mode="auto", ttl_ms=cfg.cache_ttl_ms, read_share=read, write_share=write)
+
+
+def _prices(model: str) -> tuple[float | None, float | None, float | None] | None:
+    from agent.llm.cost_map import model_info
+
+    info = model_info(model)
+    if info is None:
+        return None
+    return info.input_cost_per_token, info.cache_read_input_token_cost, info.cache_creation_input_token_cost
+
+
+class RequestBuilder:
+    def __init__(self, settings: Settings, model: str) -> None:
+        self.settings = settings
+        self.counter: TokenCounter = counter_for(settings.context.tokenizer)
+        self.state = BuildState()
+        self.model = model
+        self._policy: CachePolicy | None = None
+
+    @property
+    def policy(self) -> CachePolicy:
+        if self._policy is None:
+            self._policy = resolve_policy(self.settings, self.model)
+        return self._policy
+
+    def set_model(self, model: str) -> None:
+        self.model = model
+        self._policy = None
+
+    def build(self, history: list[Message], *, now_ms: int, tools: list[dict[str, Any]] | None,
+              system_prompt: str | None, truncate: TruncateTo | None = None, flush: bool = False) -> BuildResult:
+        """The next request's messages (SPEC §4). `flush`: apply every pending replacement (the
+        budget needs the room)."""
+        return build_api_messages(history, now_ms=now_ms, settings=self.settings, tools=tools,
+                                  system_prompt=system_prompt, truncate=truncate, policy=self.policy, flush=flush,
+                                  state=self.state, counter=self.counter)
+
+    def payload(self, build: BuildResult, tools: list[dict[str, Any]]) -> tuple[list[dict[str, Any]],
+                                                                                 list[dict[str, Any]]]:
+        """The messages and tools to send: with cache breakpoints where the provider needs them
+        (after the system prompt and tools, on the end of the last request, on the newest message)."""
+        from agent.llm.caching import breakpoint_style, with_breakpoints
+
+        if breakpoint_style(self.model) != "explicit":
+            return build.messages, tools
+        messages, marked_tools = with_breakpoints(build.messages, tools, breakpoint_positions(build.messages))
+        return messages, marked_tools or []
+
+    @staticmethod
+    def sent_record(build: BuildResult) -> dict[str, Any]:
+        """What the assistant message answering this request records (`SENT_META`): when it was
+        built, and the replacements it applied first (what later builds treat as sent)."""
+        if build.cache is None:
+            return {}
+        return {SENT_META: {"at": build.cache.at, "applied": list(build.cache.applied_now)}}
+
+
+def breakpoint_positions(messages: list[dict[str, Any]]) -> list[int]:
+    """The newest message, and the last message the previous request carried (the one before
+    the newest assistant message): a request reads the last one's cache, and writes its own."""
+    if len(messages) < 2:
+        return []
+    positions = [len(messages) - 1]
+    for index in range(len(messages) - 1, 0, -1):
+        if messages[index].get("role") == "assistant":
+            if 0 < index - 1 < len(messages) - 1 and messages[index - 1].get("role") != "system":
+                positions.insert(0, index - 1)
+            break
+    return positions

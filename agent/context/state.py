@@ -1,0 +1,40 @@
+"""What one session's builds remember between requests, in one object its builder owns.
+
+A warm build reuses the last build's records (agent/context/facts.py), each step's last
+result (agent/context/memo.py) and each pass's last run (its `PassMemory`), so the loop's
+next request costs about what is new in it. None of this changes what a build returns: a
+build with a fresh `BuildState` gives the same request (tests/context/test_warm_builds.py).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agent.context.facts import Records
+from agent.context.memo import Memo
+
+
+class PassMemory:
+    """One pass's state between runs: its last run (`last`, the pass's own shape) and any
+    per-pass cache (`cache`). A pass given a fresh one runs from scratch."""
+
+    __slots__ = ("last", "cache")
+
+    def __init__(self) -> None:
+        self.last: Any = None
+        self.cache: dict[Any, Any] = {}
+
+
+class BuildState:
+    __slots__ = ("records", "memo", "_passes")
+
+    def __init__(self) -> None:
+        self.records = Records()
+        self.memo = Memo()
+        self._passes: dict[str, PassMemory] = {}
+
+    def memory(self, name: str) -> PassMemory:
+        memory = self._passes.get(name)
+        if memory is None:
+            memory = self._passes[name] = PassMemory()
+        return memory
