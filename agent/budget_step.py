@@ -87,7 +87,7 @@ class AgentContextHost:
             history, model=model, api_base=agent.settings.api_base, api_key=agent.settings.api_key,
             instructions=instructions, workspace=agent.settings.workspace, automatic=trigger != "manual",
             fold=self.fold, keep_recent_user_tokens=cfg.condense_keep_recent_user_tokens, count=self.count,
-            max_request_tokens=self._summary_budget(model).allowed)
+            max_request_tokens=self._summary_budget(model).allowed, send=agent.complete)
         result.summary.meta["condensed"]["trigger"] = trigger  # the chat marker names it on resume
         return result
 

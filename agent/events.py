@@ -65,7 +65,17 @@ class Usage(BaseModel):
     context_window: int
     prompt_tokens_reported: int | None = None
     completion_tokens: int = 0
+    # Of the reported prompt tokens, those read from the provider's prompt cache (None: no
+    # answer yet for this request).
+    cache_read_tokens: int | None = None
     session_cost: float = 0.0
+
+    @property
+    def cache_share(self) -> float | None:
+        """The last request's cache hits as a share of its prompt, when the provider said."""
+        if self.cache_read_tokens is None or not self.prompt_tokens_reported:
+            return None
+        return min(1.0, self.cache_read_tokens / self.prompt_tokens_reported)
 
 
 class CondenseStarted(BaseModel):

@@ -247,8 +247,28 @@ class Agent:
             self.session_cost += result.cost
             self.emit(Usage(context_tokens=build.tokens.total, context_window=self.limits.context_window,
                             prompt_tokens_reported=result.prompt_tokens,
-                            completion_tokens=result.completion_tokens or 0, session_cost=self.session_cost))
+                            completion_tokens=result.completion_tokens or 0,
+                            cache_read_tokens=result.cache_read_tokens, session_cost=self.session_cost))
             return message
+
+    async def complete(self, model: str, messages: list[dict[str, Any]]) -> StreamResult:
+        """One request outside a turn's stream (the condense summary): the same client, key,
+        timeout, temperature and retries as a turn, with the countdown shown."""
+        request = ChatRequest(model=model, messages=messages, tools=[], api_base=self.settings.api_base,
+                              api_key=self.settings.api_key, temperature=self.settings.llm.temperature,
+                              timeout=self.settings.llm.request_timeout)
+        attempt = 0
+        while True:
+            try:
+                return await stream_chat(request)
+            except LLMError as exc:
+                if not exc.retryable or attempt >= self.settings.llm.max_retries:
+                    raise
+                attempt += 1
+                delay = self._backoff(attempt, getattr(exc, "retry_after", None))
+                self.emit(Retrying(attempt=attempt, max_attempts=self.settings.llm.max_retries, delay=delay,
+                                   reason=str(exc)))
+                await asyncio.sleep(delay)
 
     def chat_request(self, build) -> ChatRequest:
         """The whole request for `build`: the builder's messages and tools (cache breakpoints
@@ -377,7 +397,8 @@ class _StreamWriter:
         if result is not None and status == "ok":
             message.tool_calls = result.tool_calls
             meta.update(
-                usage={"prompt_tokens": result.prompt_tokens, "completion_tokens": result.completion_tokens},
+                usage={"prompt_tokens": result.prompt_tokens, "completion_tokens": result.completion_tokens,
+                       "cache_read_tokens": result.cache_read_tokens, "cache_write_tokens": result.cache_write_tokens},
                 cost=result.cost,
                 finish_reason=result.finish_reason,
             )

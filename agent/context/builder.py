@@ -25,32 +25,27 @@ AUTOMATIC_WRITE_SHARE = 1.0
 
 
 def resolve_policy(settings: Settings, model: str) -> CachePolicy:
-    """`context.cache_policy` for `model`: `auto` where its provider caches prompts (unless the
-    user chose), with the model's cache prices from litellm's price map (no litellm import)."""
+    """`context.cache_policy` for `model`: unless the user chose, `auto` where its provider
+    caches prompts (a model litellm's price map lists without a cache price does not), with
+    the model's cache prices from that map (read without importing litellm)."""
     from agent.llm.caching import breakpoint_style
+    from agent.llm.cost_map import model_info
 
     cfg = settings.context
     style = breakpoint_style(model) if model else "none"
-    mode = cfg.cache_policy or ("auto" if style != "none" else "exact")
+    info = model_info(model) if model else None
+    priced = info is not None and bool(info.input_cost_per_token)
+    caches = style != "none" and not (priced and info.cache_read_input_token_cost is None)
+    mode = cfg.cache_policy or ("auto" if caches else "exact")
     if mode == "exact":
         return EXACT.model_copy(update={"ttl_ms": cfg.cache_ttl_ms})
     read, write = DEFAULT_READ_SHARE, DEFAULT_WRITE_SHARE if style == "explicit" else AUTOMATIC_WRITE_SHARE
-    prices = _prices(model)
-    if prices is not None:
-        price_in, price_read, price_write = prices
-        if price_in:
-            read = price_read / price_in if price_read is not None else read
-            write = price_write / price_in if price_write is not None else write
+    if priced:
+        if info.cache_read_input_token_cost is not None:
+            read = info.cache_read_input_token_cost / info.input_cost_per_token
+        if info.cache_creation_input_token_cost:
+            write = info.cache_creation_input_token_cost / info.input_cost_per_token
     return CachePolicy(mode="auto", ttl_ms=cfg.cache_ttl_ms, read_share=read, write_share=write)
-
-
-def _prices(model: str) -> tuple[float | None, float | None, float | None] | None:
-    from agent.llm.cost_map import model_info
-
-    info = model_info(model)
-    if info is None:
-        return None
-    return info.input_cost_per_token, info.cache_read_input_token_cost, info.cache_creation_input_token_cost
 
 
 class RequestBuilder:

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from typing import Any
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -225,12 +226,15 @@ async def condense(
     instructions: str | None = None, workspace: Path, automatic: bool,
     fold: Callable[[list[str]], str] | None = None, keep_recent_user_tokens: int = KEEP_RECENT_USER_TOKENS,
     count: Count = default_count, max_request_tokens: int = DEFAULT_MAX_REQUEST_TOKENS, now_ms: int | None = None,
+    send: Callable[[str, list[dict]], Awaitable[Any]] | None = None,
 ) -> CondenseResult:
     """Summarise the messages since the last summary of `history` (the active path) with `model`.
 
     Raises CondenseError with a readable reason: too few messages, a request that cannot be
     made to fit, or the provider's error. The caller stores the summary (parent: the newest
-    message) and `history_text` via `ContextFiles.add_history(first, last, ...)`.
+    message) and `history_text` via `ContextFiles.add_history(first, last, ...)`. `send(model,
+    messages)` makes the model call (the loop's: its timeout, retries and settings); without
+    it, one plain attempt.
     """
     from agent.llm.client import ChatRequest, stream_chat
     from agent.llm.errors import LLMError
@@ -247,8 +251,11 @@ async def condense(
         history, instructions=instructions, workspace=workspace, automatic=automatic, folded_context=folded,
         keep_recent_user_tokens=keep_recent_user_tokens, count=count, max_request_tokens=max_request_tokens)
     try:
-        result = await stream_chat(ChatRequest(model=model, messages=request, tools=[], api_base=api_base,
-                                               api_key=api_key))
+        if send is not None:
+            result = await send(model, request)
+        else:
+            result = await stream_chat(ChatRequest(model=model, messages=request, tools=[], api_base=api_base,
+                                                   api_key=api_key))
     except LLMError as exc:
         raise CondenseError(f"Condensing failed: {exc}") from exc
     first, last = replaced[0], replaced[-1]

@@ -16,6 +16,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable
 
+from agent.llm.caching import cache_tokens
 from agent.llm.errors import (
     AuthError,
     BadRequestError,
@@ -48,8 +49,10 @@ class StreamResult:
     content: str = ""
     tool_calls: list[ToolCall] = field(default_factory=list)
     finish_reason: str | None = None
-    prompt_tokens: int | None = None
+    prompt_tokens: int | None = None  # as litellm normalises it: cache reads and writes included
     completion_tokens: int | None = None
+    cache_read_tokens: int = 0  # of the prompt, read from the provider's prompt cache
+    cache_write_tokens: int = 0  # of the prompt, written to it (billed above the input price)
     cost: float = 0.0
     # Tool calls whose arguments were still streaming when the stream stopped.
     partial_tool_calls: list[dict[str, Any]] = field(default_factory=list)
@@ -193,14 +196,15 @@ def map_exception(exc: Exception, model: str, api_base: str | None = None) -> LL
     return ProviderError(f"Unexpected error from the provider: {type(exc).__name__}: {_short(exc)}")
 
 
-def _cost(litellm: Any, model: str, prompt: int | None, completion: int | None) -> float:
-    if not prompt and not completion:
+def _cost(model: str, result: StreamResult) -> float:
+    """The request's price from litellm's price map, cache reads and writes at their own prices."""
+    from agent.llm.cost_map import request_cost
+
+    if not result.prompt_tokens and not result.completion_tokens:
         return 0.0
-    try:
-        p, c = litellm.cost_per_token(model=model, prompt_tokens=prompt or 0, completion_tokens=completion or 0)
-        return float(p + c)
-    except Exception:  # models without a price (local, custom): no cost shown
-        return 0.0
+    cost = request_cost(model, prompt_tokens=result.prompt_tokens or 0, completion_tokens=result.completion_tokens or 0,
+                        cache_read_tokens=result.cache_read_tokens, cache_write_tokens=result.cache_write_tokens)
+    return cost.total if cost is not None else 0.0  # models without a price (local, custom): no cost shown
 
 
 async def stream_chat(request: ChatRequest, on_text: TextSink | None = None,
@@ -243,6 +247,9 @@ async def stream_chat(request: ChatRequest, on_text: TextSink | None = None,
             if usage:
                 result.prompt_tokens = getattr(usage, "prompt_tokens", None) or result.prompt_tokens
                 result.completion_tokens = getattr(usage, "completion_tokens", None) or result.completion_tokens
+                read, written = cache_tokens(usage)
+                result.cache_read_tokens = read or result.cache_read_tokens
+                result.cache_write_tokens = written or result.cache_write_tokens
             for choice in getattr(chunk, "choices", None) or []:
                 delta = getattr(choice, "delta", None)
                 if choice.finish_reason:
@@ -292,7 +299,7 @@ async def stream_chat(request: ChatRequest, on_text: TextSink | None = None,
         err = ProviderError(_EMPTY_AT_LIMIT if result.finish_reason == "length" else _EMPTY, retryable=True)
         err.partial = result  # type: ignore[attr-defined]
         raise err
-    result.cost = _cost(litellm, request.model, result.prompt_tokens, result.completion_tokens)
+    result.cost = _cost(request.model, result)
     return result
 
 

@@ -274,7 +274,7 @@ class CairnApp(App):
             if note:  # e.g. "always for this project" could not be saved to .cairn/config.toml
                 chat.add_notice(f"Permission: {note}", kind="warning")
         elif isinstance(event, ev.Usage):
-            status.set_usage(event.context_tokens, event.context_window, event.session_cost)
+            status.set_usage(event.context_tokens, event.context_window, event.session_cost, event.cache_share)
         elif isinstance(event, ev.Retrying):
             status.retrying(event.delay, event.attempt, event.max_attempts, event.reason)
         elif isinstance(event, ev.CondenseStarted):

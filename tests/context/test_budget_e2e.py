@@ -190,6 +190,22 @@ async def test_compact_passes_instructions_into_the_summary_request(server, open
     assert of_type(runtime.events, "turn_finished")[-1].status == "ok"
 
 
+async def test_the_summary_request_goes_through_the_turns_client_settings_and_retries(server, open_runtime):
+    server.add(text("First answer."), text("Second answer."), error(503, message="overloaded"), text(SUMMARY))
+    runtime = await open_runtime(flags={"llm": {"temperature": 0.25, "retry_base_delay": 0.01,
+                                                "retry_max_delay": 0.05}})
+    try:
+        await runtime.run_turn("Set up the parser module")
+        await runtime.run_turn("Now add tests for it")
+        await runtime.compact(None)
+    finally:
+        await runtime.close()
+    first, second = summary_requests(server)
+    assert first == second and second["temperature"] == 0.25
+    assert [r.attempt for r in of_type(runtime.events, "retrying")] == [1]
+    assert of_type(runtime.events, "context_managed")[-1].event.outcome == "ok"
+
+
 async def test_compact_with_too_few_messages_says_why(server, open_runtime):
     runtime = await open_runtime()
     try:

@@ -37,6 +37,7 @@ class StatusBar(Static):
         self.context_tokens: int | None = None
         self.context_window: int | None = None
         self.cost: float = 0.0
+        self.cache_share: float | None = None  # the last answered request's prompt-cache hits
         self.title: str = ""
         self.state: str = "starting…"  # shown when no turn runs
         self._turn_started: float | None = None
@@ -61,15 +62,20 @@ class StatusBar(Static):
             self.context_window = window
         self.redraw()
 
-    def set_usage(self, context_tokens: int, context_window: int, cost: float) -> None:
+    def set_usage(self, context_tokens: int, context_window: int, cost: float,
+                  cache_share: float | None = None) -> None:
+        """`cache_share` None (a request not answered yet) keeps the last one shown."""
         self.context_tokens = context_tokens
         self.context_window = context_window
         self.cost = cost
+        if cache_share is not None:
+            self.cache_share = cache_share
         self.redraw()
 
     def reset_session(self) -> None:
         self.context_tokens = None
         self.cost = 0.0
+        self.cache_share = None
         self.redraw()
 
     def set_state(self, text: str) -> None:
@@ -151,6 +157,8 @@ class StatusBar(Static):
             pct = 100 * used / self.context_window
             out.append(f" · {human_tokens(used)}/{human_tokens(self.context_window)} ({pct:.0f}%)")
         out.append(f" · ${self.cost:.4f}" if self.cost < 1 else f" · ${self.cost:.2f}")
+        if self.cache_share is not None:
+            out.append(f" · cache {self.cache_share:.0%}")
         out.append(" · " + (self.title or "new session"), style="italic")
         return out
 
