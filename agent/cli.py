@@ -78,6 +78,7 @@ async def _context_command(args: argparse.Namespace, workspace: Path, flags: dic
             return 2
         history = await load_session_messages(store, session.id)
         events = await store.context_events(session.id, limit=10)
+        last_request = await store.last_request(session.id)
     finally:
         await store.close()
     session_workspace = Path(session.cwd) if session.cwd and Path(session.cwd).is_dir() else workspace
@@ -85,6 +86,7 @@ async def _context_command(args: argparse.Namespace, workspace: Path, flags: dic
     report = context_report(
         history, settings=settings, session_id=session.id, model=settings.model or session.model,
         workspace=session_workspace, now_ms=args.at if args.at is not None else now_ms(), dump=args.dump,
+        last_request=last_request,
     )
     report["events"] = [e.model_dump() for e in events]
     if args.json:

@@ -9,6 +9,7 @@ always makes a valid next request.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
 import random
@@ -39,7 +40,7 @@ from agent.llm.errors import ContextTooLongError, LLMError
 from agent.llm.models import model_limits
 from agent.prompt import build_system_prompt
 from agent.session.loading import load_session_messages
-from agent.session.models import Message, Session
+from agent.session.models import Message, Session, now_ms
 from agent.session.store import Store
 from agent.tools.base import ToolContext
 from agent.tools.permissions import Approver, Permissions
@@ -206,6 +207,7 @@ class Agent:
             self.emit(Usage(context_tokens=build.tokens.total, context_window=self.limits.context_window,
                             session_cost=self.session_cost))
             request = self.chat_request(build)
+            saved = self._save_request(request, build)
             stream = _StreamWriter(self, self.builder.sent_record(build))
             try:
                 result = await stream_chat(request, on_text=stream.on_text, into=stream.partial)
@@ -243,6 +245,8 @@ class Agent:
             except asyncio.CancelledError:
                 await _uninterruptible(stream.finish(stream.partial, status="interrupted"))
                 raise
+            finally:
+                await _uninterruptible(_settled(saved))
             message = await stream.finish(result, status="ok", estimated_tokens=build.tokens.total)
             self.session_cost += result.cost
             self.emit(Usage(context_tokens=build.tokens.total, context_window=self.limits.context_window,
@@ -283,6 +287,17 @@ class Agent:
             temperature=self.settings.llm.temperature,
             timeout=self.settings.llm.request_timeout,
         )
+
+    def _save_request(self, request: ChatRequest, build) -> asyncio.Future:
+        """Keep the request as it goes out (`/context` shows it), written beside the stream.
+
+        Serialised now: the provider adapter may edit the dicts while it sends them."""
+        body = json.dumps({"messages": request.messages, "tools": request.tools,
+                           "params": {"temperature": request.temperature, "timeout": request.timeout}},
+                          ensure_ascii=False, separators=(",", ":"))
+        sent_at = build.cache.at if build.cache is not None else now_ms()
+        write = self.store.save_request(self.session.id, sent_at=sent_at, model=request.model, request_json=body)
+        return asyncio.ensure_future(write)
 
     async def compact(self, instructions: str | None = None) -> None:
         """`/compact [instructions]`: condense the conversation now (seed 001, manual trigger)."""
@@ -412,6 +427,14 @@ class _StreamWriter:
         await self.agent._persist(self.agent.store.update_message(message))
         self.agent.emit(AssistantFinished(message=message))
         return message
+
+
+async def _settled(write: asyncio.Future) -> None:
+    """Wait for a write that only serves display (the last request): its failure is logged."""
+    try:
+        await write
+    except Exception:
+        log.exception("could not keep the last request")
 
 
 async def _uninterruptible(cleanup: Awaitable[Any]) -> Any:

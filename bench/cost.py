@@ -201,7 +201,7 @@ def table(result: dict) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("files", nargs="+", type=Path)
+    parser.add_argument("files", nargs="*", type=Path, help="session files (none: an empty result)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
     files = []
@@ -210,16 +210,19 @@ def main(argv: list[str] | None = None) -> int:
             files.append(measure(path))
         except Exception as exc:  # one unreadable file does not hide the others' figures
             print(f"{path}: {type(exc).__name__}: {exc}", file=sys.stderr)
-    if not files:
+    if args.files and not files:
         return 1
+    result = {"total": totals(files) if files else {}, "files": files}
     for f in files:
         for model in MODELS:
-            f[model].pop("billed", None) if args.json else None
-    result = {"total": totals(files), "files": files}
+            del f[model]["billed"]  # USD of these replays: the ratios are the figures
     if args.json:
         print(json.dumps(result))
-    else:
+    elif files:
         print(table(result))
+    else:
+        parser.print_usage(sys.stderr)
+        return 2
     return 0
 
 

@@ -153,6 +153,27 @@ def parse_interrupt(output: str, quick: bool) -> list[Row]:
     return rows
 
 
+COST_FIXTURES = REPO.parent / "shared" / "fixtures" / "transcripts" / "claude-code"
+COST_TARGET = 0.75  # SPEC §10: billed input ≤ 0.75× append-only with ideal caching, never > 1.0× a session
+
+
+def parse_cost(output: str, quick: bool) -> list[Row]:
+    """bench/cost.py --json: the `auto` ratio per caching model, in total and worst session."""
+    result = json.loads(output)
+    if not result["files"]:
+        return [Row("cost", "recorded sessions (none found)", None, unit="", note=f"skipped: no {COST_FIXTURES}")]
+    rows = []
+    for model, total in result["total"].items():
+        if total.get("cache") is False:
+            rows.append(Row("cost", f"{model} (no cache): auto ÷ append-only", total["auto"], unit="×"))
+            continue
+        worst = max(f[model]["auto"] for f in result["files"])
+        rows.append(Row("cost", f"{model}: auto ÷ append-only cached", total["auto"], unit="×",
+                        target=f"≤ {COST_TARGET}", ok=total["auto"] <= COST_TARGET,
+                        note=f"exact {total['exact']:.3f}; worst session {worst:.3f} (≤ 1.0)"))
+    return rows
+
+
 SUITE = [
     Benchmark("startup", "startup.py", 180),
     Benchmark("first_token", "first_token.py", 240),
@@ -163,6 +184,9 @@ SUITE = [
     Benchmark("interrupt", "interrupt.py", 240, parse=parse_interrupt,
               args=lambda quick: ["--runs", "1" if quick else "7"]),
     Benchmark("context_files", "context_files.py", 300, args=lambda quick: ["--quick"] if quick else ["--runs", "3"]),
+    Benchmark("context_cli", "context_cli.py", 180),
+    Benchmark("cost", "cost.py", 300, parse=parse_cost,
+              args=lambda quick: ["--json", *map(str, sorted(COST_FIXTURES.glob("*.jsonl")))]),
 ]
 
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import compress, count
-from operator import is_not
+from operator import is_, is_not
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -82,25 +82,54 @@ def sent_log(history: list[Message]) -> SentLog:
 
     A history without any (imported, or written before these records existed) counts the
     newest assistant message as its last request, with nothing applied."""
-    applied: set[str] = set()
-    at: int | None = None
-    last = -1
-    for index, message in enumerate(history):
-        if message.role != "assistant":
-            continue
-        last = index
-        record = message.meta.get(SENT_META) if message.meta else None
-        if isinstance(record, dict):
-            when = record.get("at")
-            at = when if isinstance(when, int) else message.created_at
-            ids = record.get("applied")
-            if isinstance(ids, list):
-                applied.update(i for i in ids if isinstance(i, str))
-        else:
-            at = message.created_at or at
-    if last < 0:
-        return NOTHING_SENT
-    return SentLog(at, frozenset(applied), frozenset(m.id for m in history[last + 1:]))
+    return SentScan().log(history)
+
+
+class SentScan:
+    """`sent_log`, kept up to date across builds of one session (its `BuildState` owns one):
+    the loop's next history is the last one plus a few messages, and only those are read.
+    A request's record is written with its assistant message and never changed after."""
+
+    __slots__ = ("_messages", "_applied", "_frozen", "_at", "_last")
+
+    def __init__(self) -> None:
+        self._reset()
+
+    def _reset(self) -> None:
+        self._messages: list[Message] = []
+        self._applied: set[str] = set()
+        self._frozen: frozenset[str] = frozenset()
+        self._at: int | None = None
+        self._last = -1
+
+    def log(self, history: list[Message]) -> SentLog:
+        known = len(self._messages)
+        if len(history) < known or not all(map(is_, self._messages, history)):
+            self._reset()  # another history (a rewind, a reload): read it from the start
+            known = 0
+        grew = False
+        for index in range(known, len(history)):
+            message = history[index]
+            if message.role != "assistant":
+                continue
+            self._last = index
+            record = message.meta.get(SENT_META) if message.meta else None
+            if isinstance(record, dict):
+                when = record.get("at")
+                self._at = when if isinstance(when, int) else message.created_at
+                ids = record.get("applied")
+                if isinstance(ids, list) and ids:
+                    self._applied.update(i for i in ids if isinstance(i, str))
+                    grew = True
+            else:
+                self._at = message.created_at or self._at
+        if grew:
+            self._frozen = frozenset(self._applied)
+        if known != len(history):
+            self._messages = list(history)
+        if self._last < 0:
+            return NOTHING_SENT
+        return SentLog(self._at, self._frozen, frozenset(m.id for m in history[self._last + 1:]))
 
 
 class CacheDecision(BaseModel):

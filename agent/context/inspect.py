@@ -25,14 +25,18 @@ def context_report(
     workspace: Path,
     now_ms: int,
     dump: bool = False,
+    last_request: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
+    """The next request's report; `last_request`: the one sent last, as the store kept it
+    (`Store.last_request`)."""
     from agent.llm.models import model_limits
     from agent.prompt import build_system_prompt
     from agent.tools.registry import default_registry
 
     tools = default_registry().definitions()
     system = build_system_prompt(workspace, today=datetime.fromtimestamp(now_ms / 1000).date())
-    build = RequestBuilder(settings, model or "").build(history, now_ms=now_ms, tools=tools, system_prompt=system)
+    builder = RequestBuilder(settings, model or "")
+    build = builder.build(history, now_ms=now_ms, tools=tools, system_prompt=system)
     limits = model_limits(settings, model) if model else None
     window = limits.context_window if limits else settings.context.default_context_window
     # The seed-001 rules (a per-model -1 or invalid value means the global percent).
@@ -53,10 +57,39 @@ def context_report(
         "allowed": budget.allowed,
         "passes": [p.model_dump() for p in build.report],
         "calibration": _calibration(history),
+        "cache": _cache(build, builder),
+        "last_request": _last_request(last_request, history, builder, dump),
     }
     if dump:
-        report["messages"] = build.messages
+        report["messages"] = builder.payload(build, tools)[0]
     return report
+
+
+def _cache(build, builder: RequestBuilder) -> dict[str, Any]:
+    """How the cache policy treated the next request's seed replacements (SPEC §12.11)."""
+    decision = build.cache
+    return {"policy": builder.policy.mode, "ttl_ms": builder.policy.ttl_ms, "held": decision.held,
+            "held_tokens": decision.held_tokens, "applying": len(decision.applied_now), "reason": decision.reason}
+
+
+def _last_request(sent: dict[str, Any] | None, history: list[Message], builder: RequestBuilder,
+                  dump: bool) -> dict[str, Any] | None:
+    """The request sent last, exactly as it went out, with what the provider said of it."""
+    if sent is None:
+        return None
+    messages, tools = sent.get("messages") or [], sent.get("tools") or []
+    out: dict[str, Any] = {
+        "sent_at": sent.get("sent_at"), "model": sent.get("model"), "message_count": len(messages),
+        "tokens": builder.counter.count_messages(messages) + builder.counter.count_tools(tools),
+    }
+    answer = next((m for m in reversed(history) if m.role == "assistant" and m.meta.get("usage")), None)
+    if answer is not None and (answer.meta.get("sent") or {}).get("at") == sent.get("sent_at"):
+        usage = answer.meta["usage"]
+        out.update(prompt_tokens=usage.get("prompt_tokens"), cache_read_tokens=usage.get("cache_read_tokens"),
+                   cache_write_tokens=usage.get("cache_write_tokens"), cost=answer.meta.get("cost"))
+    if dump:
+        out["messages"] = messages
+    return out
 
 
 def _calibration(history: list[Message]) -> dict[str, int | None]:
@@ -95,10 +128,37 @@ def format_report(report: dict[str, Any]) -> str:
             size = f"{ref['byteSize']:,} B" if ref.get("byteSize") is not None else ""
             lines.append(f"  {ref['id']:<22}{ref['kind']:<10}{size:>14}  {ref['hint']}")
     lines += _event_lines(report.get("events") or [])
+    lines += _cache_lines(report)
     cal = report.get("calibration") or {}
     if cal.get("reported"):
         lines += ["", f"  last request: tiktoken estimate {cal['estimated'] or 0:,} · provider reported {cal['reported']:,}"]
     return "\n".join(lines)
+
+
+def _cache_lines(report: dict[str, Any]) -> list[str]:
+    lines: list[str] = []
+    cache = report.get("cache")
+    if cache:
+        line = f"  prompt cache: policy {cache['policy']}"
+        if cache["held"]:
+            line += (f" · {cache['held']} replacements held while the cache is warm "
+                     f"({cache['held_tokens']:,} tokens; applied when it is cold, when they pay, or when the "
+                     f"budget needs them)")
+        elif cache["reason"]:
+            line += f" · {cache['applying']} held replacements applied now ({cache['reason']})"
+        lines += ["", line]
+    last = report.get("last_request")
+    if last:
+        when = datetime.fromtimestamp(last["sent_at"] / 1000).strftime("%Y-%m-%d %H:%M:%S") if last.get("sent_at") else "?"
+        line = f"  last request sent {when} to {last.get('model') or '?'}: {last['message_count']} messages, " \
+               f"{last['tokens']:,} tokens (tiktoken)"
+        if last.get("prompt_tokens"):
+            read = last.get("cache_read_tokens") or 0
+            line += f"; provider: {last['prompt_tokens']:,} prompt tokens, {read / last['prompt_tokens']:.0%} from cache"
+        if last.get("cost") is not None:
+            line += f", ${last['cost']:.4f}"
+        lines.append(line)
+    return lines
 
 
 def _over_budget_line(report: dict[str, Any]) -> list[str]:

@@ -16,7 +16,7 @@ from typing import Any, Callable
 from pydantic import BaseModel, Field
 
 from agent.config import Settings
-from agent.context.cache_policy import EXACT, CacheDecision, CachePolicy, decide, sent_log
+from agent.context.cache_policy import EXACT, CacheDecision, CachePolicy, decide
 from agent.context.facts import API, CALLS, TOKENS, Facts, ensure_counted, holds, request_tokens
 from agent.context.memo import Memo
 from agent.context.passes import active_path, externalize, file_reads, orphans, terminal_outdated
@@ -101,7 +101,7 @@ def build_api_messages(
     counter = counter if counter is not None else counter_for(settings.context.tokenizer)
     system_tokens = counter.count_messages([{"role": "system", "content": system_prompt}]) if system_prompt else 0
     tool_tokens = counter.count_tools(tools or [])
-    log = sent_log(history)
+    log = state.sent.log(history)
     # The loop's next request is the last one's history plus a few messages: the passes run
     # on the last records for those taken as unchanged, which is checked while the request
     # is copied (see _copy_checked). Truncation reads the messages themselves: check first.
@@ -170,8 +170,9 @@ def _hold(outputs: dict[str, list[Facts]], current: list[Facts], steps: list[tup
     The list with the same held positions as last time is the very same list, so the
     steps after it find their remembered results."""
     before = outputs[REPLACING[0]]
-    ensure_counted(before, counter)
-    ensure_counted(current, counter)
+    if policy.mode == "auto":  # what is held, and whether applying pays, is weighed in tokens
+        ensure_counted(before, counter)
+        ensure_counted(current, counter)
     held, decision = decide(before, current, log, policy, now_ms=now_ms, flush=flush)
     if not held:
         return current, decision

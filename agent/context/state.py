@@ -1,7 +1,8 @@
 """What one session's builds remember between requests, in one object its builder owns.
 
 A warm build reuses the last build's records (agent/context/facts.py), each step's last
-result (agent/context/memo.py) and each pass's last run (its `PassMemory`), so the loop's
+result (agent/context/memo.py), each pass's last run (its `PassMemory`) and the request
+records read so far (cache_policy.SentScan), so the loop's
 next request costs about what is new in it. None of this changes what a build returns: a
 build with a fresh `BuildState` gives the same request (tests/context/test_warm_builds.py).
 """
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from agent.context.cache_policy import SentScan
 from agent.context.facts import Records
 from agent.context.memo import Memo
 
@@ -26,11 +28,12 @@ class PassMemory:
 
 
 class BuildState:
-    __slots__ = ("records", "memo", "_passes")
+    __slots__ = ("records", "memo", "sent", "_passes")
 
     def __init__(self) -> None:
         self.records = Records()
         self.memo = Memo()
+        self.sent = SentScan()  # what earlier requests carried (agent/context/cache_policy.py)
         self._passes: dict[str, PassMemory] = {}
 
     def memory(self, name: str) -> PassMemory:

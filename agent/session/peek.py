@@ -14,7 +14,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from agent.session.schema import ACTIVE_PATH_SQL
+from agent.session.schema import ACTIVE_PATH_SQL, LATEST_FIRST
 
 PEEK_MESSAGES = 30  # more than a screen holds: tool results fold into their call's lines
 _COLUMNS = "role, content, tool_calls, tool_call_id, tool_name, status, kind, meta"
@@ -30,8 +30,14 @@ def _session_head(conn: sqlite3.Connection, resume_id: str | None, cwd: str | No
             rows = conn.execute("SELECT id, head_id FROM sessions WHERE id LIKE ? ESCAPE '\\' LIMIT 2",
                                 (escaped + "%",)).fetchall()
     elif cwd is not None:
-        rows = conn.execute("SELECT id, head_id FROM sessions WHERE cwd = ? ORDER BY updated_at DESC, rowid DESC"
-                            " LIMIT 1", (cwd,)).fetchall()
+        try:
+            rows = conn.execute(f"SELECT id, head_id FROM sessions WHERE cwd = ? ORDER BY {LATEST_FIRST} LIMIT 1",
+                                (cwd,)).fetchall()
+        except sqlite3.OperationalError:
+            # A database from before `touched` (the store adds it when it opens): its
+            # migration gives every row its rowid, so this is the order the store will see.
+            rows = conn.execute("SELECT id, head_id FROM sessions WHERE cwd = ? ORDER BY updated_at DESC, rowid DESC"
+                                " LIMIT 1", (cwd,)).fetchall()
     else:
         return None
     return (rows[0][0], rows[0][1]) if len(rows) == 1 and rows[0][1] else None

@@ -71,7 +71,33 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX context_events_session ON context_events (session_id, id);
     """,
+    # "Latest session" is the newest `updated_at`, but two writes can share a millisecond:
+    # `touched` is a database-wide counter, bumped by every write that sets `updated_at`, so
+    # the session written last wins a tie (`rowid` would pick the one created last instead).
+    # Existing rows get their rowid, which keeps the order they had.
+    """
+    ALTER TABLE sessions ADD COLUMN touched INTEGER NOT NULL DEFAULT 0;
+    UPDATE sessions SET touched = rowid;
+    CREATE INDEX sessions_touched ON sessions (touched);
+    """,
+    # The request sent last in each session, exactly as it went out (messages with cache
+    # breakpoints, tools, parameters; zlib-compressed JSON), for `/context` and
+    # `cairn context`. One row per session, replaced by every request: it is derived (the
+    # history and its request records rebuild it), so keeping more would only cost disk.
+    """
+    CREATE TABLE sent_requests (
+        session_id TEXT PRIMARY KEY,
+        sent_at INTEGER NOT NULL,
+        model TEXT NOT NULL,
+        body BLOB NOT NULL
+    );
+    """,
 ]
+
+# Newest first, as `--continue`, the picker and `cairn session list` mean it (store and peek).
+LATEST_FIRST = "updated_at DESC, touched DESC, rowid DESC"
+# The next `touched` value; run inside the write transaction that sets `updated_at`.
+NEXT_TOUCHED_SQL = "(SELECT COALESCE(MAX(touched), 0) + 1 FROM sessions)"
 
 
 # Root → head chain of one session via parent_id, newest `limit` only (parameters: head id,

@@ -13,13 +13,14 @@ import contextlib
 import hashlib
 import json
 import sqlite3
+import zlib
 from pathlib import Path
 from typing import Any, AsyncIterator, Iterable, Iterator
 
 import aiosqlite
 
 from agent.config import db_path
-from agent.session.schema import ACTIVE_PATH_SQL, MIGRATIONS
+from agent.session.schema import ACTIVE_PATH_SQL, LATEST_FIRST, MIGRATIONS, NEXT_TOUCHED_SQL
 from agent.session.models import ContextEvent, FileChange, Message, Session, SessionSummary, ToolCall, now_ms
 
 BUSY_TIMEOUT_MS = 30_000
@@ -184,8 +185,8 @@ class Store:
 
     async def _insert_session_row(self, session: Session) -> None:
         await self.conn.execute(
-            "INSERT INTO sessions (id, title, cwd, created_at, updated_at, head_id, model, parent_session_id)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO sessions (id, title, cwd, created_at, updated_at, head_id, model, parent_session_id,"
+            f" touched) VALUES (?, ?, ?, ?, ?, ?, ?, ?, {NEXT_TOUCHED_SQL})",
             (session.id, session.title, session.cwd, session.created_at, session.updated_at,
              session.head_id, session.model, session.parent_session_id),
         )
@@ -208,8 +209,10 @@ class Store:
         return _row_to_session(rows[0]) if len(rows) == 1 else None
 
     async def latest_session(self, cwd: str) -> Session | None:
+        """The folder's session written last (`--continue`); a same-millisecond tie goes to
+        the later write (`touched`), not to the session created later."""
         async with self.conn.execute(
-            "SELECT * FROM sessions WHERE cwd = ? ORDER BY updated_at DESC, rowid DESC LIMIT 1", (cwd,)
+            f"SELECT * FROM sessions WHERE cwd = ? ORDER BY {LATEST_FIRST} LIMIT 1", (cwd,)
         ) as cur:
             row = await cur.fetchone()
         return _row_to_session(row) if row else None
@@ -227,7 +230,7 @@ class Store:
         if cwd is not None:
             sql += " WHERE s.cwd = ?"
             params.append(cwd)
-        sql += " ORDER BY s.updated_at DESC, s.rowid DESC LIMIT ?"
+        sql += f" ORDER BY {LATEST_FIRST} LIMIT ?"
         params.append(limit)
         async with self.conn.execute(sql, params) as cur:
             rows = await cur.fetchall()
@@ -243,6 +246,7 @@ class Store:
             await self.conn.execute("DELETE FROM messages WHERE session_id = ?", (session_id,))
             await self.conn.execute("DELETE FROM file_changes WHERE session_id = ?", (session_id,))
             await self.conn.execute("DELETE FROM context_events WHERE session_id = ?", (session_id,))
+            await self.conn.execute("DELETE FROM sent_requests WHERE session_id = ?", (session_id,))
             await self.conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
             await self.conn.execute(
                 "DELETE FROM blobs WHERE hash NOT IN (SELECT before_hash FROM file_changes"
@@ -290,7 +294,7 @@ class Store:
         if bad:
             raise StoreError(f"cannot update session fields {sorted(bad)}")
         fields["updated_at"] = now_ms()
-        sets = ", ".join(f"{k} = ?" for k in fields)
+        sets = ", ".join(f"{k} = ?" for k in fields) + f", touched = {NEXT_TOUCHED_SQL}"
         async with self._transaction():
             await self.conn.execute(f"UPDATE sessions SET {sets} WHERE id = ?", (*fields.values(), session.id))
         return session.model_copy(update=fields)
@@ -319,7 +323,8 @@ class Store:
                 await self._insert_change(session.id, message.id, path, before, after)
             ts = now_ms()
             await self.conn.execute(
-                "UPDATE sessions SET head_id = ?, updated_at = ? WHERE id = ?", (message.id, ts, session.id)
+                f"UPDATE sessions SET head_id = ?, updated_at = ?, touched = {NEXT_TOUCHED_SQL} WHERE id = ?",
+                (message.id, ts, session.id),
             )
         session.head_id = message.id
         session.updated_at = ts
@@ -369,6 +374,29 @@ class Store:
             rows = await cur.fetchall()
         return [ContextEvent(**{k: r[k] for k in r.keys() if k != "detail"}, detail=json.loads(r["detail"] or "{}"))
                 for r in rows]
+
+    # -- the request sent last (`/context`, `cairn context`) -------------------------------
+    async def save_request(self, session_id: str, *, sent_at: int, model: str, request_json: str) -> None:
+        """Keep `request_json` (a JSON object: messages, tools, parameters) as the session's last request."""
+        body = await asyncio.to_thread(zlib.compress, request_json.encode("utf-8"), 1)
+        async with self._transaction():
+            await self.conn.execute(
+                "INSERT OR REPLACE INTO sent_requests (session_id, sent_at, model, body) VALUES (?, ?, ?, ?)",
+                (session_id, sent_at, model, body))
+
+    async def last_request(self, session_id: str) -> dict[str, Any] | None:
+        """`{"sent_at", "model", **request}` of the session's last request, or None."""
+        async with self.conn.execute(
+            "SELECT sent_at, model, body FROM sent_requests WHERE session_id = ?", (session_id,)
+        ) as cur:
+            row = await cur.fetchone()
+        if row is None:
+            return None
+        try:
+            request = json.loads(zlib.decompress(row[2]))
+        except (zlib.error, ValueError):
+            return None  # a damaged record is only a display aid: the history is intact
+        return {"sent_at": row[0], "model": row[1], **request}
 
     async def get_message(self, message_id: str) -> Message | None:
         async with self.conn.execute("SELECT * FROM messages WHERE id = ?", (message_id,)) as cur:

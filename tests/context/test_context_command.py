@@ -99,3 +99,31 @@ def test_report_lists_context_events_and_flags_an_over_budget_request():
     del report["events"]
     report["tokens"]["total"] = 1_000
     assert "over the budget" not in format_report(report) and "condenses succeeded" not in format_report(report)
+
+
+def test_the_last_request_is_exactly_what_the_provider_received(workspace):
+    (workspace / "a.py").write_text("x = 1\n")
+    with FakeLLMServer([
+        tool_calls([("c1", "filesystem-read", {"filePath": "a.py"})]),
+        text("x is 1."),
+    ]) as srv:
+        out = run("--model", "openai/fake", "--api-base", srv.base_url, "--api-key", "k", "--cwd", str(workspace),
+                  "--yolo", "-p", "what is x?")
+        received = srv.requests[-1]
+    assert out.returncode == 0, out.stderr
+    session_id = sqlite3.connect(db_path()).execute("SELECT id FROM sessions").fetchone()[0]
+    report = json.loads(run("context", session_id, "--json", "--dump").stdout)
+    last = report["last_request"]
+    # The openai SDK leaves out null fields on the wire (an assistant's `content: None`).
+    assert without_nulls(last["messages"]) == received["messages"]
+    assert last["model"] == "openai/fake" and last["message_count"] == len(received["messages"])
+    assert [t["function"]["name"] for t in received["tools"]] and last["tokens"] > 0
+    # The next request is that one plus the answer (and a stable prefix: nothing held, nothing applied).
+    assert without_nulls(report["messages"][:len(received["messages"])]) == received["messages"]
+    assert report["cache"]["policy"] == "auto" and report["cache"]["held"] == 0
+    text_report = run("context", session_id).stdout
+    assert "last request sent" in text_report and f"{last['message_count']} messages" in text_report
+
+
+def without_nulls(messages: list[dict]) -> list[dict]:
+    return [{k: v for k, v in m.items() if v is not None} for m in messages]

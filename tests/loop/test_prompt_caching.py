@@ -5,6 +5,8 @@ TUI's status bar shows the session cost and the last request's cache share."""
 
 from __future__ import annotations
 
+import json
+
 from agent.config import load_settings
 from agent.llm.cost_map import request_cost
 from agent.runtime import Runtime
@@ -56,6 +58,13 @@ async def test_requests_carry_breakpoints_and_answers_record_the_cache(anthropic
         assert answers[1].meta["cost"] == expected.total < full.total
         # Each request records when it went out (what the next build reads as "sent").
         assert all(isinstance(m.meta["sent"]["at"], int) for m in answers)
+        # The store keeps the last request as it went out: its marks are the ones the fake received.
+        kept = await runtime.store.last_request(runtime.session.id)
+        assert kept["model"] == MODEL and kept["sent_at"] == answers[1].meta["sent"]["at"]
+        assert json.dumps(kept["messages"]).count("cache_control") == len(marks)
+        report = await runtime.context_report()
+        assert report["last_request"]["cache_read_tokens"] == 2_400
+        assert report["cache"]["policy"] == "auto"
         shares = [e.cache_share for e in events if getattr(e, "type", "") == "usage" and e.cache_share is not None]
         assert shares and round(shares[-1], 3) == round(2_400 / usage["prompt_tokens"], 3)
     finally:

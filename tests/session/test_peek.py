@@ -67,6 +67,38 @@ async def test_prefix_and_latest_in_folder(db):
     assert peek_tail(path, resume_id="%") is None  # LIKE wildcards are escaped, not a match-all
 
 
+async def test_latest_in_folder_on_a_millisecond_tie_agrees_with_the_store(db, frozen_clock):
+    """Every write in one millisecond: the first screen of `--continue` shows the session the
+    store continues, the one written last (not the one created last)."""
+    path, store = db
+    first = await _conversation(store, cwd="/a", turns=1)
+    await _conversation(store, cwd="/a", turns=1)
+    await store.append(first, Message(role="user", content="back to the first"))
+    assert (await store.latest_session("/a")).id == first.id
+    assert peek_tail(path, cwd="/a")[-1]["content"] == "back to the first"
+
+
+async def test_latest_in_folder_before_the_store_migrated(tmp_path):
+    """A database an older cairn wrote (no `touched` yet) is still peeked, in the order the
+    store will give it once migrated: the newest `updated_at`, a tie to the later row."""
+    import sqlite3
+
+    from agent.session.schema import MIGRATIONS
+
+    path = tmp_path / "old.db"
+    conn = sqlite3.connect(path)
+    for script in MIGRATIONS[:3]:
+        conn.executescript(script)
+    for sid, updated in (("x", 2000), ("y", 2000), ("old", 1000)):
+        conn.execute("INSERT INTO sessions (id, cwd, created_at, updated_at, head_id) VALUES (?, '/a', 0, ?, ?)",
+                     (sid, updated, f"m-{sid}"))
+        conn.execute("INSERT INTO messages (id, session_id, seq, role, content, created_at)"
+                     " VALUES (?, ?, 1, 'user', ?, 0)", (f"m-{sid}", sid, f"in {sid}"))
+    conn.commit()
+    conn.close()
+    assert [m["content"] for m in peek_tail(path, cwd="/a")] == ["in y"]
+
+
 async def test_no_database_or_not_a_database(tmp_path):
     assert peek_tail(tmp_path / "missing.db", resume_id="x") is None
     bad = tmp_path / "bad.db"

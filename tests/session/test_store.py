@@ -86,6 +86,57 @@ async def test_find_session_by_prefix_and_latest_by_folder(store):
     assert [s.session.cwd for s in await store.list_summaries(cwd="/b")] == ["/b"]
 
 
+async def test_latest_on_a_millisecond_tie_is_the_session_written_last(store, frozen_clock):
+    """Every write in one millisecond (a fast machine): `--continue`, the picker and
+    `cairn session list` still put the session written last first, not the one created last."""
+    from agent.session.models import Session
+
+    s1 = await store.create_session(cwd="/a")
+    s2 = await store.create_session(cwd="/a")
+    await store.append(s1, Message(role="user", content="later"))  # touches s1
+    assert {(await store.get_session(s.id)).updated_at for s in (s1, s2)} == {frozen_clock}  # a real tie
+    assert (await store.latest_session("/a")).id == s1.id
+    assert [s.session.id for s in await store.list_summaries(cwd="/a")] == [s1.id, s2.id]
+
+    await store.update_session(s2, title="renamed")  # a rename is a write too
+    assert (await store.latest_session("/a")).id == s2.id
+    assert [s.session.id for s in await store.list_summaries()] == [s2.id, s1.id]
+    await store.set_head(s1, None)  # so is moving the head (rewind)
+    assert (await store.latest_session("/a")).id == s1.id
+
+    fork = Session(cwd="/a")  # a fork or an import is written whole, and is written last
+    await store.insert_session(fork, [Message(role="user", content="copied")])
+    assert (await store.latest_session("/a")).id == fork.id
+    older = Session(cwd="/a", created_at=frozen_clock - 5000, updated_at=frozen_clock - 5000)  # an old import
+    await store.insert_session(older, [])
+    assert [s.session.id for s in await store.list_summaries(cwd="/a")] == [fork.id, s1.id, s2.id, older.id]
+
+
+async def test_touched_migration_keeps_the_order_sessions_had(tmp_path, frozen_clock):
+    """A database from before `touched`: its sessions keep their order (a tie went to the
+    later rowid), and the first write after the upgrade wins a tie against all of them."""
+    path = tmp_path / "old.db"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
+    for version, script in enumerate(MIGRATIONS[:3], start=1):
+        conn.executescript(script)
+        conn.execute("INSERT INTO schema_version (version) VALUES (?)", (version,))
+    for sid, updated in (("x", frozen_clock), ("y", frozen_clock), ("old", frozen_clock - 1000), ("z", frozen_clock)):
+        conn.execute("INSERT INTO sessions (id, cwd, created_at, updated_at) VALUES (?, '/a', 0, ?)", (sid, updated))
+    conn.commit()
+    conn.close()
+
+    store = await Store.open(path)
+    try:
+        assert await store.schema_version() == len(MIGRATIONS)
+        assert [s.session.id for s in await store.list_summaries()] == ["z", "y", "x", "old"]
+        await store.append(await store.get_session("x"), Message(role="user", content="again"))
+        assert (await store.latest_session("/a")).id == "x"
+        assert [s.session.id for s in await store.list_summaries()] == ["x", "z", "y", "old"]
+    finally:
+        await store.close()
+
+
 async def test_unicode_and_huge_content_round_trip(store):
     session = await store.create_session(cwd="/w")
     big = "数据🙂" * 1_000_000

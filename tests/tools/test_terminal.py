@@ -180,9 +180,16 @@ async def test_invalid_utf8_is_replaced(ctx):
     assert json.loads(res.content)["stdout"] == "ok \ufffd\ufffd end"
 
 
-async def test_process_registered_while_running(ctx):
-    task = asyncio.create_task(run(ctx, command="sleep 0.5"))
-    await asyncio.sleep(0.2)
-    assert len(ctx.processes) == 1
-    await task
+async def test_process_registered_while_running(ctx, workspace):
+    # The command runs until the test says so: no guess of how long a spawn takes on a busy machine.
+    go = workspace / "go"
+    task = asyncio.create_task(run(ctx, command=f"while [ ! -e {go} ]; do sleep 0.01; done; echo done"))
+    deadline = time.monotonic() + 30
+    while not ctx.processes:
+        assert not task.done() and time.monotonic() < deadline, "the command was never registered"
+        await asyncio.sleep(0.01)
+    assert len(ctx.processes) == 1 and not task.done()
+    go.touch()
+    res = await asyncio.wait_for(task, 30)
+    assert json.loads(res.content)["stdout"] == "done\n"
     assert not ctx.processes

@@ -42,8 +42,11 @@ async def wait_for(pilot, predicate: Callable[[], object], timeout: float = TIME
 
 
 async def wait_ready(pilot) -> None:
+    """The runtime is open, or opening it ended (no model, an error) and the app is done
+    with that: `no_model` is set before the panel is mounted and the prompts sent meanwhile
+    are given back, so the open must also be over (`opening` is cleared last)."""
     app = pilot.app
-    await wait_for(pilot, lambda: app.runtime is not None or app.no_model or app.open_error,
+    await wait_for(pilot, lambda: (app.runtime is not None or app.no_model or app.open_error) and not app.opening,
                    READY_TIMEOUT, "the runtime to open")
 
 

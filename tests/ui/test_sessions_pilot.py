@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 from agent.ui.app import CairnApp
@@ -18,7 +17,8 @@ SIZE = (120, 36)
 
 
 async def seed(workspace, rows: list[tuple[str, str, str]]) -> list[str]:
-    """Sessions (title, first prompt, answer) written oldest first; returns their ids."""
+    """Sessions (title, first prompt, answer) written oldest first; returns their ids. Writes
+    in the same millisecond still list newest first: the store breaks the tie by write order."""
     from agent.session.models import Message
     from agent.session.store import Store
 
@@ -30,7 +30,6 @@ async def seed(workspace, rows: list[tuple[str, str, str]]) -> list[str]:
             await store.append(session, Message(role="user", content=prompt))
             await store.append(session, Message(role="assistant", content=answer))
             ids.append(session.id)
-            time.sleep(0.002)  # distinct updated_at
     finally:
         await store.close()
     return ids
