@@ -206,7 +206,7 @@ class Agent:
         while True:
             self.emit(Usage(context_tokens=build.tokens.total, context_window=self.limits.context_window,
                             session_cost=self.session_cost))
-            request = self.chat_request(build)
+            request = self.builder.chat_request(build, self.registry.definitions())
             saved = self._save_request(request, build)
             stream = _StreamWriter(self, self.builder.sent_record(build))
             try:
@@ -258,9 +258,7 @@ class Agent:
     async def complete(self, model: str, messages: list[dict[str, Any]]) -> StreamResult:
         """One request outside a turn's stream (the condense summary): the same client, key,
         timeout, temperature and retries as a turn, with the countdown shown."""
-        request = ChatRequest(model=model, messages=messages, tools=[], api_base=self.settings.api_base,
-                              api_key=self.settings.api_key, temperature=self.settings.llm.temperature,
-                              timeout=self.settings.llm.request_timeout)
+        request = self.builder.summary_request(model, messages)
         attempt = 0
         while True:
             try:
@@ -273,20 +271,6 @@ class Agent:
                 self.emit(Retrying(attempt=attempt, max_attempts=self.settings.llm.max_retries, delay=delay,
                                    reason=str(exc)))
                 await asyncio.sleep(delay)
-
-    def chat_request(self, build) -> ChatRequest:
-        """The whole request for `build`: the builder's messages and tools (cache breakpoints
-        where the provider needs them) with this session's model and LLM settings."""
-        messages, tools = self.builder.payload(build, self.registry.definitions())
-        return ChatRequest(
-            model=self.model,
-            messages=messages,
-            tools=tools,
-            api_base=self.settings.api_base,
-            api_key=self.settings.api_key,
-            temperature=self.settings.llm.temperature,
-            timeout=self.settings.llm.request_timeout,
-        )
 
     def _save_request(self, request: ChatRequest, build) -> asyncio.Future:
         """Keep the request as it goes out (`/context` shows it), written beside the stream.

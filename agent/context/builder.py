@@ -3,7 +3,8 @@
 The agent owns one per session (agent/loop.py). It owns everything builds remember
 (`BuildState`: records, step results, each pass's last run) and the token counter, resolves
 the model's prompt-cache policy (agent/context/cache_policy.py), and returns the whole
-request: system prompt, tool definitions, messages, parameters and cache breakpoints. A
+request: system prompt, tool definitions, messages, parameters and cache breakpoints
+(`chat_request`), and the condense request with a turn's settings (`summary_request`). A
 new session (or `/new`) gets a new builder, so nothing of one session's builds reaches
 another's. The build itself stays `build_api_messages`, a function of (history, now,
 settings, tools, system prompt, policy): what the builder keeps only makes it faster.
@@ -11,7 +12,7 @@ settings, tools, system prompt, policy): what the builder keeps only makes it fa
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent.config import Settings
 from agent.context.cache_policy import (DEFAULT_READ_SHARE, DEFAULT_WRITE_SHARE, EXACT, SENT_META, CachePolicy)
@@ -19,6 +20,9 @@ from agent.context.pipeline import BuildResult, TruncateTo, build_api_messages
 from agent.context.state import BuildState
 from agent.context.tokens import TokenCounter, counter_for
 from agent.session.models import Message
+
+if TYPE_CHECKING:
+    from agent.llm.client import ChatRequest
 
 # Providers with automatic prefix caches bill cache writes as plain input.
 AUTOMATIC_WRITE_SHARE = 1.0
@@ -84,6 +88,24 @@ class RequestBuilder:
             return build.messages, tools
         messages, marked_tools = with_breakpoints(build.messages, tools, breakpoint_positions(build.messages))
         return messages, marked_tools or []
+
+    def chat_request(self, build: BuildResult, tools: list[dict[str, Any]]) -> ChatRequest:
+        """The whole request for `build`: its messages and the tools (with cache breakpoints
+        where the provider needs them), the model and the LLM settings of a turn."""
+        messages, sent_tools = self.payload(build, tools)
+        return self._request(self.model, messages, sent_tools)
+
+    def summary_request(self, model: str, messages: list[dict[str, Any]]) -> ChatRequest:
+        """The condense request (agent/context/condense.py made its messages): a turn's
+        settings — endpoint, key, timeout, temperature — on the summary model, no tools."""
+        return self._request(model, messages, [])
+
+    def _request(self, model: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> ChatRequest:
+        from agent.llm.client import ChatRequest
+
+        llm = self.settings.llm
+        return ChatRequest(model=model, messages=messages, tools=tools, api_base=self.settings.api_base,
+                           api_key=self.settings.api_key, temperature=llm.temperature, timeout=llm.request_timeout)
 
     @staticmethod
     def sent_record(build: BuildResult) -> dict[str, Any]:
