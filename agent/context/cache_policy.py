@@ -9,7 +9,7 @@ is warm, and the pending ones are applied together when
 
 - the cache is cold anyway (no request within the provider's TTL),
 - the tokens they free, read from the cache on the requests to come, pay for writing the
-  changed suffix again at the model's prices (`pays_to_apply`), or
+  changed suffix again at the model's prices (`paying_cut`), or
 - the budget needs the room (the caller asks with `flush`).
 
 An applied replacement stays applied: every request records, in its assistant message's

@@ -1,8 +1,10 @@
 """THE single API-build point (SPEC §4): stored history in, provider-ready request out.
 
-Every request — a normal turn, a resumed session, headless mode — is built here. It is a
-pure function of (history, now, settings, tools, system prompt): it never mutates
-`history`, never does I/O, and gives the same output for the same input.
+Every request — a normal turn, a resumed session, headless mode — is built here, through
+the session's request builder (agent/context/builder.py). It is a pure function of
+(history, now, settings, tools, system prompt, cache policy) — what earlier requests sent is
+part of the history (their request records): it never mutates `history`, never does I/O,
+and gives the same output for the same input.
 """
 
 from __future__ import annotations

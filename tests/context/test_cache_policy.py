@@ -201,3 +201,25 @@ def test_the_policy_follows_the_provider_and_the_setting():
     assert (round(sonnet.read_share, 3), round(sonnet.write_share, 3)) == (0.1, 1.25)
     gpt = resolve_policy(SETTINGS, "openai/gpt-5.1")
     assert (round(gpt.read_share, 3), gpt.write_share) == (0.1, 1.0)
+
+
+def test_a_large_replacement_near_the_end_pays_for_itself_at_once():
+    """A big read that a newer read of the same file replaces right away: writing the little
+    that follows it again costs less than reading the big one on the requests to come."""
+    big = "📄 a.py (lines 1-2000/2000)\n" + "\n".join(f"{k}→value_{k} = compute({k})" for k in range(1, 2001))
+    small = "📄 a.py (lines 1-1/2000)\n1→x"
+    read = '{"filePath": "a.py"}'
+    history = [Message(role="user", content="look", created_at=BASE_MS)]
+    builder = builder_for(TIGHT)
+    now = BASE_MS
+    for n, body in enumerate((big, small), start=1):
+        now += 1_000
+        build_result = builder.build(history, now_ms=now, tools=TOOLS, system_prompt="sys")
+        call = ToolCall(id=f"r{n}", name="filesystem-read", arguments=read)
+        history = answered(history, build_result, now, Message(role="assistant", tool_calls=[call]))
+        history = history + [Message(role="tool", tool_call_id=call.id, tool_name=call.name, content=body,
+                                     created_at=now + 10)]
+    result = builder.build(history, now_ms=now + 2_000, tools=TOOLS, system_prompt="sys")
+    assert result.cache.reason == "pays" and result.cache.held == 0
+    assert result.cache.applied_now == [history[2].id]
+    assert result.messages == build(history, now + 2_000, policy=EXACT, settings=TIGHT).messages
