@@ -27,7 +27,6 @@ Running the pass on its own output changes nothing (a placeholder still counts a
 
 from __future__ import annotations
 
-import functools
 import json
 from bisect import insort
 from itertools import compress
@@ -87,9 +86,10 @@ def run(
     the last run (see `_State`) in time for the new records only."""
     params = (_normalise_root(workspace), max(0, keep_recent), placeholder)
     state = memory.last
-    result = _extend(state, facts) if state is not None and state.params == params else None
+    parsed = memory.cache
+    result = _extend(state, facts, parsed) if state is not None and state.params == params else None
     if result is None:
-        result = _full(facts, params)
+        result = _full(facts, params, parsed)
     memory.last = result
     return result.output, result.changed
 
@@ -125,7 +125,7 @@ def _newest(entries: list[tuple[tuple[int, int], int]], keep: int) -> list[tuple
     return entries[-keep:] if keep else []
 
 
-def _full(facts: list[Facts], params: tuple[str | None, int, str]) -> _State:
+def _full(facts: list[Facts], params: tuple[str | None, int, str], parsed: dict) -> _State:
     root, keep, placeholder = params
     reads: list[Read] = []
     results: set[int] = set()
@@ -154,7 +154,7 @@ def _full(facts: list[Facts], params: tuple[str | None, int, str]) -> _State:
                 unresolved.add(f.tool_call_id)
         if call is not None and call[1] == TOOL_NAME:
             results.add(position)
-            read = _read(f, call, time, position, root)
+            read = _read(f, call, time, position, root, parsed)
             if read is not None:
                 reads.append(read)
 
@@ -172,10 +172,11 @@ def _full(facts: list[Facts], params: tuple[str | None, int, str]) -> _State:
     return _State(facts, out, changed, params, reads, by_file, survives, results, latest, unresolved, last_time)
 
 
-def _read(f: Facts, call: tuple[str, str, str], time: int, position: int, root: str | None) -> Read | None:
+def _read(f: Facts, call: tuple[str, str, str], time: int, position: int, root: str | None,
+          parsed: dict) -> Read | None:
     if not _succeeded(f):
         return None
-    files, complete = _files_of(call[2], root)
+    files, complete = _parsed_files(call[2], root, parsed)
     return ((time, position), position, files, complete) if files else None
 
 
@@ -199,7 +200,7 @@ def _replace(facts: list[Facts], base: list[Facts], reads: list[Read], survives:
     return (base if out is None else out), changed
 
 
-def _extend(state: _State, facts: list[Facts]) -> _State | None:
+def _extend(state: _State, facts: list[Facts], parsed: dict) -> _State | None:
     """`state`'s run for `facts`, which starts with its records; None when it must run in full."""
     root, keep, placeholder = state.params
     start = len(state.source)
@@ -232,7 +233,7 @@ def _extend(state: _State, facts: list[Facts]) -> _State | None:
             if results is state.results:
                 results = set(results)
             results.add(position)
-            read = _read(f, call, time, position, root)
+            read = _read(f, call, time, position, root, parsed)
             if read is not None:
                 if reads is state.reads:
                     reads = list(reads)
@@ -283,12 +284,20 @@ def _succeeded(f: Facts) -> bool:
     return ok
 
 
-@functools.lru_cache(maxsize=PARSE_CACHE_SIZE)
-def _files_of(arguments: str, root: str | None) -> tuple[tuple[str, ...], bool]:
-    """The normalised files a call read (each once, in order) and whether every entry was usable.
+def _parsed_files(arguments: str, root: str | None, parsed: dict) -> tuple[tuple[str, ...], bool]:
+    """`_files_of`, remembered in the pass's memory (`parsed`): a full run (after a rewind or a
+    reload) reads every call's arguments again, and parsing dominated such builds."""
+    key = (arguments, root)
+    found = parsed.get(key)
+    if found is None:
+        if len(parsed) >= PARSE_CACHE_SIZE:
+            parsed.clear()
+        found = parsed[key] = _files_of(arguments, root)
+    return found
 
-    Cached: every build re-reads every call's arguments, and parsing dominated warm builds.
-    """
+
+def _files_of(arguments: str, root: str | None) -> tuple[tuple[str, ...], bool]:
+    """The normalised files a call read (each once, in order) and whether every entry was usable."""
     try:
         args = json.loads(arguments) if arguments else None
     except (ValueError, RecursionError):

@@ -13,7 +13,6 @@ copies in a new list, everything else is passed through as the same object.
 
 from __future__ import annotations
 
-import functools
 import json
 from bisect import bisect_right, insort
 from operator import is_
@@ -35,7 +34,6 @@ OUTDATED_PLACEHOLDER = "此命令返回内容已过时"
 # Seed 003 §3.3: how a terminal result is recognised when no tool name says so.
 TERMINAL_FEATURES = ('"stdout":', '"stderr":', '"exitCode":')
 ERROR_PREFIX = "Error:"
-PARSE_CACHE_SIZE = 65_536
 
 
 def _looks_like_terminal(content: str) -> bool:
@@ -51,9 +49,8 @@ def _is_terminal(f: Facts, calls: dict[str, tuple[str, str, str]]) -> bool:
     return _looks_like_terminal(f.content or "")  # imported session: no name anywhere
 
 
-@functools.lru_cache(maxsize=PARSE_CACHE_SIZE)
 def _stderr_of(content: str) -> Any:
-    """Cached: the same output is checked again wherever it recurs (a reload, a copy)."""
+    """The `stderr` of a terminal result's JSON (the answer is kept on the record, `_is_error`)."""
     if '"stderr"' not in content:
         return None
     try:
