@@ -32,13 +32,16 @@ def build_parser() -> argparse.ArgumentParser:
                         help="run one task headless and print the answer")
     parser.add_argument("--output-format", choices=("text", "json"), default="text",
                         help="headless output: the final answer, or every stored message as JSON lines")
-    sub = parser.add_subparsers(dest="command", metavar="{context,session}")
+    sub = parser.add_subparsers(dest="command", metavar="{context,session,trust}")
     ctx = sub.add_parser("context", help="show what the next request of a session holds, pass by pass")
     ctx.add_argument("session_id", metavar="SESSION_ID", help="session id (or a unique prefix)")
     ctx.add_argument("--at", type=int, metavar="MS_EPOCH", help="evaluate time-based passes as if now were this instant")
     ctx.add_argument("--json", action="store_true", help="print one JSON object")
     ctx.add_argument("--dump", action="store_true", help="also print the exact request messages")
     _add_session_parser(sub)
+    trust = sub.add_parser("trust", help="trust a folder's .cairn/config.toml as it is now "
+                                          "(yolo, api_base, api_key, model, [permissions] then apply)")
+    trust.add_argument("dir", nargs="?", metavar="DIR", help="the folder (default: --cwd or the current folder)")
     return parser
 
 
@@ -98,13 +101,54 @@ async def _context_command(args: argparse.Namespace, workspace: Path, flags: dic
     return 0
 
 
+def _trust_command(args: argparse.Namespace, workspace: Path) -> int:
+    """`cairn trust [DIR]`: record the folder's project config as trusted with the bytes read
+    here, and print what they may now decide (agent/trust.py)."""
+    from agent import trust
+    from agent.config import project_config_path, read_project_config
+
+    folder = Path(args.dir).expanduser() if args.dir else workspace
+    if not folder.is_dir():
+        print(f"Error: {folder} is not a folder.", file=sys.stderr)
+        return 2
+    folder = folder.resolve()
+    config = project_config_path(folder)
+    warnings: list[str] = []
+    data, raw = read_project_config(folder, warnings)
+    for warning in warnings:
+        print(f"Warning: {warning}", file=sys.stderr)
+    if raw is None:
+        if warnings:  # there is a file, but it cannot be read (too large, unreadable)
+            print(f"Error: nothing trusted: {config} could not be read.", file=sys.stderr)
+            return 1
+        print(f"{folder} has no project config ({config}): nothing to trust.")
+        return 0
+    sha = trust.digest(raw)
+    try:
+        record = trust.trust(folder, sha)
+    except OSError as exc:
+        print(f"Error: cannot record the trust in {trust.trust_path()}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    items = trust.shown_items(data)
+    print(f"Trusted {config} as it is now (sha256 {sha[:16]}…; recorded in {record}).")
+    if items:
+        print("It may now set:")
+        for name, shown in items:
+            effect = trust.EFFECTS.get(name, "")
+            print(f"  {name} = {shown}" + (f"  ({effect})" if effect else ""))
+    else:
+        print("It sets nothing that needed trust.")
+    print("If the file changes, it is untrusted again until you trust it again.")
+    return 0
+
+
 class RedactSecrets(logging.Filter):
     """On the log file's handler: API keys (ours, key-like env vars, key-shaped strings such
     as a provider's `Authorization: Bearer …`) never reach cairn.log, whichever logger
     (`agent`, or litellm's via CAIRN_DEBUG=LiteLLM) wrote the record."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        from agent.config import redact_secrets
+        from agent.secrets import redact_secrets
 
         try:
             message = record.getMessage()
@@ -125,7 +169,8 @@ def _setup_logging(debug: bool, api_key: str | None = None) -> None:
     if not debug and not names:
         logging.getLogger("agent").addHandler(logging.NullHandler())
         return
-    from agent.config import data_dir, remember_secret
+    from agent.config import data_dir
+    from agent.secrets import remember_secret
 
     remember_secret(api_key)
     folder = data_dir()
@@ -156,10 +201,20 @@ def main(argv: list[str] | None = None) -> int:
         from agent.session_cli import run
 
         return run(args, workspace)
+    if args.command == "trust":
+        return _trust_command(args, workspace)
     if args.command == "context":
         import asyncio
 
-        return asyncio.run(_context_command(args, workspace, flags))
+        try:
+            return asyncio.run(_context_command(args, workspace, flags))
+        except Exception as exc:  # a damaged or unwritable data folder: its one line, no traceback
+            from agent.session.store import StoreOpenError
+
+            if not isinstance(exc, StoreOpenError):
+                raise
+            print(f"Error: {exc}", file=sys.stderr)
+            return 1
     if args.prompt is not None:
         import asyncio
 

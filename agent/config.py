@@ -15,7 +15,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from agent import trust
 from agent.paths import APP_NAME, config_dir, data_dir, db_path, home_dir  # noqa: F401 - re-exported
+from agent.prompt import instruction_notices
+from agent.secrets import remember_secret
 
 
 class _Section(BaseModel):
@@ -39,6 +42,9 @@ class LLMSettings(_Section):
     retry_base_delay: float = Field(1.0, ge=0)
     retry_max_delay: float = Field(30.0, ge=0)
     request_timeout: float = Field(600.0, gt=0)
+    # Seconds a stream may go without content (text, tool-call or finish deltas; SSE
+    # keep-alive comments do not count) before it is given up as a network error.
+    stream_idle_timeout: float = Field(60.0, gt=0)
     temperature: float | None = Field(None, ge=0)
 
 
@@ -124,29 +130,39 @@ class Settings(_Section):
     permissions: PermissionSettings = Field(default_factory=PermissionSettings)
     # Problems found while loading (bad TOML, wrong types); shown to the user once.
     warnings: list[str] = Field(default_factory=list, exclude=True)
+    # An `agent.trust.ProjectTrust` when the project config has widening keys the user has
+    # not trusted (they were left out; the TUI asks); None otherwise. Never read from a file.
+    project_trust: Any = Field(default=None, exclude=True, repr=False)
 
 
 MAX_CONFIG_BYTES = 1024 * 1024  # a config file is a few lines; a huge one is a mistake or hostile
 
 
 def _read_toml(path: Path, warnings: list[str]) -> dict[str, Any]:
+    return _read_toml_bytes(path, warnings)[0]
+
+
+def _read_toml_bytes(path: Path, warnings: list[str]) -> tuple[dict[str, Any], bytes | None]:
+    """The parsed file and the bytes it was parsed from (None when there is no file or it
+    could not be read; a file that does not parse gives {} and its bytes)."""
     if not path.is_file():
-        return {}
+        return {}, None
+    raw: bytes | None = None
     try:
         with path.open("rb") as f:
             raw = f.read(MAX_CONFIG_BYTES + 1)
         if len(raw) > MAX_CONFIG_BYTES:
             warnings.append(f"Ignoring {path}: larger than {MAX_CONFIG_BYTES // 1024} KiB")
-            return {}
+            return {}, None
         # Universal newlines, as read_text gives.
         text = raw.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
-        return tomllib.loads(text)
+        return tomllib.loads(text), raw
     except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError) as exc:
         warnings.append(f"Ignoring {path}: {exc}")
-        return {}
+        return {}, raw
     except RecursionError:  # tomllib recurses per nesting level: `a = [[[[…` overflows the stack
         warnings.append(f"Ignoring {path}: nested too deeply")
-        return {}
+        return {}, raw
 
 
 def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
@@ -226,7 +242,7 @@ def _drop_unknown_keys(data: dict[str, Any], warnings: list[str]) -> None:
             del table[key]
             warn(f"Unknown config key {_key_name(prefix + [key])} ignored")
 
-    top = set(Settings.model_fields) - {"warnings"}  # `warnings` is filled in, never read
+    top = set(Settings.model_fields) - {"warnings", "project_trust"}  # filled in, never read
     check(data, top, [])
     for name, section in _sections().items():
         if isinstance(data.get(name), dict):
@@ -296,6 +312,11 @@ def project_config_path(workspace: Path) -> Path:
     return Path(workspace) / ".cairn" / "config.toml"
 
 
+def read_project_config(workspace: Path, warnings: list[str]) -> tuple[dict[str, Any], bytes | None]:
+    """The project config as parsed and the bytes it came from (None: no readable file)."""
+    return _read_toml_bytes(project_config_path(workspace), warnings)
+
+
 def _permission_lists(user: dict[str, Any], project: dict[str, Any]) -> dict[str, Any] | None:
     """The user's and the project's `[permissions]` lists add up (a plain merge would let
     the project's list replace the user's)."""
@@ -313,7 +334,13 @@ def load_settings(workspace: Path | None = None, flags: dict[str, Any] | None = 
     warnings: list[str] = []
     ws = (workspace or Path.cwd()).resolve()
     user = _read_toml(config_dir() / "config.toml", warnings)
-    project = _read_toml(project_config_path(ws), warnings)
+    project, raw = read_project_config(ws, warnings)
+    # Folder trust (agent/trust.py): keys that widen what cairn may do or where data goes
+    # apply only when the user trusted this file's content; without that they are left out.
+    pending = trust.pending(ws, project_config_path(ws), raw, project, flags) if raw is not None else None
+    if pending is not None:
+        project = trust.without_widening(project)
+        warnings.append(pending.notice)
     data: dict[str, Any] = _merge(user, project)
     permissions = _permission_lists(user, project)
     if permissions is not None:
@@ -323,7 +350,9 @@ def load_settings(workspace: Path | None = None, flags: dict[str, Any] | None = 
     data["workspace"] = ws
     _drop_unknown_keys(data, warnings)
     settings = _validate(data, warnings)
+    warnings.extend(instruction_notices(ws))  # an AGENTS.md that leads outside is named once
     settings.warnings = warnings
+    settings.project_trust = pending
     if settings.api_key:
         remember_secret(settings.api_key)
     return settings
@@ -334,46 +363,12 @@ def load_permission_settings(workspace: Path) -> PermissionSettings:
     return load_settings(workspace).permissions
 
 
-# -- secrets ------------------------------------------------------------------------------
-
-_SECRETS: set[str] = set()
-_SECRET_ENV_SUFFIXES = ("_API_KEY", "_TOKEN", "_SECRET", "_ACCESS_KEY", "_SECRET_KEY")
-MIN_SECRET_CHARS = 8  # shorter values would redact ordinary words
-
-
-def remember_secret(value: str | None) -> None:
-    """A value cairn holds that must never be written anywhere (see agent/cli.py logging)."""
-    if value and len(value) >= MIN_SECRET_CHARS:
-        _SECRETS.add(value)
-
-
-def known_secrets() -> list[str]:
-    """Remembered values plus key-like environment variables, longest first."""
-    found = set(_SECRETS)
-    for name, value in os.environ.items():
-        if name.upper().endswith(_SECRET_ENV_SUFFIXES) and value and len(value) >= MIN_SECRET_CHARS:
-            found.add(value)
-    return sorted(found, key=len, reverse=True)
-
-
-REDACTED = "[REDACTED]"
-# Key shapes redacted even when cairn never saw the value (a provider's own key in a log).
-_KEY_PATTERNS = (
-    (re.compile(r"\b(sk-(?:ant-|proj-)?)[A-Za-z0-9_\-]{16,}"), r"\1" + REDACTED),
-    (re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._\-~+/=]{8,}"), r"\1" + REDACTED),
-    (re.compile(r"(?i)((?:api[_-]?key|x-api-key|x-goog-api-key)[\"']?\s*[:=]\s*[\"']?)[^\"'\s,}]{8,}"),
-     r"\1" + REDACTED),
-)
-
-
-def redact_secrets(text: str) -> str:
-    """`text` with every known secret and every key-shaped value replaced by [REDACTED]."""
-    for secret in known_secrets():
-        if secret in text:
-            text = text.replace(secret, REDACTED)
-    for pattern, replacement in _KEY_PATTERNS:
-        text = pattern.sub(replacement, text)
-    return text
+def untrusted_project_keys(workspace: Path) -> list[str]:
+    """The keys of the project config left out because its folder is not trusted ([] = none)."""
+    ws = Path(workspace).resolve()
+    project, raw = read_project_config(ws, [])
+    pending = trust.pending(ws, project_config_path(ws), raw, project) if raw is not None else None
+    return [name for name, _ in pending.items] if pending is not None else []
 
 
 # -- writing the project's permissions -------------------------------------------------------
@@ -389,13 +384,19 @@ def add_project_permissions(workspace: Path, keys: list[str]) -> Path:
     `command:<prefix>` keys go to `allow_commands`, the rest to `allow`. Only those two
     arrays are rewritten; every other line (comments included) stays as it was, and the
     result is parsed back before it replaces the file.
+
+    Folder trust: the new content stays trusted when the file it replaced was trusted or
+    needed no trust (missing, or without widening keys), so the rule just approved keeps
+    working; otherwise the file stays untrusted (agent.trust.trusted_after_write).
     """
     path = project_config_path(workspace)
     try:
-        text = path.read_text(encoding="utf-8") if path.exists() else ""
+        before = path.read_bytes() if path.exists() else None
+        text = before.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n") if before is not None else ""
         data = tomllib.loads(text)
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ConfigWriteError(f"cannot read {path}: {exc}") from None
+    before_data = data
     section = data.get("permissions", {})
     if not isinstance(section, dict):
         raise ConfigWriteError(f"{path}: `permissions` is not a table")
@@ -424,6 +425,7 @@ def add_project_permissions(workspace: Path, keys: list[str]) -> Path:
         os.replace(tmp, path)
     except OSError as exc:
         raise ConfigWriteError(f"cannot write {path}: {exc.strerror or exc}") from None
+    trust.trusted_after_write(Path(workspace), before, before_data, text.encode("utf-8"))
     return path
 
 

@@ -11,6 +11,7 @@ summary; `/name args` runs a project command from .cairn/commands/.
 from __future__ import annotations
 
 import asyncio
+import signal
 import sys
 from typing import TextIO
 
@@ -18,8 +19,9 @@ from agent.config import Settings
 from agent.events import (
     AssistantFinished, ContextManaged, Event, ToolFinished, TurnError, TurnFinished, UserMessage,
 )
-from agent.runtime import NoModelConfigured, Runtime, SessionNotFound
+from agent.runtime import NoModelConfigured, Runtime, SessionNotFound, on_termination
 from agent.session.models import Message
+from agent.session.store import StoreOpenError
 
 NO_MODEL_HELP = (
     "Error: no model configured. Pass --model (e.g. --model anthropic/claude-sonnet-4-5), set CAIRN_MODEL, "
@@ -70,6 +72,17 @@ class _Printer:
             self.status = event.status
 
 
+def _stopped(signum: int, err: TextIO) -> int:
+    """After SIGTERM/SIGHUP: one line (if stderr is still there), exit code 128 + signal."""
+    try:
+        err.write(f"Error: stopped by {signal.Signals(signum).name}; what ran is saved "
+                  "(`cairn -p … --continue` resumes it).\n")
+        err.flush()
+    except (OSError, ValueError):  # the terminal that closed was stderr
+        pass
+    return 128 + signum
+
+
 def describe_refusal(message: Message) -> str:
     """One line for stderr when a tool call was refused for want of approval; else ""."""
     permission = message.meta.get("permission")
@@ -105,31 +118,57 @@ async def run_headless(
     printer = _Printer(output_format, out, err)
     for warning in settings.warnings:
         err.write(f"Warning: {warning}\n")
-    try:
-        runtime = await Runtime.open(
-            settings, on_event=printer, approver=None, resume_id=resume_id, continue_last=continue_last,
-            warm_up=False,
-        )
-    except NoModelConfigured:
-        err.write(NO_MODEL_HELP + "\n")
-        return 2
-    except SessionNotFound as exc:
-        err.write(f"Error: {exc}\n")
-        return 2
-    for recovered in runtime.recovered:
-        err.write(f"Note: {recovered.describe()}\n")
-    try:
-        name, _, args = prompt.strip().partition(" ")
-        if name == "/compact":
-            await runtime.compact(args.strip() or None)
-        else:
-            from agent.project_commands import expand_text
+    # SIGTERM/SIGHUP (`timeout`, a closed terminal) end the run as Ctrl-C does: the task is
+    # cancelled, the turn kills its command's group and answers the call, the store closes.
+    main = asyncio.current_task()
+    stopped: list[int] = []
+    closing = False
 
-            await runtime.run_turn(expand_text(settings.workspace, prompt) or prompt)
-    except asyncio.CancelledError:
-        printer.status = "interrupted"
+    def terminate(signum: int) -> None:
+        if not stopped:
+            stopped.append(signum)
+            if not closing and main is not None:
+                main.cancel()
+
+    restore_signals = on_termination(terminate)
+    try:
+        try:
+            runtime = await Runtime.open(
+                settings, on_event=printer, approver=None, resume_id=resume_id, continue_last=continue_last,
+                warm_up=False,
+            )
+        except NoModelConfigured:
+            err.write(NO_MODEL_HELP + "\n")
+            return 2
+        except SessionNotFound as exc:
+            err.write(f"Error: {exc}\n")
+            return 2
+        except StoreOpenError as exc:
+            err.write(f"Error: {exc}\n")
+            return 1
+        except asyncio.CancelledError:
+            if not stopped:
+                raise
+            return _stopped(stopped[0], err)
+        for recovered in runtime.recovered:
+            err.write(f"Note: {recovered.describe()}\n")
+        try:
+            name, _, args = prompt.strip().partition(" ")
+            if name == "/compact":
+                await runtime.compact(args.strip() or None)
+            else:
+                from agent.project_commands import expand_text
+
+                await runtime.run_turn(expand_text(settings.workspace, prompt) or prompt)
+        except asyncio.CancelledError:
+            printer.status = "interrupted"
+        finally:
+            closing = True  # a signal now would cut the clean-up short: it is on its way anyway
+            await runtime.close()
     finally:
-        await runtime.close()
+        restore_signals()
+    if stopped:
+        return _stopped(stopped[0], err)
     if printer.status != "ok":
         return 130 if printer.status == "interrupted" else 1
     if output_format == "text":

@@ -40,7 +40,7 @@ from agent.llm.errors import ContextTooLongError, LLMError
 from agent.llm.models import model_limits
 from agent.prompt import build_system_prompt
 from agent.session.loading import load_session_messages
-from agent.session.models import Message, Session, now_ms
+from agent.session.models import Message, Session, ToolCall, now_ms
 from agent.session.store import Store
 from agent.tools.base import ToolContext
 from agent.tools.permissions import Approver, Permissions
@@ -394,6 +394,9 @@ class _StreamWriter:
         message.status = status  # type: ignore[assignment]
         meta = dict(message.meta)
         if result is not None and status == "ok":
+            renamed = unique_tool_call_ids(result.tool_calls, self.agent.history or [])
+            if renamed:
+                meta["renamed_tool_call_ids"] = renamed  # new id → the id the model sent
             message.tool_calls = result.tool_calls
             meta.update(
                 usage={"prompt_tokens": result.prompt_tokens, "completion_tokens": result.completion_tokens,
@@ -411,6 +414,25 @@ class _StreamWriter:
         await self.agent._persist(self.agent.store.update_message(message))
         self.agent.emit(AssistantFinished(message=message))
         return message
+
+
+def unique_tool_call_ids(calls: list[ToolCall], history: list[Message]) -> dict[str, str]:
+    """Give each call an id no earlier call of this message or of `history` has (in place):
+    a model that repeats an id would otherwise get a request whose results answer the wrong
+    call, or one a provider refuses. A repeat becomes `<id>_2` (`_3`, …: the first free
+    one), deterministic, and its result refers to the new id. Returns {new id: sent id}."""
+    used = {call.id for m in history for call in m.tool_calls}
+    used.update(m.tool_call_id for m in history if m.tool_call_id)
+    renamed: dict[str, str] = {}
+    for call in calls:
+        if call.id in used:
+            n = 2
+            while f"{call.id}_{n}" in used:
+                n += 1
+            renamed[f"{call.id}_{n}"] = call.id
+            call.id = f"{call.id}_{n}"
+        used.add(call.id)
+    return renamed
 
 
 async def _settled(write: asyncio.Future) -> None:

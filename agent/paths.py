@@ -38,3 +38,7 @@ def config_dir() -> Path:
 def db_path() -> Path:
     return data_dir() / "sessions.db"
 
+
+def trust_path() -> Path:
+    """Which project configs the user trusted, and with what content (agent/trust.py)."""
+    return data_dir() / "trusted_folders.json"

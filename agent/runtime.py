@@ -8,6 +8,7 @@ render the events it emits. They never touch the store or the loop directly.
 from __future__ import annotations
 
 import asyncio
+import signal
 from pathlib import Path
 from typing import Callable
 
@@ -89,8 +90,17 @@ class Runtime:
         # Imports happen in threads so a front end's event loop keeps drawing. The session
         # (and so the screen) needs only the store; litellm and the tokenizer load behind it.
         await in_daemon_thread(_import_agent)
+        from agent.secrets import hide_from_proc, remember_secret
+        from agent.llm.client import keys_in_use
         from agent.loop import Agent
         from agent.session.store import Store
+
+        # The key stays out of what a model's command could read: its environment, and
+        # this process's argv (`--api-key`) and environment as /proc shows them.
+        keys = keys_in_use(model, settings.api_key)
+        for key in keys:
+            remember_secret(key)
+        hide_from_proc(keys)
 
         store = await Store.open()
         try:
@@ -356,6 +366,36 @@ class Runtime:
         if self.interrupt() and turn is not None:
             await asyncio.gather(turn, return_exceptions=True)
         await self.store.close()
+
+
+# `kill`, `timeout`, a supervisor stopping a job; a terminal that closes sends SIGHUP.
+TERMINATING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+
+
+def on_termination(callback: Callable[[int], None]) -> Callable[[], None]:
+    """Call `callback(signum)` on the running event loop for SIGTERM and SIGHUP, instead of
+    dying on the spot with a command still running (in its own process group, which no
+    signal to cairn reaches) and its call unanswered. A front end ends the way Ctrl-C ends
+    it: the turn is interrupted (the command's group killed, every open call answered with
+    an `Error:` result), then the store is closed. Returns the function that puts the
+    default handling back. Only the main thread's loop can do this; elsewhere it does nothing."""
+    loop = asyncio.get_running_loop()
+    installed: list[int] = []
+    for signum in TERMINATING_SIGNALS:
+        try:
+            loop.add_signal_handler(signum, callback, signum)
+            installed.append(signum)
+        except (ValueError, RuntimeError, NotImplementedError):  # not the main thread, or not Unix
+            pass
+
+    def restore() -> None:
+        for signum in installed:
+            try:
+                loop.remove_signal_handler(signum)
+            except (ValueError, RuntimeError):
+                pass
+
+    return restore
 
 
 def _write_text(target: Path, text: str) -> None:

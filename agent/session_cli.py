@@ -118,6 +118,8 @@ async def _run(args: argparse.Namespace, workspace: Path) -> int:
 def run(args: argparse.Namespace, workspace: Path) -> int:
     import asyncio
 
+    from agent.session.errors import StoreOpenError
+
     try:
         return asyncio.run(_run(args, workspace))
     except _BadInput as exc:
@@ -125,6 +127,9 @@ def run(args: argparse.Namespace, workspace: Path) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    except StoreOpenError as exc:  # already one line naming the file and what to do
+        print(f"Error: {exc}", file=sys.stderr)
+        return 1
     except Exception as exc:  # the store or the disk failed: say so, keep the details in the log
         log.exception("cairn session %s failed", args.session_command)
         print(f"Error: {type(exc).__name__}: {exc}", file=sys.stderr)

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.config import load_settings, redact_secrets
+from agent.config import load_settings
+from agent.secrets import redact_secrets
 from tests.fakes.llm_server import FakeLLMServer, text, tool_calls
 
 FLAG_KEY = "sk-test-SECRET123flagFLAG4567890abcdef"

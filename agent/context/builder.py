@@ -97,7 +97,7 @@ class RequestBuilder:
 
     def summary_request(self, model: str, messages: list[dict[str, Any]]) -> ChatRequest:
         """The condense request (agent/context/condense.py made its messages): a turn's
-        settings — endpoint, key, timeout, temperature — on the summary model, no tools."""
+        settings — endpoint, key, timeouts, temperature — on the summary model, no tools."""
         return self._request(model, messages, [])
 
     def _request(self, model: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> ChatRequest:
@@ -105,7 +105,8 @@ class RequestBuilder:
 
         llm = self.settings.llm
         return ChatRequest(model=model, messages=messages, tools=tools, api_base=self.settings.api_base,
-                           api_key=self.settings.api_key, temperature=llm.temperature, timeout=llm.request_timeout)
+                           api_key=self.settings.api_key, temperature=llm.temperature, timeout=llm.request_timeout,
+                           idle_timeout=llm.stream_idle_timeout)
 
     @staticmethod
     def sent_record(build: BuildResult) -> dict[str, Any]:

@@ -11,11 +11,13 @@ import asyncio
 import email.utils
 import inspect
 import json
+import os
 import re
 import time
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable
 
+from agent.secrets import remember_secret
 from agent.llm.caching import cache_tokens
 from agent.llm.errors import (
     AuthError,
@@ -65,6 +67,10 @@ class _CallBuffer:
     arguments: str = ""
 
 
+# A stream that sends no content for this long is given up (`llm.stream_idle_timeout`).
+DEFAULT_STREAM_IDLE_TIMEOUT = 60.0
+
+
 @dataclass
 class ChatRequest:
     model: str
@@ -74,6 +80,8 @@ class ChatRequest:
     api_key: str | None = None
     temperature: float | None = None
     timeout: float = 600.0
+    # Seconds without content (llm.stream_idle_timeout): keep-alive comments do not count.
+    idle_timeout: float = DEFAULT_STREAM_IDLE_TIMEOUT
 
 
 def _provider(model: str) -> str:
@@ -124,7 +132,12 @@ _FINISH_REASON_PROVIDERS = {"openai", "azure"}
 
 
 def _short(exc: Exception) -> str:
-    raw = str(exc).strip()
+    """The provider's own words, made readable: every message a provider sends reaches the
+    user and the database through here, so the key (an error body may echo it, a proxy may
+    quote the Authorization header) and other known secrets are redacted first."""
+    from agent.secrets import redact_secrets
+
+    raw = redact_secrets(str(exc).strip())
     if _HTML.search(raw):  # a proxy's error page: its title (or its text), not its markup
         title = re.search(r"<title[^>]*>(.*?)</title>", raw, re.IGNORECASE | re.DOTALL)
         raw = " ".join(re.sub(r"<[^>]*>", " ", title.group(1) if title else raw).split())
@@ -140,6 +153,15 @@ def _short(exc: Exception) -> str:
 
 def _key_variable(model: str) -> str:
     return KEY_VARIABLE.get(_provider(model), "the provider's API key variable")
+
+
+def keys_in_use(model: str, api_key: str | None) -> list[str]:
+    """The keys cairn holds for `model`: the one given (flag, CAIRN_API_KEY, config) and the
+    provider's own variable (what litellm reads when none is given). They are remembered as
+    secrets: redacted wherever they could be written, kept from the model's commands."""
+    variable = KEY_VARIABLE.get(_provider(model))
+    return [k for k in (api_key, os.environ.get("CAIRN_API_KEY"), os.environ.get(variable) if variable else None)
+            if k]
 
 
 def map_exception(exc: Exception, model: str, api_base: str | None = None) -> LLMError:
@@ -216,6 +238,8 @@ async def stream_chat(request: ChatRequest, on_text: TextSink | None = None,
     from agent.offline import import_litellm
 
     litellm = import_litellm()
+    for key in keys_in_use(request.model, request.api_key):  # a /model switch may use another
+        remember_secret(key)
     result = into if into is not None else StreamResult()
     calls: dict[int, _CallBuffer] = {}
     kwargs: dict[str, Any] = dict(
@@ -235,47 +259,65 @@ async def stream_chat(request: ChatRequest, on_text: TextSink | None = None,
         kwargs["api_key"] = request.api_key
     if request.temperature is not None:
         kwargs["temperature"] = request.temperature
+    idle = request.idle_timeout
+    watchdog: asyncio.Timeout | None = None
     try:
-        stream = await litellm.acompletion(**kwargs)
-        clock = time.perf_counter
-        since_yield = clock()
-        async for chunk in stream:
-            if clock() - since_yield > STREAM_YIELD_S:
-                await asyncio.sleep(0)  # let the screen draw: buffered chunks never wait on the loop
-                since_yield = clock()
-            usage = getattr(chunk, "usage", None)
-            if usage:
-                result.prompt_tokens = getattr(usage, "prompt_tokens", None) or result.prompt_tokens
-                result.completion_tokens = getattr(usage, "completion_tokens", None) or result.completion_tokens
-                read, written = cache_tokens(usage)
-                result.cache_read_tokens = read or result.cache_read_tokens
-                result.cache_write_tokens = written or result.cache_write_tokens
-            for choice in getattr(chunk, "choices", None) or []:
-                delta = getattr(choice, "delta", None)
-                if choice.finish_reason:
-                    result.finish_reason = choice.finish_reason
-                if delta is None:
-                    continue
-                text = getattr(delta, "content", None)
-                if text:
-                    result.content += text
-                    if on_text is not None:
-                        maybe = on_text(text)
-                        if inspect.isawaitable(maybe):
-                            await maybe
-                for tc in getattr(delta, "tool_calls", None) or []:
-                    index = getattr(tc, "index", None)
-                    if index is None:
-                        index = len(calls)
-                    buf = calls.setdefault(index, _CallBuffer())
-                    if getattr(tc, "id", None):
-                        buf.id = tc.id
-                    fn = getattr(tc, "function", None)
-                    if fn is not None:
-                        if getattr(fn, "name", None):
-                            buf.name = fn.name
-                        if getattr(fn, "arguments", None):
-                            buf.arguments += fn.arguments
+        # The idle watchdog: pushed back only by content, so a server that sends nothing
+        # but keep-alive comments (which the SSE parser drops unseen) or empty chunks,
+        # before or after the first token, is given up after `idle` seconds.
+        async with asyncio.timeout(idle) as watchdog:
+            loop = asyncio.get_running_loop()
+            slack = min(1.0, idle / 10)  # rescheduling on every chunk would cost a timer each
+            stream = await litellm.acompletion(**kwargs)
+            clock = time.perf_counter
+            since_yield = clock()
+            async for chunk in stream:
+                if clock() - since_yield > STREAM_YIELD_S:
+                    await asyncio.sleep(0)  # let the screen draw: buffered chunks never wait on the loop
+                    since_yield = clock()
+                progressed = False
+                usage = getattr(chunk, "usage", None)
+                if usage:
+                    result.prompt_tokens = getattr(usage, "prompt_tokens", None) or result.prompt_tokens
+                    result.completion_tokens = getattr(usage, "completion_tokens", None) or result.completion_tokens
+                    read, written = cache_tokens(usage)
+                    result.cache_read_tokens = read or result.cache_read_tokens
+                    result.cache_write_tokens = written or result.cache_write_tokens
+                for choice in getattr(chunk, "choices", None) or []:
+                    delta = getattr(choice, "delta", None)
+                    if choice.finish_reason:
+                        result.finish_reason = choice.finish_reason
+                        progressed = True
+                    if delta is None:
+                        continue
+                    if getattr(delta, "reasoning_content", None):
+                        progressed = True  # a thinking model's reasoning is progress too
+                    text = getattr(delta, "content", None)
+                    if text:
+                        progressed = True
+                        result.content += text
+                        if on_text is not None:
+                            maybe = on_text(text)
+                            if inspect.isawaitable(maybe):
+                                await maybe
+                    for tc in getattr(delta, "tool_calls", None) or []:
+                        progressed = True
+                        index = getattr(tc, "index", None)
+                        if index is None:
+                            index = len(calls)
+                        buf = calls.setdefault(index, _CallBuffer())
+                        if getattr(tc, "id", None):
+                            buf.id = tc.id
+                        fn = getattr(tc, "function", None)
+                        if fn is not None:
+                            if getattr(fn, "name", None):
+                                buf.name = fn.name
+                            if getattr(fn, "arguments", None):
+                                buf.arguments += fn.arguments
+                if progressed:
+                    deadline = loop.time() + idle
+                    if deadline - (watchdog.when() or 0.0) > slack:
+                        watchdog.reschedule(deadline)
         if _ended_early(stream, request.model, calls):
             if not result.content and not calls:
                 raise ProviderError(_EMPTY, retryable=True)
@@ -283,6 +325,11 @@ async def stream_chat(request: ChatRequest, on_text: TextSink | None = None,
                                "(no finish reason).")
     except BaseException as exc:
         result.partial_tool_calls = [vars(b) for _, b in sorted(calls.items())]
+        if isinstance(exc, TimeoutError) and watchdog is not None and watchdog.expired():
+            err = NetworkError(f"The response stream from {request.model} sent no content for {idle:g} s "
+                               "(only keep-alives, or nothing at all); gave up waiting.")
+            err.partial = result  # type: ignore[attr-defined]
+            raise err from None
         if isinstance(exc, Exception):
             err = map_exception(exc, request.model, request.api_base)
             err.partial = result  # type: ignore[attr-defined]

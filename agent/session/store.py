@@ -15,11 +15,13 @@ import json
 import sqlite3
 import zlib
 from pathlib import Path
-from typing import Any, AsyncIterator, Iterable, Iterator
+from typing import Any, AsyncIterator, Iterable
 
 import aiosqlite
 
 from agent.config import db_path
+from agent.session.rows import chunks, message_params, row_to_message, row_to_session
+from agent.session.errors import ForeignDatabase, StoreError, StoreOpenError, open_error  # noqa: F401 - re-exported
 from agent.session.schema import ACTIVE_PATH_SQL, LATEST_FIRST, MIGRATIONS, NEXT_TOUCHED_SQL
 from agent.session.models import ContextEvent, FileChange, Message, Session, SessionSummary, ToolCall, now_ms
 
@@ -34,56 +36,14 @@ _INSERT_MESSAGE = (
 
 
 
-class StoreError(Exception):
-    """A session or message could not be found or written."""
-
-
-def _chunks(ids: Iterable[str], size: int = 500) -> Iterator[tuple[list[str], str]]:
-    """Distinct ids in batches small enough for SQLite's parameter limit, with their `?,?,…`."""
-    unique = list(dict.fromkeys(ids))
-    for start in range(0, len(unique), size):
-        chunk = unique[start:start + size]
-        yield chunk, ",".join("?" * len(chunk))
-
-
-def _row_to_message(row: aiosqlite.Row) -> Message:
-    return Message(
-        id=row["id"],
-        session_id=row["session_id"],
-        parent_id=row["parent_id"],
-        seq=row["seq"],
-        role=row["role"],
-        content=row["content"],
-        tool_calls=[ToolCall(**tc) for tc in json.loads(row["tool_calls"] or "[]")],
-        tool_call_id=row["tool_call_id"],
-        tool_name=row["tool_name"],
-        created_at=row["created_at"],
-        status=row["status"],
-        kind=row["kind"],
-        meta=json.loads(row["meta"] or "{}"),
-    )
-
-
-def _row_to_session(row: aiosqlite.Row) -> Session:
-    return Session(**{k: row[k] for k in row.keys() if k in Session.model_fields})
-
-
-def _message_params(m: Message) -> tuple[Any, ...]:
-    return (
-        m.id,
-        m.session_id,
-        m.parent_id,
-        m.seq,
-        m.role,
-        m.content,
-        json.dumps([tc.model_dump() for tc in m.tool_calls]) if m.tool_calls else None,
-        m.tool_call_id,
-        m.tool_name,
-        m.created_at,
-        m.status,
-        m.kind,
-        json.dumps(m.meta, ensure_ascii=False, default=str) if m.meta else None,
-    )
+async def _refuse_foreign(conn: aiosqlite.Connection) -> None:
+    """Before anything is written (even WAL mode changes the file's header): a database with
+    tables but without cairn's `schema_version` belongs to something else."""
+    async with conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'") as cur:
+        tables = sorted(row[0] for row in await cur.fetchall() if not row[0].startswith("sqlite_"))
+    if tables and "schema_version" not in tables:
+        shown = ", ".join(tables[:5]) + (f" and {len(tables) - 5} more" if len(tables) > 5 else "")
+        raise ForeignDatabase(shown)
 
 
 async def _enable_wal(conn: aiosqlite.Connection) -> None:
@@ -127,20 +87,40 @@ class Store:
 
     @classmethod
     async def open(cls, path: Path | None = None) -> "Store":
+        """Open (creating or migrating) the database. A file that cannot be used — damaged,
+        another program's, read-only, on a full disk — raises StoreOpenError, a readable line;
+        a damaged or foreign file is left exactly as it was."""
         path = path or db_path()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        conn = await aiosqlite.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise open_error(exc, path) from exc
+        conn = aiosqlite.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000)
+        try:
+            await conn
+        except sqlite3.Error as exc:
+            # aiosqlite stops its worker thread without waiting for it; left running, it
+            # reports to an event loop that is gone by then (a traceback after our message).
+            worker = getattr(conn, "_thread", None)
+            for _ in range(500):
+                if worker is None or not worker.is_alive():
+                    break
+                await asyncio.sleep(0.01)
+            raise open_error(exc, path) from exc
         conn.row_factory = aiosqlite.Row
         store = cls(conn, path)
         try:
             await conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            await _refuse_foreign(conn)
             await _enable_wal(conn)
             await conn.execute("PRAGMA synchronous = NORMAL")
             await conn.execute("PRAGMA foreign_keys = ON")
             await store._migrate()
-        except BaseException:
+        except BaseException as exc:
             # aiosqlite's worker thread is not a daemon: left open, it keeps the process alive.
             await conn.close()
+            if isinstance(exc, (sqlite3.Error, OSError, ForeignDatabase)):
+                raise open_error(exc, path) from exc
             raise
         return store
 
@@ -194,7 +174,7 @@ class Store:
     async def get_session(self, session_id: str) -> Session | None:
         async with self.conn.execute("SELECT * FROM sessions WHERE id = ?", (session_id,)) as cur:
             row = await cur.fetchone()
-        return _row_to_session(row) if row else None
+        return row_to_session(row) if row else None
 
     async def find_session(self, id_or_prefix: str) -> Session | None:
         """Exact id, or a unique prefix of one."""
@@ -206,7 +186,7 @@ class Store:
             (id_or_prefix.replace("%", "\\%").replace("_", "\\_") + "%",),
         ) as cur:
             rows = await cur.fetchall()
-        return _row_to_session(rows[0]) if len(rows) == 1 else None
+        return row_to_session(rows[0]) if len(rows) == 1 else None
 
     async def latest_session(self, cwd: str) -> Session | None:
         """The folder's session written last (`--continue`); a same-millisecond tie goes to
@@ -215,7 +195,7 @@ class Store:
             f"SELECT * FROM sessions WHERE cwd = ? ORDER BY {LATEST_FIRST} LIMIT 1", (cwd,)
         ) as cur:
             row = await cur.fetchone()
-        return _row_to_session(row) if row else None
+        return row_to_session(row) if row else None
 
     async def list_summaries(self, cwd: str | None = None, limit: int = 1000) -> list[SessionSummary]:
         """Newest first, with the first prompt's preview and the message count (one query)."""
@@ -235,7 +215,7 @@ class Store:
         async with self.conn.execute(sql, params) as cur:
             rows = await cur.fetchall()
         return [
-            SessionSummary(session=_row_to_session(r), first_prompt=r["first_prompt"] or "",
+            SessionSummary(session=row_to_session(r), first_prompt=r["first_prompt"] or "",
                            message_count=r["message_count"])
             for r in rows
         ]
@@ -268,12 +248,12 @@ class Store:
             m.session_id = session.id
         async with self._transaction():
             await self._insert_session_row(session)
-            await self.conn.executemany(_INSERT_MESSAGE, [_message_params(m) for m in messages])
+            await self.conn.executemany(_INSERT_MESSAGE, [message_params(m) for m in messages])
         return session
 
     async def existing_message_ids(self, ids: Iterable[str]) -> set[str]:
         found: set[str] = set()
-        for chunk, marks in _chunks(ids):
+        for chunk, marks in chunks(ids):
             async with self.conn.execute(f"SELECT id FROM messages WHERE id IN ({marks})", chunk) as cur:
                 found.update(r[0] for r in await cur.fetchall())
         return found
@@ -286,7 +266,7 @@ class Store:
             " ORDER BY m.seq DESC",
             (session_id,),
         ) as cur:
-            return [_row_to_message(r) for r in await cur.fetchall()]
+            return [row_to_message(r) for r in await cur.fetchall()]
 
     async def update_session(self, session: Session, **fields: Any) -> Session:
         allowed = {"title", "head_id", "model", "cwd"}
@@ -318,7 +298,7 @@ class Store:
         message.parent_id = message.parent_id or session.head_id
         async with self._transaction():
             message.seq = await self._next_seq(session.id)
-            await self.conn.execute(_INSERT_MESSAGE, _message_params(message))
+            await self.conn.execute(_INSERT_MESSAGE, message_params(message))
             for path, before, after in file_changes:
                 await self._insert_change(session.id, message.id, path, before, after)
             ts = now_ms()
@@ -348,7 +328,7 @@ class Store:
         """Seed 001 §3.4.5 step 8: the originals a summary replaced get `meta.condensed_by`
         (they stay stored and shown; only the UI dims them)."""
         async with self._transaction():
-            for chunk, marks in _chunks(message_ids):
+            for chunk, marks in chunks(message_ids):
                 await self.conn.execute(
                     f"UPDATE messages SET meta = json_set(coalesce(meta, '{{}}'), '$.condensed_by', ?)"
                     f" WHERE id IN ({marks})", [summary_id, *chunk])
@@ -401,14 +381,14 @@ class Store:
     async def get_message(self, message_id: str) -> Message | None:
         async with self.conn.execute("SELECT * FROM messages WHERE id = ?", (message_id,)) as cur:
             row = await cur.fetchone()
-        return _row_to_message(row) if row else None
+        return row_to_message(row) if row else None
 
     async def all_messages(self, session_id: str) -> list[Message]:
         """Every stored message of a session (all branches), in creation order."""
         async with self.conn.execute(
             "SELECT * FROM messages WHERE session_id = ? ORDER BY seq", (session_id,)
         ) as cur:
-            return [_row_to_message(r) for r in await cur.fetchall()]
+            return [row_to_message(r) for r in await cur.fetchall()]
 
     async def active_path(self, session_id: str, head_id: str | None = None,
                           limit: int | None = None) -> list[Message]:
@@ -426,7 +406,7 @@ class Store:
             ACTIVE_PATH_SQL.format(columns="messages.*"),
             (head_id, session_id, session_id, (limit if limit is not None else 10_000_000) - 1),
         ) as cur:
-            return [_row_to_message(r) for r in await cur.fetchall()]
+            return [row_to_message(r) for r in await cur.fetchall()]
 
     # -- context files (seed 004): facts about large tool results, never their text --------
     async def large_tool_results(self, session_id: str, min_chars: int, after_seq: int = 0) -> list[dict[str, Any]]:
@@ -446,7 +426,7 @@ class Store:
         ends with a newline (a terminal result's context file is a log of the two). Parses the
         JSON in SQLite (three passes) so the text never reaches Python."""
         out: dict[str, dict[str, Any]] = {}
-        for chunk, marks in _chunks(message_ids, 200):
+        for chunk, marks in chunks(message_ids, 200):
             async with self.conn.execute(
                 f"""
                 WITH shaped AS MATERIALIZED (
@@ -478,7 +458,7 @@ class Store:
         """The calls with these ids in the session's assistant messages, with the calling
         message's seq (providers may reuse ids across turns: the caller picks the nearest)."""
         found: list[tuple[int, ToolCall]] = []
-        for chunk, marks in _chunks(call_ids):
+        for chunk, marks in chunks(call_ids):
             async with self.conn.execute(
                 "SELECT m.seq, json_extract(j.value, '$.id') AS id, json_extract(j.value, '$.name') AS name,"
                 " json_extract(j.value, '$.arguments') AS arguments"

@@ -14,7 +14,7 @@ from pydantic import Field
 from agent.tools.base import FileEdit, Tool, ToolArgs, ToolContext, ToolError, ToolResult
 from agent.tools.fs_edit import make_diff
 from agent.tools.permissions import ApprovalRequest
-from agent.tools.workspace import ResolvedPath, TextFile, atomic_write, confine, read_text
+from agent.tools.workspace import ResolvedPath, TextFile, confine, read_text, write_file
 
 
 class CreateArgs(ToolArgs):
@@ -40,16 +40,6 @@ def _existing(rp: ResolvedPath, overwrite: bool, max_bytes: int) -> TextFile | N
             "to replace its whole content."
         )
     return read_text(rp, max_bytes, purpose="overwrite")
-
-
-def _write(rp: ResolvedPath, data: bytes, mode: int | None) -> None:
-    try:
-        rp.path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(rp.path, data, mode)
-    except (FileExistsError, NotADirectoryError):
-        raise ToolError(f"cannot create {rp.display}: a parent path is a file, not a folder") from None
-    except OSError as exc:
-        raise ToolError(f"cannot write {rp.display}: {exc.strerror or exc}") from None
 
 
 class FsCreate(Tool):
@@ -79,7 +69,11 @@ class FsCreate(Tool):
             return ToolResult.error(f"the user denied {'overwriting' if before else 'creating'} this file", path=rp.display)
 
         data = args.content.encode("utf-8")
-        await asyncio.to_thread(_write, rp, data, before.mode if before else None)
+        # At write time, through the folders that were approved: a path swapped meanwhile is
+        # refused, and a file that appeared meanwhile is never replaced (workspace.write_file).
+        await asyncio.to_thread(
+            write_file, rp, data, before=before.data if before else None, mode=before.mode if before else None
+        )
         done = "Overwrote" if before else "Created"
         return ToolResult(
             content=f"{done} {rp.display} ({len(data)} bytes, {count_lines(args.content)} lines)",

@@ -14,7 +14,7 @@ from pydantic import Field
 
 from agent.tools.base import FileEdit, Tool, ToolArgs, ToolContext, ToolError, ToolResult
 from agent.tools.permissions import ApprovalRequest
-from agent.tools.workspace import ResolvedPath, atomic_write, confine, read_text
+from agent.tools.workspace import confine, read_text, write_file
 
 DIFF_CONTEXT_LINES = 3
 MAX_LISTED_OCCURRENCES = 10
@@ -137,23 +137,12 @@ class FsEdit(Tool):
             return ToolResult.error("the user denied this edit", path=rp.display)
 
         data = (new_text.replace("\n", "\r\n") if crlf else new_text).encode("utf-8")
-        await asyncio.to_thread(_write_if_unchanged, rp, original.data, data, original.mode)
+        # The approval may take a while: the file must still hold what the diff was made
+        # from, and be reached through the same folders (workspace.write_file).
+        await asyncio.to_thread(write_file, rp, data, before=original.data, mode=original.mode)
         return ToolResult(
             content=diff,
             meta={"path": rp.display, "diff": diff, "replacements": count},
             edits=[FileEdit(path=str(rp.path), before=original.data, after=data)],
         )
 
-
-def _write_if_unchanged(rp: ResolvedPath, expected: bytes, data: bytes, mode: int) -> None:
-    """The approval may take a while: never overwrite changes made meanwhile."""
-    try:
-        current = rp.path.read_bytes()
-    except OSError as exc:
-        raise ToolError(f"cannot re-read {rp.display}: {exc.strerror or exc}") from None
-    if current != expected:
-        raise ToolError(f"{rp.display} changed on disk while waiting for approval; read it again and retry")
-    try:
-        atomic_write(rp.path, data, mode)
-    except OSError as exc:
-        raise ToolError(f"cannot write {rp.display}: {exc.strerror or exc}") from None

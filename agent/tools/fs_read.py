@@ -23,6 +23,7 @@ from agent.tools.workspace import (
     confine,
     decode_text,
     looks_binary,
+    open_directory,
     open_regular,
 )
 
@@ -166,8 +167,12 @@ def _read_file(rp: ResolvedPath, start: int | None, end: int | None, ctx: ToolCo
 
 def _list_dir(rp: ResolvedPath, cap: int) -> str:
     try:
-        with os.scandir(rp.path) as it:
-            entries = sorted(e.name + ("/" if _is_dir(e) else "") for e in it)
+        fd = open_directory(rp)  # the folder that was checked, not what its path names now
+        try:
+            with os.scandir(fd) as it:
+                entries = sorted(e.name + ("/" if _is_dir(e) else "") for e in it)
+        finally:
+            os.close(fd)
     except PermissionError:
         raise ToolError(f"Permission denied: {rp.display}") from None
     out = f"📁 {rp.display} ({len(entries)} entries)"

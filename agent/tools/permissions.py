@@ -7,13 +7,18 @@ Read-only tools never ask. A tool with a side effect builds an `ApprovalRequest`
    because `cairn -p --yolo` has nobody to ask).
 2. Protected targets always ask: writes to `.env*`, anything under `.git/`, the project's
    `.cairn/config.toml` (it holds these very rules) and files outside the workspace; a
-   command that cannot be analysed safely (`$(…)`, backticks, subshells, redirection into
-   a file, a here-document, unbalanced quotes) or that names such a path. Their only
-   choices are "once" and "deny": no remembered decision and no allowlist covers them.
+   command that `agent.tools.shell_parse` cannot fully account for (line continuations,
+   expansions, substitutions, globs, brace expansion, here-documents, redirection into a
+   file, `eval`/`sh -c`/`env CMD`…, anything the parser does not know) or that names such a
+   path — every word that may be a path is resolved against the command's folder, symlinks
+   followed. Their only choices are "once" and "deny": no remembered decision and no
+   allowlist covers them.
 3. Remembered decisions: "always this session" (in memory), "always for this project"
    (`[permissions]` in `.cairn/config.toml`, see `agent.config.PermissionSettings`) and the
-   command allowlist `permissions.allow_commands`. A compound command (`;`, `&&`, `||`,
-   `|`, `&`, newlines) is covered only if every part is.
+   command allowlist `permissions.allow_commands`, matched by whole words against each
+   simple command of the parse; and read-only commands (`ls`, `cat`, `git status`…, with
+   options known to only read, see agent/tools/read_only.py) need no rule. A compound
+   command (`;`, `&&`, `||`, `|`, `&`, newlines) is covered only if every part is.
 4. Otherwise the approver (the UI's modal) answers; without one (`cairn -p`), refused.
 
 Every check is recorded; the registry stores the records with the tool's result
@@ -24,11 +29,13 @@ from __future__ import annotations
 
 import contextvars
 import os
-import shlex
+import shutil
 from pathlib import Path, PurePath
 from typing import Any, Awaitable, Callable, Literal
 
 from pydantic import BaseModel
+
+from agent.tools import read_only as read_only_programs, shell_parse
 
 Decision = Literal["once", "always", "always_project", "deny"]
 ApprovalKind = Literal["command", "edit", "outside"]
@@ -47,6 +54,7 @@ class ApprovalRequest(BaseModel):
     detail: str = ""  # the command, a diff, the path…
     key: str  # the tool's idea of what "always" covers; commands are re-scoped here
     path: str | None = None  # edit/outside: the target (tools should set it; else derived)
+    cwd: str | None = None  # command: the folder it runs in (default: the workspace)
     # Filled in by Permissions before the approver sees the request:
     scopes: list[str] = []  # what "always" remembers, e.g. ["command:pytest", "command:git status"]
     choices: list[Decision] = list(ALL_CHOICES)
@@ -58,76 +66,135 @@ Approver = Callable[[ApprovalRequest], Awaitable[Decision]]
 
 # -- commands ---------------------------------------------------------------------------
 
-_SEPARATORS = {"\n", "\r"}
-_RAW_UNSAFE = (("`", "backticks"), ("$(", "$(…) substitution"), ("<(", "process substitution"),
-               (">(", "process substitution"))
-
-
-# Longer commands always ask: shlex is slow on them (a multi-megabyte command would block
-# the event loop) and no real command needs more (the kernel's limit for one argument,
-# `sh -c <command>`, is 128 KiB).
-MAX_ANALYSED_COMMAND_BYTES = 128 * 1024
+MAX_ANALYSED_COMMAND_BYTES = shell_parse.MAX_COMMAND_BYTES
+READ_ONLY_RULE = "read-only"  # what covers a part proven to only read
+# No real command comes near these; beyond them the check itself would block the event loop.
+MAX_CHECKED_PARTS = 200
+MAX_CHECKED_PATHS = 1000
+# Bash builtins among the read-only programs: no PATH lookup can swap them for a file.
+_BUILTINS = {"echo", "pwd", "cd", "true", "set"}
 
 
 class CommandPlan(BaseModel):
-    """A shell command split into its simple commands (words only, redirections dropped)."""
+    """A shell command as its simple commands (words only, redirections dropped)."""
 
     parts: list[list[str]]
     unsafe: str = ""  # why rules must not approve it; "" when they may
+    read_only: list[bool] = []  # per part: proven to only read inside the workspace
 
 
-def analyse_command(command: str) -> CommandPlan:
-    """Split on `;`, `&&`, `||`, `|`, `&` and newlines without running anything.
-
-    Conservative by design: whatever the shell could read differently (substitutions,
-    subshells, quoting we cannot parse) makes the command unsafe for rules, so it asks.
-    """
-    if len(command) > MAX_ANALYSED_COMMAND_BYTES or \
-            len(command.encode("utf-8", "surrogatepass")) > MAX_ANALYSED_COMMAND_BYTES:
-        return CommandPlan(parts=[], unsafe="the command is too long to check")
-    for marker, what in _RAW_UNSAFE:
-        if marker in command:
-            return CommandPlan(parts=[], unsafe=f"it uses {what}")
-    lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
-    lexer.whitespace = " \t"  # newlines separate commands: keep them as tokens
-    lexer.commenters = ""  # `a#b` is one word to the shell; never let `#` hide the rest
-    try:
-        tokens = list(lexer)
-    except ValueError as exc:
-        return CommandPlan(parts=[], unsafe=f"it cannot be parsed ({exc})")
-    parts: list[list[str]] = [[]]
-    i = 0
-    while i < len(tokens):
-        tok = tokens[i]
-        punct = tok and all(c in "();<>|&" for c in tok)
-        if tok in _SEPARATORS or (punct and set(tok) <= set(";&|")):
-            parts.append([])
-        elif punct and ("(" in tok or ")" in tok):
-            return CommandPlan(parts=[], unsafe="it uses a subshell")
-        elif punct:  # a redirection: the next token is its target
-            target = tokens[i + 1] if i + 1 < len(tokens) else ""
-            if "<<" in tok:
-                return CommandPlan(parts=[], unsafe="it uses a here-document")
-            harmless = target == "/dev/null" or (tok.endswith("&") and (target.isdigit() or target == "-"))
-            if ">" in tok and not harmless:
-                return CommandPlan(parts=[], unsafe=f"it redirects output into {target or 'a file'}")
-            if protected_reason(target, None):
-                return CommandPlan(parts=[], unsafe=f"it reads {target} ({protected_reason(target, None)})")
-            if parts[-1] and parts[-1][-1].isdigit():  # the fd number of `2>&1`
-                parts[-1].pop()
-            i += 1
-        else:
-            parts[-1].append(tok)
-        i += 1
-    parts = [p for p in parts if p]
-    if not parts:
-        return CommandPlan(parts=[], unsafe="it is empty")
-    for words in parts:
-        for word in words:
-            reason = protected_reason(word, None)
+def analyse_command(command: str, *, workspace: Path | None = None, cwd: Path | str | None = None) -> CommandPlan:
+    """Parse without running anything (`shell_parse`), then check every word that may be a
+    path against `cwd` (default: the workspace). Conservative by design: whatever the
+    parse cannot account for, or a path that is protected or outside the workspace, makes
+    the command unsafe for rules, so it asks. Without a workspace only names are checked
+    and nothing counts as read-only."""
+    parsed = shell_parse.parse_command(command)
+    if parsed.unsafe:
+        return CommandPlan(parts=[], unsafe=parsed.unsafe)
+    parts = [list(c.words) for c in parsed.commands]
+    if len(parts) > MAX_CHECKED_PARTS:
+        return CommandPlan(parts=[], unsafe=f"it has too many commands to check ({len(parts)})")
+    checked = 0
+    ws = os.path.realpath(workspace) if workspace is not None else None
+    cwds = {os.path.realpath(os.path.join(ws, cwd or ws))} if ws is not None else set()
+    read_only: list[bool] = []
+    programs: dict[str, bool] = {}
+    for cmd in parsed.commands:
+        why, paths = read_only_programs.read_only(cmd.words) if ws is not None else ("no workspace", [])
+        if not why and cmd.words[0] not in programs:
+            programs[cmd.words[0]] = _program_outside(cmd.words[0], ws)
+        if not why and not programs[cmd.words[0]]:
+            why = f"{cmd.words[0]} would run from inside the workspace"
+        if not why and cmd.words[0] == "git":
+            why = _git_config_problem(cwds)
+        if why:
+            paths = read_only_programs.option_paths(cmd.words)
+        paths += [r.target for r in cmd.redirects if r.op == "<"]
+        for path in dict.fromkeys(paths):
+            checked += 1
+            if checked > MAX_CHECKED_PATHS:  # each costs a few system calls, on the event loop
+                return CommandPlan(parts=parts, unsafe="it names too many paths to check")
+            reason = _path_reason(path, ws, cwds)
             if reason:
-                return CommandPlan(parts=parts, unsafe=f"it names {word} ({reason})")
-    return CommandPlan(parts=parts)
+                return CommandPlan(parts=parts, unsafe=f"it names {path} ({reason})")
+        read_only.append(not why)
+        if cmd.words[0] == "cd":  # later parts may run there (or here, if cd fails)
+            if os.environ.get("CDPATH") and not cmd.words[1].startswith(("/", "./", "../")):
+                return CommandPlan(parts=parts, unsafe="cd may follow CDPATH to a folder cairn cannot tell")
+            joined = [os.path.join(c, cmd.words[1]) for c in cwds]
+            cwds |= {os.path.normpath(j) for j in joined} | {os.path.realpath(j) for j in joined}
+    return CommandPlan(parts=parts, read_only=read_only)
+
+
+def _path_reason(path: str, ws: str | None, cwds: set[str]) -> str:
+    """Why a word that may name a file makes the command ask: protected, or outside."""
+    if path in ("", "-", "/dev/null"):
+        return ""
+    if ws is None:
+        return protected_reason(path, None)
+    if len(path.encode("utf-8", "surrogatepass")) > 4096:
+        return "too long to check"
+    for cwd in sorted(cwds):
+        joined = os.path.join(cwd, path)
+        try:
+            seen = (os.path.normpath(joined), os.path.realpath(joined))  # as written; symlinks followed
+        except (OSError, ValueError):
+            return "it cannot be resolved"
+        for target in seen:
+            reason = protected_reason(target, Path(ws))
+            if reason:
+                return reason
+    return ""
+
+
+# A repository's own .git/config can make "read-only" git run programs: `core.fsmonitor` runs
+# on `git status`, diff drivers and textconv on `git diff`/`log -p`, filters on both. A clone
+# never carries one, a repository unpacked from an archive can.
+_GIT_CONFIG_RISKS = ("fsmonitor", "textconv", "external", "[filter", "[include", "includeif", "pager",
+                     "hookspath", "command", "program", "process", "driver", "editor", "askpass", "helper")
+
+
+def _git_config_problem(cwds: set[str]) -> str:
+    """Why git may not count as read-only in these folders: its repository config runs programs."""
+    for cwd in cwds:
+        folder = cwd
+        while True:
+            dot_git = os.path.join(folder, ".git")
+            if os.path.isdir(dot_git):
+                try:
+                    with open(os.path.join(dot_git, "config"), "rb") as fh:
+                        text = fh.read(1024 * 1024).decode("utf-8", "replace").casefold()
+                except FileNotFoundError:
+                    text = ""
+                except OSError:
+                    return "the repository's git config cannot be read"
+                risk = next((r for r in _GIT_CONFIG_RISKS if r in text), "")
+                if risk:
+                    return f"the repository's git config sets {risk.strip('[')}, which can run programs"
+                break
+            if os.path.lexists(dot_git):
+                return "the repository's git folder is elsewhere (a .git file)"
+            parent = os.path.dirname(folder)
+            if parent == folder:
+                break
+            folder = parent
+    return ""
+
+
+def _program_outside(name: str, ws: str | None) -> bool:
+    """A read-only program must be what it claims: a builtin, or found on an all-absolute
+    PATH outside the workspace (a repository's own `ls` must not count)."""
+    if name in _BUILTINS:
+        return True
+    search = os.environ.get("PATH", "")
+    if any(not entry or not os.path.isabs(entry) for entry in search.split(os.pathsep)):
+        return False
+    found = shutil.which(name, path=search)
+    if found is None or ws is None:  # not found: bash runs nothing
+        return True
+    real = os.path.realpath(found)
+    return not (real == ws or real.startswith(ws.rstrip(os.sep) + os.sep))
 
 
 def command_scope(words: list[str]) -> str:
@@ -152,7 +219,7 @@ def protected_reason(path: str, workspace: Path | None) -> str:
     """Why writing `path` must always ask; "" when an "always" rule may cover it.
 
     Relative paths are taken against the workspace; without a workspace only the
-    name-based rules apply."""
+    name-based rules apply. Names compare case-insensitively (`.GIT` is `.git` on macOS)."""
     pure = PurePath(path)
     if workspace is not None:
         ws = Path(workspace).expanduser().resolve()
@@ -160,11 +227,12 @@ def protected_reason(path: str, workspace: Path | None) -> str:
         if target != ws and ws not in target.parents:
             return "it is outside the workspace"
         pure = PurePath(target.relative_to(ws))
-    if ".git" in pure.parts:
+    parts = [part.casefold() for part in pure.parts]
+    if ".git" in parts:
         return "files under .git/ control the repository"
-    if pure.name.startswith(".env"):
+    if parts and parts[-1].startswith(".env"):
         return ".env files usually hold secrets"
-    if pure.parts[-2:] == (".cairn", "config.toml"):
+    if parts[-2:] == [".cairn", "config.toml"]:
         return "the project's cairn config holds these permissions"
     return ""
 
@@ -251,14 +319,14 @@ class Permissions:
             return request.title.split(" ", 1)[1]
         return None
 
-    def prepare(self, request: ApprovalRequest) -> tuple[ApprovalRequest, list[list[str]]]:
-        """The request as the approver sees it: scopes, choices, and why it always asks."""
-        parts: list[list[str]] = []
+    def prepare(self, request: ApprovalRequest) -> tuple[ApprovalRequest, CommandPlan | None]:
+        """The request as the approver sees it: scopes, choices, and why it always asks;
+        for a command, also its plan (what `rule_for` decides on)."""
+        plan: CommandPlan | None = None
         update: dict[str, Any] = {}
         if request.kind == "command":
-            plan = analyse_command(request.detail)
-            parts = plan.parts
-            scopes = list(dict.fromkeys(f"command:{command_scope(p)}" for p in parts))
+            plan = analyse_command(request.detail, workspace=self.workspace, cwd=request.cwd)
+            scopes = list(dict.fromkeys(f"command:{command_scope(p)}" for p in plan.parts))
             update["scopes"] = scopes
             update["reason"] = plan.unsafe
         else:
@@ -272,10 +340,11 @@ class Permissions:
                 update["reason"] = ""
             update["scopes"] = [request.key]
         update["choices"] = ONCE_ONLY if update["reason"] else list(ALL_CHOICES)
-        return request.model_copy(update=update), parts
+        return request.model_copy(update=update), plan
 
-    def _rule_for(self, request: ApprovalRequest, parts: list[list[str]]) -> str | None:
-        """The remembered decision or allowlist entry that covers the whole request."""
+    def rule_for(self, request: ApprovalRequest, plan: CommandPlan | None) -> str | None:
+        """What covers the whole prepared request, or None (ask): remembered decisions and
+        the allowlist, and for commands `read-only` for each part proven to only read."""
         if request.reason:
             return None
         if request.kind != "command":
@@ -283,11 +352,11 @@ class Permissions:
             if key in self.always:
                 return f"session:{key}"
             return f"project:{key}" if key in self.project_keys else None
-        if not parts:
+        if plan is None or not plan.parts:
             return None
         used: list[str] = []
-        for words in parts:
-            rule = self._command_rule(words)
+        for words, read_only in zip(plan.parts, plan.read_only or [False] * len(plan.parts)):
+            rule = READ_ONLY_RULE if read_only else self._command_rule(words)
             if rule is None:
                 return None
             used.append(rule)
@@ -305,7 +374,7 @@ class Permissions:
 
     # -- the check ------------------------------------------------------------------
     async def check(self, request: ApprovalRequest) -> bool:
-        request, parts = self.prepare(request)
+        request, plan = self.prepare(request)
         record: dict[str, Any] = {"tool": request.tool, "kind": request.kind, "title": request.title}
         if request.kind == "command":
             record["command"] = request.detail
@@ -314,20 +383,21 @@ class Permissions:
         record["keys"] = request.scopes
         if request.reason:
             record["protected"] = request.reason
-        allowed = await self._decide(request, parts, record)
+        allowed = await self._decide(request, plan, record)
         record["allowed"] = allowed
         call = current_call.get()
         if call is not None:
             call.checks.append(record)
         return allowed
 
-    async def _decide(self, request: ApprovalRequest, parts: list[list[str]], record: dict[str, Any]) -> bool:
+    async def _decide(self, request: ApprovalRequest, plan: CommandPlan | None, record: dict[str, Any]) -> bool:
         if self.yolo:
             record["decision"] = "yolo"
             return True
-        rule = self._rule_for(request, parts)
+        rule = self.rule_for(request, plan)
         if rule is not None:
-            record["decision"], record["rule"] = "rule", rule
+            record["decision"] = "read_only" if rule == READ_ONLY_RULE else "rule"
+            record["rule"] = rule
             return True
         if self.approver is None:
             record["decision"] = "refused"  # nobody to ask (`cairn -p` without --yolo)
@@ -356,6 +426,11 @@ class Permissions:
         except Exception as exc:  # the answer still holds for this session
             record["note"] = f"not saved to .cairn/config.toml: {exc}"
             return
+        from agent.config import untrusted_project_keys
+
+        if untrusted_project_keys(self.workspace):  # folder trust: see agent/trust.py
+            record["note"] = ("saved to .cairn/config.toml, but this folder's config is not trusted: "
+                              "later sessions apply it only after `cairn trust`")
         for key in keys:
             if key.startswith("command:"):
                 self.project_commands.append(key.split(":", 1)[1])

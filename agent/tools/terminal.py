@@ -19,6 +19,7 @@ from pathlib import Path
 
 from pydantic import Field
 
+from agent.secrets import command_environment
 from agent.tools.base import Tool, ToolArgs, ToolContext, ToolError, ToolResult
 from agent.tools.permissions import ApprovalRequest
 from agent.tools.workspace import confine
@@ -34,7 +35,8 @@ EXIT_POLL_SECONDS = 0.05
 # An interrupt during start-up waits at most this long for the command's pid, to kill its group.
 SPAWN_GRACE_SECONDS = 5.0
 
-COMMAND_ENV = {"PAGER": "cat", "GIT_PAGER": "cat", "TERM": "dumb", "NO_COLOR": "1"}
+# GIT_OPTIONAL_LOCKS=0: a read-only `git status` (run unasked) must not write .git/index.
+COMMAND_ENV = {"PAGER": "cat", "GIT_PAGER": "cat", "TERM": "dumb", "NO_COLOR": "1", "GIT_OPTIONAL_LOCKS": "0"}
 
 
 class TerminalArgs(ToolArgs):
@@ -177,7 +179,8 @@ class Terminal(Tool):
         if not words:
             raise ToolError("command is empty")
         request = ApprovalRequest(
-            tool=self.name, kind="command", key=f"command:{words[0]}", title="Run command", detail=args.command
+            tool=self.name, kind="command", key=f"command:{words[0]}", title="Run command", detail=args.command,
+            cwd=str(cwd),  # read-only commands and rules check their paths against this folder
         )
         if not await ctx.permissions.check(request):
             return ToolResult.error("the user denied running this command", command=args.command)
@@ -193,7 +196,7 @@ class Terminal(Tool):
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
             cwd=str(cwd),
-            env={**os.environ, **COMMAND_ENV},
+            env={**command_environment(dict(os.environ)), **COMMAND_ENV},  # never cairn's own key
             start_new_session=True,
             executable=_shell(),
         ))

@@ -4,15 +4,23 @@ Every tool path goes through `confine`: it is resolved against the workspace (`.
 and symlinks included), and anything that lands outside the workspace needs the user's
 approval. The file helpers here never block on FIFOs/devices, never mistake binary data
 for text, and write atomically so an interrupted write cannot leave half a file.
+
+Checked and approved is not the same moment as opened: a folder swapped for a symlink while
+the user decides would redirect a write made by path name. So files are opened the way they
+were approved: from a descriptor of the workspace (of `/` for an approved outside path), one
+component of the *resolved* path at a time with O_NOFOLLOW. The resolved path holds no
+symlink by construction (symlinks that existed when it was checked are already followed, so
+`alias.txt -> real.txt` keeps working), hence any symlink met on the way is a change since
+the check: refused with an error saying so, and nothing is read or written.
 """
 
 from __future__ import annotations
 
 import codecs
+import errno
 import os
 import re
 import stat
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -31,6 +39,7 @@ class ResolvedPath:
     path: Path  # absolute, symlinks resolved: what is actually read or written
     display: str  # what the model and the user see: relative to the workspace when inside
     inside: bool
+    root: Path | None = None  # the (resolved) workspace it was checked against
 
 
 def workspace_root(ctx_or_path: ToolContext | Path) -> Path:
@@ -93,7 +102,7 @@ def resolve_path(raw: str, workspace: Path) -> ResolvedPath:
         display = display_path(shown, ws)
     else:
         display = str(real)
-    return ResolvedPath(path=real, display=display, inside=inside)
+    return ResolvedPath(path=real, display=display, inside=inside, root=ws)
 
 
 async def confine(raw: str, ctx: ToolContext, *, tool: str) -> ResolvedPath:
@@ -114,13 +123,116 @@ async def confine(raw: str, ctx: ToolContext, *, tool: str) -> ResolvedPath:
     return rp
 
 
+# -- opening what was checked (see the module docstring) -------------------------------
+
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_READ_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | _CLOEXEC
+# Folders on the way are only walked through: O_PATH (Linux) needs search permission only,
+# like a lookup by path name; elsewhere O_RDONLY.
+_WALK_FLAGS = getattr(os, "O_PATH", os.O_RDONLY) | _DIRECTORY | _CLOEXEC
+
+
+class PathChanged(ToolError):
+    """A component of a checked (or approved) path is now a symlink: it no longer names
+    the file that was checked, and may lead outside the workspace."""
+
+
+def _anchor(rp: ResolvedPath) -> tuple[Path, tuple[str, ...]]:
+    """Where the walk starts and the names below it: the workspace for a path inside it,
+    `/` for an approved path outside it."""
+    if rp.inside and rp.root is not None:
+        return rp.root, rp.path.relative_to(rp.root).parts
+    return Path(rp.path.anchor), rp.path.parts[1:]
+
+
+def _is_link(name: str, dir_fd: int) -> bool:
+    try:
+        return stat.S_ISLNK(os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode)
+    except OSError:
+        return False
+
+
+def _changed(rp: ResolvedPath, link: Path, *, writing: bool) -> PathChanged:
+    try:
+        target = link.resolve()
+    except (OSError, RuntimeError):
+        target = None
+    root = rp.root
+    outside = rp.inside and (target is None or root is None or (target != root and root not in target.parents))
+    leads = f" to {target}" if target is not None else ""
+    if outside:
+        leads += ", outside the workspace"
+    shown = display_path(link, root) if root is not None else str(link)
+    when, what = ("approved", "written") if writing else ("checked", "read")
+    return PathChanged(
+        f"the path {rp.display} changed after it was {when}: {shown} is now a symbolic link{leads}; "
+        f"nothing was {what}. Check the path and try again."
+    )
+
+
+def _walk(rp: ResolvedPath, *, create: bool = False, writing: bool = False) -> tuple[int, str]:
+    """A descriptor of the folder holding `rp.path`, and the final name: reached from the
+    anchor one component at a time, never following a symlink. `create`: make missing
+    folders on the way (each is opened the same way after it is made)."""
+    base, parts = _anchor(rp)
+    if not parts:
+        raise ToolError(f"{rp.display} is a directory")
+    fd = os.open(base, _WALK_FLAGS)
+    try:
+        for i, part in enumerate(parts[:-1]):
+            if create:
+                try:
+                    os.mkdir(part, 0o777, dir_fd=fd)
+                except FileExistsError:
+                    pass
+            try:
+                child = os.open(part, _WALK_FLAGS | _NOFOLLOW, dir_fd=fd)
+            except OSError:  # ENOTDIR (Linux) or ELOOP for a symlink; ENOTDIR for a file
+                if _is_link(part, fd):
+                    raise _changed(rp, base.joinpath(*parts[: i + 1]), writing=writing) from None
+                raise
+            os.close(fd)
+            fd = child
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, parts[-1]
+
+
+def _open_checked(rp: ResolvedPath, flags: int) -> int:
+    """`rp.path` opened for reading with `flags`; inside the workspace, through `_walk` and
+    O_NOFOLLOW. An approved path outside is opened by name, as it was before (reads of it
+    were approved by the user; writes go through `write_file` either way)."""
+    if not (rp.inside and rp.root is not None):
+        return os.open(rp.path, flags)
+    if rp.path == rp.root:
+        return os.open(rp.root, flags)
+    dir_fd, name = _walk(rp)
+    try:
+        return os.open(name, flags | _NOFOLLOW, dir_fd=dir_fd)
+    except OSError:
+        if _is_link(name, dir_fd):
+            raise _changed(rp, rp.path, writing=False) from None
+        raise
+    finally:
+        os.close(dir_fd)
+
+
+def open_directory(rp: ResolvedPath) -> int:
+    """A descriptor of the folder `rp` names, opened like `open_regular` opens files (for
+    `os.scandir`); the caller closes it."""
+    return _open_checked(rp, os.O_RDONLY | _DIRECTORY | _CLOEXEC)
+
+
 # -- reading --------------------------------------------------------------------------
 
 
 def open_regular(rp: ResolvedPath) -> tuple[BinaryIO, os.stat_result]:
     """Open for reading without ever blocking: FIFOs, devices and sockets are refused."""
     try:
-        fd = os.open(rp.path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+        fd = _open_checked(rp, _READ_FLAGS)
     except FileNotFoundError:
         raise ToolError(f"File not found: {rp.display}{_similar_names_hint(rp.path)}") from None
     except IsADirectoryError:
@@ -206,18 +318,155 @@ def _default_mode() -> int:
 
 
 def atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:
-    """Write via a temp file in the same folder + os.replace: all or nothing."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".cairn-tmp")
+    """Write via a temp file in the same folder + os.replace: all or nothing. Tools use
+    `write_file`, which also proves the folder is the one that was approved."""
+    dir_fd = os.open(path.parent, _WALK_FLAGS)
     try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, _default_mode() if mode is None else mode)
-        os.replace(tmp, path)
-    except BaseException:
+        _replace(dir_fd, path.name, data, mode)
+    finally:
+        os.close(dir_fd)
+
+
+def write_file(rp: ResolvedPath, data: bytes, *, before: bytes | None, mode: int | None) -> None:
+    """Write `data` to the file `rp` named when the user approved it, or raise ToolError.
+
+    `before` is what the approval was about: None, the file did not exist (missing folders
+    are made; it is created without replacing anything that appeared meanwhile); bytes, the
+    file must still hold exactly them. The folder is reached with `_walk`, so a component
+    swapped for a symlink after approval is refused (PathChanged) and nothing is written.
+    """
+    try:
+        dir_fd, name = _walk(rp, create=before is None, writing=True)
+    except (FileExistsError, NotADirectoryError):
+        raise ToolError(f"cannot create {rp.display}: a parent path is a file, not a folder") from None
+    except FileNotFoundError:
+        raise ToolError(f"a folder of {rp.display} was removed while waiting for approval; nothing was written") from None
+    except OSError as exc:
+        raise ToolError(f"cannot write {rp.display}: {exc.strerror or exc}") from None
+    try:
+        if before is None:
+            _create_new(rp, dir_fd, name, data, mode)
+        else:
+            _check_unchanged(rp, dir_fd, name, before)
+            _replace(dir_fd, name, data, mode)
+    except OSError as exc:
+        raise ToolError(f"cannot write {rp.display}: {exc.strerror or exc}") from None
+    finally:
+        os.close(dir_fd)
+
+
+def _check_unchanged(rp: ResolvedPath, dir_fd: int, name: str, expected: bytes) -> None:
+    """The approval may take a while: never overwrite changes made meanwhile."""
+    try:
+        fd = os.open(name, _READ_FLAGS | _NOFOLLOW, dir_fd=dir_fd)
+    except FileNotFoundError:
+        raise ToolError(f"{rp.display} was removed while waiting for approval; nothing was written") from None
+    except OSError as exc:
+        if _is_link(name, dir_fd):
+            raise _changed(rp, rp.path, writing=True) from None
+        raise ToolError(f"cannot re-read {rp.display}: {exc.strerror or exc}") from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ToolError(f"{rp.display} is no longer a regular file; nothing was written")
+        chunks, left = [], len(expected) + 1
+        while left > 0 and (chunk := os.read(fd, left)):
+            chunks.append(chunk)
+            left -= len(chunk)
+    finally:
+        os.close(fd)
+    if b"".join(chunks) != expected:
+        raise ToolError(f"{rp.display} changed on disk while waiting for approval; read it again and retry")
+
+
+def _write_temp(dir_fd: int, name: str, data: bytes, mode: int | None) -> str:
+    """A fully written and fsynced temporary sibling of `name`, with its final mode."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC
+    for attempt in range(100):
+        tmp = f".{name}.{os.urandom(6).hex()}.cairn-tmp"
         try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+            fd = os.open(tmp, flags, 0o600, dir_fd=dir_fd)
+            break
+        except FileExistsError:
+            if attempt == 99:
+                raise
+    try:
+        try:
+            _write_all(fd, data, mode)
+        finally:
+            os.close(fd)
+    except BaseException:
+        _unlink_quietly(tmp, dir_fd)
         raise
+    return tmp
+
+
+def _write_all(fd: int, data: bytes, mode: int | None) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+    os.fchmod(fd, _default_mode() if mode is None else mode)
+    os.fsync(fd)
+
+
+def _replace(dir_fd: int, name: str, data: bytes, mode: int | None) -> None:
+    """The atomic write: temp file + rename, both inside the folder `dir_fd` (a symlink at
+    `name` is replaced itself, never written through)."""
+    tmp = _write_temp(dir_fd, name, data, mode)
+    try:
+        os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+    except BaseException:
+        _unlink_quietly(tmp, dir_fd)
+        raise
+
+
+# A file system without hard links answers link() with one of these.
+_NO_HARD_LINKS = {errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP, errno.ENOSYS}
+
+
+def _create_new(rp: ResolvedPath, dir_fd: int, name: str, data: bytes, mode: int | None) -> None:
+    """Atomic and never replacing: the temp file is hard-linked to `name` (fails if anything,
+    a symlink included, appeared there). Without hard links: O_CREAT | O_EXCL | O_NOFOLLOW
+    on `name` itself, removed again if the write fails."""
+    tmp = _write_temp(dir_fd, name, data, mode)
+    try:
+        os.link(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+    except FileExistsError:
+        raise _appeared(rp, dir_fd, name) from None
+    except OSError as exc:
+        if exc.errno not in _NO_HARD_LINKS:
+            raise
+        _create_in_place(rp, dir_fd, name, data, mode)
+    finally:
+        _unlink_quietly(tmp, dir_fd)
+
+
+def _create_in_place(rp: ResolvedPath, dir_fd: int, name: str, data: bytes, mode: int | None) -> None:
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC
+    try:
+        fd = os.open(name, flags, 0o600, dir_fd=dir_fd)
+    except FileExistsError:
+        raise _appeared(rp, dir_fd, name) from None
+    try:
+        try:
+            _write_all(fd, data, mode)
+        finally:
+            os.close(fd)
+    except BaseException:
+        _unlink_quietly(name, dir_fd)
+        raise
+
+
+def _appeared(rp: ResolvedPath, dir_fd: int, name: str) -> ToolError:
+    if _is_link(name, dir_fd):
+        return _changed(rp, rp.path, writing=True)
+    return ToolError(
+        f"{rp.display} appeared while waiting for approval; nothing was written. Read it, then "
+        "edit it or create it again with overwrite=true."
+    )
+
+
+def _unlink_quietly(name: str, dir_fd: int) -> None:
+    try:
+        os.unlink(name, dir_fd=dir_fd)
+    except OSError:
+        pass

@@ -21,6 +21,7 @@ from textual.screen import ModalScreen
 from agent.ui import commands, sessions
 from agent.ui.widgets.chat import MAX_MOUNTED, ChatView
 from agent.ui.widgets.prompt import PromptInput, SlashPopup
+from agent.ui.termination import Termination
 from agent.ui.widgets.status import StatusBar
 
 if TYPE_CHECKING:
@@ -83,6 +84,7 @@ class CairnApp(App):
         self._last_escape = 0.0
         self._last_ctrl_c = 0.0
         self._truncation_shown = False  # one "request shortened" line per turn is enough
+        self._termination = Termination(self)  # SIGTERM/SIGHUP, handled while the app runs
         self.typeahead: TypeAhead | None = None  # typed on the first screen, before the app ran
 
     # -- layout ---------------------------------------------------------------------------
@@ -111,6 +113,7 @@ class CairnApp(App):
         if self.settings is not None:
             self._show_settings()
         self._take_typeahead()
+        self._termination.install()
         self.call_after_refresh(self.open_runtime)
 
     def _take_typeahead(self) -> None:
@@ -124,8 +127,10 @@ class CairnApp(App):
 
     def _show_settings(self) -> None:
         self.status.set_info(model=self.settings.model)
+        pending = self.settings.project_trust  # its line waits for the trust question's answer
         for warning in self.settings.warnings:
-            self.notify(warning, severity="warning", markup=False, timeout=10)
+            if pending is None or warning != pending.notice:
+                self.notify(warning, severity="warning", markup=False, timeout=10)
 
     async def _load_settings(self) -> None:
         if self.settings is not None:
@@ -145,6 +150,14 @@ class CairnApp(App):
         self.settings = loaded[0]
         self._show_settings()
 
+    async def _settle_trust(self) -> None:
+        """Before the runtime reads the settings: the folder-trust question, when the project
+        config sets keys only a trusted folder may (agent/trust.py)."""
+        if self.settings.project_trust is not None:
+            from agent.ui.screens.trust import settle
+
+            await settle(self)
+
     # -- runtime --------------------------------------------------------------------------
     @work(group="open", exclusive=True, exit_on_error=False)
     async def open_runtime(self) -> None:
@@ -158,6 +171,7 @@ class CairnApp(App):
         await self.query(NoModelPanel).remove()
         try:
             await self._load_settings()
+            await self._settle_trust()
             opening = asyncio.ensure_future(Runtime.open(
                 self.settings,
                 on_event=self.handle_event,
@@ -462,15 +476,16 @@ class CairnApp(App):
 
     async def quit_app(self) -> None:
         """Stop any turn, close the store, exit (everything is already saved)."""
-        await self._close_runtime()
+        await self.close_runtime()
         self.exit()
 
     async def on_unmount(self) -> None:
         # However the app ends (ctrl+q, /quit, a test leaving run_test), close the store:
         # its connection thread is not a daemon and would keep the process alive.
-        await self._close_runtime()
+        await self.close_runtime()
+        self._termination.remove()
 
-    async def _close_runtime(self) -> None:
+    async def close_runtime(self) -> None:
         for worker in [w for w in self.workers if w.group == "open"]:
             worker.cancel()
             try:

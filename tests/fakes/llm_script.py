@@ -32,6 +32,9 @@ Step constructors (all accept ``delay`` = seconds slept between SSE events and
 * ``hang(seconds, text="", then="finish")`` — stream the role delta (and ``text`` if given),
   then sleep up to ``seconds`` (waking early when the server closes or the client goes
   away), then ``then="finish"`` completes normally, ``then="abort"`` drops the connection.
+  ``keepalive=S`` sends an SSE comment line ``: ping`` every S seconds meanwhile (what
+  providers and proxies send to keep a connection open; a client's SSE parser drops it);
+  ``role=False`` leaves out the role delta, so the body holds nothing but those comments.
 
 JSON form (``step_from_json``; the CLI's ``--script``, example in ``llm_server``): ``{"type":
 NAME, **kwargs}``, NAME a constructor above; a script is a list or ``{"steps": [...]}``.
@@ -131,6 +134,8 @@ class Hang:
     text: str = ""
     then: Literal["finish", "abort"] = "finish"
     initial_delay: float = 0.0
+    keepalive: float | None = None  # send an SSE comment (": ping") this often while hanging
+    role: bool = True  # False: no role delta either (headers, then only what `keepalive` sends)
 
 
 Step = Union[Text, ToolCalls, Error, Raw, Hang]
@@ -328,9 +333,10 @@ def raw(
 
 
 def hang(
-    seconds: float, text: str = "", *, then: Literal["finish", "abort"] = "finish", initial_delay: float = 0.0
+    seconds: float, text: str = "", *, then: Literal["finish", "abort"] = "finish", initial_delay: float = 0.0,
+    keepalive: float | None = None, role: bool = True,
 ) -> Hang:
-    return Hang(seconds=seconds, text=text, then=then, initial_delay=initial_delay)
+    return Hang(seconds=seconds, text=text, then=then, initial_delay=initial_delay, keepalive=keepalive, role=role)
 
 
 _FILLER_WORDS = (

@@ -50,7 +50,8 @@ The script file is a JSON list of steps (or ``{"steps": [...]}``); every key exc
       {"type": "context_length_exceeded"},
       {"type": "cut", "after_chunks": 3, "text": "partial answer"},
       {"type": "raw", "lines": ["data: {not json", "", "data: [DONE]", ""]},
-      {"type": "hang", "seconds": 30, "text": "thinking"}
+      {"type": "hang", "seconds": 30, "text": "thinking"},
+      {"type": "hang", "seconds": 300, "keepalive": 1, "role": false}
     ]
 """
 
@@ -285,10 +286,13 @@ class _Handler(BaseHTTPRequestHandler):
         if stream:
             extra = {"usage": None} if plan.wants_usage() else {}
             self._start_stream()
-            self._send_event(plan.chunk({"role": "assistant", "content": "", "refusal": None}, **extra))
+            if step.role:
+                self._send_event(plan.chunk({"role": "assistant", "content": "", "refusal": None}, **extra))
             if step.text:
                 self._send_event(plan.chunk({"content": step.text}, **extra))
         deadline = time.monotonic() + step.seconds
+        keepalive = step.keepalive if stream and step.keepalive else None
+        next_ping = time.monotonic() + keepalive if keepalive else None
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
@@ -296,6 +300,9 @@ class _Handler(BaseHTTPRequestHandler):
             self._sleep(min(0.05, remaining))
             if self._client_gone():
                 raise _Abort
+            if next_ping is not None and time.monotonic() >= next_ping:
+                self._send_chunk(b": ping\n\n")  # an SSE comment: keeps the connection busy, no event
+                next_ping += keepalive
         if step.then == "abort":
             raise _Abort
         if not stream:

@@ -249,3 +249,58 @@ async def test_unusable_paths(registry, yolo_ctx, workspace, raw, fragment):
         assert_error(result, fragment)
         assert len(result.content) < 3000
     assert sorted(p.name for p in workspace.iterdir()) == ["loop-a", "loop-b"]
+
+
+# -- project instruction files (AGENTS.md, CLAUDE.md) ------------------------------------------
+
+
+def test_instruction_file_resolving_outside_is_not_read(workspace, outside):
+    """A cloned repository's `AGENTS.md -> ~/.ssh/id_rsa` must not go into every request."""
+    from agent.prompt import build_system_prompt, instruction_notices
+
+    os.symlink(outside, workspace / "AGENTS.md")
+    notices: list[str] = []
+    prompt = build_system_prompt(workspace, notices=notices)
+
+    assert SECRET not in prompt and "Project instructions" not in prompt
+    [notice] = notices
+    assert "AGENTS.md" in notice and "outside the workspace" in notice and str(outside) in notice
+    assert instruction_notices(workspace) == notices  # what a front end shows at start
+
+
+def test_instruction_file_through_a_folder_outside_is_not_read_and_the_next_one_is(workspace, outside):
+    from agent.prompt import build_system_prompt
+
+    os.symlink(outside.parent, workspace / "up")
+    os.symlink("up/secret.txt", workspace / "AGENTS.md")
+    (workspace / "CLAUDE.md").write_text("Use tabs.\n")
+    notices: list[str] = []
+    prompt = build_system_prompt(workspace, notices=notices)
+
+    assert SECRET not in prompt
+    assert "Project instructions from CLAUDE.md" in prompt and "Use tabs." in prompt
+    assert len(notices) == 1 and "AGENTS.md" in notices[0]
+
+
+def test_instruction_symlinks_inside_the_workspace_are_followed(workspace):
+    from agent.prompt import build_system_prompt, instruction_notices
+
+    (workspace / "docs").mkdir()
+    (workspace / "docs" / "agents.md").write_text("Run the tests.\n")
+    os.symlink("docs/agents.md", workspace / "AGENTS.md")
+    os.mkfifo(workspace / "CLAUDE.md")  # never opened: AGENTS.md is found first
+
+    assert "Project instructions from AGENTS.md" in build_system_prompt(workspace)
+    assert "Run the tests." in build_system_prompt(workspace)
+    assert instruction_notices(workspace) == []
+
+
+def test_instruction_file_that_is_a_fifo_or_device_is_skipped_without_blocking(workspace):
+    from agent.prompt import build_system_prompt
+
+    os.mkfifo(workspace / "AGENTS.md")
+    os.symlink("/dev/zero", workspace / "CLAUDE.md")  # outside: refused with a notice
+    notices: list[str] = []
+    prompt = bounded_sync(lambda: build_system_prompt(workspace, notices=notices))
+    assert "Project instructions" not in prompt
+    assert [n.split(":")[0] for n in notices] == ["Not reading CLAUDE.md as project instructions"]

@@ -5,10 +5,13 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import shutil
+import subprocess
 import tomllib
 
 import pytest
 
+from agent import trust
 from agent.config import add_project_permissions, load_settings
 from agent.session.models import ToolCall
 from agent.tools.base import ToolContext
@@ -34,7 +37,7 @@ def make_ctx(workspace, approver=None, **kw):
     ("pytest -x && git status", [["pytest", "-x"], ["git", "status"]]),
     ("a; b || c | d & e", [["a"], ["b"], ["c"], ["d"], ["e"]]),
     ("pytest\nrm -rf build", [["pytest"], ["rm", "-rf", "build"]]),
-    ("pytest#; rm -rf /", [["pytest", "#"], ["rm", "-rf", "/"]]),  # `#` mid-word hides nothing
+    ("pytest #; rm -rf /", [["pytest"]]),  # a comment: bash runs only pytest
     ('git commit -m "a; b && c"', [["git", "commit", "-m", "a; b && c"]]),
     ("pytest 2>&1 | tail -5", [["pytest"], ["tail", "-5"]]),
     ("make > /dev/null", [["make"]]),
@@ -47,6 +50,9 @@ def test_commands_split_into_simple_commands(command, parts):
 @pytest.mark.parametrize("command, why", [
     ("echo $(rm -rf ~)", "$(…)"),
     ("echo `id`", "backticks"),
+    ("pytest#; rm -rf /", "cannot be parsed"),  # `#` mid-word: the parser and bash disagree
+    ('ls "$\\\n(touch x)"', "backslash-newline"),  # bash joins it into $(touch x)
+    ("cp evil .gi?/config", "glob"),
     ("diff <(ls a) <(ls b)", "process substitution"),
     ("(cd x; rm y)", "subshell"),
     ("pytest > report.txt", "redirects output into report.txt"),
@@ -58,6 +64,23 @@ def test_commands_split_into_simple_commands(command, parts):
 ])
 def test_commands_rules_cannot_cover(command, why):
     assert why in analyse_command(command).unsafe
+
+
+def test_cd_asks_when_cdpath_may_send_it_elsewhere(monkeypatch, workspace):
+    (workspace / "sub").mkdir()
+    assert analyse_command("cd sub && ls", workspace=workspace).read_only == [True, True]
+    monkeypatch.setenv("CDPATH", "/")
+    assert "CDPATH" in analyse_command("cd sub && ls", workspace=workspace).unsafe
+    assert analyse_command("cd ./sub && ls", workspace=workspace).read_only == [True, True]
+
+
+@pytest.mark.parametrize("lang, asks", [("zh_CN.GBK", True), ("ja_JP", True), ("C.UTF-8", False), ("C", False),
+                                         ("de_DE.ISO-8859-1", False)])
+def test_non_ascii_asks_where_bash_may_read_the_bytes_differently(monkeypatch, lang, asks):
+    monkeypatch.delenv("LC_CTYPE", raising=False)
+    monkeypatch.setenv("LC_ALL", lang)
+    assert bool(analyse_command("cat résumé.txt").unsafe) == asks
+    assert analyse_command("cat resume.txt").unsafe == ""
 
 
 @pytest.mark.parametrize("command", [
@@ -107,32 +130,78 @@ async def test_allowlisted_prefix_runs_unasked_and_is_recorded(workspace):
 
 
 @pytest.mark.parametrize("command, asks", [
-    ("git status --short", False),
-    ("git status && touch ok", False),  # every part allowed
-    ("git statusx", True),  # whole words only
-    ("git status; touch ok; rm -rf x", True),  # one part is not allowed
+    ("git add --all", False),
+    ("git add -A && touch ok", False),  # every part allowed
+    ("git addx", True),  # whole words only
+    ("git add -A; touch ok; rm -rf x", True),  # one part is not allowed
     ("touch $(rm -rf x)", True),  # substitution: rules never apply
-    ("FOO=1 touch x", True),  # the words do not start with an allowed prefix
+    ("FOO=1 touch x", True),  # an assignment prefix: rules never apply
 ])
 async def test_compound_commands_need_every_part_allowed(workspace, command, asks):
     approver = FakeApprover("deny")
-    perms = Permissions(approver, allow_commands=["git status", "touch"], workspace=workspace)
+    perms = Permissions(approver, allow_commands=["git add", "touch"], workspace=workspace)
     ctx = ToolContext(workspace=workspace, permissions=perms)
     res = await call(ctx, "terminal-execute", command=command)
     assert bool(approver.requests) == asks
     assert res.meta["permission"]["decision"] == ("deny" if asks else "rule")
 
 
+async def test_read_only_commands_run_unasked_and_are_recorded(workspace):
+    (workspace / "a.txt").write_text("one\ntwo\n")
+    approver = FakeApprover("deny")
+    ctx = make_ctx(workspace, approver, allow_commands=["pytest"])
+    res = await call(ctx, "terminal-execute", command="cat a.txt | wc -l && git status 2>/dev/null")
+    assert approver.requests == [] and json.loads(res.content)["stdout"].startswith("2\n")
+    assert res.meta["permission"]["decision"] == "read_only" and res.meta["permission"]["rule"] == "read-only"
+    res = await call(ctx, "terminal-execute", command="ls && pytest --version")  # a rule and a read-only part
+    assert approver.requests == [] and res.meta["permission"]["decision"] == "rule"
+    assert res.meta["permission"]["rule"] == "read-only, allow_commands:pytest"
+
+
+@pytest.mark.parametrize("command, protected", [
+    ("sort -o a.txt a.txt", False),  # writes: an ordinary question
+    ("find . -delete", False),
+    ("cat ../.env", True),  # from workingDirectory `sub`, that is the workspace's .env
+    ("cat ../../outside.txt", True),  # `..` out of the workspace
+    ("ls link", True),  # a symlink out of the workspace
+])
+async def test_read_only_paths_are_resolved_in_the_working_directory(workspace, tmp_path, command, protected):
+    (workspace / "sub").mkdir()
+    (workspace / "a.txt").write_text("b\na\n")
+    (workspace / ".env").write_text("K=v\n")
+    (tmp_path / "elsewhere").mkdir()
+    (workspace / "sub" / "link").symlink_to(tmp_path / "elsewhere")
+    approver = FakeApprover("deny")
+    res = await call(make_ctx(workspace, approver), "terminal-execute", command=command, workingDirectory="sub")
+    [req] = approver.requests
+    assert res.is_error and bool(req.reason) == protected
+    assert req.choices == (["once", "deny"] if protected else ["once", "always", "always_project", "deny"])
+    assert (workspace / "a.txt").read_text() == "b\na\n"
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+async def test_git_is_not_read_only_when_the_repository_config_runs_programs(workspace):
+    """A repository unpacked from an archive may ship .git/config: `core.fsmonitor` runs on `git status`."""
+    subprocess.run(["git", "init", "-q"], cwd=workspace, check=True)
+    approver = FakeApprover("deny")
+    ctx = make_ctx(workspace, approver)
+    res = await call(ctx, "terminal-execute", command="git status --short")
+    assert approver.requests == [] and res.meta["permission"]["decision"] == "read_only"
+    subprocess.run(["git", "config", "core.fsmonitor", "touch pwned"], cwd=workspace, check=True)
+    res = await call(ctx, "terminal-execute", command="git status --short")
+    assert len(approver.requests) == 1 and res.is_error and not (workspace / "pwned").exists()
+
+
 async def test_always_this_session_covers_the_scope_only(workspace):
     approver = FakeApprover("always")
     ctx = make_ctx(workspace, approver)
-    await call(ctx, "terminal-execute", command="touch a && echo hi")
+    await call(ctx, "terminal-execute", command="touch a && cp a hi")
     [req] = approver.requests
-    assert req.scopes == ["command:touch a", "command:echo hi"] and "always_project" in req.choices
+    assert req.scopes == ["command:touch a", "command:cp a"] and "always_project" in req.choices
     approver.decision = "deny"
-    res = await call(ctx, "terminal-execute", command="echo hi there")
-    assert not res.is_error and len(approver.requests) == 1
-    assert res.meta["permission"]["rule"] == "session:command:echo hi"
+    res = await call(ctx, "terminal-execute", command="cp a there")
+    assert not res.is_error and len(approver.requests) == 1 and (workspace / "there").exists()
+    assert res.meta["permission"]["rule"] == "session:command:cp a"
     res = await call(ctx, "terminal-execute", command="touch b")  # another scope: asks again
     assert len(approver.requests) == 2 and res.is_error and not (workspace / "b").exists()
 
@@ -141,6 +210,7 @@ async def test_always_for_this_project_is_written_to_config_and_loaded_next_time
     config = workspace / ".cairn" / "config.toml"
     config.parent.mkdir()
     config.write_text('# my project\nmodel = "openai/x"\n\n[permissions]\nallow_commands = [\n  "ls",  # listing\n]\n')
+    trust.trust(workspace, trust.digest(config.read_bytes()))  # the user trusted this folder (agent/trust.py)
     approver = FakeApprover("always_project")
     ctx = make_ctx(workspace, approver)
     res = await call(ctx, "terminal-execute", command="touch one")
@@ -172,6 +242,7 @@ def test_user_and_project_allowlists_add_up(workspace, _isolated_home):
     (_isolated_home / "config.toml").write_text('[permissions]\nallow_commands = ["pytest"]\n')
     (workspace / ".cairn").mkdir()
     (workspace / ".cairn" / "config.toml").write_text('[permissions]\nallow_commands = ["ruff check"]\n')
+    trust.trust(workspace, trust.digest((workspace / ".cairn" / "config.toml").read_bytes()))
     assert load_settings(workspace).permissions.allow_commands == ["pytest", "ruff check"]
 
 

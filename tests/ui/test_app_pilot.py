@@ -60,7 +60,7 @@ async def test_tool_call_then_answer(make_settings, server, workspace):
 
 async def test_approval_modal_runs_command_on_yes(make_settings, server):
     server.add(
-        tool_calls([("c1", "terminal-execute", '{"command": "echo approved-run"}')]),
+        tool_calls([("c1", "terminal-execute", '{"command": "touch ran && echo approved-run"}')]),
         text("It ran."),
     )
     app = CairnApp(make_settings())
@@ -68,7 +68,7 @@ async def test_approval_modal_runs_command_on_yes(make_settings, server):
         await wait_ready(pilot)
         await send(pilot, "run it")
         await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="the approval modal")
-        assert "echo approved-run" in app.screen.query_one("#approval-detail").render().plain
+        assert "touch ran && echo approved-run" in app.screen.query_one("#approval-detail").render().plain
         await pilot.press("y")
         await wait_for(pilot, lambda: not app.turn_running, what="the turn to finish")
         await app.workers.wait_for_complete()
@@ -80,7 +80,7 @@ async def test_approval_modal_runs_command_on_yes(make_settings, server):
 
 async def test_approval_denied_with_n(make_settings, server):
     server.add(
-        tool_calls([("c1", "terminal-execute", '{"command": "echo nope"}')]),
+        tool_calls([("c1", "terminal-execute", '{"command": "touch nope"}')]),
         text("Understood."),
     )
     app = CairnApp(make_settings())
@@ -313,7 +313,7 @@ async def test_empty_prompt_does_nothing(make_settings, server):
 
 
 async def test_ctrl_c_during_approval_interrupts_and_closes_the_modal(make_settings, server):
-    server.add(tool_calls([("c1", "terminal-execute", '{"command": "echo never"}')]), text("next"))
+    server.add(tool_calls([("c1", "terminal-execute", '{"command": "touch never"}')]), text("next"))
     app = CairnApp(make_settings())
     async with app.run_test(size=SIZE) as pilot:
         await wait_ready(pilot)

@@ -1,0 +1,204 @@
+"""Folder trust: what a project's `.cairn/config.toml` may decide only once the user agreed.
+
+A cloned repository brings its own `.cairn/config.toml`. Most of it is harmless (limits,
+context tuning), but some keys widen what cairn may do or where the user's data goes:
+`yolo` (every command runs unasked), `api_base` / `api_key` / `model` /
+`context.condense_model` (where the conversation, and the provider key from the
+environment, are sent), `[permissions]` (commands granted without asking) and MCP servers.
+Those are taken from the project file only when the user trusted that folder *with that
+file's content*: the record, in the user's data folder (`paths.trust_path()`, moved by
+CAIRN_HOME), maps the resolved folder to the SHA-256 of the file's bytes, so a changed
+file (a `git pull`) is untrusted again. Anything else in the file applies either way.
+
+When cairn itself rewrites the project file ("always for this project" in the approval
+dialog, `agent.config.add_project_permissions`), the new content is trusted if what it
+replaced was trusted or needed no trust (no file, or no widening keys): the only widening
+content then added is the rule the user just approved.
+
+Standard library only: this runs on every settings load, on the path to the first screen.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agent.paths import trust_path
+
+TOP_KEYS = ("yolo", "api_base", "api_key", "model")
+TABLE_KEYS = ("permissions", "mcp", "mcp_servers")  # each entry of these tables is named on its own
+NESTED_KEYS = (("context", "condense_model"),)
+SECRET_KEYS = frozenset({"api_key"})
+MAX_RECORD_BYTES = 4 * 1024 * 1024  # thousands of folders; a bigger file is not ours
+MAX_SHOWN_CHARS = 200
+
+# What each key lets the file decide, for the trust question and `cairn trust`.
+EFFECTS = {
+    "yolo": "every command and file change runs without asking",
+    "api_base": "requests, with your provider key from the environment, go to this address",
+    "api_key": "this key is sent with every request",
+    "model": "this model, and so its provider, receives the conversation",
+    "context.condense_model": "summaries of the conversation go to this model",
+    "permissions.allow_commands": "these commands run without asking",
+    "permissions.allow": "these actions run without asking",
+}
+
+
+@dataclass(eq=False)
+class ProjectTrust:
+    """A project config with widening keys the user has not trusted (as it is now)."""
+
+    folder: Path  # the resolved workspace: the record's key
+    config: Path
+    sha256: str  # of the bytes that were read (and whose keys are shown)
+    items: list[tuple[str, str]]  # (key, value as shown; secrets masked)
+    notice: str  # the one line for Settings.warnings / stderr
+    # The flags settings were loaded with, to load them again once trusted.
+    flags: dict[str, Any] = field(default_factory=dict, repr=False)
+
+
+def digest(raw: bytes) -> str:
+    return hashlib.sha256(raw).hexdigest()
+
+
+def folder_key(folder: Path) -> str:
+    return str(Path(folder).expanduser().resolve())
+
+
+# -- which keys widen ------------------------------------------------------------------------
+
+
+def _name(parts: tuple[str, ...]) -> str:
+    name = ".".join(str(p) for p in parts)
+    return name if name.isprintable() else ascii(name)
+
+
+def widening(data: dict[str, Any]) -> list[tuple[tuple[str, ...], Any]]:
+    """The (key path, value) pairs of a parsed project config that need trust.
+
+    Values that cannot widen anything are left out: `yolo = false`, an empty allow list."""
+    found: list[tuple[tuple[str, ...], Any]] = []
+    for key in TOP_KEYS:
+        if key in data and not (key == "yolo" and data[key] is False):
+            found.append(((key,), data[key]))
+    for key in TABLE_KEYS:
+        if key not in data:
+            continue
+        table = data[key]
+        if isinstance(table, dict):
+            found.extend(((key, str(sub)), value) for sub, value in table.items() if value != [])
+        else:
+            found.append(((key,), table))
+    for table_name, key in NESTED_KEYS:
+        table = data.get(table_name)
+        if isinstance(table, dict) and key in table:
+            found.append(((table_name, key), table[key]))
+    return found
+
+
+def without_widening(data: dict[str, Any]) -> dict[str, Any]:
+    """A copy of `data` without the keys `widening` names (the rest of the file applies)."""
+    out = dict(data)
+    for parts, _ in widening(data):
+        if len(parts) == 1:
+            out.pop(parts[0], None)
+            continue
+        table = out.get(parts[0])
+        if isinstance(table, dict):
+            out[parts[0]] = {k: v for k, v in table.items() if k != parts[1]}
+    for key in TABLE_KEYS:  # an emptied table is no table at all
+        if out.get(key) == {}:
+            out.pop(key)
+    return out
+
+
+def show_value(name: str, value: Any) -> str:
+    """A value as TOML-like text that is safe on a terminal (ASCII escapes), secrets masked."""
+    if name.split(".")[-1] in SECRET_KEYS:
+        return "******** (hidden)" if isinstance(value, str) and value else "(hidden)"
+    if isinstance(value, bool):
+        text = "true" if value else "false"
+    else:
+        try:
+            text = json.dumps(value, ensure_ascii=True, default=str)
+        except (TypeError, ValueError, RecursionError):
+            text = ascii(str(value))
+    return text if len(text) <= MAX_SHOWN_CHARS else text[: MAX_SHOWN_CHARS - 1] + "…"
+
+
+def shown_items(data: dict[str, Any]) -> list[tuple[str, str]]:
+    return [(_name(parts), show_value(_name(parts), value)) for parts, value in widening(data)]
+
+
+def notice(config: Path, folder: Path, names: list[str]) -> str:
+    shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
+    return (f"Not using {shown} from {config}: this folder's config is not trusted. "
+            f"Trust it with `cairn trust {folder}` (or when cairn asks on start); "
+            f"everything else in it applies.")
+
+
+def pending(folder: Path, config: Path, raw: bytes, data: dict[str, Any],
+            flags: dict[str, Any] | None = None) -> ProjectTrust | None:
+    """What needs the user's trust in this config, or None when it may apply as it is."""
+    items = shown_items(data)
+    if not items:
+        return None
+    sha = digest(raw)
+    if is_trusted(folder, sha):
+        return None
+    return ProjectTrust(folder=Path(folder_key(folder)), config=config, sha256=sha, items=items,
+                        notice=notice(config, Path(folder_key(folder)), [name for name, _ in items]),
+                        flags=dict(flags or {}))
+
+
+# -- the record ------------------------------------------------------------------------------
+
+
+def _records() -> dict[str, Any]:
+    """{folder: {"sha256", "trusted_at"}}; unreadable or foreign content trusts nothing."""
+    path = trust_path()
+    try:
+        with path.open("rb") as f:
+            raw = f.read(MAX_RECORD_BYTES + 1)
+        if len(raw) > MAX_RECORD_BYTES:
+            return {}
+        data = json.loads(raw.decode("utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return {}
+    folders = data.get("folders") if isinstance(data, dict) else None
+    return {k: v for k, v in folders.items() if isinstance(v, dict)} if isinstance(folders, dict) else {}
+
+
+def is_trusted(folder: Path, sha256: str) -> bool:
+    entry = _records().get(folder_key(folder))
+    return entry is not None and entry.get("sha256") == sha256
+
+
+def trust(folder: Path, sha256: str) -> Path:
+    """Record that the user trusts `folder`'s project config with this content (replacing
+    what was trusted there before). Written atomically; raises OSError when it cannot be."""
+    from agent.tools.workspace import atomic_write  # the project's one atomic-write helper
+
+    records = _records()
+    records[folder_key(folder)] = {"sha256": sha256, "trusted_at": int(time.time())}
+    path = trust_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    payload = json.dumps({"version": 1, "folders": records}, indent=1, sort_keys=True) + "\n"
+    atomic_write(path, payload.encode("utf-8"), 0o600)
+    return path
+
+
+def trusted_after_write(folder: Path, before: bytes | None, before_data: dict[str, Any], after: bytes) -> None:
+    """cairn rewrote the project config (from `before` to `after`): keep it trusted when what it
+    replaced was trusted or needed no trust. Best effort: a failure only means asking again."""
+    if before is not None and widening(before_data) and not is_trusted(folder, digest(before)):
+        return
+    try:
+        trust(folder, digest(after))
+    except OSError:
+        pass
+

@@ -1,0 +1,134 @@
+"""The folder-trust question: may this project's `.cairn/config.toml` widen what cairn does?
+
+Asked on start, before the runtime reads the settings, when the workspace's project config
+sets keys that need trust (agent/trust.py) and the user has not trusted this content yet.
+It shows those keys with their values (api keys masked) and what each would do. Keyboard
+first, and safe against what was being typed when it appeared (it comes up at start, while
+the user may be typing a prompt): "Not now" is highlighted, so Enter, `n` or Esc decline;
+trusting takes a deliberate ↑ then Enter. No letter trusts. Declined, the keys are ignored
+this time and cairn asks again next start. The app records the answer; this screen only asks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+from textual.app import App
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from agent.ui.widgets.tool_render import inert
+
+if TYPE_CHECKING:
+    from agent.trust import ProjectTrust
+
+TRUST_LABEL = "Trust this folder's .cairn/config.toml"
+NOT_NOW_LABEL = "Not now  (n / esc)"
+
+
+def item_lines(pending: ProjectTrust) -> str:
+    from agent.trust import EFFECTS
+
+    lines = []
+    for name, shown in pending.items:
+        effect = EFFECTS.get(name, "")
+        lines.append(f"{name} = {shown}" + (f"\n    {effect}" if effect else ""))
+    return inert("\n".join(lines))
+
+
+class TrustScreen(ModalScreen[bool]):
+    AUTO_FOCUS = "#trust-choices"
+    BINDINGS = [
+        Binding("n", "choose(False)", "Not now"),
+        Binding("escape", "choose(False)", "Not now"),
+    ]
+
+    def __init__(self, pending: ProjectTrust) -> None:
+        super().__init__()
+        self.pending = pending
+
+    def compose(self):
+        p = self.pending
+        with Vertical(id="trust-box"):
+            yield Static("Trust this folder's project config?", markup=False, id="trust-title")
+            yield Static(inert(str(p.config)), markup=False, id="trust-path")
+            yield Static("It sets what only a trusted folder may: what cairn may do without asking, "
+                         "or where your conversation and keys go.", markup=False, id="trust-about")
+            with VerticalScroll(id="trust-scroll"):
+                yield Static(item_lines(p), markup=False, id="trust-items")
+            yield Static("Not now: these are ignored, everything else in the file applies. "
+                         "A changed file asks again.\n↑↓ choose · Enter confirm · n / Esc not now",
+                         markup=False, id="trust-hint")
+            yield OptionList(Option(TRUST_LABEL, id="trust"), Option(NOT_NOW_LABEL, id="not-now"),
+                             id="trust-choices")
+
+    def on_mount(self) -> None:
+        self.query_one("#trust-choices", OptionList).highlighted = 1  # Enter alone does not trust
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.dismiss(event.option_id == "trust")
+
+    def action_choose(self, trusted: bool) -> None:
+        self.dismiss(trusted)
+
+
+async def ask_trust(app: App, pending: ProjectTrust) -> bool:
+    """Push the question and wait for the answer; True means trust."""
+    future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+
+    def done(answer: bool | None) -> None:
+        if not future.done():
+            future.set_result(bool(answer))
+
+    screen = TrustScreen(pending)
+    app.push_screen(screen, done)
+    try:
+        return await future
+    finally:
+        if not (future.done() and not future.cancelled()) and app.screen is screen:
+            screen.dismiss(False)  # the app is closing while asking
+
+
+async def settle(app) -> None:
+    """Ask about `app.settings.project_trust`. Trusted: record it and load the settings again
+    (same workspace and flags), now with those keys; not now: the notice goes in the chat."""
+    from agent.ui.app import readable
+
+    pending = app.settings.project_trust
+    app.status.set_state("waiting for the trust question…")
+    if not await ask_trust(app, pending):
+        app.chat.add_notice(pending.notice, kind="warning")
+        app.settings.project_trust = None  # answered: a second open (/model) does not ask again
+        app.status.set_state("starting…")
+        return
+    from agent.background import in_daemon_thread
+
+    loaded: list = []
+
+    def trust_and_reload() -> None:
+        from agent import trust
+        from agent.config import load_settings
+
+        trust.trust(pending.folder, pending.sha256)  # the bytes whose keys were shown
+        loaded.append(load_settings(pending.folder, flags=pending.flags))
+
+    try:
+        await in_daemon_thread(trust_and_reload)
+    except Exception as exc:
+        app.chat.add_error(f"Could not record the trust: {readable(exc)}")
+        app.chat.add_notice(pending.notice, kind="warning")
+    else:
+        app.settings = loaded[0]
+        app.status.set_info(model=app.settings.model)
+        again = app.settings.project_trust
+        if again is not None:  # the file changed while the question was open
+            app.chat.add_notice(again.notice, kind="warning")
+        else:
+            app.chat.add_notice(f"Trusted {pending.config} as it is now.", kind="info")
+    app.settings.project_trust = None  # answered (or shown): a second open (/model) does not ask
+    app.status.set_state("starting…")

@@ -1,0 +1,28 @@
+"""Issue 16: a sessions.db cairn cannot use is one readable line in the TUI, the file untouched."""
+
+from __future__ import annotations
+
+from agent.ui.app import CairnApp
+from agent.ui.widgets.chat import Notice
+from tests.ui.conftest import send, wait_ready
+
+SIZE = (100, 30)
+
+
+async def test_a_damaged_sessions_db_is_named_in_the_chat_and_left_alone(make_settings, server, monkeypatch, tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    db = home / "sessions.db"
+    garbage = b"not a database at all\n" * 100
+    db.write_bytes(garbage)
+    monkeypatch.setenv("CAIRN_HOME", str(home))
+    app = CairnApp(make_settings())
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(pilot)
+        assert app.runtime is None
+        errors = [n.text for n in app.chat.query(Notice) if n.kind == "error"]
+        assert len(errors) == 1 and errors[0].startswith("cairn could not start: ")
+        assert str(db) in errors[0] and "not changed" in errors[0] and "move it aside" in errors[0]
+        await send(pilot, "/help")  # still usable
+        assert any(n.kind == "help" for n in app.chat.query(Notice))
+    assert db.read_bytes() == garbage and sorted(p.name for p in home.iterdir()) == ["sessions.db"]
