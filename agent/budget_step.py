@@ -99,7 +99,14 @@ class AgentContextHost:
         summary = result.summary
         self._counter.remember_count(summary)
         await agent._append(summary)
-        await agent._persist(agent.store.mark_condensed([m.id for m in replaced], summary.id))
+        # The prompt not yet answered was left out of the summary: it stays undimmed.
+        unanswered = {m.meta.get("restated_from") for m in result.restate}
+        await agent._persist(agent.store.mark_condensed(
+            [m.id for m in replaced if m.id not in unanswered], summary.id))
+        # The newest user message again, after the summary: the request starts at the summary
+        # and must end with the user's prompt, verbatim (condense.restated).
+        for message in result.restate:
+            await agent._append(message)
         files = agent.ctx.context_files
         if files is not None:
             when = datetime.fromtimestamp(summary.created_at / 1000, tz=timezone.utc).strftime("%Y-%m-%d %H:%M UTC")

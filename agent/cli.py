@@ -59,8 +59,8 @@ def _add_session_parser(sub: argparse._SubParsersAction) -> None:
     imp = commands.add_parser("import", help="store a session from a file and print its new id")
     imp.add_argument("file", metavar="FILE", help="a cairn JSONL export, a Claude Code session file or "
                                                   "OpenAI chat messages in JSON ('-': standard input)")
-    imp.add_argument("--format", choices=("auto", "cairn", "claude-code", "openai"), default="auto",
-                     help="input format (default: detect)")
+    imp.add_argument("--format", default="auto", help="input format (default: detect)",
+                     choices=("auto", "cairn", "claude-code", "openai", "codex", "swe-agent", "mini-swe-agent"))
     imp.add_argument("--json", action="store_true", help='print {"session_id": ...}')
 
 

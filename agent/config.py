@@ -46,6 +46,10 @@ class LLMSettings(_Section):
     # keep-alive comments do not count) before it is given up as a network error.
     stream_idle_timeout: float = Field(60.0, gt=0)
     temperature: float | None = Field(None, ge=0)
+    # Sent as the request's max_tokens: the most a reply may generate (a looping local model
+    # stops here instead of filling the server's context). Default: the model's output limit
+    # ([models."<model>"] max_output_tokens, litellm's price map, context.default_max_output_tokens).
+    max_output_tokens: int | None = Field(None, ge=1)
 
 
 class ToolSettings(_Section):

@@ -105,6 +105,15 @@ class TurnError(BaseModel):
     message: str
 
 
+class Notice(BaseModel):
+    """Something the user should know about an answer that did arrive (e.g. it was cut off at
+    the output limit): a line in the chat, a `Note:` on stderr in `-p`. The turn goes on."""
+
+    type: Literal["notice"] = "notice"
+    message: str
+    kind: Literal["info", "warning"] = "warning"
+
+
 class TurnFinished(BaseModel):
     type: Literal["turn_finished"] = "turn_finished"
     status: Literal["ok", "error", "interrupted"]
@@ -121,6 +130,7 @@ Event = Union[
     Usage,
     CondenseStarted,
     ContextManaged,
+    Notice,
     TurnError,
     TurnFinished,
 ]

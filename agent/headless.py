@@ -2,6 +2,9 @@
 
 Text mode prints the final answer on stdout; json mode prints every message stored by
 this run as one JSON object per line. Errors go to stderr and give exit code 1.
+An answer cut off at the model's output limit (finish_reason "length") is still the answer:
+it is printed, stderr gets a `Note:` naming `llm.max_output_tokens`, and the exit code stays 0
+(the message's meta in json mode says `finish_reason: "length"`).
 Without --yolo, commands and file changes are refused (nobody is there to approve) unless
 a `[permissions]` rule in config.toml allows them; each refusal is noted on stderr.
 `/compact [instructions]` condenses the session (with --resume/--continue) and prints the
@@ -17,7 +20,7 @@ from typing import TextIO
 
 from agent.config import Settings
 from agent.events import (
-    AssistantFinished, ContextManaged, Event, ToolFinished, TurnError, TurnFinished, UserMessage,
+    AssistantFinished, ContextManaged, Event, Notice, ToolFinished, TurnError, TurnFinished, UserMessage,
 )
 from agent.runtime import NoModelConfigured, Runtime, SessionNotFound, on_termination
 from agent.session.models import Message
@@ -63,6 +66,9 @@ class _Printer:
             if event.summary is not None and event.event.trigger == "manual":
                 self.final_text = event.summary.content or ""  # `-p "/compact …"` prints the summary
             self.err.write(describe_context_event(event) + "\n")
+            self.err.flush()
+        elif isinstance(event, Notice):  # e.g. the answer was cut off at the output limit
+            self.err.write(f"Note: {event.message}\n")
             self.err.flush()
         elif isinstance(event, TurnError):
             self.errors.append(event.message)

@@ -26,6 +26,7 @@ from agent.events import (
     AssistantFinished,
     AssistantStarted,
     Event,
+    Notice,
     Retrying,
     TextDelta,
     ToolFinished,
@@ -247,7 +248,11 @@ class Agent:
                 raise
             finally:
                 await _uninterruptible(_settled(saved))
-            message = await stream.finish(result, status="ok", estimated_tokens=build.tokens.total)
+            cut = result.finish_reason == "length"
+            message = await stream.finish(result, status="ok", estimated_tokens=build.tokens.total,
+                                          cut_at=request.max_tokens if cut else None)
+            if cut:
+                self.emit(Notice(message=cut_off_text(request.max_tokens)))
             self.session_cost += result.cost
             self.emit(Usage(context_tokens=build.tokens.total, context_window=self.limits.context_window,
                             prompt_tokens_reported=result.prompt_tokens,
@@ -277,7 +282,8 @@ class Agent:
 
         Serialised now: the provider adapter may edit the dicts while it sends them."""
         body = json.dumps({"messages": request.messages, "tools": request.tools,
-                           "params": {"temperature": request.temperature, "timeout": request.timeout}},
+                           "params": {"temperature": request.temperature, "timeout": request.timeout,
+                                      "max_tokens": request.max_tokens}},
                           ensure_ascii=False, separators=(",", ":"))
         sent_at = build.cache.at if build.cache is not None else now_ms()
         write = self.store.save_request(self.session.id, sent_at=sent_at, model=request.model, request_json=body)
@@ -380,8 +386,9 @@ class _StreamWriter:
             await self.agent._persist(self.agent.store.update_message(self.message))
 
     async def finish(self, result: StreamResult | None, *, status: str, error: str | None = None,
-                     estimated_tokens: int | None = None) -> Message | None:
-        """Finalise: the full text, tool calls, usage and cost; or the partial on failure."""
+                     estimated_tokens: int | None = None, cut_at: int | None = None) -> Message | None:
+        """Finalise: the full text, tool calls, usage and cost; or the partial on failure.
+        `cut_at`: the output limit the answer was cut at (finish_reason "length")."""
         await self.agent._settle_writes()
         text = result.content if result is not None else self.text
         if self.message is None:
@@ -406,6 +413,8 @@ class _StreamWriter:
             )
             if estimated_tokens is not None:
                 meta["estimated_prompt_tokens"] = estimated_tokens
+            if cut_at is not None:
+                meta["max_output_tokens"] = cut_at  # with finish_reason "length": cut off there
         elif result is not None and result.partial_tool_calls:
             meta["partial_tool_calls"] = result.partial_tool_calls
         if error:
@@ -414,6 +423,12 @@ class _StreamWriter:
         await self.agent._persist(self.agent.store.update_message(message))
         self.agent.emit(AssistantFinished(message=message))
         return message
+
+
+def cut_off_text(max_tokens: int | None) -> str:
+    """The notice for an answer that stopped at the output limit (finish_reason "length")."""
+    limit = f" (llm.max_output_tokens = {max_tokens})" if max_tokens is not None else ""
+    return f"the answer was cut off at the model's output limit{limit}."
 
 
 def unique_tool_call_ids(calls: list[ToolCall], history: list[Message]) -> dict[str, str]:

@@ -53,7 +53,36 @@ async def _list(store, args: argparse.Namespace) -> int:
     return 0
 
 
-async def _export(store, args: argparse.Namespace) -> int:
+def _context_settings(workspace: Path):
+    from agent.config import load_settings
+
+    return load_settings(workspace).context
+
+
+async def _context_records(store, session, messages, workspace: Path) -> list[dict]:
+    """The session's context files for the JSONL export (agent/session/export.py): every
+    history archive it has or its summaries name is (re)built first, so it is carried."""
+    from agent.context.files import manifest
+    from agent.context.files.manager import ContextFileError, ContextFiles
+    from agent.context.files.refs import history_ref_id
+    from agent.session.export import context_file_records
+
+    files = ContextFiles(store, session.id, settings=_context_settings(workspace))
+    named = {ref for ref, e in manifest.load(files.folder)["entries"].items()
+             if isinstance(e, dict) and e.get("kind") == "history"}
+    for m in messages:
+        condensed = (m.meta or {}).get("condensed") if m.kind == "summary" else None
+        if isinstance(condensed, dict) and condensed.get("first_id") and condensed.get("last_id"):
+            named.add(history_ref_id(str(condensed["first_id"]), str(condensed["last_id"])))
+    for ref in sorted(named):
+        try:
+            await files.read(ref, limit=1)
+        except ContextFileError as exc:
+            print(f"Warning: {exc}", file=sys.stderr)
+    return context_file_records(files.folder)
+
+
+async def _export(store, args: argparse.Namespace, workspace: Path) -> int:
     from agent.session.export import export_jsonl, export_markdown
     from agent.session.loading import load_session_messages
 
@@ -63,7 +92,8 @@ async def _export(store, args: argparse.Namespace) -> int:
     if args.format == "md":
         text = export_markdown(session, await load_session_messages(store, session.id))
     else:
-        text = export_jsonl(session, await store.all_messages(session.id))
+        messages = await store.all_messages(session.id)
+        text = export_jsonl(session, messages, await _context_records(store, session, messages, workspace))
     if args.output is None:
         _write_stdout(text)
         return 0
@@ -87,16 +117,27 @@ def _read_input(name: str) -> str:
 
 async def _import(store, args: argparse.Namespace, workspace: Path) -> int:
     from agent.session.importers import ImportFormatError, import_session, parse_any
+    from agent.session.importers.cairn import restore_context_files
 
     text = _read_input(args.file)
+    id_map: dict[str, str] = {}
     try:
         imported = parse_any(text, args.format)
-        session = await import_session(store, imported, cwd_default=str(workspace.resolve()))
+        session = await import_session(store, imported, cwd_default=str(workspace.resolve()), id_map=id_map)
     except ImportFormatError as exc:
         raise _BadInput(f"{args.file}: {exc}") from None
+    if imported.context_files:
+        notes = await restore_context_files(store, session, imported.context_files, id_map=id_map,
+                                            settings=_context_settings(workspace))
+        for note in notes:
+            print(f"Warning: {note}", file=sys.stderr)
+    from agent.session.importers.report import report, report_text
+
+    summary = report(imported)  # what was imported and what was not: never lossy in silence
     if args.json:
-        _write_stdout(json.dumps({"session_id": session.id}) + "\n")
+        _write_stdout(json.dumps({"session_id": session.id, **summary}, ensure_ascii=False) + "\n")
     else:
+        print(report_text(summary), end="", file=sys.stderr)
         _write_stdout(session.id + "\n")
     return 0
 
@@ -109,7 +150,7 @@ async def _run(args: argparse.Namespace, workspace: Path) -> int:
         if args.session_command == "list":
             return await _list(store, args)
         if args.session_command == "export":
-            return await _export(store, args)
+            return await _export(store, args, workspace)
         return await _import(store, args, workspace)
     finally:
         await store.close()

@@ -52,9 +52,13 @@ def workspace(tmp_path) -> Path:
 # Runtimes wired to the fake LLM server: real litellm, real SQLite, real tools.
 @pytest.fixture
 def server():
+    """The scripted server (tests/fakes/llm_server.py); script it with `.add(...)`. A request
+    that finds the script empty, or a step no request used up, fails the test (a test that
+    leaves steps on purpose sets `server.allow_unused = True` and says why)."""
     srv = FakeLLMServer()
     yield srv
     srv.close()
+    srv.check_script()
 
 
 @pytest.fixture
@@ -78,10 +82,11 @@ def open_runtime(server, workspace):
 @pytest.fixture
 def anthropic_server():
     """A FakeAnthropicServer (tests/fakes/anthropic_server.py: the Messages API, for prompt caching);
-    script it with `.add(...)`. A scripted step no request used up fails the test."""
+    script it with `.add(...)`. A scripted step no request used up, or a request past the script's
+    end, fails the test."""
     from tests.fakes.anthropic_server import FakeAnthropicServer
 
     srv = FakeAnthropicServer()
     yield srv
     srv.close()
-    assert srv.pending == 0, f"{srv.pending} scripted Anthropic step(s) were never requested"
+    srv.check_script()  # no step left unused, no request past the script's end

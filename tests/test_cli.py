@@ -107,3 +107,60 @@ def test_headless_compact_and_project_command(workspace):
         assert "SUMMARY OF THE SESSION" in out.stdout
         assert "context condensed (manual)" in out.stderr
         assert any("keep the API notes" in m["content"] for m in srv.requests[-1]["messages"])
+
+
+def test_headless_answer_cut_at_the_output_limit_says_so(workspace):
+    """Issue 17: an answer cut off at the output limit is printed, stderr says it was cut
+    (naming the setting), and the exit code stays 0 (README, `-p`)."""
+    with FakeLLMServer([text("The parser starts with\n    def parse(", finish_reason="length")]) as srv:
+        out = run("--model", "openai/fake", "--api-base", srv.base_url, "--api-key", "sk-test", "--cwd",
+                  str(workspace), "-p", "write a parser")
+        sent = srv.requests[-1]
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == "The parser starts with\n    def parse(\n"
+    assert ("Note: the answer was cut off at the model's output limit (llm.max_output_tokens = 4096)."
+            in out.stderr.splitlines()), out.stderr
+    assert sent.get("max_tokens") == 4096
+
+
+def test_headless_configured_output_limit(workspace):
+    (workspace / ".cairn").mkdir()
+    (workspace / ".cairn" / "config.toml").write_text("[llm]\nmax_output_tokens = 512\n")
+    with FakeLLMServer([text("Short.", finish_reason="length")]) as srv:
+        out = run("--model", "openai/fake", "--api-base", srv.base_url, "--api-key", "sk-test", "--cwd",
+                  str(workspace), "-p", "hi", "--output-format", "json")
+        sent = srv.requests[-1]
+    assert out.returncode == 0, out.stderr
+    assert sent.get("max_tokens") == 512
+    answer = [json.loads(line) for line in out.stdout.splitlines()][-1]
+    assert answer["meta"]["finish_reason"] == "length" and answer["meta"]["max_output_tokens"] == 512
+    assert "(llm.max_output_tokens = 512)" in out.stderr
+
+
+def test_debug_log_has_each_request_and_the_context_passes(workspace, _isolated_home):
+    """Issue 17: `--debug` logs each request (model, tokens estimated vs reported, cache
+    tokens, duration, finish reason, cost) and each context pass that changed the request,
+    with the key redacted."""
+    key = "sk-test-0123456789abcdefghijklmnop"
+    big = "python3 -c \"print('line of output ' * 2000)\""
+    with FakeLLMServer([
+        tool_calls([("c1", "terminal-execute", {"command": big})], prompt_tokens=700, completion_tokens=30),
+        text("Printed it.", prompt_tokens=1234, completion_tokens=56),
+    ]) as srv:
+        out = run("--model", "openai/fake", "--api-base", srv.base_url, "--api-key", key, "--cwd", str(workspace),
+                  "--yolo", "--debug", "-p", f"run {big} and tell me")
+    assert out.returncode == 0, out.stderr
+    log = (_isolated_home / "cairn.log").read_text()
+    requests = [line for line in log.splitlines() if " INFO agent.llm: request " in line]
+    assert len(requests) == 2, log
+    first, second = requests
+    assert "model=openai/fake messages=2 " in first and "finish_reason=tool_calls" in first
+    assert "prompt_tokens=700 completion_tokens=30" in first
+    for part in ("model=openai/fake messages=4 ", "max_tokens=4096", "prompt_tokens=1234", "completion_tokens=56",
+                 "cache_read_tokens=0", "cache_write_tokens=0", "finish_reason=stop", "cost=0.000000"):
+        assert part in second, second
+    assert int(second.split("tokens_estimated=")[1].split()[0]) > 0
+    assert float(second.split("duration=")[1].split("s ")[0]) >= 0
+    # The long output went to the model as a preview and a ref: the pass said so.
+    assert " INFO agent.context: externalize: 1 changed, " in log, log
+    assert key not in log

@@ -93,20 +93,28 @@ class RequestBuilder:
         """The whole request for `build`: its messages and the tools (with cache breakpoints
         where the provider needs them), the model and the LLM settings of a turn."""
         messages, sent_tools = self.payload(build, tools)
-        return self._request(self.model, messages, sent_tools)
+        return self._request(self.model, messages, sent_tools, estimated_tokens=build.tokens.total)
 
     def summary_request(self, model: str, messages: list[dict[str, Any]]) -> ChatRequest:
         """The condense request (agent/context/condense.py made its messages): a turn's
-        settings — endpoint, key, timeouts, temperature — on the summary model, no tools."""
+        settings — endpoint, key, timeouts, temperature — on the summary model (and its output
+        limit), no tools."""
         return self._request(model, messages, [])
 
-    def _request(self, model: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> ChatRequest:
+    def _request(self, model: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]],
+                 estimated_tokens: int | None = None) -> ChatRequest:
+        """`max_tokens`: the model's output limit (`model_limits`: a model's own override, else
+        `llm.max_output_tokens`, else litellm's map, else `context.default_max_output_tokens`),
+        the same figure the budget reserves for the reply."""
         from agent.llm.client import ChatRequest
+        from agent.llm.models import model_limits
 
         llm = self.settings.llm
         return ChatRequest(model=model, messages=messages, tools=tools, api_base=self.settings.api_base,
                            api_key=self.settings.api_key, temperature=llm.temperature, timeout=llm.request_timeout,
-                           idle_timeout=llm.stream_idle_timeout)
+                           idle_timeout=llm.stream_idle_timeout,
+                           max_tokens=model_limits(self.settings, model).max_output_tokens,
+                           estimated_tokens=estimated_tokens)
 
     @staticmethod
     def sent_record(build: BuildResult) -> dict[str, Any]:

@@ -58,6 +58,8 @@ class CondenseResult(BaseModel):
     tokens_before: int
     tokens_after: int
     history_text: str
+    # The newest user message(s), to be stored again right after the summary (see `restated`).
+    restate: list[Message] = []
 
 
 def default_count(message: Message) -> int:
@@ -74,13 +76,41 @@ def split_at_last_summary(history: list[Message]) -> tuple[Message | None, list[
     return None, list(history)
 
 
+def trailing_prompt(messages: list[Message]) -> int:
+    """Where the user messages the model has not answered yet begin at the end of `messages`
+    (notes skipped); `len(messages)` when the newest message is not one."""
+    start = len(messages)
+    for index in range(len(messages) - 1, -1, -1):
+        m = messages[index]
+        if m.kind == "note":
+            continue
+        if m.role != "user" or m.kind != "message":
+            break
+        start = index
+    return start
+
+
+def _turn_in_progress(messages: list[Message]) -> bool:
+    """The newest message (notes skipped) is a tool result or call: the model acts next."""
+    last = next((m for m in reversed(messages) if m.kind != "note"), None)
+    return last is not None and (last.role == "tool" or bool(last.tool_calls))
+
+
+def restated(messages: list[Message]) -> list[Message]:
+    """Copies of `messages` to store after the summary: the request starts at the summary
+    (pass 1), so the newest user message must follow it to be the request's last user turn,
+    verbatim — inside the summary's "Recent user messages" the model has nothing to answer."""
+    return [Message(role="user", content=m.content, kind="message", meta={"restated_from": m.id})
+            for m in messages]
+
+
 def check_enough(previous: Message | None, messages: list[Message]) -> None:
     """Step 2: nothing worth summarising, or a summary with barely anything after it."""
     count = sum(m.kind != "note" for m in messages) + (previous is not None)
-    if count <= MIN_MESSAGES:
-        raise CondenseError("Too few messages to condense.")
     if previous is not None and count <= MIN_MESSAGES_AFTER_SUMMARY:
         raise CondenseError("The conversation was just condensed; there is too little new to condense.")
+    if count <= MIN_MESSAGES:
+        raise CondenseError("Too few messages to condense.")
 
 
 def read_paths(messages: list[Message]) -> list[str]:
@@ -242,7 +272,20 @@ async def condense(
 
     now = clock() if now_ms is None else now_ms
     workspace = Path(workspace)
+    head = history[-1] if history else None
     previous, messages = split_at_last_summary(history)
+    # The prompt the model has not answered yet is not summarised: it is stored again after
+    # the summary, so the request ends with it (mid-turn, the newest user message is both
+    # summarised and restated).
+    start = trailing_prompt(messages)
+    if start < len(messages):
+        prompt_messages = [m for m in messages[start:] if m.role == "user"]
+        history = history[:len(history) - (len(messages) - start)]
+        previous, messages = split_at_last_summary(history)
+    elif _turn_in_progress(messages):
+        prompt_messages = [m for m in messages if m.role == "user" and m.kind == "message"][-1:]
+    else:  # the newest prompt was answered: nothing to restate
+        prompt_messages = []
     check_enough(previous, messages)
     earlier = (previous.meta.get("condensed") or {}).get("folded_files") or [] if previous else []
     paths = list(dict.fromkeys([*earlier, *read_paths(messages)]))  # step 6: files of the whole session
@@ -264,8 +307,8 @@ async def condense(
     content = prompt.summary_content(result.content, ref=history_ref_id(first.id, last.id), kept=kept,
                                      blocks=blocks, folded=folded, environment=environment)
     tokens_before = sum(count(m) for m in ([previous] if previous else []) + replaced)
-    summary = Message(session_id=last.session_id, parent_id=last.id, role="user", content=content, kind="summary",
-                      created_at=now)
+    summary = Message(session_id=last.session_id, parent_id=(head or last).id, role="user", content=content,
+                      kind="summary", created_at=now)
     tokens_after = count(summary)
     summary.meta = {"condensed": {
         "first_id": first.id, "last_id": last.id, "count": len(replaced), "tokens_before": tokens_before,
@@ -273,4 +316,5 @@ async def condense(
         "model": model, "folded_files": paths, "cost": result.cost}}
     return CondenseResult(summary=summary, replaced_first_id=first.id, replaced_last_id=last.id,
                           tokens_before=tokens_before, tokens_after=tokens_after,
-                          history_text=prompt.history_markdown(replaced, workspace=workspace, now_ms=now))
+                          history_text=prompt.history_markdown(replaced, workspace=workspace, now_ms=now),
+                          restate=restated(prompt_messages))

@@ -87,7 +87,9 @@ def may_auto_condense(history: list[Message], budget: Budget, count) -> bool:
     previous, since = split_at_last_summary(history)
     if previous is None:
         return True
-    return sum(count(m) for m in since) >= RECONDENSE_MIN_SHARE * budget.threshold
+    # The prompt restated after the summary (condense.restated) is restated again by every
+    # condense: summarising cannot shrink it, so it does not count as new conversation.
+    return sum(count(m) for m in since if not m.meta.get("restated_from")) >= RECONDENSE_MIN_SHARE * budget.threshold
 
 
 def truncation_target(cfg: "ContextSettings", budget: Budget, limit: int | None = None) -> int:

@@ -11,6 +11,7 @@ import asyncio
 import email.utils
 import inspect
 import json
+import logging
 import os
 import re
 import time
@@ -32,6 +33,8 @@ from agent.llm.errors import (
 from agent.session.models import ToolCall
 
 TextSink = Callable[[str], Awaitable[None] | None]
+# One INFO line per request (`--debug` writes it to cairn.log, redacted by the handler).
+log = logging.getLogger("agent.llm")
 
 # Which variable to set, named in auth errors, by litellm provider prefix.
 KEY_VARIABLE = {
@@ -82,6 +85,11 @@ class ChatRequest:
     timeout: float = 600.0
     # Seconds without content (llm.stream_idle_timeout): keep-alive comments do not count.
     idle_timeout: float = DEFAULT_STREAM_IDLE_TIMEOUT
+    # The most the reply may generate (litellm sends it as the provider wants it:
+    # max_tokens, or max_completion_tokens for OpenAI's reasoning models). None: not sent.
+    max_tokens: int | None = None
+    # Our count of the request's tokens (for the log line beside what the provider reports).
+    estimated_tokens: int | None = None
 
 
 def _provider(model: str) -> str:
@@ -259,7 +267,10 @@ async def stream_chat(request: ChatRequest, on_text: TextSink | None = None,
         kwargs["api_key"] = request.api_key
     if request.temperature is not None:
         kwargs["temperature"] = request.temperature
+    if request.max_tokens is not None:
+        kwargs["max_tokens"] = request.max_tokens
     idle = request.idle_timeout
+    started = time.monotonic()
     watchdog: asyncio.Timeout | None = None
     try:
         # The idle watchdog: pushed back only by content, so a server that sends nothing
@@ -325,6 +336,7 @@ async def stream_chat(request: ChatRequest, on_text: TextSink | None = None,
                                "(no finish reason).")
     except BaseException as exc:
         result.partial_tool_calls = [vars(b) for _, b in sorted(calls.items())]
+        _log_request(request, result, started, failed=exc)
         if isinstance(exc, TimeoutError) and watchdog is not None and watchdog.expired():
             err = NetworkError(f"The response stream from {request.model} sent no content for {idle:g} s "
                                "(only keep-alives, or nothing at all); gave up waiting.")
@@ -345,9 +357,31 @@ async def stream_chat(request: ChatRequest, on_text: TextSink | None = None,
     if not result.tool_calls and not result.content.strip():
         err = ProviderError(_EMPTY_AT_LIMIT if result.finish_reason == "length" else _EMPTY, retryable=True)
         err.partial = result  # type: ignore[attr-defined]
+        _log_request(request, result, started, failed=err)
         raise err
     result.cost = _cost(request.model, result)
+    _log_request(request, result, started)
     return result
+
+
+def _log_request(request: ChatRequest, result: StreamResult, started: float,
+                 failed: BaseException | None = None) -> None:
+    """The request's line in the debug log: what was sent, what the provider reported back."""
+    if not log.isEnabledFor(logging.INFO):
+        return
+
+    def known(value: Any) -> str:
+        return "?" if value is None else str(value)
+
+    outcome = ""
+    if failed is not None:
+        outcome = f" failed={type(failed).__name__}" + (f": {_short(failed)}" if isinstance(failed, Exception) else "")
+    log.info("request model=%s messages=%d tools=%d max_tokens=%s tokens_estimated=%s prompt_tokens=%s "
+             "completion_tokens=%s cache_read_tokens=%d cache_write_tokens=%d duration=%.2fs finish_reason=%s "
+             "cost=%.6f%s", request.model, len(request.messages), len(request.tools), known(request.max_tokens),
+             known(request.estimated_tokens), known(result.prompt_tokens), known(result.completion_tokens),
+             result.cache_read_tokens, result.cache_write_tokens, time.monotonic() - started,
+             known(result.finish_reason), result.cost, outcome)
 
 
 def _ended_early(stream: Any, model: str, calls: dict[int, _CallBuffer]) -> bool:

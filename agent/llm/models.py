@@ -36,7 +36,11 @@ class ModelLimits(BaseModel):
 
 
 def model_limits(settings: Settings, model: str) -> ModelLimits:
-    """Config override > litellm's cost map (read without importing litellm) > configured defaults."""
+    """Config override > litellm's cost map (read without importing litellm) > configured defaults.
+
+    The output limit is what each request sends as max_tokens and what the budget reserves
+    for the reply: `[models."<model>"] max_output_tokens` > `llm.max_output_tokens` > the map >
+    `context.default_max_output_tokens`."""
     from agent.llm.cost_map import model_info
 
     info = model_info(model)  # None: unknown to litellm (local or custom models): use defaults
@@ -45,6 +49,7 @@ def model_limits(settings: Settings, model: str) -> ModelLimits:
     override = model_override(settings, model)
     return ModelLimits(
         context_window=override.context_window or window or settings.context.default_context_window,
-        max_output_tokens=override.max_output_tokens or output or settings.context.default_max_output_tokens,
+        max_output_tokens=(override.max_output_tokens or settings.llm.max_output_tokens or output
+                           or settings.context.default_max_output_tokens),
         from_litellm=info is not None,
     )

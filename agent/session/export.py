@@ -5,6 +5,27 @@ session can be imported elsewhere and come back exactly (agent/session/importers
 The output is canonical (sorted keys, compact separators, UTF-8 text, one record per line)
 so that export → import → export gives the same bytes.
 
+Context files (seed 004 备份/导入, SPEC §6) ride in the same file, after the messages: one
+line per file of the session's folder `<data dir>/context/<session>/` that its manifest
+lists, sorted by id (the tool catalog is left out: it is the running cairn's tool set,
+rebuilt from it). A reader that knows only messages (`version` stays 1) finds none of these
+lines in an older export, and such an export still imports: every file is rebuilt on use.
+
+    {"type": "context-file", "id": "hist-…", "kind": "history", "path": "history/archive/….md",
+     "mimeType": "text/markdown", "source": {"first": <message id>, "last": <message id>},
+     "created": <ms>, "hint": "…", "encoding": "utf-8" | "base64", "content": "…",
+     "sha256": <hex of the content's bytes>, "size": <bytes>}
+    {"type": "context-file", "id": "art-…", "kind": "artifact", "path": "artifacts/….log",
+     "mimeType": "text/plain", "source": {"messageId": <message id>}, "sha256": …, "size": …}
+
+A history archive (written when a range was condensed: the record the summary names) carries
+its bytes — as text when they are UTF-8, base64 otherwise. An artifact is a cache of its
+stored message, which is already in the file: its line names it (id, path, sha256, size)
+without repeating the output. On import (agent/session/importers/cairn.py) files are written
+only inside the new session's folder; an artifact is rebuilt from its imported message, and a
+history archive whose content is missing or does not match its sha256 is rebuilt from the
+imported messages (the summary's `meta.condensed` range) instead of being trusted.
+
 Markdown is for people: the active path as a reader sees it (callers pass the seed-002
 view from `load_session_messages`), with tool calls and results in fenced blocks. It is
 not meant to be imported again.
@@ -15,23 +36,68 @@ from __future__ import annotations
 import json
 import re
 from datetime import datetime, timezone
+from pathlib import Path
 
 from agent.session.models import Message, Session
 
 FORMAT = "cairn-session"
 VERSION = 1
+CONTEXT_FILE = "context-file"
+CONTEXT_KINDS = ("artifact", "history")
 
 
 def _line(record: dict) -> str:
     return json.dumps(record, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
 
-def export_jsonl(session: Session, messages: list[Message]) -> str:
-    """Header line, then one line per message in seq order (pass `store.all_messages`)."""
+def export_jsonl(session: Session, messages: list[Message], context_files: list[dict] = ()) -> str:
+    """Header line, then one line per message in seq order (pass `store.all_messages`), then
+    the `context_file_records` of the session's folder, if any."""
     lines = [_line({**session.model_dump(), "type": "session", "format": FORMAT, "version": VERSION})]
     for message in sorted(messages, key=lambda m: m.seq):
         lines.append(_line({**message.model_dump(), "type": "message"}))
+    for record in sorted(context_files, key=lambda r: r["id"]):
+        lines.append(_line({**record, "type": CONTEXT_FILE}))
     return "\n".join(lines) + "\n"
+
+
+def context_file_records(folder: Path) -> list[dict]:
+    """The `context-file` records of one session folder, from its manifest (see above).
+
+    Files are opened inside the folder without following links (security.py); a history
+    archive that cannot be read is recorded without content (the importer rebuilds it)."""
+    import base64
+    import hashlib
+    import os
+
+    from agent.context.files import manifest, security
+    from agent.context.files.refs import kind_of
+
+    records = []
+    for ref_id, entry in sorted(manifest.load(folder)["entries"].items()):
+        kind = kind_of(ref_id)
+        if kind not in CONTEXT_KINDS or not isinstance(entry, dict) or entry.get("kind") != kind:
+            continue
+        source = entry.get("source") if isinstance(entry.get("source"), dict) else {}
+        record = {"id": ref_id, "kind": kind, "path": str(entry.get("path") or ""), "source": source,
+                  "mimeType": entry.get("mimeType"), "sha256": entry.get("sha256"), "size": entry.get("size")}
+        if kind == "history":
+            record.update(created=int(entry.get("created") or 0), hint=str(entry.get("hint") or ""),
+                          encoding=None, content=None)
+            try:
+                fd = security.open_file(folder, record["path"])
+                with os.fdopen(fd, "rb") as f:
+                    payload = f.read()
+            except (OSError, security.ContextFileError):
+                payload = None
+            if payload is not None:
+                try:
+                    record.update(encoding="utf-8", content=payload.decode("utf-8"))
+                except UnicodeDecodeError:
+                    record.update(encoding="base64", content=base64.b64encode(payload).decode("ascii"))
+                record.update(sha256=hashlib.sha256(payload).hexdigest(), size=len(payload))
+        records.append(record)
+    return records
 
 
 # -- Markdown ---------------------------------------------------------------------------

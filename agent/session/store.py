@@ -65,6 +65,27 @@ async def _enable_wal(conn: aiosqlite.Connection) -> None:
         delay = min(delay * 2, 0.1)
 
 
+# Store.large_tool_results: tool results over a number of characters, counted as Python's
+# len() counts them (code points). A UTF-8 text has as many characters as bytes that are not
+# continuation bytes (0x80-0xBF). `length(content)` is exact unless the text holds a NUL
+# (SQLite stops there), and bytes bound characters from above, so only a text with a NUL and
+# enough bytes is counted byte by byte: over its first 4 × (limit + 1) bytes (a character
+# has at most 4), the characters beginning there = Σ over the 64 continuation byte values b
+# of len(prefix without b) − 63 × len(prefix). More than `limit` of them ⇔ more than
+# `limit` characters in all (if not, the whole text fits in the prefix). `replace()` works on
+# all bytes of a value; only its pattern must not start with NUL.
+_LARGE_PREFIX = "substr(CAST(content AS BLOB), 1, ?)"
+_LARGE_PREFIX_USES = 65
+_LARGE_CHARS = " + ".join(f"length(CAST(replace({_LARGE_PREFIX}, x'{b:02X}', '') AS BLOB))"
+                          for b in range(0x80, 0xC0)) + f" - 63 * length({_LARGE_PREFIX})"
+_LARGE_TOOL_RESULT = (
+    "SELECT id, seq, tool_call_id, tool_name, created_at, status FROM messages"
+    " WHERE session_id = ? AND seq > ? AND role = 'tool' AND length(CAST(content AS BLOB)) > ?"
+    f" AND (length(content) > ? OR (instr(CAST(content AS BLOB), x'00') > 0 AND ({_LARGE_CHARS}) > ?))"
+    " ORDER BY seq"
+)
+
+
 class Store:
     def __init__(self, conn: aiosqlite.Connection, path: Path) -> None:
         self.conn = conn
@@ -412,11 +433,16 @@ class Store:
     async def large_tool_results(self, session_id: str, min_chars: int, after_seq: int = 0) -> list[dict[str, Any]]:
         """Tool results of a session (all branches) longer than `min_chars` characters and
         written after `after_seq`, oldest first, without their content (a tool result is
-        written once, so callers can scan incrementally)."""
+        written once, so callers can scan incrementally).
+
+        Characters as Python's `len()` counts them — the request side's measure (the
+        externalize pass), so every output sent as a ref has a context file. SQLite's
+        `length()` stops at the first NUL of a TEXT, so a text with a NUL is counted on its
+        UTF-8 bytes instead (`_LARGE_TOOL_RESULT`)."""
+        prefix = 4 * (max(min_chars, 0) + 1)
         async with self.conn.execute(
-            "SELECT id, seq, tool_call_id, tool_name, created_at, status FROM messages"
-            " WHERE session_id = ? AND seq > ? AND role = 'tool' AND length(content) > ? ORDER BY seq",
-            (session_id, after_seq, min_chars),
+            _LARGE_TOOL_RESULT,
+            (session_id, after_seq, min_chars, min_chars, *([prefix] * _LARGE_PREFIX_USES), min_chars),
         ) as cur:
             return [dict(row) for row in await cur.fetchall()]
 

@@ -295,6 +295,8 @@ class CairnApp(App):
             status.condensing(event.tokens)
         elif isinstance(event, ev.ContextManaged):
             self._context_managed(event)
+        elif isinstance(event, ev.Notice):  # e.g. the answer was cut off at the output limit
+            chat.add_notice(event.message[:1].upper() + event.message[1:], kind=event.kind)
         elif isinstance(event, ev.TurnError):
             status.condensing_done()
             chat.add_error(event.message)

@@ -43,6 +43,8 @@ def history_lines(messages: list[dict[str, Any]], width: int) -> list[str]:
     lines: list[str] = []
     for m in messages:
         content = m.get("content") or ""
+        if (m.get("meta") or {}).get("restated_from"):
+            continue  # a prompt restated after a condense summary: shown where it was typed
         if m.get("kind") == "summary":
             lines += ["", f"  {DIM}── Context condensed ──{RESET}"]
         elif m["role"] == "user":

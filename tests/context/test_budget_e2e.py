@@ -59,7 +59,12 @@ def summary_requests(server) -> list[dict]:
 
 
 async def test_crossing_the_threshold_condenses_and_the_next_request_fits(server, open_runtime, workspace):
-    server.add(*[responder()] * 40)
+    """Seed 001 §3.4「实现Fresh Start模型，保留关键上下文信息」("a Fresh Start that keeps the key
+    context") and §8「优先删除中间段，保留开头和结尾」("delete the middle first, keep the
+    beginning and the end"): after an automatic condense the request is the summary and then
+    the user's new prompt as its own, final user turn, verbatim (issue 17: it used to be
+    `[system, user(summary)]`, the prompt only inside the summary's "Recent user messages")."""
+    server.add_forever(responder())  # as many turns as it takes to cross the threshold
     runtime = await open_runtime(flags=BUDGET_FLAGS)
     try:
         for i in range(12):
@@ -79,11 +84,12 @@ async def test_crossing_the_threshold_condenses_and_the_next_request_fits(server
         after = chat_requests(server)[-1]
         assert request_tokens(after) < budget.threshold
         roles = [m["role"] for m in after["messages"]]
-        assert roles == ["system", "user"]  # the summary carries the turn that triggered it
+        assert roles == ["system", "user", "user"]  # the summary, then the prompt to answer
+        assert after["messages"][-1]["content"] == essay_prompt(i)  # verbatim, its own turn
         summary_text = after["messages"][1]["content"]
         assert SUMMARY in summary_text
         # Recent user messages are kept verbatim; the replaced range is archived under a ref.
-        assert essay_prompt(i) in summary_text
+        assert essay_prompt(i - 1) in summary_text and essay_prompt(i) not in summary_text
         assert "hist-" in summary_text
         refs = await runtime.agent.ctx.context_files.list()
         assert any(r.kind == "history" and r.id in summary_text for r in refs)
@@ -94,8 +100,9 @@ async def test_crossing_the_threshold_condenses_and_the_next_request_fits(server
         # The next turn is built on the summary: summary + new turn only.
         await runtime.run_turn("And one more short question?")
         last = chat_requests(server)[-1]
-        assert [m["role"] for m in last["messages"]] == ["system", "user", "assistant", "user"]
+        assert [m["role"] for m in last["messages"]] == ["system", "user", "user", "assistant", "user"]
         assert last["messages"][1]["content"] == summary_text
+        assert last["messages"][2]["content"] == essay_prompt(i)
     finally:
         await runtime.close()
 
@@ -106,16 +113,21 @@ async def test_crossing_the_threshold_condenses_and_the_next_request_fits(server
     summary_id, meta = summaries[0][0], json.loads(summaries[0][3])
     assert meta["condensed"]["automatic"] is True and meta["condensed"]["count"] >= 2
     # Nothing was deleted: every essay is still stored, and the originals are marked.
-    assert sum(r[1] == "user" and r[2] == "message" and (r[4] or "").startswith("Essay") for r in rows) == i + 1
-    before = rows[: [r[0] for r in rows].index(summary_id)]
-    assert before and all(json.loads(r[3] or "{}").get("condensed_by") == summary_id for r in before)
+    # The prompt that triggered it is stored again after the summary (meta names the original).
+    assert sum(r[1] == "user" and r[2] == "message" and (r[4] or "").startswith("Essay") for r in rows) == i + 2
+    at = [r[0] for r in rows].index(summary_id)
+    before, again = rows[:at], rows[at + 1]
+    assert (again[1], again[2], again[4]) == ("user", "message", essay_prompt(i))
+    assert json.loads(again[3])["restated_from"] == before[-1][0] and before[-1][4] == essay_prompt(i)
+    assert all(json.loads(r[3] or "{}").get("condensed_by") == summary_id for r in before[:-1])
+    assert "condensed_by" not in json.loads(before[-1][3] or "{}")  # not summarised: not dimmed
     events = conn.execute("SELECT action, trigger, outcome, tokens_before, tokens_after, summary_id"
                           " FROM context_events").fetchall()
     assert events == [("condense", "auto", "ok", event.tokens_before, event.tokens_after, summary_id)]
 
 
 async def test_summary_request_failing_falls_back_to_truncation(server, open_runtime, workspace):
-    server.add(*[responder(summary_step=error(400, message="summary model unavailable"))] * 40)
+    server.add_forever(responder(summary_step=error(400, message="summary model unavailable")))
     runtime = await open_runtime(flags=BUDGET_FLAGS)
     try:
         for i in range(12):
@@ -229,9 +241,11 @@ async def test_context_too_long_condenses_and_retries_once(server, open_runtime)
     managed = of_type(runtime.events, "context_managed")
     assert [(m.event.action, m.event.trigger, m.event.outcome) for m in managed] == [("condense", "overflow", "ok")]
     retried = server.requests[-1]
-    assert [m["role"] for m in retried["messages"]] == ["system", "user"]
+    # The summary, then the new prompt as the last user turn, verbatim (issue 17).
+    assert [m["role"] for m in retried["messages"]] == ["system", "user", "user"]
     assert SUMMARY in retried["messages"][1]["content"]
-    assert "And the deploy step?" in retried["messages"][1]["content"]
+    assert "And the deploy step?" not in retried["messages"][1]["content"]
+    assert retried["messages"][2]["content"] == "And the deploy step?"
 
 
 async def test_context_too_long_twice_is_an_error_not_a_loop(server, open_runtime):
@@ -252,8 +266,9 @@ async def test_a_summary_that_does_not_shrink_enough_is_not_condensed_again(serv
     flags = {**BUDGET_FLAGS, "context": {**BUDGET_FLAGS["context"], "condense_keep_recent_user_tokens": 40_000,
                                          "fallback_max_tokens": 50_000}}
     calls = [tool_calls([(f"c{i}", "terminal-execute", {"command": f"echo step {i}"})]) for i in range(4)]
+    # 3 essays; then the paste: the summary request, the tool loop (4 calls), the final answer.
     server.add(*[responder()] * 3, lambda r: text(SUMMARY) if is_summary_request(r) else calls[0], *calls[1:],
-               responder(), responder())
+               responder())
     runtime = await open_runtime(flags=flags)
     try:
         for i in range(3):
@@ -271,7 +286,8 @@ async def test_a_summary_that_does_not_shrink_enough_is_not_condensed_again(serv
 
 
 async def test_three_condenses_then_resume_rewind_and_export(server, open_runtime, workspace):
-    server.add(*[responder()] * 30)
+    # 3 rounds of 2 turns and a /compact, then "after resume" and "redo turn 1".
+    server.add(*[responder()] * (3 * 3 + 2))
     runtime = await open_runtime()
     turns: list[str] = []
     try:

@@ -50,7 +50,9 @@ def session_history() -> list[Message]:
 
 
 async def run(server, history, workspace: Path, **kw):
-    server.add(kw.pop("reply", text("SUMMARY OF WORK")))
+    reply = kw.pop("reply", text("SUMMARY OF WORK"))
+    if reply is not None:  # None: the condense must be refused before any model call
+        server.add(reply)
     kw.setdefault("automatic", False)
     kw.setdefault("fold", lambda paths: "")
     return await condense(history, model=MODEL, api_base=server.base_url, api_key="sk-test",
@@ -63,10 +65,10 @@ def request_text(server, index: int = -1) -> str:
 
 async def test_too_few_messages_is_refused(server, workspace):
     with pytest.raises(CondenseError, match="Too few messages"):
-        await run(server, [user("hi")], workspace)
+        await run(server, [user("hi")], workspace, reply=None)
     summary = user("old summary", kind="summary")
     with pytest.raises(CondenseError, match="just condensed"):
-        await run(server, [user("a"), summary, user("b")], workspace)
+        await run(server, [user("a"), summary, user("b")], workspace, reply=None)
     assert server.requests == []  # refused before any call
 
 
@@ -206,3 +208,40 @@ async def test_provider_error_is_a_readable_condense_error(server, workspace):
         await run(server, session_history(), workspace, reply=error(400, message="model refuses"))
     assert str(info.value).startswith("Condensing failed:") and "model refuses" in str(info.value)
     assert "Traceback" not in str(info.value)
+
+
+async def test_the_unanswered_prompt_is_restated_after_the_summary(server, workspace):
+    """Seed 001 §3.4「实现Fresh Start模型，保留关键上下文信息」("a Fresh Start that keeps the key
+    context") and §8「保留开头和结尾」("keep the beginning and the end"): the request starts at
+    the summary, so the user's newest message must follow it as the last user turn, verbatim.
+    Issue 17: it was summarised into "Recent user messages" and the request ended there."""
+    prompt = "Now also handle division by zero, exactly like this: `1 / 0 -> inf`."
+    history = session_history() + [user(prompt)]
+    result = await run(server, history, workspace, automatic=True)
+    # The prompt is not summarised: the range ends before it, the summary holds the rest.
+    assert result.replaced_last_id == history[-2].id and result.summary.meta["condensed"]["count"] == 4
+    assert prompt not in result.summary.content and "Fix the failing test" in result.summary.content
+    assert prompt not in request_text(server)
+    assert result.summary.parent_id == history[-1].id  # stored after the prompt, a linear path
+    # It is restated after the summary, verbatim, with its origin.
+    assert [(m.role, m.kind, m.content, m.meta) for m in result.restate] == [
+        ("user", "message", prompt, {"restated_from": history[-1].id})]
+    request = [result.summary, *result.restate]
+    assert request[-1].role == "user" and request[-1].content == prompt
+
+
+async def test_mid_turn_the_newest_user_message_is_summarised_and_restated(server, workspace):
+    """Between the tool calls of a turn the newest user message is inside the range: the
+    summary holds it and it is restated, so the request still ends with it as a user turn
+    before the model's next step (issue 17)."""
+    history = session_history()[:3]  # the task, a call, its result: the turn goes on
+    result = await run(server, history, workspace, automatic=True)
+    assert result.replaced_last_id == history[-1].id
+    assert [(m.content, m.meta) for m in result.restate] == [
+        ("Fix the failing test in calc.py", {"restated_from": history[0].id})]
+
+
+async def test_nothing_but_the_prompt_is_too_few_to_condense(server, workspace):
+    with pytest.raises(CondenseError, match="Too few messages"):
+        await run(server, [user("one huge first prompt")], workspace, automatic=True, reply=None)
+    assert server.requests == []

@@ -3,7 +3,9 @@
 The server answers ``POST /v1/chat/completions`` (and ``/chat/completions``) from a
 queue of *script steps*: each request consumes the next step.  When the queue is empty
 the server streams the plain text ``(no more scripted responses)`` so a test fails
-visibly instead of hanging.  ``GET /v1/models`` (and ``/models``) lists one model.
+visibly instead of hanging, and counts the request as an overrun; ``check_script()``
+(called by the ``server`` fixtures at teardown) fails on an overrun or an unused step
+(``allow_unused = True`` opts out of the latter, for a test that leaves steps on purpose).  ``GET /v1/models`` (and ``/models``) lists one model.
 
 Python use::
 
@@ -359,6 +361,11 @@ class FakeLLMServer:
         self._queue: list[Step] = list(self._script)
         self._requests: list[dict[str, Any]] = []
         self._headers: list[dict[str, str]] = []
+        self._overruns: list[int] = []  # 1-based numbers of the requests that found no step left
+        # A test that leaves scripted steps unused on purpose sets this (with a comment why);
+        # `check_script` then only fails on overruns.
+        self.allow_unused = False
+        self._forever: Step | Callable[[dict[str, Any]], Step] | None = None
         self._conns: set[socket.socket] = set()
         self._active = 0
         self._closed_evt = threading.Event()
@@ -394,6 +401,28 @@ class FakeLLMServer:
             return len(self._queue)
 
     @property
+    def overruns(self) -> int:
+        """Requests that found the script empty (answered with ``NO_MORE_RESPONSES``)."""
+        with self._lock:
+            return len(self._overruns)
+
+    def check_script(self) -> None:
+        """AssertionError unless the script was used exactly: no request found it empty, and
+        every step was requested (unless ``allow_unused``; a ``repeat`` script never ends).
+        The ``server`` fixtures call this at teardown, so a script that does not match what
+        the test made the code send fails the test that owns it."""
+        with self._lock:
+            overruns, unused = list(self._overruns), list(self._queue)
+        problems = []
+        if overruns:
+            problems.append(f"request(s) {overruns} found no scripted step left (answered {NO_MORE_RESPONSES!r})")
+        if unused and not self.allow_unused and not self.repeat:
+            names = ", ".join(getattr(step, "__name__", type(step).__name__) for step in unused)
+            problems.append(f"{len(unused)} scripted step(s) were never requested: {names}")
+        if problems:
+            raise AssertionError("fake LLM script mismatch: " + "; ".join(problems))
+
+    @property
     def active_streams(self) -> int:
         """Chat-completion responses being served right now (a hang counts until it ends)."""
         with self._lock:
@@ -420,6 +449,15 @@ class FakeLLMServer:
             self._queue.extend(steps)
             if self.repeat:
                 self._script.extend(steps)
+        return self
+
+    def add_forever(self, step: Step | Callable[[dict[str, Any]], Step]) -> "FakeLLMServer":
+        """Answer every request after the queued steps with ``step`` (usually a callable that
+        answers from the request): for a test whose number of requests is decided by the code
+        under test (e.g. "run turns until a condense happens"). Such a script never overruns
+        and leaves nothing unused; the test asserts on the requests it got."""
+        with self._lock:
+            self._forever = step
         return self
 
     def wait_for_requests(self, n: int, timeout: float = 5.0) -> list[dict[str, Any]]:
@@ -471,7 +509,13 @@ class FakeLLMServer:
             seq = len(self._requests)
             if not self._queue and self.repeat and self._script:
                 self._queue.extend(self._script)
-            step: Step = self._queue.pop(0) if self._queue else Text(NO_MORE_RESPONSES, chunk_size=64)
+            if self._queue:
+                step: Step = self._queue.pop(0)
+            elif self._forever is not None:
+                step = self._forever
+            else:
+                self._overruns.append(seq)
+                step = Text(NO_MORE_RESPONSES, chunk_size=64)
             self._cond.notify_all()
         if callable(step):  # a step that answers what it was sent, as a model would
             step = step(request)

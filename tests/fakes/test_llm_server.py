@@ -12,6 +12,7 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -200,6 +201,30 @@ async def test_queue_order_add_and_exhaustion(server):
     assert (await collect(server.base_url)).text == "three"
     assert (await collect(server.base_url)).text == NO_MORE_RESPONSES
     assert len(server.requests) == 4
+
+
+async def test_check_script_fails_on_an_overrun_and_on_an_unused_step():
+    """What the `server` fixtures run at teardown: the script must be used exactly."""
+    with FakeLLMServer([text("one")]) as srv:
+        assert (await collect(srv.base_url)).text == "one"
+        srv.check_script()  # used exactly
+        assert (await collect(srv.base_url)).text == NO_MORE_RESPONSES
+        assert srv.overruns == 1
+        srv.allow_unused = True  # the opt-out covers unused steps, never an overrun
+        with pytest.raises(AssertionError, match=r"request\(s\) \[2\] found no scripted step left"):
+            srv.check_script()
+    with FakeLLMServer([text("one"), text("two")]) as srv:
+        assert (await collect(srv.base_url)).text == "one"
+        with pytest.raises(AssertionError, match=r"1 scripted step\(s\) were never requested: Text"):
+            srv.check_script()
+        srv.allow_unused = True
+        srv.check_script()
+    with FakeLLMServer([text("first")]) as srv:  # a router for a test whose request count is open
+        srv.add_forever(lambda request: text(f"answer {len(request['messages'])}"))
+        assert (await collect(srv.base_url)).text == "first"
+        assert (await collect(srv.base_url)).text == "answer 2"
+        assert (await collect(srv.base_url)).text == "answer 2"
+        srv.check_script()  # no overrun, nothing unused
 
 
 async def test_non_stream_text_and_tool_calls(server):
@@ -444,23 +469,38 @@ async def test_hang_finishes_after_its_time(server):
     assert time.monotonic() - start >= 0.2
 
 
-def test_close_stops_a_hanging_stream_promptly():
-    srv = FakeLLMServer([hang(30)])
+def test_close_stops_a_hanging_stream():
+    """close() ends a stream that is hanging: the handler stops and the client sees the end of
+    the connection long before the scripted hang would be over. No duration is asserted: the
+    waits below are hang detectors, each far shorter than the hang, so only a close that waits
+    for the hang (or never ends it) fails."""
+    hang_seconds, guard = 600, 60
+    srv = FakeLLMServer([hang(hang_seconds)])
     conn = socket.create_connection(("127.0.0.1", srv.port))
-    conn.sendall(
-        b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-        b"Content-Length: 15\r\n\r\n{\"stream\":true}"
-    )
-    conn.settimeout(2)
-    received = b""
-    while b"chat.completion.chunk" not in received:
-        data = conn.recv(65536)
-        assert data, received
-        received += data
-    start = time.monotonic()
-    srv.close()
-    assert time.monotonic() - start < 1.5
-    conn.close()
+    try:
+        conn.sendall(
+            b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b"Content-Length: 15\r\n\r\n{\"stream\":true}"
+        )
+        conn.settimeout(guard)
+        received = b""
+        while b"chat.completion.chunk" not in received:
+            data = conn.recv(65536)
+            assert data, received
+            received += data
+        assert srv.active_streams == 1  # the hang is being served
+        closed = threading.Event()
+        threading.Thread(target=lambda: (srv.close(), closed.set()), daemon=True).start()
+        assert closed.wait(guard), "close() did not return while a stream hung"
+        assert srv.wait_idle(guard), "the hanging handler kept serving after close()"
+        try:  # the client is told: the connection ends (EOF or reset), no more data hangs on it
+            while conn.recv(65536):
+                pass
+        except ConnectionResetError:
+            pass
+    finally:
+        conn.close()
+        srv.close()
 
 
 # --------------------------------------------------------------------------- JSON script + CLI

@@ -77,11 +77,22 @@ async def test_ansi_and_cursor_codes_are_stored_as_written(registry, yolo_ctx):
     assert "␛[2J" in shown and "␛[31mred" in shown
 
 
+# A flood's own command timeout and hang guard. Reading 500 MB under tracemalloc takes a few
+# seconds on an idle machine and several times that on a loaded one; the context's 20 s
+# default is a limit for ordinary commands, not for this one. `exitCode == 0` and the
+# "done" on stderr still prove the command ran to its end rather than being killed.
+# Two floods (+ their guards) stay under conftest's 240 s whole-test guard.
+FLOOD_TIMEOUT = 90.0
+
+
 async def _flood(registry, ctx, size: int):
     """Run a command printing `size` bytes; (result, peak traced memory during the call)."""
+    # One `tr` stage turns NUL bytes into "a" at pipe speed (no shell loop, no Python producer).
+    command = f"head -c {size} /dev/zero | tr '\\0' a; echo done >&2"
     tracemalloc.start()
     try:
-        result = await run(registry, ctx, f"head -c {size} /dev/zero | tr '\\0' a; echo done >&2")
+        result = await execute(registry, ctx, "terminal-execute", {"command": command, "timeout": FLOOD_TIMEOUT},
+                               seconds=FLOOD_TIMEOUT + 20)
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()

@@ -11,6 +11,7 @@ import asyncio
 import json
 
 from agent.config import data_dir
+from agent.session import restore_journal
 from agent.session.restore_journal import (
     PAUSE_ENV, PREFIX, Journal, journal_dir, recover, restore_file, temp_path, write_journal,
 )
@@ -176,15 +177,29 @@ async def test_a_journal_whose_owner_stays_alive_is_left_to_it(server, open_runt
         await runtime.close()
 
 
-async def test_start_up_waits_for_a_live_restore_to_finish(server, open_runtime, workspace):
+async def test_start_up_waits_for_a_live_restore_to_finish(server, open_runtime, workspace, monkeypatch):
     """Another process opening meanwhile must not read the session while files are half
     restored (it would continue from the old head and the restore could not move it)."""
     runtime, first = await _two_turns(server, open_runtime, workspace)
     handle = await _held_journal(runtime, first)
     other = await Store.open(runtime.store.path)
+    # Count the recovery's attempts on the owner's lock: two refused attempts prove it kept
+    # waiting after the first (an event, not a fixed sleep that a slow machine makes vacuous).
+    refused = asyncio.Event()
+    attempts: list[bool] = []
+
+    def counting_lock(fd: int, *, wait: bool) -> bool:
+        got = real_lock(fd, wait=wait)
+        attempts.append(got)
+        if attempts.count(False) >= 2:
+            refused.set()
+        return got
+
+    real_lock = restore_journal._lock
+    monkeypatch.setattr(restore_journal, "_lock", counting_lock)
     try:
-        recovering = asyncio.ensure_future(recover(other, wait=30))
-        await asyncio.sleep(0.2)
+        recovering = asyncio.ensure_future(recover(other, wait=120))  # a hang guard; the owner ends it
+        await asyncio.wait_for(refused.wait(), 60)
         assert not recovering.done()  # still waiting on the owner's lock
         for entry in handle.journal.entries:  # the owner finishes its restore
             await restore_file(runtime.store, entry)

@@ -318,24 +318,35 @@ async def test_yolo_asks_nothing_not_even_protected(workspace):
 # -- nothing runs before the answer -------------------------------------------------------------
 
 
-async def test_command_does_not_run_before_approval(workspace):
-    asked, answer = asyncio.Event(), asyncio.Event()
+async def test_command_does_not_run_before_approval(workspace, monkeypatch):
+    """The command is started only after the approver answered. What is checked is the order
+    of two events (the approver's answer, the command's spawn), recorded as they happen, so
+    a slow machine cannot make the check vacuous the way a fixed sleep could."""
+    order: list[str] = []
     requests = []
+    real_spawn = asyncio.create_subprocess_shell
+
+    def recording_spawn(command, *args, **kwargs):
+        order.append(f"spawned {command}")
+        return real_spawn(command, *args, **kwargs)
+
+    monkeypatch.setattr(asyncio, "create_subprocess_shell", recording_spawn)
 
     async def approver(request):
         requests.append(request)
-        asked.set()
-        await answer.wait()
+        order.append("asked")
+        # Event-loop turns, not wall-clock time: work started alongside the question (a task,
+        # a callback) runs during these turns however slow the machine is.
+        for _ in range(50):
+            await asyncio.sleep(0)
+        assert not (workspace / "marker").exists() and not task.done()
+        order.append("answered")
         return "once"
 
     ctx = make_ctx(workspace, approver)
     task = asyncio.create_task(call(ctx, "terminal-execute", command="touch marker"))
-    await asyncio.wait_for(asked.wait(), 10)
-    for _ in range(20):  # the tool has every chance to run early; it must not
-        await asyncio.sleep(0.01)
-    assert not (workspace / "marker").exists() and not task.done()
-    answer.set()
     res = await asyncio.wait_for(task, 30)
+    assert order == ["asked", "answered", "spawned touch marker"]
     assert not res.is_error and (workspace / "marker").exists()
     assert requests[0].detail == "touch marker"
 

@@ -17,8 +17,10 @@ TIMEOUT = 20.0
 
 @pytest.fixture
 def server():
+    """As tests/conftest.py's: an overrun or an unused scripted step fails the test."""
     with FakeLLMServer() as srv:
         yield srv
+    srv.check_script()
 
 
 @pytest.fixture

@@ -169,6 +169,26 @@ async def test_history_shows_summary_as_marker_and_dims_condensed(make_settings)
         assert "keep the file names" in str(marker.query_one(".condensed-about").render())
 
 
+async def test_a_prompt_restated_after_the_summary_is_shown_once(make_settings):
+    """Auto-condense keeps the unanswered prompt as the request's last user turn by storing it
+    again after the summary (agent/context/condense.py); the chat shows it where it was typed."""
+    app = CairnApp(make_settings())
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(pilot)
+        prompt = Message(role="user", content="now the lexer")
+        history = [
+            Message(role="user", content="fix the parser", meta={"condensed_by": "sum-1"}),
+            Message(role="assistant", content="Fixed.", meta={"condensed_by": "sum-1"}),
+            prompt,
+            summary_message(automatic=True),
+            Message(role="user", content="now the lexer", meta={"restated_from": prompt.id}),
+            Message(role="assistant", content="On it."),
+        ]
+        app.chat.show_history(history)
+        await pilot.pause()
+        assert [u.text for u in app.chat.query(UserMessage)] == ["fix the parser", "now the lexer"]
+
+
 # -- /compact against the fake server ---------------------------------------------------------
 def summarise(seen: list[dict]):
     """A callable step: records the summary request and answers with a summary."""

@@ -90,6 +90,7 @@ class _Target:
     mime: str
     build: Callable[[], Awaitable[bytes]] | None = None  # None: eager, the manifest is the record
     source: dict[str, Any] = field(default_factory=dict)
+    entry: dict[str, Any] = field(default_factory=dict)  # manifest fields kept when (re)built
 
 
 class ContextFiles:
@@ -207,10 +208,25 @@ class ContextFiles:
                 return _Target(ref_id, kind, info.path, info.mime, build=lambda: self._artifact_bytes(info),
                                source={"messageId": info.message_id})
         elif kind == "history":
+            # The archive is the record; when its file (or its entry: an import of an older
+            # export) is missing it is rebuilt from the store: the summary naming this id.
             entry = entries.get(ref_id)
             if isinstance(entry, dict) and entry.get("kind") == "history":
+                kept = {"policy": "eager", "hint": entry.get("hint") or "conversation archive",
+                        "created": int(entry.get("created") or _now())}
                 return _Target(ref_id, kind, str(entry.get("path")), str(entry.get("mimeType") or "text/markdown"),
-                               source=entry.get("source") or {})
+                               build=lambda: self._history_bytes(ref_id), source=entry.get("source") or {},
+                               entry=kept)
+            found = await self._history_range(ref_id)
+            if found is not None:
+                summary, replaced = found
+                stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(summary.created_at / 1000))
+                when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(summary.created_at / 1000))
+                kept = {"policy": "eager", "created": summary.created_at,
+                        "hint": f"conversation archive: {len(replaced)} messages condensed {when}"}
+                return _Target(ref_id, kind, f"history/archive/{stamp}-{ref_id[5:]}.md", "text/markdown",
+                               build=lambda: self._history_bytes(ref_id),
+                               source={"first": replaced[0].id, "last": replaced[-1].id}, entry=kept)
         elif kind == "catalog" and ref_id == catalog_ref_id(self.session_id) and self.tool_definitions is not None:
             async def build() -> bytes:
                 return self._catalog_bytes()
@@ -222,6 +238,42 @@ class ContextFiles:
         if message is None or message.session_id != self.session_id:
             raise ContextFileError(f"unknown context id {shown(info.ref_id)}")
         return artifacts.render(info, message.content or "", redact=self.settings.redact)
+
+    async def _history_range(self, ref_id: str) -> tuple[Any, list[Any]] | None:
+        """(the summary whose condensed range has this id, the messages it replaced), or None.
+
+        The id comes from the summary's `meta.condensed` first/last ids (as the summary's text
+        names it); the range is walked back from the summary's parent along parent links, which
+        an import keeps consistent even when it replaces message ids."""
+        messages = await self.store.all_messages(self.session_id)
+        by_id = {m.id: m for m in messages}
+        for summary in reversed(messages):
+            condensed = (summary.meta or {}).get("condensed") if summary.kind == "summary" else None
+            if not isinstance(condensed, dict) or not condensed.get("first_id") or not condensed.get("last_id"):
+                continue
+            if history_ref_id(str(condensed["first_id"]), str(condensed["last_id"])) != ref_id:
+                continue
+            count = condensed.get("count") if isinstance(condensed.get("count"), int) else None
+            chain, current = [], by_id.get(summary.parent_id or "")
+            while current is not None and len(chain) < len(by_id):
+                chain.append(current)
+                if (count is not None and len(chain) >= count) or current.id == condensed["first_id"]:
+                    break
+                current = by_id.get(current.parent_id or "")
+            if chain:
+                return summary, chain[::-1]
+        return None
+
+    async def _history_bytes(self, ref_id: str) -> bytes:
+        from agent.context.condense_prompt import history_markdown
+
+        found = await self._history_range(ref_id)
+        if found is None:
+            raise ContextFileError(f"context file {shown(ref_id)} is missing and cannot be rebuilt from the session")
+        summary, replaced = found
+        session = await self.store.get_session(self.session_id)
+        text = history_markdown(replaced, workspace=Path(session.cwd if session else ""), now_ms=summary.created_at)
+        return (security.redact(text) if self.settings.redact else text).encode("utf-8", errors="surrogatepass")
 
     def _catalog_bytes(self) -> bytes:
         text = json.dumps(self.tool_definitions() if self.tool_definitions else [], ensure_ascii=False, indent=2) + "\n"
@@ -237,7 +289,8 @@ class ContextFiles:
             if target.build is not None:
                 stale = not isinstance(entry, dict) or entry.get("path") != target.path
                 if not stale:
-                    stale = not await asyncio.to_thread(self._present, target.path, entry.get("size"))
+                    size = None if target.kind == "history" else entry.get("size")  # the record: any size
+                    stale = not await asyncio.to_thread(self._present, target.path, size)
                 payload = None
                 if target.kind == "catalog":  # cheap to build; the tool set may have changed
                     payload = await target.build()
@@ -251,7 +304,7 @@ class ContextFiles:
                     entry = data["entries"][ref_id] = {
                         "kind": target.kind, "path": target.path, "source": target.source,
                         "sha256": hashlib.sha256(payload).hexdigest(), "size": len(payload), "created": now,
-                        "accessed": now, "policy": "lazy", "mimeType": target.mime}
+                        "accessed": now, "policy": "lazy", "mimeType": target.mime, **target.entry}
                     await asyncio.to_thread(manifest.save, self.folder, data)
                     await self._evict(keep={(self.session_id, ref_id)})
                     return target
@@ -261,13 +314,14 @@ class ContextFiles:
             return target
 
     def _present(self, path: str, size: Any) -> bool:
-        """The file is there with the size recorded (a symlink or worse raises, refusing it)."""
+        """The file is there with the size recorded, if one is given (a symlink or worse raises,
+        refusing it)."""
         try:
             fd = security.open_file(self.folder, path)
         except FileNotFoundError:
             return False
         try:
-            return os.fstat(fd).st_size == size
+            return size is None or os.fstat(fd).st_size == size
         finally:
             os.close(fd)
 

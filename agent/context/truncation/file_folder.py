@@ -1,4 +1,4 @@
-"""Step 3 of smart truncation: file views in the middle become their outline (seed 001 §3.2.5).
+"""Step 3 of smart truncation: every file view becomes its outline (seed 001 §3.2.5, SPEC §12.12).
 
 "识别所有文件查看的tool_result / 从tool_result内容中提取文件路径 / 调用file-folding模块对文件
 进行折叠 / 替换原始tool_result内容为折叠后的内容": a file read long ago costs its whole text,
@@ -10,7 +10,11 @@ of its inputs (the folder reads the disk) and can be tested without tree-sitter.
 fold — unknown language, file gone, or the default no-op — keeps the read as it is, so the
 model never loses a file view for nothing; so does a fold no shorter than the read (a few
 lines of a big file can be smaller than the whole file's outline). Errors and interrupted reads are not folded.
-Only middle units change; the protected tail keeps what the model just read in full.
+"折叠所有文件查看结果 / 遍历所有消息" (fold *all* file-view results, going through *all*
+messages): unlike steps 2 and 5, this step is not limited to the middle 1/6–5/6 range — every
+file read in the request is folded, the protected ends included. The middle range still
+governs which tool calls step 2 drops and which messages step 5 deletes. A unit keeps its
+`middle` flag, so folding never widens what those steps may touch.
 """
 
 from __future__ import annotations
@@ -63,13 +67,13 @@ def _foldable(message: Message) -> bool:
 
 
 def fold_file_reads(units: list[Unit], fold: Fold = no_fold, stats: FoldStats | None = None) -> list[Unit]:
-    """A new list: successful file views of middle units replaced by `fold` of their paths."""
+    """A new list: successful file views of every unit replaced by `fold` of their paths."""
     stats = stats if stats is not None else FoldStats()
     folded: dict[tuple[str, ...], str] = {}  # one fold per distinct set of paths
     seen: dict[str, None] = dict.fromkeys(stats.files)
     out: list[Unit] = []
     for unit in units:
-        if not unit.middle_tool_exchange:
+        if not unit.tool_exchange:
             out.append(unit)
             continue
         head = unit.messages[0]
@@ -90,6 +94,6 @@ def fold_file_reads(units: list[Unit], fold: Fold = no_fold, stats: FoldStats | 
             messages.append(with_content(result, text))
             stats.results_folded += 1
             seen.update(dict.fromkeys(paths))
-        out.append(Unit(tuple(messages), middle=True))
+        out.append(Unit(tuple(messages), middle=unit.middle))
     stats.files = list(seen)
     return out

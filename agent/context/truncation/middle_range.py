@@ -33,6 +33,12 @@ class Unit:
     middle: bool = False
 
     @property
+    def tool_exchange(self) -> bool:
+        """A tool call with its results, anywhere: what step 3 folds (all file views)."""
+        head = self.messages[0]
+        return head.role == "assistant" and bool(head.tool_calls)
+
+    @property
     def middle_tool_exchange(self) -> bool:
         """A tool call with its results, inside the middle: what steps 2 and 3 may reshape."""
         head = self.messages[0]

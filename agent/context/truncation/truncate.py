@@ -89,7 +89,7 @@ def smart_truncate(
     # Step 2: drop tool calls in the middle, except file views.
     filtered = FilterStats()
     units = filter_tool_calls(units, filtered)
-    # Step 3: fold the file views in the middle.
+    # Step 3: fold every file view ("折叠所有文件查看结果"), not only the middle ones.
     folded = FoldStats()
     units = fold_file_reads(units, fold, folded)
     # Step 4: fits now?

@@ -5,8 +5,11 @@ look like my format?) and `parse(text) -> ImportedSession` (no I/O, no store). K
 parsers pure means they can be tested on their own and a broken file can never leave half a
 session behind; `import_session` is the one place that writes, in a single transaction.
 
-Formats: `cairn` (our lossless JSONL export), `claude-code` (Claude Code's session JSONL)
-and `openai` (a chat-completions message list). `parse_any` tries them in that order.
+Formats: `cairn` (our lossless JSONL export), `claude-code` (Claude Code's session JSONL),
+`codex` (Codex CLI rollouts), `swe-agent` (`.traj`), `mini-swe-agent` (`.traj.json`) and
+`openai` (a chat message list, OpenAI or Anthropic content blocks, e.g. Cline's
+`session.messages.json`). `parse_any` tries them in that order. What a parser does not
+import is listed in `ImportedSession.skipped` (see report.py).
 """
 
 from __future__ import annotations
@@ -20,8 +23,9 @@ from pydantic import BaseModel, Field
 
 from agent.session.models import Message, Session, new_id, now_ms
 
-FORMATS = ("cairn", "claude-code", "openai")
-_MODULES = {"cairn": "cairn", "claude-code": "claude_code", "openai": "openai"}
+FORMATS = ("cairn", "claude-code", "codex", "swe-agent", "mini-swe-agent", "openai")
+_MODULES = {"cairn": "cairn", "claude-code": "claude_code", "codex": "codex", "swe-agent": "swe_agent",
+            "mini-swe-agent": "mini_swe_agent", "openai": "openai"}
 
 
 class ImportFormatError(ValueError):
@@ -49,6 +53,11 @@ class ImportedSession(BaseModel):
     parent_session_id: str | None = None
     head_id: str | None = None
     messages: list[Message] = Field(default_factory=list)
+    # What the parser did not import as it stands, each {"where", "what", "reason"}: never silent.
+    skipped: list[dict[str, str]] = Field(default_factory=list)
+    # Our own format only: the `context-file` records (agent/session/export.py), restored
+    # by `importers.cairn.restore_context_files` once the session is stored.
+    context_files: list[dict] = Field(default_factory=list)
 
 
 def load_json(text: str) -> Any:
@@ -96,8 +105,9 @@ def parse_any(text: str, fmt: str = "auto") -> ImportedSession:
         found = detect_format(text)
         if found is None:
             raise ImportFormatError(
-                "not a recognised session format (expected a cairn JSONL export, a Claude Code "
-                "session JSONL or an OpenAI chat message list in JSON)"
+                "not a recognised session format (expected a cairn JSONL export, a Claude Code or "
+                "Codex CLI session JSONL, a SWE-agent or mini-swe-agent trajectory, or a chat message "
+                "list in JSON: OpenAI messages or Anthropic content blocks)"
             )
         fmt = found
     imported = _module(fmt).parse(text)
@@ -193,7 +203,8 @@ def _storable(imported: ImportedSession) -> ImportedSession:
     return ImportedSession.model_validate(_valid_data(imported.model_dump()))
 
 
-async def import_session(store: Any, imported: ImportedSession, *, cwd_default: str) -> Session:
+async def import_session(store: Any, imported: ImportedSession, *, cwd_default: str,
+                         id_map: dict[str, str] | None = None) -> Session:
     """Write `imported` as a new session and return it.
 
     Ids are kept when they are free, so that a session moved between machines keeps its
@@ -202,6 +213,7 @@ async def import_session(store: Any, imported: ImportedSession, *, cwd_default: 
     tool call ids stay, they only have to be unique within the session. A taken session id
     is replaced by a new one. Raises ImportFormatError, before writing anything, for
     duplicate ids, parent links that dangle or loop, and numbers SQLite cannot hold.
+    `id_map`, when given, receives each replaced message id → its new id.
     """
     imported = _storable(imported)  # a fresh copy: the caller's object is left as it was
     messages = imported.messages
@@ -211,6 +223,8 @@ async def import_session(store: Any, imported: ImportedSession, *, cwd_default: 
     _check_links(messages, head_id)
     if messages and await store.existing_message_ids([m.id for m in messages]):
         mapping = {m.id: new_id() for m in messages}
+        if id_map is not None:
+            id_map.update(mapping)
         for m in messages:
             m.id = mapping[m.id]
             if m.parent_id is not None:

@@ -1,15 +1,24 @@
-"""OpenAI chat-completions messages (JSON) as a cairn session.
+"""OpenAI chat-completions messages (JSON), with Anthropic content blocks, as a cairn session.
 
 Either a list of messages or an object `{"messages": [...], "title"?, "cwd"?, "model"?}`.
 Messages have the API shape (role, content, tool_calls, tool_call_id, name) and, as in the
-seed examples, may carry `timestamp` (ms epoch) and `messageStatus` (ok/error/interrupted).
-Content may be a list of parts; text parts are joined.
+seed examples, may carry `timestamp` (ms epoch; `ts` as Cline writes it) and `messageStatus`
+(ok/error/interrupted). Content may be a string or a list of parts:
+- text parts (`text`, `input_text`, `output_text`) are joined;
+- Anthropic blocks, as Cline's `session.messages.json` holds them: `tool_use` (assistant)
+  becomes a tool call with its `input` as JSON arguments, `tool_result` (user) becomes a tool
+  message (status error, content `Error: …`, when `is_error`), `thinking` goes to meta;
+- images become an `[image]` mark in the text, the block itself is kept in meta["images"];
+- a `file` part (a file attached to the prompt) is kept in the text, under its path;
+- any other part is kept as a `kind=note` message after its message, and reported.
 
 The messages become one linear chain (each one's parent is the one before). System
-messages are skipped: cairn never stores system prompts, it builds its own for each request.
-A message without `timestamp` keeps created_at 0, which the context passes read as "no
-age" (SPEC §12.2), rather than pretending it happened at import time.
+messages are skipped, and reported: cairn never stores system prompts, it builds its own for
+each request. A message without `timestamp` keeps created_at 0, which the context passes read
+as "no age" (SPEC §12.2), rather than pretending it happened at import time.
 A tool named `bash` is our `terminal-execute` (the original name stays in meta).
+
+`Chain` is the builder the other JSON importers (swe_agent, mini_swe_agent, codex) share.
 """
 
 from __future__ import annotations
@@ -26,6 +35,9 @@ ROLES = ("user", "assistant", "tool")
 SKIPPED_ROLES = ("system", "developer")
 STATUSES = ("ok", "error", "interrupted")
 TITLE_CHARS = 60
+TEXT_PARTS = ("text", "input_text", "output_text")
+IMAGE_PARTS = ("image_url", "input_image", "image")
+THINKING_PARTS = ("thinking", "redacted_thinking", "reasoning")
 
 
 def _load(text: str) -> Any:
@@ -58,6 +70,7 @@ def detect(text: str) -> bool:
 
 
 def _text(content: Any) -> str | None:
+    """The text of a content value (text parts joined; an image is `[image]`)."""
     if content is None or isinstance(content, str):
         return content
     if isinstance(content, list):
@@ -65,12 +78,25 @@ def _text(content: Any) -> str | None:
         for part in content:
             if isinstance(part, str):
                 parts.append(part)
-            elif isinstance(part, dict) and part.get("type") in ("text", "input_text", "output_text"):
+            elif isinstance(part, dict) and part.get("type") in TEXT_PARTS:
                 parts.append(str(part.get("text", "")))
-            elif isinstance(part, dict) and part.get("type") in ("image_url", "input_image", "image"):
+            elif isinstance(part, dict) and part.get("type") in IMAGE_PARTS:
                 parts.append("[image]")
         return "\n".join(parts)
     return str(content)
+
+
+def _result_text(content: Any) -> str:
+    """A tool result's content: text blocks joined; anything else (e.g. Cline's list of
+    {query, result} records) kept whole as JSON rather than losing it."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list) and all(isinstance(p, str) or (isinstance(p, dict) and p.get("type") in
+                                                                  TEXT_PARTS + IMAGE_PARTS) for p in content):
+        return _text(content) or ""
+    return json.dumps(content, ensure_ascii=False)
 
 
 # Timestamps past the year 9999 (or NaN, infinity, negative) are not times: "no age" (0).
@@ -93,26 +119,169 @@ def _timestamp(value: Any) -> int:
     return 0
 
 
-def _tool_calls(raw: Any, where: str) -> tuple[list[ToolCall], dict[str, str]]:
+def _arguments(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value if value is not None else {}, ensure_ascii=False)
+
+
+class Chain:
+    """Messages made one after another (each one's parent is the one before), the tool calls
+    seen so far (so that results get their tool's name) and what was skipped, with why."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.messages: list[Message] = []
+        self.seen: set[str] = set()
+        self.skipped: list[dict[str, str]] = []
+        self.call_names: dict[str, tuple[str, str]] = {}  # call id -> (our name, original name)
+
+    def skip(self, where: str, what: str, reason: str) -> None:
+        self.skipped.append({"where": where, "what": what, "reason": reason})
+
+    def add(self, role: str, content: str | None, *, message_id: Any = None, created_at: int = 0,
+            status: str = "ok", kind: str = "message", meta: dict | None = None) -> Message:
+        if not isinstance(message_id, str) or not message_id or message_id in self.seen:
+            message_id = new_id()
+        self.seen.add(message_id)
+        message = Message(id=message_id, parent_id=self.messages[-1].id if self.messages else None,
+                          seq=len(self.messages) + 1, role=role, content=content, created_at=created_at,
+                          status=status, kind=kind, meta={"source": self.source, **(meta or {})})
+        self.messages.append(message)
+        return message
+
+    def call(self, message: Message, call_id: Any, original: str, arguments: Any) -> ToolCall:
+        """Add a tool call to the assistant `message` (a `bash` tool is our terminal-execute)."""
+        name = TOOL_NAMES.get(original, original)
+        call_id = str(call_id) if call_id else f"call_{new_id()}"
+        call = ToolCall(id=call_id, name=name, arguments=_arguments(arguments))
+        message.tool_calls.append(call)
+        self.call_names[call_id] = (name, original)
+        if name != original:
+            message.meta.setdefault("original_tool_names", {})[call_id] = original
+        return call
+
+    def result(self, call_id: Any, content: str, *, is_error: bool = False, named: Any = None,
+               message_id: Any = None, created_at: int = 0, status: str | None = None,
+               meta: dict | None = None) -> Message:
+        """A tool message answering `call_id`; a failure reads `Error: …` (SPEC §3)."""
+        call_id = str(call_id) if call_id else None
+        name, original = self.call_names.get(call_id or "", (None, None))
+        if name is None and isinstance(named, str) and named:
+            name, original = TOOL_NAMES.get(named, named), named
+        if is_error and not content.startswith("Error:"):
+            content = f"Error: {content}"
+        message = self.add("tool", content, message_id=message_id, created_at=created_at,
+                           status=status or ("error" if is_error else "ok"), meta=meta)
+        message.tool_call_id = call_id
+        message.tool_name = name
+        if original and original != name:
+            message.meta["original_tool"] = original
+        return message
+
+    def note(self, role: str, content: str, *, where: str, what: str, created_at: int = 0,
+             meta: dict | None = None) -> Message:
+        """Something cairn has no place for, kept as a `kind=note` message and reported."""
+        self.skip(where, what, "kept as a note message")
+        return self.add(role if role in ("user", "assistant") else "user", content, created_at=created_at,
+                        kind="note", meta=meta)
+
+    def title(self, header_title: Any = "") -> str:
+        if isinstance(header_title, str) and header_title:
+            return header_title
+        first = next((m.content for m in self.messages
+                      if m.role == "user" and m.kind == "message" and (m.content or "").strip()), "")
+        return " ".join((first or "").split())[:TITLE_CHARS]
+
+
+def _openai_calls(chain: Chain, message: Message, raw: Any, where: str) -> None:
     if raw is None:
-        return [], {}
+        return
     if not isinstance(raw, list):
         raise ImportFormatError(f"{where}: tool_calls must be a list")
-    calls, originals = [], {}
     for number, item in enumerate(raw, start=1):
         function = item.get("function") if isinstance(item, dict) else None
         if not isinstance(function, dict) or not function.get("name"):
             raise ImportFormatError(f"{where}: tool call {number} has no function name")
-        original = str(function["name"])
-        name = TOOL_NAMES.get(original, original)
-        arguments = function.get("arguments", "")
-        if not isinstance(arguments, str):
-            arguments = json.dumps(arguments, ensure_ascii=False)
-        call_id = str(item.get("id") or f"call_{new_id()}")
-        if name != original:
-            originals[call_id] = original
-        calls.append(ToolCall(id=call_id, name=name, arguments=arguments))
-    return calls, originals
+        chain.call(message, item.get("id"), str(function["name"]), function.get("arguments", ""))
+
+
+def add_item(chain: Chain, item: dict, where: str, *, role: str | None = None) -> list[Message]:
+    """One chat message (OpenAI or Anthropic shape) onto `chain`: the messages it became."""
+    role = role or item.get("role")
+    made: list[Message] = []
+    created_at = _timestamp(item["timestamp"] if "timestamp" in item else item.get("ts"))
+    status = item.get("messageStatus") if item.get("messageStatus") in STATUSES else "ok"
+    content = item.get("content")
+    blocks = content if isinstance(content, list) else None
+    texts: list[str] = []
+    images: list[Any] = []
+    thinking: list[str] = []
+    uses: list[dict] = []
+    results: list[dict] = []
+    unknown: list[Any] = []
+    if blocks is None:
+        if content is not None and not isinstance(content, str):
+            content = str(content)
+    else:
+        for part in blocks:
+            kind = part.get("type") if isinstance(part, dict) else None
+            if isinstance(part, str):
+                texts.append(part)
+            elif kind in TEXT_PARTS:
+                texts.append(str(part.get("text", "")))
+            elif kind in IMAGE_PARTS:
+                texts.append("[image]")
+                images.append(part)
+            elif kind in THINKING_PARTS:
+                thinking.append(str(part.get("thinking") or part.get("text") or part.get("data") or ""))
+            elif kind == "tool_use" and role == "assistant":
+                uses.append(part)
+            elif kind == "tool_result" and role in ("user", "tool"):
+                results.append(part)
+            elif kind == "file" and isinstance(part.get("content"), str):
+                texts.append(f"[file: {part.get('path', '')}]\n{part['content']}")
+            else:
+                unknown.append(part)
+        content = "\n".join(texts) if texts or not (uses or results) else None
+    message_id = item.get("id")
+
+    def next_id() -> Any:  # the item's id for its first message, `id:n` for further ones
+        if not isinstance(message_id, str) or not message_id:
+            return None
+        return message_id if not made else f"{message_id}:{len(made)}"
+
+    for block in results:
+        made.append(chain.result(block.get("tool_use_id"), _result_text(block.get("content")),
+                                 is_error=bool(block.get("is_error")), named=block.get("name"),
+                                 message_id=next_id(), created_at=created_at))
+    if role == "tool":
+        if not results:
+            text = _text(content) or ""
+            tool = chain.result(item.get("tool_call_id"), text, named=item.get("name"), message_id=next_id(),
+                                created_at=created_at, status=status)
+            if "messageStatus" not in item and text.startswith("Error:"):
+                tool.status = "error"  # SPEC §3: a failure reads `Error:` and has status=error
+            made.append(tool)
+    elif role == "assistant" or (content or "").strip() or images or not results:
+        meta: dict[str, Any] = {}
+        if images:
+            meta["images"] = images
+        if thinking:
+            meta["thinking"] = "\n\n".join(thinking)
+        info = item.get("modelInfo")
+        model = item.get("model") or (info.get("id") if isinstance(info, dict) else None)
+        if isinstance(model, str) and model:
+            meta["model"] = model
+        message = chain.add(role, content, message_id=next_id(), created_at=created_at, status=status, meta=meta)
+        if role == "assistant":
+            _openai_calls(chain, message, item.get("tool_calls"), where)
+            for block in uses:
+                chain.call(message, block.get("id"), str(block.get("name") or "tool"), block.get("input"))
+        made.append(message)
+    for part in unknown:
+        kind = part.get("type") if isinstance(part, dict) else type(part).__name__
+        made.append(chain.note(role, f"[{kind} block]\n{json.dumps(part, ensure_ascii=False)}",
+                               where=where, what=f"{kind} block", created_at=created_at, meta={"block": part}))
+    return made
 
 
 def parse(text: str) -> ImportedSession:
@@ -121,53 +290,24 @@ def parse(text: str) -> ImportedSession:
     if items is None:
         raise ImportFormatError("expected a JSON list of messages or an object with a 'messages' list")
     header = data if isinstance(data, dict) else {}
-    messages: list[Message] = []
-    seen: set[str] = set()
-    call_names: dict[str, tuple[str, str]] = {}  # call id -> (our name, original name)
+    chain = Chain("openai")
+    if isinstance(header.get("system_prompt"), str):
+        chain.skip("header", "system prompt", "cairn builds its own system prompt")
     for number, item in enumerate(items, start=1):
         where = f"message {number}"
         if not isinstance(item, dict):
             raise ImportFormatError(f"{where}: expected a JSON object")
         role = item.get("role")
         if role in SKIPPED_ROLES:
+            chain.skip(where, f"{role} message", "cairn builds its own system prompt")
             continue
         if role not in ROLES:
             raise ImportFormatError(f"{where}: unknown role {role!r}")
-        message_id = item.get("id") if isinstance(item.get("id"), str) and item["id"] else new_id()
-        if message_id in seen:
-            message_id = new_id()
-        seen.add(message_id)
-        status = item.get("messageStatus") if item.get("messageStatus") in STATUSES else "ok"
-        content = _text(item.get("content"))
-        message = Message(id=message_id, parent_id=messages[-1].id if messages else None, seq=len(messages) + 1,
-                          role=role, content=content, created_at=_timestamp(item.get("timestamp")),
-                          status=status, meta={"source": "openai"})
-        meta = message.meta
-        if role == "assistant":
-            message.tool_calls, originals = _tool_calls(item.get("tool_calls"), where)
-            for call in message.tool_calls:
-                call_names[call.id] = (call.name, originals.get(call.id, call.name))
-            if originals:
-                meta["original_tool_names"] = originals
-        elif role == "tool":
-            message.tool_call_id = str(item["tool_call_id"]) if item.get("tool_call_id") else None
-            named = item.get("name")
-            name, original = call_names.get(message.tool_call_id or "", (None, None))
-            if name is None and isinstance(named, str) and named:
-                name, original = TOOL_NAMES.get(named, named), named
-            message.tool_name = name
-            if original and original != name:
-                meta["original_tool"] = original
-            if "messageStatus" not in item and (content or "").startswith("Error:"):
-                message.status = "error"  # SPEC §3: a failure reads `Error:` and has status=error
-        messages.append(message)
-    if not messages:
+        add_item(chain, item, where)
+    if not chain.messages:
         raise ImportFormatError("no user, assistant or tool messages")
-    title = header.get("title") if isinstance(header.get("title"), str) else ""
-    if not title:
-        first = next((m.content for m in messages if m.role == "user" and (m.content or "").strip()), "")
-        title = " ".join((first or "").split())[:TITLE_CHARS]
+    model = header.get("model") or next((m.meta["model"] for m in chain.messages if "model" in m.meta), "")
     return ImportedSession(
-        title=title, cwd=str(header.get("cwd") or ""), model=str(header.get("model") or ""),
-        head_id=messages[-1].id, messages=messages,
+        title=chain.title(header.get("title")), cwd=str(header.get("cwd") or ""), model=str(model), head_id=chain.messages[-1].id, messages=chain.messages,
+        skipped=chain.skipped,
     )

@@ -344,6 +344,9 @@ class ChatView(VerticalScroll, can_focus=False):
         """Render stored messages (a resumed session), newest MAX_MOUNTED only.
 
         Widgets are built only for the messages that will be mounted."""
+        # A prompt restated after a condense summary (agent/context/condense.py) is shown once,
+        # where the user typed it.
+        messages = [m for m in messages if not m.meta.get("restated_from")]
         start, widgets_needed = len(messages), 0
         while start > 0 and widgets_needed < MAX_MOUNTED:
             start -= 1

@@ -366,3 +366,50 @@ async def test_a_full_disk_is_a_readable_error(store, tmp_path, monkeypatch):
     monkeypatch.setattr("agent.context.files.security.write_atomic", full)
     with pytest.raises(ContextFileError, match="cannot write context file .*No space left on device"):
         await files.read(artifact_ref_id(message.id))
+
+
+# -- one definition of size: characters as Python counts them (issue 17, seed gap 3) -----
+async def test_an_output_with_a_nul_is_externalised_and_its_ref_can_be_read(store, tmp_path, engine):
+    """Seed 004 ContextRef 约定：「`id` 必须能被 `context.read` 等 API 解析到真实文件（允许在首次
+    访问时由系统“按需生成/物化”该文件）」("the `id` MUST resolve through `context.read` and the
+    other APIs to a real file, which the system may generate on first access").
+
+    The request side measures an output with Python's `len()`; SQLite's `length()` of a TEXT
+    stops at its first NUL, so an output of 6,000 characters with a NUL in its first 100 was
+    externalised (6,000 > 5,000) while the store said it was short: its ref was unknown."""
+    from agent.context.passes import externalize
+
+    lines = [f"line {i} of the output" for i in range(1, 250)]
+    lines[1] = "binary \x00 byte here"
+    lines[200] = "ERROR after the nul"
+    text = "\n".join(lines)
+    text += "x" * (BIG - len(text))
+    assert len(text) == BIG and text.index("\x00") < 100
+    message = await add_result(store, session := await store.create_session(cwd="/w"), "api-call", {}, text)
+    ref = artifact_ref_id(message.id)
+
+    limit = ContextSettings().max_inline_chars
+    sent, changed = externalize.apply([message], limit=limit, preview=ContextSettings().inline_preview_chars)
+    assert changed == 1 and ref in sent[0].content  # the request names the ref
+
+    files = files_for(store, session, tmp_path)
+    assert ref in [r.id for r in await files.list()]
+    page = await files.read(ref, 0, 65_536)
+    assert page.content == text and page.done
+    found = await files.grep(ref, "ERROR after")
+    assert [(m.line, m.content) for m in found.matches] == [(201, "ERROR after the nul")]
+    assert (await files.grep(ref, "byte here")).totalMatches == 1
+
+
+async def test_large_tool_results_counts_characters_as_python_does(store):
+    """Both sides agree on one size: a tool result is large when its `len()` exceeds the limit,
+    whatever NULs or multi-byte characters it holds (seed 004: every externalised ref resolves)."""
+    session = await store.create_session(cwd="/w")
+    texts = {"plain": "a" * 10, "nul": "\x00" + "a" * 9, "nul-short": "\x00é😀\x00", "wide": "é😀中\x00a" * 2,
+             "tail-nul": "a" * 9 + "\x00"}
+    ids = {}
+    for name, body in texts.items():
+        ids[(await add_result(store, session, "x", {}, body, call_id=name)).id] = body
+    for limit in range(0, 12):
+        found = {row["id"] for row in await store.large_tool_results(session.id, limit)}
+        assert found == {i for i, body in ids.items() if len(body) > limit}, limit

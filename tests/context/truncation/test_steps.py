@@ -143,7 +143,12 @@ def test_fold_no_shorter_than_the_read_keeps_it():
     assert out == history
 
 
-def test_fold_is_called_once_per_distinct_paths_and_only_in_the_middle():
+def test_fold_is_called_once_per_distinct_paths_and_folds_all_reads():
+    """Seed 001 §3.2.5 步骤3「折叠所有文件查看结果：遍历所有消息，识别所有文件查看的
+    tool_result」("fold ALL file-view results: go through all messages, recognise every
+    file-view tool_result") and §3.2.3 file-folder.ts「识别所有文件查看的tool_result」
+    ("recognise all file-view tool_results"): reads outside the middle 1/6–5/6 range are
+    folded too; the units keep their `middle` flag (the range still governs steps 2 and 5)."""
     seen = []
 
     def fold(paths):
@@ -154,10 +159,25 @@ def test_fold_is_called_once_per_distinct_paths_and_only_in_the_middle():
     again = [calls(("r2", "filesystem-read")), read_result("r2", "a.py")]
     tail = [calls(("r3", "filesystem-read")), read_result("r3", "b.py")]
     units = _middle(first) + _middle(again) + group_units(tail)  # the tail is not middle
-    out = flatten(fold_file_reads(units, fold))
-    assert seen == [("a.py",)]
+    stats = FoldStats()
+    folded = fold_file_reads(units, fold, stats)
+    out = flatten(folded)
+    assert seen == [("a.py",), ("b.py",)]
     assert out[1].content == out[3].content == fake_fold(["a.py"])
-    assert out[5] is tail[1]
+    assert out[5].content == fake_fold(["b.py"]) and out[5].id == tail[1].id
+    assert tail[1].content.startswith("📄 b.py")  # the input is not changed
+    assert [u.middle for u in folded] == [True, True, False]
+    assert stats.results_folded == 3 and stats.files == ["a.py", "b.py"]
+
+
+def test_fold_outside_the_middle_leaves_other_tool_results():
+    """Seed 001 §3.2.5 步骤2「对于非中间段的消息，保持不变」("messages outside the middle stay
+    as they are") still holds for step 2: folding outside the middle touches file views only."""
+    history = [calls(("e1", "terminal-execute"), ("r1", "filesystem-read")), result("e1", "x" * 400),
+               read_result("r1", "a.py")]
+    out = flatten(fold_file_reads(group_units(history), fake_fold))
+    assert out[0] is history[0] and out[1] is history[1]
+    assert out[2].content == fake_fold(["a.py"])
 
 
 # Step 5 ------------------------------------------------------------------------------------

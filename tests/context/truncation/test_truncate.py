@@ -73,6 +73,9 @@ def test_last_exchange_kept_even_when_it_holds_the_5_6_point():
 
 
 def test_full_run_filters_folds_and_deletes():
+    """Seed 001 §3.2.5: 步骤2「过滤中间段的工具调用」(filter the tool calls *in the middle*),
+    步骤3「折叠所有文件查看结果」(fold *all* file-view results): the terminal calls in the
+    middle go, the read in the middle and the read of the last exchange are both folded."""
     folds = []
 
     def fold(paths):
@@ -95,10 +98,12 @@ def test_full_run_filters_folds_and_deletes():
              for m in out.messages]
     assert kinds[2] == ("assistant", "checking", ["r1"])
     assert out.messages[3].content == "<system-reminder>a.py: def f</system-reminder>"
-    assert out.messages[-1] is history[-1]  # the read just made stays whole
-    assert folds == [["a.py"]]
+    # The read of the last exchange is outside the middle and folded as well.
+    assert out.messages[-1].content == "<system-reminder>b.py: def f</system-reminder>"
+    assert out.messages[-1].id == history[-1].id and out.messages[-2] is history[-2]
+    assert folds == [["a.py"], ["b.py"]]
     r = out.report
-    assert (r.calls_removed, r.results_removed, r.results_folded, r.files_folded) == (2, 2, 1, ["a.py"])
+    assert (r.calls_removed, r.results_removed, r.results_folded, r.files_folded) == (2, 2, 2, ["a.py", "b.py"])
     assert r.messages_deleted == 0 and r.tokens_after < r.tokens_before
     assert_valid([m.to_api() for m in out.messages])
 
