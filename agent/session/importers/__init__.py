@@ -68,6 +68,17 @@ def load_json(text: str) -> Any:
         raise ValueError("nested too deeply") from None
 
 
+def json_object(text: str) -> dict | None:
+    """`text` as one JSON object, or None (format detection: a file that is not one is not ours)."""
+    if not text.lstrip().startswith("{"):
+        return None
+    try:
+        data = load_json(text)
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
 def json_lines(text: str) -> list[tuple[int, dict]]:
     """(line number, object) for each non-blank line of a JSONL file; a broken line is named."""
     out = []

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from agent.session.importers import ImportedSession, ImportFormatError, load_json
+from agent.session.importers import ImportedSession, ImportFormatError, json_object
 from agent.session.importers.openai import Chain, _load, _text, add_item
 from agent.session.models import Message
 
@@ -30,13 +30,8 @@ _RETURNCODE = re.compile(r"<returncode>\s*(-?\d+)\s*</returncode>")
 
 
 def detect(text: str) -> bool:
-    if not text.lstrip().startswith("{"):
-        return False
-    try:
-        data = load_json(text)
-    except ValueError:
-        return False
-    if not isinstance(data, dict) or not isinstance(data.get("messages"), list):
+    data = json_object(text)
+    if data is None or not isinstance(data.get("messages"), list):
         return False
     info = data.get("info") if isinstance(data.get("info"), dict) else {}
     return (str(data.get("trajectory_format", "")).startswith("mini-swe-agent") or "mini_version" in info

@@ -18,19 +18,14 @@ from __future__ import annotations
 
 import json
 
-from agent.session.importers import ImportedSession, ImportFormatError, load_json
+from agent.session.importers import ImportedSession, ImportFormatError, json_object
 from agent.session.importers.openai import Chain, _load, _text, add_item
 from agent.session.models import Message
 
 
 def detect(text: str) -> bool:
-    if not text.lstrip().startswith("{"):
-        return False
-    try:
-        data = load_json(text)
-    except ValueError:
-        return False
-    return (isinstance(data, dict) and isinstance(data.get("history"), list)
+    data = json_object(text)
+    return (data is not None and isinstance(data.get("history"), list)
             and ("trajectory" in data or "info" in data)
             and all(isinstance(m, dict) and "role" in m for m in data["history"]))
 
