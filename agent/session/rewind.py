@@ -78,7 +78,8 @@ def rewind_points(path: list[Message], changes: list[FileChange]) -> list[Rewind
     touched: set[str] = set()
     for message in reversed(path):
         touched |= by_message.get(message.id, set())
-        if message.role == "user" and message.kind == "message":
+        # A prompt restated after a condense summary is the same turn as the one typed before it.
+        if message.role == "user" and message.kind == "message" and not message.meta.get("restated_from"):
             text = message.content or ""
             points.append(RewindPoint(message_id=message.id, created_at=message.created_at, text=text,
                                       preview=one_line(text), files_changed=len(touched)))

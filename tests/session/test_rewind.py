@@ -6,6 +6,7 @@ import contextlib
 import sqlite3
 
 from agent.config import db_path
+from agent.session.models import Message
 from tests.fakes.llm_server import text, tool_calls
 
 
@@ -170,3 +171,16 @@ async def test_history_tail_starts_at_a_whole_exchange(server, open_runtime, wor
         # The newest 6 would start with a tool result whose call is further back: it is left out.
         assert full[-6].role == "tool"
         assert await runtime.history_tail(6) == full[-5:]
+
+
+def test_a_prompt_restated_after_a_condense_is_one_rewind_point():
+    """The unanswered prompt stored again after a summary (agent/context/condense.py) is the
+    turn the user typed: the menu lists it once, at the original."""
+    from agent.session.rewind import rewind_points
+
+    prompt = Message(role="user", content="now the lexer")
+    path = [Message(role="user", content="fix the parser"), Message(role="assistant", content="Fixed."), prompt,
+            Message(role="user", content="summary", kind="summary"),
+            Message(role="user", content="now the lexer", meta={"restated_from": prompt.id})]
+    points = rewind_points(path, [])
+    assert [p.message_id for p in points] == [prompt.id, path[0].id]
