@@ -38,7 +38,7 @@ from agent.events import (
 )
 from agent.llm.client import ChatRequest, StreamResult, stream_chat
 from agent.llm.errors import ContextTooLongError, LLMError
-from agent.llm.models import model_limits
+from agent.llm.models import DiscoveredWindow, model_limits
 from agent.prompt import build_system_prompt
 from agent.session.loading import load_session_messages
 from agent.session.models import Message, Session, ToolCall, now_ms
@@ -86,6 +86,8 @@ class Agent:
         self._attach_context_files()
         # The session's request builder: what its builds remember, its cache policy.
         self.builder = RequestBuilder(settings, model)
+        # Windows the models' server reported (Runtime asks it once per model; see `use_window`).
+        self.discovered_windows: dict[str, DiscoveredWindow] = {}
         self.set_model(model)
         self.history: list[Message] | None = None
         self.session_cost = 0.0
@@ -103,8 +105,16 @@ class Agent:
     def limits(self):
         """Looked up on first use: litellm's model table is not needed to show a session."""
         if self._limits is None:
-            self._limits = model_limits(self.settings, self.model)
+            self._limits = model_limits(self.settings, self.model, self.discovered_windows.get(self.model))
         return self._limits
+
+    def use_window(self, model: str, found: DiscoveredWindow) -> None:
+        """The window `model`'s server reported (agent/llm/models.py::probe_window): the
+        limits and budget of that model are looked up again with it."""
+        self.discovered_windows[model] = found
+        if model == self.model:
+            self._limits = None
+            self._budget = None
 
     @property
     def budget(self) -> Budget:

@@ -61,6 +61,8 @@ class Runtime:
         self._turn: asyncio.Task | None = None
         self._warm_tokenizer = warm_tokenizer
         self._backend: asyncio.Future | None = None
+        # Per model: asking a custom api_base's server for its window (once per runtime).
+        self._windows: dict[str, asyncio.Future] = {}
         # Restores rolled forward at open (session/restore_journal.py), for a front end to mention.
         self.recovered: list = []
 
@@ -132,16 +134,39 @@ class Runtime:
         its screen is drawn: the import holds the GIL for seconds and would slow drawing."""
         if self._backend is None:
             self._backend = asyncio.ensure_future(in_daemon_thread(_load_backend, self._warm_tokenizer))
+            self._discover_window(self.model)
 
     async def ready(self) -> None:
-        """Wait until litellm (and the tokenizer, for a front end) are loaded."""
+        """Wait until litellm (and the tokenizer, for a front end) are loaded, and the model's
+        server said its window (a custom api_base only; at most a few seconds, in parallel)."""
         self.start_backend()
         await asyncio.shield(self._backend)
+        window = self._windows.get(self.model)
+        if window is not None:
+            await asyncio.wait([window])  # never raises: a failure means the default window
 
     @property
     def backend_ready(self) -> bool:
         backend = self._backend
-        return backend is not None and backend.done() and not backend.cancelled() and backend.exception() is None
+        window = self._windows.get(self.model)
+        return (backend is not None and backend.done() and not backend.cancelled() and backend.exception() is None
+                and (window is None or window.done()))
+
+    def _discover_window(self, model: str) -> None:
+        """Ask the server behind a custom `api_base` how big `model`'s window is, in a thread
+        (agent/llm/models.py::probe_window), when neither the config nor litellm's price map
+        knows it; the agent's limits and budget use the answer (`Agent.use_window`)."""
+        if model in self._windows:
+            return
+        found: list = []
+        future = asyncio.ensure_future(in_daemon_thread(_find_window, self.settings, model, found))
+
+        def done(task: asyncio.Future) -> None:
+            if not task.cancelled() and task.exception() is None and found and found[0] is not None:
+                self.agent.use_window(model, found[0])
+
+        future.add_done_callback(done)
+        self._windows[model] = future
 
     # -- what front ends call -----------------------------------------------------
     @property
@@ -217,7 +242,7 @@ class Runtime:
         report = context_report(
             history, settings=self.settings, session_id=self.session.id, model=self.model,
             workspace=self.settings.workspace, now_ms=now_ms if now_ms is not None else clock(),
-            last_request=await self.store.last_request(self.session.id),
+            last_request=await self.store.last_request(self.session.id), limits=self.agent.limits,
         )
         report["events"] = [e.model_dump() for e in await self.store.context_events(self.session.id,
                                                                                    limit=MAX_LISTED_EVENTS)]
@@ -359,6 +384,8 @@ class Runtime:
     def set_model(self, model: str) -> None:
         self.model = model
         self.agent.set_model(model)
+        if self._backend is not None:
+            self._discover_window(model)
 
     async def close(self) -> None:
         """Interrupt a running turn, let it store what it produced, then close the store."""
@@ -396,6 +423,13 @@ def on_termination(callback: Callable[[int], None]) -> Callable[[], None]:
                 pass
 
     return restore
+
+
+def _find_window(settings: Settings, model: str, out: list) -> None:
+    from agent.llm.models import needs_window_discovery, probe_window
+
+    if needs_window_discovery(settings, model):
+        out.append(probe_window(settings.api_base, model, settings.api_key))
 
 
 def _write_text(target: Path, text: str) -> None:

@@ -26,9 +26,11 @@ def context_report(
     now_ms: int,
     dump: bool = False,
     last_request: dict[str, Any] | None = None,
+    limits: Any = None,
 ) -> dict[str, Any]:
     """The next request's report; `last_request`: the one sent last, as the store kept it
-    (`Store.last_request`)."""
+    (`Store.last_request`); `limits`: the model's limits as the agent uses them (with the
+    window its server reported), else looked up here (`model_limits`)."""
     from agent.llm.models import model_limits
     from agent.prompt import build_system_prompt
     from agent.tools.registry import default_registry
@@ -37,7 +39,8 @@ def context_report(
     system = build_system_prompt(workspace, today=datetime.fromtimestamp(now_ms / 1000).date())
     builder = RequestBuilder(settings, model or "")
     build = builder.build(history, now_ms=now_ms, tools=tools, system_prompt=system)
-    limits = model_limits(settings, model) if model else None
+    if limits is None and model:
+        limits = model_limits(settings, model)
     window = limits.context_window if limits else settings.context.default_context_window
     # The seed-001 rules (a per-model -1 or invalid value means the global percent).
     budget = budget_for(settings, model or "", window=window,
@@ -53,6 +56,9 @@ def context_report(
             "total": build.tokens.total,
         },
         "window": window,
+        # Where the window came from: "config", "price map", "server (llama.cpp /props)" (or
+        # another server endpoint, agent/llm/models.py::probe_window), "default".
+        "window_source": limits.window_source if limits else "default",
         "threshold": budget.threshold,
         "allowed": budget.allowed,
         "passes": [p.model_dump() for p in build.report],
@@ -111,6 +117,7 @@ def format_report(report: dict[str, Any]) -> str:
         f"[{'█' * filled}{'░' * (bar_width - filled)}] {tokens['total']:,} / {window:,} tokens ({share:.1%})"
         f"  ·  condense at {report['threshold']:,}" + (f" (allowed {report['allowed']:,})" if "allowed" in report else ""),
         *_over_budget_line(report),
+        *([f"  window {window:,} tokens, from {report['window_source']}"] if report.get("window_source") else []),
         "",
         f"  system prompt   {tokens['system']:>10,}",
         f"  tools           {tokens['tools']:>10,}",

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import json
+import logging
 import os
+import re
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel
 
 from agent.config import Settings, model_override
+
+log = logging.getLogger(__name__)
 
 # With no model configured, the first provider key found picks a sensible default.
 DEFAULT_MODEL_BY_KEY: list[tuple[str, str]] = [
@@ -29,14 +35,34 @@ def resolve_model(settings: Settings) -> str | None:
     return None
 
 
+# Where a model's window came from (`/context` says it; agent/context/inspect.py).
+SOURCE_CONFIG = "config"
+SOURCE_PRICE_MAP = "price map"
+SOURCE_DEFAULT = "default"
+SOURCE_LLAMA_CPP = "server (llama.cpp /props)"
+SOURCE_OPENAI_MODELS = "server (vLLM /models)"
+SOURCE_OLLAMA = "server (Ollama /api/show)"
+
+DISCOVERY_TIMEOUT_S = 2.0  # per request to the model's server
+
+
 class ModelLimits(BaseModel):
     context_window: int
     max_output_tokens: int
     from_litellm: bool = False  # the model is in litellm's cost map
+    window_source: str = SOURCE_DEFAULT  # SOURCE_*: where context_window came from
 
 
-def model_limits(settings: Settings, model: str) -> ModelLimits:
-    """Config override > litellm's cost map (read without importing litellm) > configured defaults.
+class DiscoveredWindow(NamedTuple):
+    """A window the model's own server reported (`probe_window`)."""
+
+    tokens: int
+    source: str  # one of the SOURCE_* "server (...)" strings
+
+
+def model_limits(settings: Settings, model: str, discovered: DiscoveredWindow | None = None) -> ModelLimits:
+    """Config override > litellm's cost map (read without importing litellm) > the window the
+    model's server reported (`discovered`, see `probe_window`) > configured defaults.
 
     The output limit is what each request sends as max_tokens and what the budget reserves
     for the reply: `[models."<model>"] max_output_tokens` > `llm.max_output_tokens` > the map >
@@ -47,9 +73,165 @@ def model_limits(settings: Settings, model: str) -> ModelLimits:
     window = info.context_window if info else None
     output = info.max_output_tokens if info else None
     override = model_override(settings, model)
+    if override.context_window:
+        context_window, source = override.context_window, SOURCE_CONFIG
+    elif window:
+        context_window, source = window, SOURCE_PRICE_MAP
+    elif discovered is not None:
+        context_window, source = discovered.tokens, discovered.source
+    else:
+        context_window, source = settings.context.default_context_window, SOURCE_DEFAULT
     return ModelLimits(
-        context_window=override.context_window or window or settings.context.default_context_window,
+        context_window=context_window,
         max_output_tokens=(override.max_output_tokens or settings.llm.max_output_tokens or output
                            or settings.context.default_max_output_tokens),
         from_litellm=info is not None,
+        window_source=source,
     )
+
+
+def needs_window_discovery(settings: Settings, model: str) -> bool:
+    """Ask the server only for a model on a custom `api_base` that neither the config nor
+    litellm's price map gives a window."""
+    if not settings.api_base or not model:
+        return False
+    if model_override(settings, model).context_window:
+        return False
+    from agent.llm.cost_map import model_info
+
+    info = model_info(model)
+    return info is None or not info.context_window
+
+
+# litellm routes whose model names are the server's own ids (`openai/qwen2.5` → `qwen2.5`).
+_LOCAL_PREFIXES = ("openai", "hosted_vllm", "ollama", "ollama_chat", "llamafile", "lm_studio", "custom_openai",
+                   "text-completion-openai", "vllm", "llama_cpp")
+_VERSION_SEGMENT = re.compile(r"/v\d+$")
+
+
+def _server_model_name(model: str) -> str:
+    head, sep, rest = model.partition("/")
+    return rest if sep and head.lower() in _LOCAL_PREFIXES else model
+
+
+class _Unreachable(Exception):
+    """No connection, or no answer in time: the other endpoints are not tried."""
+
+
+def _request_json(url: str, api_key: str | None, timeout: float, body: dict | None = None) -> Any:
+    """The JSON a GET (or, with `body`, a POST) answers; None for an HTTP error or non-JSON."""
+    import urllib.error
+    import urllib.request
+
+    headers = {"Accept": "application/json"}
+    if api_key:
+        headers["Authorization"] = f"Bearer {api_key}"
+    data = None
+    if body is not None:
+        data = json.dumps(body).encode()
+        headers["Content-Type"] = "application/json"
+    request = urllib.request.Request(url, data=data, headers=headers, method="POST" if body is not None else "GET")
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310 - the configured api_base
+            raw = response.read(4 * 1024 * 1024)
+    except urllib.error.HTTPError:
+        return None  # the server answered, just not this endpoint: try the next
+    except (urllib.error.URLError, OSError, ValueError) as exc:  # refused, timed out, bad URL
+        raise _Unreachable(str(exc)) from exc
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return None
+
+
+def _positive_int(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        return None
+    return number if number > 0 else None
+
+
+def _from_props(answer: Any) -> int | None:
+    """llama.cpp `GET /props`: `default_generation_settings.n_ctx` (a slot's window), or `n_ctx`."""
+    if not isinstance(answer, dict):
+        return None
+    settings = answer.get("default_generation_settings")
+    if isinstance(settings, dict) and _positive_int(settings.get("n_ctx")):
+        return _positive_int(settings.get("n_ctx"))
+    return _positive_int(answer.get("n_ctx"))
+
+
+def _from_models(answer: Any, names: tuple[str, ...]) -> int | None:
+    """OpenAI-compatible `GET /models` (vLLM): `data[].max_model_len` of the entry whose id is
+    the model's; a server listing a single model serves that one whatever it is called."""
+    data = answer.get("data") if isinstance(answer, dict) else None
+    if not isinstance(data, list):
+        return None
+    entries = [e for e in data if isinstance(e, dict)]
+    match = next((e for e in entries if e.get("id") in names), None)
+    if match is None and len(entries) == 1:
+        match = entries[0]
+    return _positive_int(match.get("max_model_len")) if match else None
+
+
+def _from_ollama(answer: Any) -> int | None:
+    """Ollama `POST /api/show`: the `num_ctx` the model is run with (`parameters`), else
+    `model_info["<arch>.context_length"]`."""
+    if not isinstance(answer, dict):
+        return None
+    parameters = answer.get("parameters")
+    if isinstance(parameters, str):
+        for line in parameters.splitlines():
+            key, _, value = line.strip().partition(" ")
+            if key == "num_ctx" and _positive_int(value.strip()):
+                return _positive_int(value.strip())
+    info = answer.get("model_info")
+    if isinstance(info, dict):
+        arch = info.get("general.architecture")
+        if arch and _positive_int(info.get(f"{arch}.context_length")):
+            return _positive_int(info.get(f"{arch}.context_length"))
+        for key, value in info.items():
+            if isinstance(key, str) and key.endswith(".context_length") and _positive_int(value):
+                return _positive_int(value)
+    return None
+
+
+def probe_window(api_base: str, model: str, api_key: str | None = None,
+                 timeout: float = DISCOVERY_TIMEOUT_S) -> DiscoveredWindow | None:
+    """Ask the model's server for its window: llama.cpp `GET {root}/props`, then the
+    OpenAI-compatible `GET {base}/models` (vLLM's `max_model_len`), then Ollama's
+    `POST {root}/api/show` (`root`: the base without its `/v1`). Each request waits at most
+    `timeout` s; a server that does not connect or answer in time ends the search. Blocking
+    (run it in a thread); never raises: None means "use the default"."""
+    try:
+        base = api_base.strip().rstrip("/")
+        if not base.lower().startswith(("http://", "https://")):
+            return None
+        root = _VERSION_SEGMENT.sub("", base)
+        models_url = f"{base}/models" if _VERSION_SEGMENT.search(base) else f"{base}/v1/models"
+        name = _server_model_name(model)
+        names = (name, model)
+        tokens = _from_props(_request_json(f"{root}/props", api_key, timeout))
+        if tokens:
+            return DiscoveredWindow(tokens, SOURCE_LLAMA_CPP)
+        tokens = _from_models(_request_json(models_url, api_key, timeout), names)
+        if tokens:
+            return DiscoveredWindow(tokens, SOURCE_OPENAI_MODELS)
+        tokens = _from_ollama(_request_json(f"{root}/api/show", api_key, timeout, body={"model": name}))
+        if tokens:
+            return DiscoveredWindow(tokens, SOURCE_OLLAMA)
+    except _Unreachable as exc:
+        log.debug("window discovery: %s unreachable (%s)", api_base, exc)
+    except Exception:  # a discovery bug must never stop a session: fall back to the default
+        log.debug("window discovery failed for %s", api_base, exc_info=True)
+    return None
+
+
+def discover_window(api_base: str, model: str, api_key: str | None = None,
+                    timeout: float = DISCOVERY_TIMEOUT_S) -> int | None:
+    """The window `probe_window` finds, in tokens (None: none found)."""
+    found = probe_window(api_base, model, api_key, timeout)
+    return found.tokens if found else None

@@ -185,7 +185,10 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:  # noqa: N802 - stdlib naming
         path = self.path.split("?", 1)[0].rstrip("/")
         try:
-            if path in ("/v1/models", "/models"):
+            extra = self.server.owner.extra_get
+            if path in extra:  # e.g. llama.cpp's `/props`, a vLLM-style `/v1/models`
+                self._send_json(200, extra[path])
+            elif path in ("/v1/models", "/models"):
                 model = self.server.owner.model
                 self._send_json(
                     200,
@@ -335,7 +338,9 @@ class FakeLLMServer:
     """Scripted OpenAI-compatible server on 127.0.0.1 (see module docstring).
 
     ``FakeLLMServer(script=(), *, port=0, host="127.0.0.1", model="fake-model",
-    repeat=False, verbose=False)``; the server starts in the constructor.
+    repeat=False, verbose=False, extra_get=None)``; the server starts in the constructor.
+    ``extra_get={"/props": {...}}`` answers more GET routes with fixed JSON (a server's
+    window for agent/llm/models.py::probe_window).
     """
 
     # The request handler. A subclass speaking another wire format (tests/fakes/anthropic_server.py)
@@ -351,8 +356,11 @@ class FakeLLMServer:
         model: str = DEFAULT_MODEL,
         repeat: bool = False,
         verbose: bool = False,
+        extra_get: dict[str, Any] | None = None,
     ) -> None:
         self.model = model
+        # GET path (no query, no trailing slash) → JSON answered with 200, before the built-in routes.
+        self.extra_get: dict[str, Any] = dict(extra_get or {})
         self.verbose = verbose
         self.repeat = repeat
         self._lock = threading.Lock()
