@@ -9,22 +9,36 @@ build with a fresh `BuildState` gives the same request (tests/context/test_warm_
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from agent.context.cache_policy import SentScan
 from agent.context.facts import Records
 from agent.context.memo import Memo
 
 
+# Entries a pass's cache keeps before it is emptied at once (a session of 100,000 messages).
+PASS_CACHE_LIMIT = 65_536
+
+
 class PassMemory:
-    """One pass's state between runs: its last run (`last`, the pass's own shape) and any
-    per-pass cache (`cache`). A pass given a fresh one runs from scratch."""
+    """One pass's state between runs: its last run (`last`, the pass's own shape) and a
+    bounded cache of what it derived from messages (`remembered`). A pass given a fresh one
+    runs from scratch."""
 
     __slots__ = ("last", "cache")
 
     def __init__(self) -> None:
         self.last: Any = None
         self.cache: dict[Any, Any] = {}
+
+    def remembered(self, key: Any, make: Callable[[], Any], limit: int = PASS_CACHE_LIMIT) -> Any:
+        """`make()` for `key`, made once while the cache (at most `limit` entries) holds it."""
+        found = self.cache.get(key)
+        if found is None:
+            if len(self.cache) >= limit:
+                self.cache.clear()
+            found = self.cache[key] = make()
+        return found
 
 
 class BuildState:

@@ -18,7 +18,6 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable
 
-from agent.secrets import remember_secret
 from agent.llm.caching import cache_tokens
 from agent.llm.errors import (
     AuthError,
@@ -30,6 +29,7 @@ from agent.llm.errors import (
     QuotaError,
     RateLimitError,
 )
+from agent.secrets import redact_secrets, remember_secret
 from agent.session.models import ToolCall
 
 TextSink = Callable[[str], Awaitable[None] | None]
@@ -143,8 +143,6 @@ def _short(exc: Exception) -> str:
     """The provider's own words, made readable: every message a provider sends reaches the
     user and the database through here, so the key (an error body may echo it, a proxy may
     quote the Authorization header) and other known secrets are redacted first."""
-    from agent.secrets import redact_secrets
-
     raw = redact_secrets(str(exc).strip())
     if _HTML.search(raw):  # a proxy's error page: its title (or its text), not its markup
         title = re.search(r"<title[^>]*>(.*?)</title>", raw, re.IGNORECASE | re.DOTALL)

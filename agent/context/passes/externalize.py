@@ -26,7 +26,7 @@ from agent.session.models import Message
 NAME = "externalize"
 CONTEXT_TOOL_PREFIX = "context-"
 TERMINAL_TOOL = "terminal-execute"
-PREVIEW_CACHE_LIMIT = 20_000
+PREVIEW_CACHE_LIMIT = 20_000  # previews kept per session (about a kilobyte each)
 _LENGTH = attrgetter("length")
 
 
@@ -101,15 +101,10 @@ def externalized(message: Message, preview: int) -> str:
             f"are shown. {_hint(ref)}]\n{body}")
 
 
-def _cached_preview(message: Message, preview: int, previews: dict) -> str:
+def _cached_preview(message: Message, preview: int, memory: PassMemory) -> str:
     # Every build would otherwise parse and split every large output again.
-    key = (message.id, message.tool_name, hash(message.content), preview)
-    shown = previews.get(key)
-    if shown is None:
-        if len(previews) >= PREVIEW_CACHE_LIMIT:
-            previews.clear()
-        shown = previews[key] = externalized(message, preview)
-    return shown
+    return memory.remembered((message.id, message.tool_name, hash(message.content), preview),
+                             lambda: externalized(message, preview), PREVIEW_CACHE_LIMIT)
 
 
 def apply(messages: list[Message], *, limit: int, preview: int) -> tuple[list[Message], int]:
@@ -121,8 +116,8 @@ def run(facts: list[Facts], *, memory: PassMemory, limit: int, preview: int) -> 
     """The pass on records (see `apply`); nothing externalised gives back the same list.
 
     `memory.last`: the last list run on and its longest content: the loop's next request
-    is that list plus a few records, and only those need measuring. `memory.cache`: the
-    previews made."""
+    is that list plus a few records, and only those need measuring; the previews made are
+    remembered there too."""
     limit = max(limit, 0)  # an empty output is never externalised
     source, longest = memory.last or ([], 0)
     if source and len(facts) >= len(source) and all(map(is_, source, facts)):
@@ -138,6 +133,6 @@ def run(facts: list[Facts], *, memory: PassMemory, limit: int, preview: int) -> 
     for index, f in enumerate(facts):
         if (f.role == "tool" and f.length > limit
                 and not (f.tool_name or "").startswith(CONTEXT_TOOL_PREFIX)):
-            out[index] = f.copy(key, "content", lambda f=f: _cached_preview(f.message, preview, memory.cache))
+            out[index] = f.copy(key, "content", lambda f=f: _cached_preview(f.message, preview, memory))
             changed += 1
     return (out if changed else facts), changed

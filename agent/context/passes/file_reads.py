@@ -53,7 +53,6 @@ _DRIVE = re.compile(r"^[A-Za-z]:/")
 _SLASHES = re.compile(r"/{2,}")
 
 
-PARSE_CACHE_SIZE = 65_536
 
 def apply(
     messages: list[Message],
@@ -86,7 +85,7 @@ def run(
     the last run (see `_State`) in time for the new records only."""
     params = (_normalise_root(workspace), max(0, keep_recent), placeholder)
     state = memory.last
-    parsed = memory.cache
+    parsed = memory
     result = _extend(state, facts, parsed) if state is not None and state.params == params else None
     if result is None:
         result = _full(facts, params, parsed)
@@ -125,7 +124,7 @@ def _newest(entries: list[tuple[tuple[int, int], int]], keep: int) -> list[tuple
     return entries[-keep:] if keep else []
 
 
-def _full(facts: list[Facts], params: tuple[str | None, int, str], parsed: dict) -> _State:
+def _full(facts: list[Facts], params: tuple[str | None, int, str], parsed: PassMemory) -> _State:
     root, keep, placeholder = params
     reads: list[Read] = []
     results: set[int] = set()
@@ -173,7 +172,7 @@ def _full(facts: list[Facts], params: tuple[str | None, int, str], parsed: dict)
 
 
 def _read(f: Facts, call: tuple[str, str, str], time: int, position: int, root: str | None,
-          parsed: dict) -> Read | None:
+          parsed: PassMemory) -> Read | None:
     if not _succeeded(f):
         return None
     files, complete = _parsed_files(call[2], root, parsed)
@@ -200,7 +199,7 @@ def _replace(facts: list[Facts], base: list[Facts], reads: list[Read], survives:
     return (base if out is None else out), changed
 
 
-def _extend(state: _State, facts: list[Facts], parsed: dict) -> _State | None:
+def _extend(state: _State, facts: list[Facts], parsed: PassMemory) -> _State | None:
     """`state`'s run for `facts`, which starts with its records; None when it must run in full."""
     root, keep, placeholder = state.params
     start = len(state.source)
@@ -284,16 +283,10 @@ def _succeeded(f: Facts) -> bool:
     return ok
 
 
-def _parsed_files(arguments: str, root: str | None, parsed: dict) -> tuple[tuple[str, ...], bool]:
-    """`_files_of`, remembered in the pass's memory (`parsed`): a full run (after a rewind or a
-    reload) reads every call's arguments again, and parsing dominated such builds."""
-    key = (arguments, root)
-    found = parsed.get(key)
-    if found is None:
-        if len(parsed) >= PARSE_CACHE_SIZE:
-            parsed.clear()
-        found = parsed[key] = _files_of(arguments, root)
-    return found
+def _parsed_files(arguments: str, root: str | None, memory: PassMemory) -> tuple[tuple[str, ...], bool]:
+    """`_files_of`, remembered in the pass's memory: a full run (after a rewind or a reload)
+    reads every call's arguments again, and parsing dominated such builds."""
+    return memory.remembered((arguments, root), lambda: _files_of(arguments, root))
 
 
 def _files_of(arguments: str, root: str | None) -> tuple[tuple[str, ...], bool]:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import importlib
 import json
 import re
-from typing import Any
+from typing import Any, Iterator
 
 from pydantic import BaseModel, Field
 
@@ -77,6 +77,23 @@ def json_object(text: str) -> dict | None:
     except ValueError:
         return None
     return data if isinstance(data, dict) else None
+
+
+def leading_records(text: str, limit: int) -> Iterator[dict | None]:
+    """The first `limit` non-blank lines of a JSONL file as objects, for format detection;
+    None for a line that is not a JSON object (the file is then not that format)."""
+    seen = 0
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        try:
+            record = load_json(line)
+        except ValueError:
+            record = None
+        yield record if isinstance(record, dict) else None
+        seen += 1
+        if seen >= limit:
+            return
 
 
 def json_lines(text: str) -> list[tuple[int, dict]]:

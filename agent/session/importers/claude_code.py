@@ -26,7 +26,7 @@ import re
 from datetime import datetime
 from typing import Any
 
-from agent.session.importers import ImportedSession, ImportFormatError, json_lines, load_json
+from agent.session.importers import ImportedSession, ImportFormatError, json_lines, leading_records
 from agent.session.models import Message, ToolCall
 
 TOOL_NAMES = {"Read": "filesystem-read", "Bash": "terminal-execute", "Edit": "filesystem-edit",
@@ -46,21 +46,11 @@ _TAG = re.compile(r"<[^>]+>")
 
 def detect(text: str) -> bool:
     """Typed JSON events, and a conversation line among the first ones (snapshots may lead)."""
-    checked = 0
-    for line in text.splitlines():
-        if not line.strip():
-            continue
-        try:
-            record = load_json(line)
-        except ValueError:
-            return False
-        if not isinstance(record, dict) or not isinstance(record.get("type"), str):
+    for record in leading_records(text, DETECT_LINES):
+        if record is None or not isinstance(record.get("type"), str):
             return False
         if record["type"] in ("user", "assistant") and isinstance(record.get("message"), dict) and "uuid" in record:
             return True
-        checked += 1
-        if checked >= DETECT_LINES:
-            return False
     return False
 
 

@@ -27,7 +27,7 @@ import shlex
 from collections import Counter
 from typing import Any
 
-from agent.session.importers import ImportedSession, ImportFormatError, json_lines, load_json
+from agent.session.importers import ImportedSession, ImportFormatError, json_lines, leading_records
 from agent.session.importers.openai import Chain, _text, _timestamp
 from agent.session.models import Message
 
@@ -40,24 +40,14 @@ DETECT_LINES = 20
 
 
 def detect(text: str) -> bool:
-    checked = 0
-    for line in text.splitlines():
-        if not line.strip():
-            continue
-        try:
-            record = load_json(line)
-        except ValueError:
-            return False
-        if not isinstance(record, dict):
+    for record in leading_records(text, DETECT_LINES):
+        if record is None:
             return False
         if record.get("type") in WRAPPERS and isinstance(record.get("payload"), dict):
             return True
         if record.get("type") in ITEMS and ("call_id" in record or "role" in record and "content" in record
                                             and isinstance(record["content"], list)):
             return True  # an old rollout: items without the wrapper
-        checked += 1
-        if checked >= DETECT_LINES:
-            return False
     return False
 
 
