@@ -267,8 +267,14 @@ class Agent:
             self.emit(Usage(context_tokens=build.tokens.total, context_window=self.limits.context_window,
                             prompt_tokens_reported=result.prompt_tokens,
                             completion_tokens=result.completion_tokens or 0,
-                            cache_read_tokens=result.cache_read_tokens, session_cost=self.session_cost))
+                            cache_read_tokens=self._cache_reads(result), session_cost=self.session_cost))
             return message
+
+    def _cache_reads(self, result: StreamResult) -> int | None:
+        """The answer's prompt-cache reads for the status bar; None (nothing shown) for a
+        model whose provider does not cache, rather than a meaningless "cache 0%"."""
+        caches = self.builder.policy.mode == "auto" or result.cache_read_tokens or result.cache_write_tokens
+        return result.cache_read_tokens if caches else None
 
     async def complete(self, model: str, messages: list[dict[str, Any]]) -> StreamResult:
         """One request outside a turn's stream (the condense summary): the same client, key,

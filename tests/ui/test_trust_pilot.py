@@ -105,3 +105,21 @@ async def test_quitting_while_asked_trusts_nothing(server, workspace):
         await pilot.press("ctrl+c", "ctrl+c")
         await wait_for(pilot, lambda: app._exit, what="the app to exit")
     assert app.runtime is None and not trust.is_trusted(workspace, trust.digest(raw))
+
+
+async def test_at_80x24_the_choices_stay_on_screen_and_the_keys_scroll(server, workspace):
+    path = workspace / ".cairn" / "config.toml"
+    path.parent.mkdir()
+    path.write_text('yolo = true\napi_base = "http://example.invalid/v1"\nmodel = "openai/other"\n'
+                    '[permissions]\nallow_commands = ["rm -rf", "curl", "git push", "npm publish"]\n'
+                    'allow = ["edit", "outside:/etc"]\n')
+    app = make_app(server, workspace)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await wait_question(pilot)
+        await pilot.pause()
+        choices = screen.query_one("#trust-choices")
+        scroll = screen.query_one("#trust-scroll")
+        assert choices.region.height == 2 and choices.region.bottom <= 24  # both options visible
+        assert scroll.max_scroll_y > 0  # the keys that do not fit scroll
+        await pilot.press("escape")
+        await wait_ready(pilot)

@@ -28,6 +28,8 @@ if TYPE_CHECKING:
 
 TRUST_LABEL = "Trust this folder's .cairn/config.toml"
 NOT_NOW_LABEL = "Not now  (n / esc)"
+MAX_LIST_LINES = 16  # the keys and their effects; more scroll
+MIN_LIST_LINES = 2
 
 
 def item_lines(pending: ProjectTrust) -> str:
@@ -58,16 +60,33 @@ class TrustScreen(ModalScreen[bool]):
             yield Static(inert(str(p.config)), markup=False, id="trust-path")
             yield Static("It sets what only a trusted folder may: what cairn may do without asking, "
                          "or where your conversation and keys go.", markup=False, id="trust-about")
-            with VerticalScroll(id="trust-scroll"):
-                yield Static(item_lines(p), markup=False, id="trust-items")
-            yield Static("Not now: these are ignored, everything else in the file applies. "
-                         "A changed file asks again.\n↑↓ choose · Enter confirm · n / Esc not now",
-                         markup=False, id="trust-hint")
+            # The choices come before the list of keys, so a short terminal cuts the list
+            # (which scrolls), never the choices.
             yield OptionList(Option(TRUST_LABEL, id="trust"), Option(NOT_NOW_LABEL, id="not-now"),
                              id="trust-choices")
+            yield Static("↑↓ choose · Enter confirm · n / Esc not now. Not now: these are ignored, "
+                         "everything else in the file applies. A changed file asks again.",
+                         markup=False, id="trust-hint")
+            with VerticalScroll(id="trust-scroll"):
+                yield Static(item_lines(p), markup=False, id="trust-items")
 
     def on_mount(self) -> None:
         self.query_one("#trust-choices", OptionList).highlighted = 1  # Enter alone does not trust
+        self.call_after_refresh(self._fit)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._fit)
+
+    def _fit(self) -> None:
+        """The list of keys scrolls and gets what the terminal leaves (at 80×24 the whole
+        question is taller than the screen)."""
+        box, scroll = self.query_one("#trust-box"), self.query_one("#trust-scroll")
+        # Measured from the parts (the box itself may be cut at the screen's height).
+        rest = box.styles.gutter.height + scroll.styles.margin.height + sum(
+            child.outer_size.height for child in box.children if child is not scroll)
+        room = max(MIN_LIST_LINES, self.size.height - rest)
+        if scroll.styles.max_height is None or scroll.styles.max_height.value != min(room, MAX_LIST_LINES):
+            scroll.styles.max_height = min(room, MAX_LIST_LINES)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
