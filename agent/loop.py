@@ -39,6 +39,7 @@ from agent.events import (
 from agent.llm.client import ChatRequest, StreamResult, stream_chat
 from agent.llm.errors import ContextTooLongError, LLMError
 from agent.llm.models import DiscoveredWindow, model_limits
+from agent.session.errors import StoreError
 from agent.prompt import build_system_prompt
 from agent.session.loading import load_session_messages
 from agent.session.models import Message, Session, ToolCall, now_ms
@@ -201,6 +202,10 @@ class Agent:
         except asyncio.CancelledError:
             status = "interrupted"
             await _uninterruptible(self._after_interrupt())
+        except StoreError as exc:  # already a sentence for the user (a full disk, …)
+            log.exception("turn failed")
+            self.emit(TurnError(message=str(exc)))
+            status = "error"
         except Exception as exc:  # never a traceback on screen; the log has it
             log.exception("turn failed")
             self.emit(TurnError(message=f"{type(exc).__name__}: {exc}"))

@@ -21,6 +21,12 @@ class StoreOpenError(StoreError):
     file, what is wrong and what to do (front ends print it; no traceback)."""
 
 
+class StoreWriteError(StoreError):
+    """A write to the session database failed (disk full, read-only, locked too long):
+    `str()` is one line for the user saying what was not saved and what to do. The
+    transaction was rolled back, so the database holds what it held before."""
+
+
 class ForeignDatabase(Exception):
     """An SQLite file that is not cairn's: opening it must not add tables to it."""
 
@@ -51,6 +57,22 @@ def open_error(exc: BaseException, path: Path) -> StoreOpenError:
             return StoreOpenError(f"The session database {path} is read-only ({cause}): make it writable "
                                   "(chmod u+w), or set CAIRN_HOME to another folder.")
     return StoreOpenError(f"Cannot open the session database {path} ({cause}).")
+
+
+def write_error(exc: BaseException, path: Path) -> StoreWriteError:
+    """What went wrong writing to `path`, in words, from SQLite's or the OS's error."""
+    cause = str(exc).strip() or type(exc).__name__
+    lower = cause.lower()
+    if "full" in lower or ("disk i/o error" in lower and _disk_full(path.parent)):
+        what = f"the disk holding it is full ({cause}): free some space, then send again"
+    elif "readonly" in lower or "read-only" in lower:
+        what = f"it has become read-only ({cause}): make it writable, then send again"
+    elif "locked" in lower or "busy" in lower:
+        what = f"another process kept it locked ({cause}): close other cairn windows on it, then send again"
+    else:
+        what = f"{cause}; see the log for details"
+    return StoreWriteError(f"Could not save to the session database {path}: {what}. "
+                           "Nothing already saved was lost.")
 
 
 def _disk_full(folder: Path) -> bool:

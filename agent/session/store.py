@@ -21,7 +21,9 @@ import aiosqlite
 
 from agent.config import db_path
 from agent.session.rows import chunks, message_params, row_to_message, row_to_session
-from agent.session.errors import ForeignDatabase, StoreError, StoreOpenError, open_error  # noqa: F401 - re-exported
+from agent.session.errors import (  # noqa: F401 - re-exported
+    ForeignDatabase, StoreError, StoreOpenError, StoreWriteError, open_error, write_error,
+)
 from agent.session.schema import ACTIVE_PATH_SQL, LATEST_FIRST, MIGRATIONS, NEXT_TOUCHED_SQL
 from agent.session.models import ContextEvent, FileChange, Message, Session, SessionSummary, ToolCall, now_ms
 
@@ -98,10 +100,14 @@ class Store:
     @contextlib.asynccontextmanager
     async def _transaction(self) -> AsyncIterator[None]:
         async with self._write_lock:
-            await self.conn.execute("BEGIN IMMEDIATE")
             try:
+                await self.conn.execute("BEGIN IMMEDIATE")
                 yield
                 await self.conn.commit()
+            except sqlite3.Error as exc:
+                with contextlib.suppress(sqlite3.Error):
+                    await self.conn.rollback()
+                raise write_error(exc, self.path) from exc
             except BaseException:
                 await self.conn.rollback()
                 raise
