@@ -111,9 +111,11 @@ class Chain:
         self.messages.append(message)
         return message
 
-    def call(self, message: Message, call_id: Any, original: str, arguments: Any) -> ToolCall:
-        """Add a tool call to the assistant `message` (a `bash` tool is our terminal-execute)."""
-        name = TOOL_NAMES.get(original, original)
+    def call(self, message: Message, call_id: Any, original: str, arguments: Any, *,
+             name: str | None = None) -> ToolCall:
+        """Add a tool call to the assistant `message` (a `bash` tool is our terminal-execute;
+        `name`: our tool the importer mapped `original` to, its arguments mapped too)."""
+        name = name or TOOL_NAMES.get(original, original)
         call_id = str(call_id) if call_id else f"call_{new_id()}"
         call = ToolCall(id=call_id, name=name, arguments=arguments_json(arguments))
         message.tool_calls.append(call)
