@@ -160,6 +160,7 @@ class _Converter:
         texts: list[str] = []
         images: list[dict] = []
         unknown: list[dict] = []
+        responses = 0
         for part in _parts(record.get("content")):
             if isinstance(part.get("text"), str):
                 texts.append(part["text"])
@@ -167,7 +168,8 @@ class _Converter:
                 texts.append("[image]")
                 images.append(part)
             elif isinstance(part.get("functionResponse"), dict):
-                self.response_part(where, part, when)
+                self.response_part(part, when)
+                responses += 1
             else:
                 unknown.append(part)
         text = "".join(texts)
@@ -183,11 +185,11 @@ class _Converter:
                        created_at=when, meta=meta)
         elif stripped or images:
             chain.add("user", text, message_id=record.get("id"), created_at=when, meta=meta)
-        elif not unknown and not any("functionResponse" in p for p in _parts(record.get("content"))):
+        elif not unknown and not responses:
             chain.skip(where, "empty user message", "nothing to import")
         self.notes_for("user", unknown, where, when)
 
-    def response_part(self, where: str, part: dict, when: int) -> None:
+    def response_part(self, part: dict, when: int) -> None:
         """A functionResponse in a user message (a rewritten history carries results this way)."""
         call_id = part["functionResponse"].get("id")
         if isinstance(call_id, str) and call_id in self.answered:
@@ -314,6 +316,7 @@ def parse(text: str) -> ImportedSession:
     if not chain.messages:
         raise ImportFormatError("no user or model messages in this Gemini CLI session")
     summary = history.header.get("summary")
-    return ImportedSession(title=chain.title(summary), model=model, created_at=timestamp_ms(history.header.get("startTime")) or None,
+    return ImportedSession(title=chain.title(summary), model=model,
+                           created_at=timestamp_ms(history.header.get("startTime")) or None,
                            updated_at=timestamp_ms(history.header.get("lastUpdated")) or None,
                            head_id=chain.messages[-1].id, messages=chain.messages, skipped=chain.skipped)
