@@ -85,10 +85,10 @@ class Agent:
         )
         self.system_prompt = build_system_prompt(settings.workspace)
         self._attach_context_files()
-        # The session's request builder: what its builds remember, its cache policy.
-        self.builder = RequestBuilder(settings, model)
         # Windows the models' server reported (Runtime asks it once per model; see `use_window`).
         self.discovered_windows: dict[str, DiscoveredWindow] = {}
+        # The session's request builder: what its builds remember, its cache policy.
+        self.builder = RequestBuilder(settings, model, self.discovered_windows)
         self.set_model(model)
         self.history: list[Message] | None = None
         self.session_cost = 0.0
@@ -136,7 +136,7 @@ class Agent:
     def switch_session(self, session: Session) -> None:
         self.session = session
         self._attach_context_files()
-        self.builder = RequestBuilder(self.settings, self.model)
+        self.builder = RequestBuilder(self.settings, self.model, self.discovered_windows)
         self.history = None
         self.session_cost = 0.0
         self.permissions.always.clear()

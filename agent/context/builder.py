@@ -12,7 +12,7 @@ settings, tools, system prompt, policy): what the builder keeps only makes it fa
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Mapping
 
 from agent.config import Settings
 from agent.context.cache_policy import (DEFAULT_READ_SHARE, DEFAULT_WRITE_SHARE, EXACT, SENT_META, CachePolicy)
@@ -23,6 +23,7 @@ from agent.session.models import Message
 
 if TYPE_CHECKING:
     from agent.llm.client import ChatRequest
+    from agent.llm.models import DiscoveredWindow
 
 # Providers with automatic prefix caches bill cache writes as plain input.
 AUTOMATIC_WRITE_SHARE = 1.0
@@ -53,8 +54,12 @@ def resolve_policy(settings: Settings, model: str) -> CachePolicy:
 
 
 class RequestBuilder:
-    def __init__(self, settings: Settings, model: str) -> None:
+    def __init__(self, settings: Settings, model: str,
+                 windows: Mapping[str, DiscoveredWindow] | None = None) -> None:
+        """`windows`: the windows the models' servers reported, owned by the agent (it adds to
+        them); a request's output limit is the one the budget reserves with that window."""
         self.settings = settings
+        self.windows: Mapping[str, DiscoveredWindow] = windows if windows is not None else {}
         self.counter: TokenCounter = counter_for(settings.context.tokenizer)
         self.state = BuildState()
         self.model = model
@@ -104,8 +109,8 @@ class RequestBuilder:
     def _request(self, model: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]],
                  estimated_tokens: int | None = None) -> ChatRequest:
         """`max_tokens`: the model's output limit (`model_limits`: a model's own override, else
-        `llm.max_output_tokens`, else litellm's map, else `context.default_max_output_tokens`),
-        the same figure the budget reserves for the reply."""
+        `llm.max_output_tokens`, else litellm's map, else `context.default_max_output_tokens`;
+        capped to fit the window its server reported), the same figure the budget reserves."""
         from agent.llm.client import ChatRequest
         from agent.llm.models import model_limits
 
@@ -113,7 +118,7 @@ class RequestBuilder:
         return ChatRequest(model=model, messages=messages, tools=tools, api_base=self.settings.api_base,
                            api_key=self.settings.api_key, temperature=llm.temperature, timeout=llm.request_timeout,
                            idle_timeout=llm.stream_idle_timeout,
-                           max_tokens=model_limits(self.settings, model).max_output_tokens,
+                           max_tokens=model_limits(self.settings, model, self.windows.get(model)).max_output_tokens,
                            estimated_tokens=estimated_tokens)
 
     @staticmethod

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import os
 import re
 from typing import Any, NamedTuple
@@ -44,6 +45,12 @@ SOURCE_OPENAI_MODELS = "server (vLLM /models)"
 SOURCE_OLLAMA = "server (Ollama /api/show)"
 
 DISCOVERY_TIMEOUT_S = 2.0  # per request to the model's server
+# A window that holds the prompt and the reply together (a local server's n_ctx, max_model_len
+# or num_ctx, a configured or default window) gives the reply at most this share: the budget
+# keeps `window × 0.9 − output` for the prompt, and cairn's own system prompt and tool
+# definitions alone take about 2,200 tokens, so a 4,096-token window still leaves the
+# conversation room. The price map's windows are input limits (the reply comes on top).
+MAX_OUTPUT_SHARE_OF_WINDOW = 0.25
 
 
 class ModelLimits(BaseModel):
@@ -66,7 +73,9 @@ def model_limits(settings: Settings, model: str, discovered: DiscoveredWindow | 
 
     The output limit is what each request sends as max_tokens and what the budget reserves
     for the reply: `[models."<model>"] max_output_tokens` > `llm.max_output_tokens` > the map >
-    `context.default_max_output_tokens`."""
+    `context.default_max_output_tokens`, capped by `output_cap` when the window is shared by
+    prompt and reply (any window but the price map's): with a small local window, the
+    configured 4,096 tokens would be the whole window and every request would overflow it."""
     from agent.llm.cost_map import model_info
 
     info = model_info(model)  # None: unknown to litellm (local or custom models): use defaults
@@ -81,13 +90,19 @@ def model_limits(settings: Settings, model: str, discovered: DiscoveredWindow | 
         context_window, source = discovered.tokens, discovered.source
     else:
         context_window, source = settings.context.default_context_window, SOURCE_DEFAULT
-    return ModelLimits(
-        context_window=context_window,
-        max_output_tokens=(override.max_output_tokens or settings.llm.max_output_tokens or output
-                           or settings.context.default_max_output_tokens),
-        from_litellm=info is not None,
-        window_source=source,
-    )
+    max_output = (override.max_output_tokens or settings.llm.max_output_tokens or output
+                  or settings.context.default_max_output_tokens)
+    if source != SOURCE_PRICE_MAP and max_output > output_cap(context_window):
+        log.info("output limit %d capped at %d: the %d-token window (%s) holds prompt and reply",
+                 max_output, output_cap(context_window), context_window, source)
+        max_output = output_cap(context_window)
+    return ModelLimits(context_window=context_window, max_output_tokens=max_output,
+                       from_litellm=info is not None, window_source=source)
+
+
+def output_cap(window: int) -> int:
+    """The most a reply may take of a window it shares with the prompt."""
+    return max(1, math.floor(window * MAX_OUTPUT_SHARE_OF_WINDOW))
 
 
 def needs_window_discovery(settings: Settings, model: str) -> bool:

@@ -6,7 +6,8 @@ parsers pure means they can be tested on their own and a broken file can never l
 session behind; `import_session` is the one place that writes, in a single transaction.
 
 Formats: `cairn` (our lossless JSONL export), `claude-code` (Claude Code's session JSONL),
-`codex` (Codex CLI rollouts), `swe-agent` (`.traj`), `mini-swe-agent` (`.traj.json`) and
+`codex` (Codex CLI rollouts), `gemini-cli` (Gemini CLI chats), `mistral-vibe` (Mistral Vibe
+`messages.jsonl`), `swe-agent` (`.traj`), `mini-swe-agent` (`.traj.json`) and
 `openai` (a chat message list, OpenAI or Anthropic content blocks, e.g. Cline's
 `session.messages.json`). `parse_any` tries them in that order. What a parser does not
 import is listed in `ImportedSession.skipped` (see report.py).
@@ -23,9 +24,18 @@ from pydantic import BaseModel, Field
 
 from agent.session.models import Message, Session, new_id, now_ms
 
-FORMATS = ("cairn", "claude-code", "codex", "swe-agent", "mini-swe-agent", "openai")
-_MODULES = {"cairn": "cairn", "claude-code": "claude_code", "codex": "codex", "swe-agent": "swe_agent",
-            "mini-swe-agent": "mini_swe_agent", "openai": "openai"}
+# Detection order: `openai` (any JSON chat message list) comes last, as the most general.
+_MODULES = {
+    "cairn": "cairn",
+    "claude-code": "claude_code",
+    "codex": "codex",
+    "gemini-cli": "gemini_cli",
+    "mistral-vibe": "mistral_vibe",
+    "swe-agent": "swe_agent",
+    "mini-swe-agent": "mini_swe_agent",
+    "openai": "openai",
+}
+FORMATS = tuple(_MODULES)
 
 
 class ImportFormatError(ValueError):
@@ -133,9 +143,10 @@ def parse_any(text: str, fmt: str = "auto") -> ImportedSession:
         found = detect_format(text)
         if found is None:
             raise ImportFormatError(
-                "not a recognised session format (expected a cairn JSONL export, a Claude Code or "
-                "Codex CLI session JSONL, a SWE-agent or mini-swe-agent trajectory, or a chat message "
-                "list in JSON: OpenAI messages or Anthropic content blocks)"
+                "not a recognised session format (expected a cairn JSONL export, a Claude Code, "
+                "Codex CLI or Gemini CLI session, a Mistral Vibe messages.jsonl, a SWE-agent or "
+                "mini-swe-agent trajectory, or a chat message list in JSON: OpenAI messages or "
+                "Anthropic content blocks)"
             )
         fmt = found
     imported = _module(fmt).parse(text)

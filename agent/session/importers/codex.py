@@ -28,7 +28,7 @@ from collections import Counter
 from typing import Any
 
 from agent.session.importers import ImportedSession, ImportFormatError, json_lines, leading_records
-from agent.session.importers.openai import Chain, _text, _timestamp
+from agent.session.importers.common import Chain, content_text, timestamp_ms
 from agent.session.models import Message
 
 WRAPPERS = ("session_meta", "response_item", "event_msg", "turn_context", "compacted")
@@ -78,7 +78,7 @@ def _output(output: Any) -> tuple[str, bool | None]:
         success = output.get("success")
         return _output(output.get("content"))[0], success if isinstance(success, bool) else None
     if isinstance(output, list):
-        return _text(output) or "", None
+        return content_text(output) or "", None
     return ("" if output is None else str(output)), None
 
 
@@ -137,7 +137,7 @@ class _Rollout:
         chain = self.chain
         if kind == "message":
             role = item.get("role")
-            text = _text(item.get("content")) or ""
+            text = content_text(item.get("content")) or ""
             if role in ("system", "developer"):
                 self.counts[f"{role} message"] += 1
                 return
@@ -182,7 +182,7 @@ def parse(text: str) -> ImportedSession:
     chain = rollout.chain
     for number, record in json_lines(text):
         where = f"line {number}"
-        when = _timestamp(record.get("timestamp"))
+        when = timestamp_ms(record.get("timestamp"))
         kind = record.get("type")
         payload = record.get("payload") if isinstance(record.get("payload"), dict) else None
         if kind in WRAPPERS and payload is not None:

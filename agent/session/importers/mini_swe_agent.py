@@ -22,7 +22,7 @@ import re
 from typing import Any
 
 from agent.session.importers import ImportedSession, ImportFormatError, json_object
-from agent.session.importers.openai import Chain, _load, _text, add_item
+from agent.session.importers.common import Chain, add_item, content_text, load_document
 from agent.session.models import Message
 
 _COMMAND = re.compile(r"```(?:bash|mswea_bash_command)[ \t]*\n(.*?)\n?```", re.S)
@@ -44,7 +44,7 @@ def _command(item: dict) -> str | None:
     if isinstance(actions, list) and len(actions) == 1 and isinstance(actions[0], dict):
         command = actions[0].get("command")
         return command if isinstance(command, str) and command.strip() else None
-    found = _COMMAND.findall(_text(item.get("content")) or "")
+    found = _COMMAND.findall(content_text(item.get("content")) or "")
     return found[0] if len(found) == 1 else None
 
 
@@ -58,7 +58,7 @@ def _returncode(item: dict, content: str) -> int | None:
 
 
 def parse(text: str) -> ImportedSession:
-    data = _load(text)
+    data = load_document(text)
     if not isinstance(data, dict) or not isinstance(data.get("messages"), list):
         raise ImportFormatError("expected a mini-swe-agent trajectory: a JSON object with a 'messages' list")
     chain = Chain("mini-swe-agent")
@@ -68,7 +68,7 @@ def parse(text: str) -> ImportedSession:
         if not isinstance(item, dict):
             raise ImportFormatError(f"{where}: expected a JSON object")
         role = item.get("role")
-        content = _text(item.get("content")) or ""
+        content = content_text(item.get("content")) or ""
         if role == "user" and pending is not None:
             code = _returncode(item, content)
             if code is not None:

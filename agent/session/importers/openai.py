@@ -18,35 +18,18 @@ each request. A message without `timestamp` keeps created_at 0, which the contex
 as "no age" (SPEC §12.2), rather than pretending it happened at import time.
 A tool named `bash` is our `terminal-execute` (the original name stays in meta).
 
-`Chain` is the builder the other JSON importers (swe_agent, mini_swe_agent, codex) share.
+The message chain and the content readers live in common.py, shared with the other importers.
 """
 
 from __future__ import annotations
 
-import json
-from datetime import datetime
 from typing import Any
 
 from agent.session.importers import ImportedSession, ImportFormatError, load_json
-from agent.session.models import Message, ToolCall, new_id
+from agent.session.importers.common import Chain, add_item, load_document
 
-TOOL_NAMES = {"bash": "terminal-execute"}
 ROLES = ("user", "assistant", "tool")
 SKIPPED_ROLES = ("system", "developer")
-STATUSES = ("ok", "error", "interrupted")
-TITLE_CHARS = 60
-TEXT_PARTS = ("text", "input_text", "output_text")
-IMAGE_PARTS = ("image_url", "input_image", "image")
-THINKING_PARTS = ("thinking", "redacted_thinking", "reasoning")
-
-
-def _load(text: str) -> Any:
-    try:
-        return load_json(text)
-    except ValueError as exc:
-        line = getattr(exc, "lineno", None)
-        where = f"line {line}: " if line else ""
-        raise ImportFormatError(f"{where}not valid JSON ({str(exc)[:200]})") from None
 
 
 def _messages_of(data: Any) -> list | None:
@@ -69,223 +52,8 @@ def detect(text: str) -> bool:
     return items is not None and all(isinstance(m, dict) and "role" in m for m in items)
 
 
-def _text(content: Any) -> str | None:
-    """The text of a content value (text parts joined; an image is `[image]`)."""
-    if content is None or isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts = []
-        for part in content:
-            if isinstance(part, str):
-                parts.append(part)
-            elif isinstance(part, dict) and part.get("type") in TEXT_PARTS:
-                parts.append(str(part.get("text", "")))
-            elif isinstance(part, dict) and part.get("type") in IMAGE_PARTS:
-                parts.append("[image]")
-        return "\n".join(parts)
-    return str(content)
-
-
-def _result_text(content: Any) -> str:
-    """A tool result's content: text blocks joined; anything else (e.g. Cline's list of
-    {query, result} records) kept whole as JSON rather than losing it."""
-    if content is None:
-        return ""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list) and all(isinstance(p, str) or (isinstance(p, dict) and p.get("type") in
-                                                                  TEXT_PARTS + IMAGE_PARTS) for p in content):
-        return _text(content) or ""
-    return json.dumps(content, ensure_ascii=False)
-
-
-# Timestamps past the year 9999 (or NaN, infinity, negative) are not times: "no age" (0).
-MAX_TIMESTAMP_MS = 253_402_300_799_999
-
-
-def _timestamp(value: Any) -> int:
-    if isinstance(value, bool):
-        return 0
-    if isinstance(value, (int, float)):
-        if not 0 < value <= MAX_TIMESTAMP_MS:  # also False for NaN
-            return 0
-        # Seconds (as some exporters write them) are far smaller than any ms epoch since 1973.
-        return int(value * 1000) if value < 1e11 else int(value)
-    if isinstance(value, str):
-        try:
-            return int(datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp() * 1000)
-        except (ValueError, OverflowError, OSError):
-            return 0
-    return 0
-
-
-def _arguments(value: Any) -> str:
-    return value if isinstance(value, str) else json.dumps(value if value is not None else {}, ensure_ascii=False)
-
-
-class Chain:
-    """Messages made one after another (each one's parent is the one before), the tool calls
-    seen so far (so that results get their tool's name) and what was skipped, with why."""
-
-    def __init__(self, source: str) -> None:
-        self.source = source
-        self.messages: list[Message] = []
-        self.seen: set[str] = set()
-        self.skipped: list[dict[str, str]] = []
-        self.call_names: dict[str, tuple[str, str]] = {}  # call id -> (our name, original name)
-
-    def skip(self, where: str, what: str, reason: str) -> None:
-        self.skipped.append({"where": where, "what": what, "reason": reason})
-
-    def add(self, role: str, content: str | None, *, message_id: Any = None, created_at: int = 0,
-            status: str = "ok", kind: str = "message", meta: dict | None = None) -> Message:
-        if not isinstance(message_id, str) or not message_id or message_id in self.seen:
-            message_id = new_id()
-        self.seen.add(message_id)
-        message = Message(id=message_id, parent_id=self.messages[-1].id if self.messages else None,
-                          seq=len(self.messages) + 1, role=role, content=content, created_at=created_at,
-                          status=status, kind=kind, meta={"source": self.source, **(meta or {})})
-        self.messages.append(message)
-        return message
-
-    def call(self, message: Message, call_id: Any, original: str, arguments: Any) -> ToolCall:
-        """Add a tool call to the assistant `message` (a `bash` tool is our terminal-execute)."""
-        name = TOOL_NAMES.get(original, original)
-        call_id = str(call_id) if call_id else f"call_{new_id()}"
-        call = ToolCall(id=call_id, name=name, arguments=_arguments(arguments))
-        message.tool_calls.append(call)
-        self.call_names[call_id] = (name, original)
-        if name != original:
-            message.meta.setdefault("original_tool_names", {})[call_id] = original
-        return call
-
-    def result(self, call_id: Any, content: str, *, is_error: bool = False, named: Any = None,
-               message_id: Any = None, created_at: int = 0, status: str | None = None,
-               meta: dict | None = None) -> Message:
-        """A tool message answering `call_id`; a failure reads `Error: …` (SPEC §3)."""
-        call_id = str(call_id) if call_id else None
-        name, original = self.call_names.get(call_id or "", (None, None))
-        if name is None and isinstance(named, str) and named:
-            name, original = TOOL_NAMES.get(named, named), named
-        if is_error and not content.startswith("Error:"):
-            content = f"Error: {content}"
-        message = self.add("tool", content, message_id=message_id, created_at=created_at,
-                           status=status or ("error" if is_error else "ok"), meta=meta)
-        message.tool_call_id = call_id
-        message.tool_name = name
-        if original and original != name:
-            message.meta["original_tool"] = original
-        return message
-
-    def note(self, role: str, content: str, *, where: str, what: str, created_at: int = 0,
-             meta: dict | None = None) -> Message:
-        """Something cairn has no place for, kept as a `kind=note` message and reported."""
-        self.skip(where, what, "kept as a note message")
-        return self.add(role if role in ("user", "assistant") else "user", content, created_at=created_at,
-                        kind="note", meta=meta)
-
-    def title(self, header_title: Any = "") -> str:
-        if isinstance(header_title, str) and header_title:
-            return header_title
-        first = next((m.content for m in self.messages
-                      if m.role == "user" and m.kind == "message" and (m.content or "").strip()), "")
-        return " ".join((first or "").split())[:TITLE_CHARS]
-
-
-def _openai_calls(chain: Chain, message: Message, raw: Any, where: str) -> None:
-    if raw is None:
-        return
-    if not isinstance(raw, list):
-        raise ImportFormatError(f"{where}: tool_calls must be a list")
-    for number, item in enumerate(raw, start=1):
-        function = item.get("function") if isinstance(item, dict) else None
-        if not isinstance(function, dict) or not function.get("name"):
-            raise ImportFormatError(f"{where}: tool call {number} has no function name")
-        chain.call(message, item.get("id"), str(function["name"]), function.get("arguments", ""))
-
-
-def add_item(chain: Chain, item: dict, where: str, *, role: str | None = None) -> list[Message]:
-    """One chat message (OpenAI or Anthropic shape) onto `chain`: the messages it became."""
-    role = role or item.get("role")
-    made: list[Message] = []
-    created_at = _timestamp(item["timestamp"] if "timestamp" in item else item.get("ts"))
-    status = item.get("messageStatus") if item.get("messageStatus") in STATUSES else "ok"
-    content = item.get("content")
-    blocks = content if isinstance(content, list) else None
-    texts: list[str] = []
-    images: list[Any] = []
-    thinking: list[str] = []
-    uses: list[dict] = []
-    results: list[dict] = []
-    unknown: list[Any] = []
-    if blocks is None:
-        if content is not None and not isinstance(content, str):
-            content = str(content)
-    else:
-        for part in blocks:
-            kind = part.get("type") if isinstance(part, dict) else None
-            if isinstance(part, str):
-                texts.append(part)
-            elif kind in TEXT_PARTS:
-                texts.append(str(part.get("text", "")))
-            elif kind in IMAGE_PARTS:
-                texts.append("[image]")
-                images.append(part)
-            elif kind in THINKING_PARTS:
-                thinking.append(str(part.get("thinking") or part.get("text") or part.get("data") or ""))
-            elif kind == "tool_use" and role == "assistant":
-                uses.append(part)
-            elif kind == "tool_result" and role in ("user", "tool"):
-                results.append(part)
-            elif kind == "file" and isinstance(part.get("content"), str):
-                texts.append(f"[file: {part.get('path', '')}]\n{part['content']}")
-            else:
-                unknown.append(part)
-        content = "\n".join(texts) if texts or not (uses or results) else None
-    message_id = item.get("id")
-
-    def next_id() -> Any:  # the item's id for its first message, `id:n` for further ones
-        if not isinstance(message_id, str) or not message_id:
-            return None
-        return message_id if not made else f"{message_id}:{len(made)}"
-
-    for block in results:
-        made.append(chain.result(block.get("tool_use_id"), _result_text(block.get("content")),
-                                 is_error=bool(block.get("is_error")), named=block.get("name"),
-                                 message_id=next_id(), created_at=created_at))
-    if role == "tool":
-        if not results:
-            text = _text(content) or ""
-            tool = chain.result(item.get("tool_call_id"), text, named=item.get("name"), message_id=next_id(),
-                                created_at=created_at, status=status)
-            if "messageStatus" not in item and text.startswith("Error:"):
-                tool.status = "error"  # SPEC §3: a failure reads `Error:` and has status=error
-            made.append(tool)
-    elif role == "assistant" or (content or "").strip() or images or not results:
-        meta: dict[str, Any] = {}
-        if images:
-            meta["images"] = images
-        if thinking:
-            meta["thinking"] = "\n\n".join(thinking)
-        info = item.get("modelInfo")
-        model = item.get("model") or (info.get("id") if isinstance(info, dict) else None)
-        if isinstance(model, str) and model:
-            meta["model"] = model
-        message = chain.add(role, content, message_id=next_id(), created_at=created_at, status=status, meta=meta)
-        if role == "assistant":
-            _openai_calls(chain, message, item.get("tool_calls"), where)
-            for block in uses:
-                chain.call(message, block.get("id"), str(block.get("name") or "tool"), block.get("input"))
-        made.append(message)
-    for part in unknown:
-        kind = part.get("type") if isinstance(part, dict) else type(part).__name__
-        made.append(chain.note(role, f"[{kind} block]\n{json.dumps(part, ensure_ascii=False)}",
-                               where=where, what=f"{kind} block", created_at=created_at, meta={"block": part}))
-    return made
-
-
 def parse(text: str) -> ImportedSession:
-    data = _load(text)
+    data = load_document(text)
     items = _messages_of(data)
     if items is None:
         raise ImportFormatError("expected a JSON list of messages or an object with a 'messages' list")

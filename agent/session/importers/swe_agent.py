@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 
 from agent.session.importers import ImportedSession, ImportFormatError, json_object
-from agent.session.importers.openai import Chain, _load, _text, add_item
+from agent.session.importers.common import Chain, add_item, content_text, load_document
 from agent.session.models import Message
 
 
@@ -31,7 +31,7 @@ def detect(text: str) -> bool:
 
 
 def parse(text: str) -> ImportedSession:
-    data = _load(text)
+    data = load_document(text)
     if not isinstance(data, dict) or not isinstance(data.get("history"), list):
         raise ImportFormatError("expected a SWE-agent trajectory: a JSON object with a 'history' list")
     chain = Chain("swe-agent")
@@ -50,7 +50,7 @@ def parse(text: str) -> ImportedSession:
         if role == "user" and pending is not None:
             message, action, _ = pending
             call = chain.call(message, f"swe-{message.seq}", "bash", {"command": action})
-            chain.result(call.id, _text(item.get("content")) or "", created_at=message.created_at)
+            chain.result(call.id, content_text(item.get("content")) or "", created_at=message.created_at)
             pending = None
             continue
         if pending is not None:  # the action got no observation
@@ -70,7 +70,7 @@ def parse(text: str) -> ImportedSession:
         elif role == "user":
             add_item(chain, item, where)
         else:
-            chain.note("user", f"[{role} message]\n{_text(item.get('content')) or ''}", where=where,
+            chain.note("user", f"[{role} message]\n{content_text(item.get('content')) or ''}", where=where,
                        what=f"message with role {role!r}", meta={"original": item})
     if pending is not None:
         _no_observation(chain, pending)
