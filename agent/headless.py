@@ -159,6 +159,7 @@ async def run_headless(
         for recovered in runtime.recovered:
             err.write(f"Note: {recovered.describe()}\n")
         try:
+            await runtime.wait_for_mcp()
             name, _, args = prompt.strip().partition(" ")
             if name == "/compact":
                 await runtime.compact(args.strip() or None)
