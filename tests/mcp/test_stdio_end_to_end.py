@@ -116,3 +116,15 @@ async def test_a_server_that_cannot_start_is_one_notice(server, open_runtime):
     notices = [e.message for e in of_type(runtime.events, "notice")]
     assert len([n for n in notices if n.startswith("MCP server")]) == 2
     assert all("\n" not in n for n in notices)
+
+
+async def test_a_server_that_never_answers_at_start_is_timed_out(server, open_runtime):
+    flags = mcp_flags({"mute": {"command": "sleep", "args": ["600"]}})
+    flags["mcp"]["startup_timeout"] = 1
+    runtime = await open_runtime(flags=flags)
+    try:
+        await runtime.wait_for_mcp()
+        (status,) = runtime.mcp_status()
+    finally:
+        await runtime.close()
+    assert (status.state, status.error) == ("failed", "did not start within 1 s")
