@@ -126,7 +126,7 @@ class McpServerSettings(_Section):
 
     command: str | None = None
     args: list[str] = Field(default_factory=list)
-    env: dict[str, str] = Field(default_factory=dict)
+    env: dict[str, str] = Field(default_factory=dict, repr=False)  # tokens: never printed
     cwd: str | None = None
     url: str | None = None
     headers: dict[str, str] = Field(default_factory=dict, repr=False)  # tokens: never printed

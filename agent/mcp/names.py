@@ -58,7 +58,3 @@ def unique_names(server: str, tools: list[str]) -> dict[str, str]:
 def is_mcp_name(name: str) -> bool:
     return name.startswith(PREFIX)
 
-
-def server_of(name: str) -> str:
-    """The (cleaned) server part of an exposed name: what a `mcp__<server>__*` rule names."""
-    return name[len(PREFIX):].split(SEPARATOR, 1)[0]
