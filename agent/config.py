@@ -120,6 +120,35 @@ class PermissionSettings(_Section):
     allow: list[str] = Field(default_factory=list)
 
 
+class McpServerSettings(_Section):
+    """One `[mcp.servers.NAME]` table: a command to run (stdio) or a `url` (streamable HTTP).
+    `${VAR}` / `${VAR:-default}` in values come from cairn's environment (agent/mcp/servers.py)."""
+
+    command: str | None = None
+    args: list[str] = Field(default_factory=list)
+    env: dict[str, str] = Field(default_factory=dict, repr=False)  # tokens: never printed
+    cwd: str | None = None
+    url: str | None = None
+    headers: dict[str, str] = Field(default_factory=dict, repr=False)  # tokens: never printed
+    enabled: bool = True
+    timeout: float | None = Field(None, gt=0)  # seconds per call; default mcp.call_timeout
+
+
+class McpSettings(_Section):
+    """`[mcp]`: MCP servers (agent/mcp/). Project-level servers apply once the folder is trusted."""
+
+    servers: dict[str, McpServerSettings] = Field(default_factory=dict)
+    # Above this many tokens of MCP tool definitions, a request carries one line per MCP tool
+    # and the `mcp-tool-schema` loader instead of every schema (seed 004's catalog).
+    inline_tool_tokens: int = Field(4_000, ge=0)
+    startup_timeout: float = Field(30.0, gt=0)  # connect + list tools, per server
+    call_timeout: float = Field(120.0, gt=0)
+    # `cairn -p` waits this long at most for servers to be ready before its first request.
+    headless_wait: float = Field(30.0, ge=0)
+    # A result longer than this is cut (storage included); what stays is externalised as usual.
+    max_result_chars: int = Field(1_000_000, ge=1_000)
+
+
 class Settings(_Section):
     model: str | None = None
     api_base: str | None = None
@@ -132,6 +161,7 @@ class Settings(_Section):
     context: ContextSettings = Field(default_factory=ContextSettings)
     models: dict[str, ModelOverride] = Field(default_factory=dict)
     permissions: PermissionSettings = Field(default_factory=PermissionSettings)
+    mcp: McpSettings = Field(default_factory=McpSettings)
     # Problems found while loading (bad TOML, wrong types); shown to the user once.
     warnings: list[str] = Field(default_factory=list, exclude=True)
     # An `agent.trust.ProjectTrust` when the project config has widening keys the user has

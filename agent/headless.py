@@ -9,6 +9,8 @@ Without --yolo, commands and file changes are refused (nobody is there to approv
 a `[permissions]` rule in config.toml allows them; each refusal is noted on stderr.
 `/compact [instructions]` condenses the session (with --resume/--continue) and prints the
 summary; `/name args` runs a project command from .cairn/commands/.
+MCP servers get up to `mcp.headless_wait` seconds to be ready before the first request, so
+their tools are in it; one that fails is a `Note:` and the run goes on without it.
 """
 
 from __future__ import annotations
@@ -159,6 +161,7 @@ async def run_headless(
         for recovered in runtime.recovered:
             err.write(f"Note: {recovered.describe()}\n")
         try:
+            await runtime.wait_for_mcp()
             name, _, args = prompt.strip().partition(" ")
             if name == "/compact":
                 await runtime.compact(args.strip() or None)

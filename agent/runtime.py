@@ -65,6 +65,8 @@ class Runtime:
         self._windows: dict[str, asyncio.Future] = {}
         # Restores rolled forward at open (session/restore_journal.py), for a front end to mention.
         self.recovered: list = []
+        # MCP servers (agent/mcp/manager.py): started with the backend, behind the first screen.
+        self.mcp = None
 
     # -- construction -------------------------------------------------------------
     @classmethod
@@ -127,6 +129,7 @@ class Runtime:
             raise
         runtime = cls(settings, store, agent, model, settings.context.tokenizer if warm_up else None)
         runtime.recovered = recovered
+        runtime.mcp = _mcp_manager(settings, agent)
         return runtime
 
     def start_backend(self) -> None:
@@ -135,6 +138,15 @@ class Runtime:
         if self._backend is None:
             self._backend = asyncio.ensure_future(in_daemon_thread(_load_backend, self._warm_tokenizer))
             self._discover_window(self.model)
+            if self.mcp is not None:
+                self.mcp.start()
+
+    async def wait_for_mcp(self) -> None:
+        """`cairn -p`: give the MCP servers up to `mcp.headless_wait` seconds to be ready before
+        the first request (a server that fails meanwhile is a `Note:`; the run goes on)."""
+        if self.mcp is not None:
+            self.start_backend()
+            await self.mcp.wait_ready(self.settings.mcp.headless_wait)
 
     async def ready(self) -> None:
         """Wait until litellm (and the tokenizer, for a front end) are loaded, and the model's
@@ -167,6 +179,30 @@ class Runtime:
 
         future.add_done_callback(done)
         self._windows[model] = future
+
+    def mcp_status(self) -> list:
+        """`/mcp`: each server's state and tools (agent/mcp/manager.py::ServerStatus)."""
+        return self.mcp.status() if self.mcp is not None else []
+
+    def mcp_problems(self) -> list[str]:
+        return list(self.mcp.problems) if self.mcp is not None else []
+
+    async def restart_mcp(self, name: str) -> str:
+        """Restart one MCP server; waits (bounded) and returns its state. KeyError: no such server."""
+        if self.mcp is None:
+            raise KeyError(name)
+        connection = await self.mcp.restart(name)
+        await self.mcp.wait_ready(self.settings.mcp.startup_timeout)
+        return connection.state
+
+    async def trust_mcp_json(self) -> int:
+        """Trust the project's `.mcp.json` as it is now and start its servers (OSError: not recorded)."""
+        if self.mcp is None:
+            self.mcp = _mcp_manager(self.settings, self.agent)
+            if self.mcp is None:
+                return 0
+            self.mcp.started = True  # its problems were the untrusted file: do not repeat them
+        return await self.mcp.trust_project_servers()
 
     # -- what front ends call -----------------------------------------------------
     @property
@@ -392,6 +428,8 @@ class Runtime:
         turn = self._turn
         if self.interrupt() and turn is not None:
             await asyncio.gather(turn, return_exceptions=True)
+        if self.mcp is not None:
+            await self.mcp.close()
         await self.store.close()
 
 
@@ -423,6 +461,19 @@ def on_termination(callback: Callable[[int], None]) -> Callable[[], None]:
                 pass
 
     return restore
+
+
+def _mcp_manager(settings: Settings, agent):
+    """The MCP servers' manager, wired to the agent: tools into its registry, failures as notices.
+    None when no server is configured and the project has no `.mcp.json`."""
+    from agent.events import Notice
+    from agent.mcp.manager import REGISTRY_GROUP, McpManager
+    from agent.mcp.servers import MCP_JSON
+
+    if not settings.mcp.servers and not (settings.workspace / MCP_JSON).is_file():
+        return None
+    return McpManager(settings, on_tools=lambda tools: agent.registry.set_group(REGISTRY_GROUP, tools),
+                      notify=lambda message, kind: agent.emit(Notice(message=message, kind=kind)))
 
 
 def _find_window(settings: Settings, model: str, out: list) -> None:

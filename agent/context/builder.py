@@ -19,6 +19,7 @@ from agent.context.cache_policy import (DEFAULT_READ_SHARE, DEFAULT_WRITE_SHARE,
 from agent.context.pipeline import BuildResult, TruncateTo, build_api_messages
 from agent.context.state import BuildState
 from agent.context.tokens import TokenCounter, counter_for
+from agent.mcp.catalog import CatalogState, request_tools
 from agent.session.models import Message
 
 if TYPE_CHECKING:
@@ -64,6 +65,8 @@ class RequestBuilder:
         self.state = BuildState()
         self.model = model
         self._policy: CachePolicy | None = None
+        # Which MCP tools this session's requests carry (agent/mcp/catalog.py): grow-only.
+        self.catalog = CatalogState()
 
     @property
     def policy(self) -> CachePolicy:
@@ -75,10 +78,21 @@ class RequestBuilder:
         self.model = model
         self._policy = None
 
+    def request_tools(self, definitions: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
+        """The tools a request carries, from the registry's definitions: MCP tools inline, or
+        as the catalog (one line each, the loader, and the schemas loaded) above
+        `mcp.inline_tool_tokens`."""
+        if not definitions:
+            return []
+        return request_tools(self.catalog, definitions, inline_tokens=self.settings.mcp.inline_tool_tokens,
+                             count=self.counter.count_tools)
+
     def build(self, history: list[Message], *, now_ms: int, tools: list[dict[str, Any]] | None,
               system_prompt: str | None, truncate: TruncateTo | None = None, flush: bool = False) -> BuildResult:
         """The next request's messages (SPEC §4). `flush`: apply every pending replacement (the
-        budget needs the room)."""
+        budget needs the room). `tools`: the registry's definitions (`request_tools` picks)."""
+        self.catalog.read_history(history)
+        tools = self.request_tools(tools)
         return build_api_messages(history, now_ms=now_ms, settings=self.settings, tools=tools,
                                   system_prompt=system_prompt, truncate=truncate, policy=self.policy, flush=flush,
                                   state=self.state, counter=self.counter)
@@ -89,6 +103,7 @@ class RequestBuilder:
         (after the system prompt and tools, on the end of the last request, on the newest message)."""
         from agent.llm.caching import breakpoint_style, with_breakpoints
 
+        tools = self.request_tools(tools)
         if breakpoint_style(self.model) != "explicit":
             return build.messages, tools
         messages, marked_tools = with_breakpoints(build.messages, tools, breakpoint_positions(build.messages))

@@ -38,7 +38,7 @@ from pydantic import BaseModel
 from agent.tools import read_only as read_only_programs, shell_parse
 
 Decision = Literal["once", "always", "always_project", "deny"]
-ApprovalKind = Literal["command", "edit", "outside"]
+ApprovalKind = Literal["command", "edit", "outside", "mcp"]
 ALL_CHOICES: list[Decision] = ["once", "always", "always_project", "deny"]
 ONCE_ONLY: list[Decision] = ["once", "deny"]
 
@@ -237,6 +237,15 @@ def protected_reason(path: str, workspace: Path | None) -> str:
     return ""
 
 
+def mcp_server_rule(request: ApprovalRequest) -> list[str]:
+    """An MCP tool (`mcp__<server>__<tool>`) is also allowed by `mcp__<server>__*`: every
+    tool of a server the user trusts whole."""
+    if request.kind != "mcp" or not request.key.startswith("mcp__"):
+        return []
+    server = request.key[len("mcp__"):].split("__", 1)[0]
+    return [f"mcp__{server}__*"]
+
+
 def describe_scopes(keys: list[str]) -> str:
     """The words the modal uses for what "always" would cover."""
     commands = [k.split(":", 1)[1] for k in keys if k.startswith("command:")]
@@ -348,10 +357,12 @@ class Permissions:
         if request.reason:
             return None
         if request.kind != "command":
-            key = request.scopes[0]
-            if key in self.always:
-                return f"session:{key}"
-            return f"project:{key}" if key in self.project_keys else None
+            for key in [request.scopes[0], *mcp_server_rule(request)]:
+                if key in self.always:
+                    return f"session:{key}"
+                if key in self.project_keys:
+                    return f"project:{key}"
+            return None
         if plan is None or not plan.parts:
             return None
         used: list[str] = []

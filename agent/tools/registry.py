@@ -5,7 +5,8 @@ does (ToolError or a bug), the model gets back an `Error: …` result it can act
 cancellation (the user's interrupt) propagates.
 
 Adding a tool = one new module under agent/tools/ + one line in the list in
-`default_registry()`.
+`default_registry()`. Tools that come and go while cairn runs (an MCP server's) are a named
+group their owner replaces whole (`set_group`).
 """
 
 from __future__ import annotations
@@ -64,6 +65,7 @@ class ToolRegistry:
     def __init__(self, tools: list[Tool]) -> None:
         self._tools: dict[str, Tool] = {}
         self._definitions: list[dict[str, Any]] | None = None
+        self._groups: dict[str, list[str]] = {}
         for tool in tools:
             if tool.name in self._tools:
                 raise ValueError(f"duplicate tool name {tool.name!r}")
@@ -78,6 +80,18 @@ class ToolRegistry:
         if self._definitions is None:
             self._definitions = [tool.definition() for tool in self._tools.values()]
         return self._definitions
+
+    def set_group(self, group: str, tools: list[Tool]) -> None:
+        """Replace the tools of `group` (e.g. "mcp"); a name another tool has is skipped."""
+        for name in self._groups.pop(group, []):
+            self._tools.pop(name, None)
+        added: list[str] = []
+        for tool in tools:
+            if tool.name not in self._tools:
+                self._tools[tool.name] = tool
+                added.append(tool.name)
+        self._groups[group] = added
+        self._definitions = None
 
     def get(self, name: str) -> Tool | None:
         return self._tools.get(name)

@@ -37,7 +37,7 @@ class Command:
 
 def _registry() -> list[Command]:
     # Imported here so each command module can import this one for `Command`.
-    from agent.ui.commands import compact, context, export, fork, help, model, new, quit, rename, resume
+    from agent.ui.commands import compact, context, export, fork, help, mcp, model, new, quit, rename, resume
 
     return [
         help.COMMAND,
@@ -49,6 +49,7 @@ def _registry() -> list[Command]:
         rename.COMMAND,
         fork.COMMAND,
         export.COMMAND,
+        mcp.COMMAND,
         quit.COMMAND,
     ]
 

@@ -1,0 +1,157 @@
+"""Which MCP servers this session may start, and from where each came.
+
+The user's config always applies. A project's servers widen what cairn runs (a command
+from a cloned repository), so they apply only once the user trusted them: those in
+`.cairn/config.toml` arrive through agent/config.py, which leaves them out of an untrusted
+file (agent/trust.py); a `.mcp.json` (Claude Code's format) is trusted on its own, pinned
+to its bytes like the config (`/mcp trust` records it), so a `git pull` that changes it
+asks again.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ValidationError
+
+from agent import trust
+from agent.config import McpServerSettings, Settings
+
+MCP_JSON = ".mcp.json"
+MAX_MCP_JSON_BYTES = 1024 * 1024
+_ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+
+
+class ServerSpec(BaseModel):
+    """A server ready to start: its values expanded, its transport known."""
+
+    name: str
+    transport: Literal["stdio", "http"]
+    command: str | None = None
+    args: list[str] = []
+    env: dict[str, str] = {}
+    cwd: str | None = None
+    url: str | None = None
+    headers: dict[str, str] = {}
+    timeout: float
+    source: str  # "user config", ".cairn/config.toml", ".mcp.json"
+
+    def __repr__(self) -> str:  # headers and env may hold tokens
+        return f"ServerSpec(name={self.name!r}, transport={self.transport!r}, source={self.source!r})"
+
+
+class McpJsonState(BaseModel):
+    """The project's `.mcp.json` as found: its servers, and whether the user trusted it."""
+
+    path: Path
+    sha256: str
+    trusted: bool
+    servers: dict[str, McpServerSettings]
+    problems: list[str] = []
+
+
+def expand(value: str, environ: dict[str, str] | None = None) -> str:
+    """`${VAR}` and `${VAR:-default}` from cairn's environment (Claude Code's `.mcp.json` rule),
+    so a token lives in the environment rather than in a file."""
+    env = os.environ if environ is None else environ
+
+    def one(match: re.Match) -> str:
+        found = env.get(match.group(1))
+        return found if found else (match.group(2) or "")
+
+    return _ENV_REF.sub(one, value)
+
+
+def read_mcp_json(workspace: Path) -> McpJsonState | None:
+    """The project's `.mcp.json`, or None when there is none (or it cannot be read)."""
+    path = Path(workspace) / MCP_JSON
+    try:
+        with path.open("rb") as f:
+            raw = f.read(MAX_MCP_JSON_BYTES + 1)
+    except OSError:
+        return None
+    problems: list[str] = []
+    servers: dict[str, McpServerSettings] = {}
+    if len(raw) > MAX_MCP_JSON_BYTES:
+        return McpJsonState(path=path, sha256=trust.digest(raw), trusted=False, servers={},
+                            problems=[f"{path} is larger than {MAX_MCP_JSON_BYTES // 1024} KiB: ignored"])
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (ValueError, RecursionError) as exc:
+        data, problems = {}, [f"{path} is not valid JSON ({exc}): ignored"]
+    table = data.get("mcpServers") if isinstance(data, dict) else None
+    for name, entry in (table.items() if isinstance(table, dict) else []):
+        if not isinstance(entry, dict):
+            problems.append(f"{path}: server {name!r} is not an object")
+            continue
+        kind = entry.get("type", "stdio")
+        if kind not in ("stdio", "http", "streamable-http"):
+            problems.append(f"{path}: server {name!r} uses transport {kind!r}; cairn speaks stdio and http")
+            continue
+        fields = {k: entry[k] for k in ("command", "args", "env", "cwd", "url", "headers", "enabled", "timeout")
+                  if k in entry}
+        try:
+            servers[str(name)] = McpServerSettings.model_validate(fields)
+        except ValidationError as exc:
+            problems.append(f"{path}: server {name!r} ignored ({exc.error_count()} invalid values)")
+    sha = trust.digest(raw)
+    return McpJsonState(path=path, sha256=sha, trusted=trust.is_trusted(path, sha), servers=servers,
+                        problems=problems)
+
+
+def trust_mcp_json(state: McpJsonState) -> None:
+    """The user trusted this `.mcp.json` as it is now (raises OSError when it cannot be recorded)."""
+    trust.trust(state.path, state.sha256)
+
+
+def server_specs(settings: Settings, *, mcp_json: McpJsonState | None = None) -> tuple[list[ServerSpec], list[str]]:
+    """The enabled servers in a stable order (config first, then `.mcp.json`), and one line
+    per problem (an unusable entry, an untrusted `.mcp.json`)."""
+    problems: list[str] = []
+    specs: list[ServerSpec] = []
+    default_timeout = settings.mcp.call_timeout
+    for name, cfg in settings.mcp.servers.items():
+        spec = _spec(name, cfg, "config.toml", default_timeout, problems, settings.workspace)
+        if spec is not None:
+            specs.append(spec)
+    if mcp_json is not None:
+        problems.extend(mcp_json.problems)
+        if mcp_json.servers and not mcp_json.trusted:
+            problems.append(f"Not starting the {len(mcp_json.servers)} MCP server(s) of {mcp_json.path}: it is not "
+                            f"trusted. Review it and run /mcp trust in cairn.")
+        elif mcp_json.trusted:
+            taken = {s.name for s in specs}
+            for name, cfg in mcp_json.servers.items():
+                if name in taken:
+                    problems.append(f"MCP server {name!r} of {mcp_json.path} ignored: config.toml defines it")
+                    continue
+                spec = _spec(name, cfg, MCP_JSON, default_timeout, problems, settings.workspace)
+                if spec is not None:
+                    specs.append(spec)
+    return specs, problems
+
+
+def _spec(name: str, cfg: McpServerSettings, source: str, default_timeout: float, problems: list[str],
+          workspace: Path) -> ServerSpec | None:
+    if not cfg.enabled:
+        return None
+    if bool(cfg.command) == bool(cfg.url):
+        problems.append(f"MCP server {name!r} ({source}) needs either `command` or `url`")
+        return None
+    cwd = expand(cfg.cwd) if cfg.cwd else None
+    if cwd is not None and not os.path.isabs(cwd):
+        cwd = str(Path(workspace) / cwd)
+    common: dict[str, Any] = {"name": name, "timeout": cfg.timeout or default_timeout, "source": source}
+    if cfg.url:
+        url = expand(cfg.url)
+        if not url.startswith(("http://", "https://")):
+            problems.append(f"MCP server {name!r} ({source}): url must start with http:// or https://")
+            return None
+        return ServerSpec(transport="http", url=url, headers={k: expand(v) for k, v in cfg.headers.items()},
+                          **common)
+    return ServerSpec(transport="stdio", command=expand(cfg.command or ""), args=[expand(a) for a in cfg.args],
+                      env={k: expand(v) for k, v in cfg.env.items()}, cwd=cwd or str(workspace), **common)

@@ -1,0 +1,65 @@
+"""`cairn -p` waits (bounded) for MCP servers before its first request; names, schemas and
+results are bounded whatever a server sends."""
+
+from __future__ import annotations
+
+import io
+import re
+import types
+
+from agent.config import load_settings
+from agent.headless import run_headless
+from agent.mcp.names import MAX_NAME_CHARS, unique_names
+from agent.mcp.results import result_text
+from agent.mcp.schema import PERMISSIVE_SCHEMA, bounded_description, bounded_schema, first_sentence
+from tests.fakes.llm_server import text, tool_calls
+from tests.mcp.conftest import mcp_flags, stdio_server, tool_names
+
+PROVIDER_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+
+
+async def test_headless_waits_for_servers_and_notes_failures(server, workspace):
+    server.add(tool_calls([("c1", "mcp__fake__image", {})]), text("an image"))
+    flags = {"model": "openai/fake-model", "api_base": server.base_url, "api_key": "sk-test", "yolo": True,
+             **mcp_flags({"fake": stdio_server(), "broken": stdio_server("--exit-at-start")})}
+    out, err = io.StringIO(), io.StringIO()
+    assert await run_headless(load_settings(workspace, flags=flags), "show me", out=out, err=err) == 0
+    assert "mcp__fake__image" in tool_names(server.requests[0])  # ready before the first request
+    assert "Note: MCP server 'broken' failed" in err.getvalue()
+    sent = next(m for m in server.requests[1]["messages"] if m["role"] == "tool")["content"]
+    assert sent == "a pixel\n[image: image/png, 70 bytes; not shown to the model]"
+    assert out.getvalue() == "an image\n"
+
+
+def test_names_fit_every_provider():
+    tools = ["ok", "bad name/with:punct", "bad_name_with_punct", "x" * 300, "x" * 301, "ünïcode", ""]
+    names = unique_names("my server!", tools)
+    assert len(set(names.values())) == len(tools)
+    assert all(PROVIDER_NAME.match(n) and len(n) <= MAX_NAME_CHARS for n in names.values())
+    assert names["ok"] == "mcp__my_server__ok"
+
+
+def test_schemas_and_descriptions_are_bounded():
+    deep: dict = {"type": "string"}
+    for _ in range(40):
+        deep = {"type": "object", "properties": {"x": deep}}
+    assert bounded_schema(deep)[0] == PERMISSIVE_SCHEMA
+    assert bounded_schema({"type": "string"})[0] == PERMISSIVE_SCHEMA
+    assert bounded_schema(["not", "a", "dict"])[0] == PERMISSIVE_SCHEMA
+    huge = {"type": "object", "properties": {f"p{i}": {"type": "string"} for i in range(5_000)}}
+    assert "characters" in bounded_schema(huge)[1]
+    fine, note = bounded_schema({"type": "object", "properties": {"a": {"type": "integer"}}})
+    assert note == "" and fine["properties"] == {"a": {"type": "integer"}}
+    assert len(bounded_description("word " * 100_000)) == 2_000
+    assert first_sentence("Lists issues. Then more text.") == "Lists issues."
+
+
+def test_results_are_text_and_cut():
+    blocks = [types.SimpleNamespace(type="text", text="x" * 5_000),
+              types.SimpleNamespace(type="audio", data="AAAA", mime_type="audio/wav"),
+              types.SimpleNamespace(type="resource", resource=types.SimpleNamespace(uri="file:///a", text="body"))]
+    content, is_error, meta = result_text(types.SimpleNamespace(content=blocks, is_error=False), 3_000)
+    assert content.startswith("x" * 3_000) and "cairn keeps the first 3,000" in content
+    assert meta["mcp_cut_chars"] > 5_000 and meta["mcp_content"] == ["audio", "resource"]
+    content, _, _ = result_text(types.SimpleNamespace(content=[], structured_content={"a": 1}), 100)
+    assert content == '{"a": 1}'
