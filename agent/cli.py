@@ -45,6 +45,12 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# agent/session/importers FORMATS, written out so that parsing the command line imports nothing
+# (tests/test_cli_session.py checks they agree).
+IMPORT_FORMATS = ("auto", "cairn", "claude-code", "codex", "gemini-cli", "mistral-vibe", "swe-agent",
+                  "mini-swe-agent", "openai")
+
+
 def _add_session_parser(sub: argparse._SubParsersAction) -> None:
     """`cairn session list|export|import`; the bodies live in agent/session_cli.py."""
     session = sub.add_parser("session", help="list, export and import sessions")
@@ -60,7 +66,7 @@ def _add_session_parser(sub: argparse._SubParsersAction) -> None:
     imp.add_argument("file", metavar="FILE", help="a cairn JSONL export, a Claude Code session file or "
                                                   "OpenAI chat messages in JSON ('-': standard input)")
     imp.add_argument("--format", default="auto", help="input format (default: detect)",
-                     choices=("auto", "cairn", "claude-code", "openai", "codex", "swe-agent", "mini-swe-agent"))
+                     choices=IMPORT_FORMATS)
     imp.add_argument("--json", action="store_true", help='print {"session_id": ...}')
 
 

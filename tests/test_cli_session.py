@@ -117,3 +117,10 @@ def test_help_lists_the_session_commands():
     assert "{context,session,trust}" in out.stdout
     out = run("session", "--help")
     assert out.returncode == 0 and "list" in out.stdout and "export" in out.stdout and "import" in out.stdout
+
+
+def test_the_import_formats_on_the_command_line_are_the_importers_formats():
+    from agent.cli import IMPORT_FORMATS
+    from agent.session.importers import FORMATS
+
+    assert set(IMPORT_FORMATS) == {"auto", *FORMATS}

@@ -12,6 +12,9 @@ from tests.hostile.conftest import bounded
 from tests.loop.conftest import of_type
 from tests.loop.test_provider_faults import assert_readable
 
+# A hang detector, not a duration: the first turn imports litellm, slow on a loaded machine.
+TURN_BOUND = 120
+
 
 async def _fill(store) -> None:
     async with store.conn.execute("PRAGMA page_count") as cur:
@@ -27,10 +30,10 @@ async def test_a_full_disk_during_a_turn_is_one_readable_sentence_and_loses_noth
     server.add(text("first answer"), text("after space was freed"))
     runtime = await open_runtime()
     try:
-        await bounded(runtime.run_turn("before"), 20)
+        await bounded(runtime.run_turn("before"), TURN_BOUND)
         saved = [(m.role, m.content) for m in await runtime.history()]
         await _fill(runtime.store)
-        await bounded(runtime.run_turn("x" * 200_000), 20)  # needs new pages: SQLITE_FULL
+        await bounded(runtime.run_turn("x" * 200_000), TURN_BOUND)  # needs new pages: SQLITE_FULL
         (err,) = of_type(runtime.events, "turn_error")
         assert "Could not save to the session database" in err.message
         assert "disk" in err.message and "full" in err.message and "free some space" in err.message
@@ -38,7 +41,7 @@ async def test_a_full_disk_during_a_turn_is_one_readable_sentence_and_loses_noth
         assert_readable(err.message)
         assert [(m.role, m.content) for m in await runtime.history()] == saved  # rolled back, not torn
         await _unfill(runtime.store)
-        await bounded(runtime.run_turn("again"), 20)  # the session goes on once there is room
+        await bounded(runtime.run_turn("again"), TURN_BOUND)  # the session goes on once there is room
         assert [m.content for m in await runtime.history()][-2:] == ["again", "after space was freed"]
     finally:
         await runtime.close()
