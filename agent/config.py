@@ -120,6 +120,21 @@ class PermissionSettings(_Section):
     allow: list[str] = Field(default_factory=list)
 
 
+class WebSettings(_Section):
+    """`[web]`: what web-fetch may reach and how much it reads.
+
+    allow_private: also fetch from loopback, private and link-local addresses (a local dev
+    server, an intranet wiki). Off by default: a URL comes from the model, and the machine
+    can reach what the internet cannot. A project's `.cairn/config.toml` turns it on only
+    once the user trusted that folder's config (`cairn trust`, agent/trust.py); the user's
+    own config needs no trust.
+    """
+
+    allow_private: bool = False
+    timeout: float = Field(30.0, gt=0)  # seconds for the whole fetch, redirects included
+    max_bytes: int = Field(5 * 1024 * 1024, ge=1)  # of the response body read; the rest is not downloaded
+
+
 class Settings(_Section):
     model: str | None = None
     api_base: str | None = None
@@ -132,6 +147,7 @@ class Settings(_Section):
     context: ContextSettings = Field(default_factory=ContextSettings)
     models: dict[str, ModelOverride] = Field(default_factory=dict)
     permissions: PermissionSettings = Field(default_factory=PermissionSettings)
+    web: WebSettings = Field(default_factory=WebSettings)
     # Problems found while loading (bad TOML, wrong types); shown to the user once.
     warnings: list[str] = Field(default_factory=list, exclude=True)
     # An `agent.trust.ProjectTrust` when the project config has widening keys the user has
@@ -334,6 +350,20 @@ def _permission_lists(user: dict[str, Any], project: dict[str, Any]) -> dict[str
     return out
 
 
+def _without_untrusted_web(ws: Path, project: dict[str, Any], raw: bytes | None,
+                           warnings: list[str]) -> dict[str, Any]:
+    """`web.allow_private` widens where cairn connects: from a project file only when the user
+    trusted this file's content (like the keys agent/trust.py lists)."""
+    web = project.get("web")
+    if not isinstance(web, dict) or web.get("allow_private") in (None, False) or raw is None:
+        return project
+    if trust.is_trusted(ws, trust.digest(raw)):
+        return project
+    warnings.append(f"Not using web.allow_private from {project_config_path(ws)}: this folder's config is not "
+                    f"trusted. Trust it with `cairn trust {ws}`, or set it in your own config.toml.")
+    return {**project, "web": {k: v for k, v in web.items() if k != "allow_private"}}
+
+
 def load_settings(workspace: Path | None = None, flags: dict[str, Any] | None = None) -> Settings:
     warnings: list[str] = []
     ws = (workspace or Path.cwd()).resolve()
@@ -345,6 +375,7 @@ def load_settings(workspace: Path | None = None, flags: dict[str, Any] | None = 
     if pending is not None:
         project = trust.without_widening(project)
         warnings.append(pending.notice)
+    project = _without_untrusted_web(ws, project, raw, warnings)
     data: dict[str, Any] = _merge(user, project)
     permissions = _permission_lists(user, project)
     if permissions is not None:

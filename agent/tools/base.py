@@ -137,6 +137,8 @@ class ToolContext:
     processes: set[asyncio.subprocess.Process] = field(default_factory=set)
     # The session's context files (agent.context.files.manager.ContextFiles), for context-* tools.
     context_files: Any = None
+    # `[web]` settings (agent.config.WebSettings) for web-fetch; None: it loads them itself.
+    web: Any = None
 
 
 class Tool:

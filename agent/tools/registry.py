@@ -165,8 +165,10 @@ def default_registry() -> ToolRegistry:
     from agent.tools.fs_read import FsRead
     from agent.tools.fs_search import FsSearch
     from agent.tools.terminal import Terminal
+    from agent.tools.web_fetch import WebFetch
 
     return ToolRegistry([FsRead(), FsEdit(), FsCreate(), Terminal(),
                          ContextList(), ContextRead(), ContextTail(), ContextGrep(),
                          FsSearch(),
-                         FsFind()])
+                         FsFind(),
+                         WebFetch()])

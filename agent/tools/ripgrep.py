@@ -114,6 +114,7 @@ class Ripgrep:
                 out.timed_out = True
             if out.more or out.timed_out:
                 _kill_group(proc)
+            await _bounded_read(proc.stdout, 0)  # asyncio's wait() also waits for the pipes to close
             out.returncode = await proc.wait()
             if out.more or out.timed_out:
                 out.returncode = None
@@ -121,8 +122,9 @@ class Ripgrep:
         except BaseException:  # the user's interrupt (CancelledError) included: rg goes too
             _kill_group(proc)
             errors.cancel()
-            try:
-                await proc.wait()  # reaped now: SIGKILL cannot be ignored, so this is quick
+            try:  # reaped now: SIGKILL cannot be ignored, so this is quick
+                await _bounded_read(proc.stdout, 0)
+                await proc.wait()
             except BaseException:  # a second interrupt while reaping: asyncio reaps it later
                 pass
             raise
@@ -149,11 +151,11 @@ async def _read_lines(stream: asyncio.StreamReader, out: RgOutput, max_lines: in
         out.lines.append(line)
 
 
-async def _bounded_read(stream: asyncio.StreamReader) -> bytes:
-    """The head of a stream, the rest drained (rg must never block on a full pipe)."""
+async def _bounded_read(stream: asyncio.StreamReader, keep: int = MAX_STDERR_BYTES) -> bytes:
+    """The first `keep` bytes of a stream, the rest drained (rg must never block on a full pipe)."""
     kept = bytearray()
     while chunk := await stream.read(READ_CHUNK_BYTES):
-        kept += chunk[: max(0, MAX_STDERR_BYTES - len(kept))]
+        kept += chunk[: max(0, keep - len(kept))]
     return bytes(kept)
 
 

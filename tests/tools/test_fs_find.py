@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 
@@ -75,6 +76,15 @@ async def test_max_results(tree):
     res = await find(tree, pattern="*", maxResults=2)
     assert res.content.splitlines() == ["src/we:ird name.py", ".github/ci.yml",
                                         "(stopped at 2 paths; narrow the pattern or the path, or raise maxResults)"]
+
+
+async def test_max_results_with_many_more_files(workspace):
+    for d in range(20):
+        (workspace / f"d{d}").mkdir()
+        for f in range(200):
+            (workspace / f"d{d}" / f"{'x' * 100}{f}.py").write_text("")
+    res = await asyncio.wait_for(find(workspace, pattern="*.py", maxResults=3), 120)
+    assert len(res.content.splitlines()) == 4 and res.meta["more"] is True
 
 
 async def test_path_errors(tree):

@@ -112,8 +112,9 @@ async def test_one_file(tree):
 
 
 async def test_max_results_bounds_the_output(workspace):
-    (workspace / "many.txt").write_text("match\n" * 5000)
-    res = await search(workspace, pattern="match", maxResults=7)
+    """rg is stopped with megabytes still to print (its pipe full): the call still returns."""
+    (workspace / "many.txt").write_text("match\n" * 500_000)
+    res = await asyncio.wait_for(search(workspace, pattern="match", maxResults=7), 120)
     lines = res.content.splitlines()
     assert lines[:7] == [f"many.txt:{n}:match" for n in range(1, 8)]
     assert lines[7].startswith("(stopped at 7 matching lines") and len(lines) == 8
@@ -210,3 +211,15 @@ async def test_a_large_result_is_externalised_like_any_tool_output(workspace):
     message = Message(role="tool", tool_call_id="c1", tool_name="filesystem-search", content=res.content)
     [sent], changed = externalize.apply([message], limit=5000, preview=1024)
     assert changed == 1 and artifact_ref_id(message.id) in sent.content and len(sent.content) < 2000
+
+
+async def test_rg_stopped_mid_flood_still_returns(workspace, tmp_path):
+    """A stand-in rg printing without end: read up to maxResults, killed, the call returns
+    (asyncio's wait() also waits for the output pipe to close, so it must be drained)."""
+    fake = tmp_path / "rg-floods"
+    fake.write_text("#!/bin/sh\nexec yes 'f.txt:1:match'\n")
+    fake.chmod(0o755)
+    registry = ToolRegistry([FsSearch(Ripgrep(str(fake)))])
+    call = ToolCall(id="c", name="filesystem-search", arguments='{"pattern": "x", "path": "."}')
+    res = await asyncio.wait_for(registry.execute(call, ctx_for(workspace)), 120)
+    assert res.meta["timed_out"] is False
