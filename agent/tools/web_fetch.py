@@ -116,7 +116,7 @@ class WebFetch(Tool):
         web = _web_settings(ctx)
         url = _parse_url(args.url)
         page = await self._fetch(url, ctx, web)
-        return await asyncio.to_thread(_result, page, args.url, args.maxChars, web.max_bytes)
+        return await asyncio.to_thread(_result, page, str(url), args.maxChars, web.max_bytes)
 
     async def _fetch(self, url, ctx: ToolContext, web) -> Page:
         import httpcore
@@ -216,19 +216,20 @@ def _result(page: Page, asked: str, max_chars: int, max_bytes: int) -> ToolResul
 
     looks_html = page.content_type in ("text/html", "application/xhtml+xml") or (
         not page.content_type and page.body.lstrip()[:15].lower().startswith((b"<!doctype html", b"<html")))
+    readable = looks_html or _is_text(page.content_type) or (not page.content_type and b"\0" not in page.body[:8192])
     if looks_html:
         title, text = html_to_markdown(page.body, encoding=page.charset)
-    elif _is_text(page.content_type) or not page.content_type and b"\0" not in page.body[:8192]:
+    elif readable:
         title, text = "", page.body.decode(page.charset or "utf-8", errors="replace")
-    else:
+    if page.status >= 400:
+        excerpt = text.strip()[:500] if readable else ""
+        raise ToolError(f"HTTP {page.status} {page.reason} from {page.url}" + (f"\n{excerpt}" if excerpt else ""))
+    if not readable:
         raise ToolError(f"{page.url} is {page.content_type or 'binary content'} ({len(page.body):,} bytes"
                         f"{' or more' if page.cut else ''}); web-fetch returns only web pages and text")
-    if page.status >= 400:
-        excerpt = text.strip()[:500]
-        raise ToolError(f"HTTP {page.status} {page.reason} from {page.url}" + (f"\n{excerpt}" if excerpt else ""))
     header = [f"URL: {page.url}"] + ([f"Title: {title}"] if title else [])
-    if str(page.url) != asked.strip():
-        header.append(f"(redirected from {asked.strip()[:500]})")
+    if str(page.url) != asked:
+        header.append(f"(redirected from {asked[:500]})")
     notes = []
     if len(text) > max_chars:
         notes.append(f"[cut at {max_chars:,} of {len(text):,} characters; call again with a larger maxChars "

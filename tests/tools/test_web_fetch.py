@@ -143,6 +143,13 @@ async def test_non_text_and_http_errors(workspace, pages):
     assert res.is_error and "HTTP 404" in res.content and "No such page" in res.content
 
 
+async def test_no_path_is_not_a_redirect(workspace, pages):
+    res, _ = await fetch(workspace, pages.url(""))
+    assert res.is_error and "HTTP 404" in res.content  # "/" is not a page here; no redirect was followed
+    res, _ = await fetch(workspace, pages.url("/plain#section"))
+    assert res.content.startswith(f"URL: {pages.url('/plain')}\n\n")
+
+
 async def test_charset_from_the_response(workspace, pages):
     res, _ = await fetch(workspace, pages.url("/latin1"))
     assert "café" in res.content
