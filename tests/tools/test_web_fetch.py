@@ -228,3 +228,26 @@ async def test_end_to_end_through_the_loop(server, open_runtime, workspace, page
     sent = server.requests[1]["messages"][-1]
     assert sent["role"] == "tool" and "# Heading" in sent["content"] and "Title: The Title" in sent["content"]
     assert any(t["function"]["name"] == "web-fetch" for t in server.requests[0]["tools"])
+
+
+async def test_always_for_this_project_saves_the_host_rule(workspace, pages):
+    """"Always in this project" writes `fetch:<host>` to [permissions] allow; the next session
+    (settings loaded again, the folder trusted as cairn rewrote it) fetches without asking."""
+    approver = FakeApprover("always_project")
+    res, _ = await fetch(workspace, pages.url("/plain"), approver=approver)
+    assert not res.is_error and approver.requests[0].choices == ["once", "always", "always_project", "deny"]
+    assert "note" not in res.meta["permission"]
+    settings = load_settings(workspace)
+    assert "fetch:127.0.0.1" in settings.permissions.allow
+    later = FakeApprover("deny")
+    ctx = ToolContext(workspace=workspace, permissions=Permissions.from_settings(settings, later), web=LOCAL)
+    call = ToolCall(id="c2", name="web-fetch", arguments=json.dumps({"url": pages.url("/article")}))
+    res = await ToolRegistry([WebFetch()]).execute(call, ctx)
+    assert not res.is_error and later.requests == []
+    assert res.meta["permission"]["rule"] == "project:fetch:127.0.0.1"
+
+
+def test_the_approval_dialog_names_the_host():
+    from agent.tools.permissions import describe_scopes
+
+    assert describe_scopes(["fetch:docs.python.org"]) == "fetching from docs.python.org"
