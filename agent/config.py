@@ -149,6 +149,21 @@ class McpSettings(_Section):
     max_result_chars: int = Field(1_000_000, ge=1_000)
 
 
+class WebSettings(_Section):
+    """`[web]`: what web-fetch may reach and how much it reads.
+
+    allow_private: also fetch from loopback, private and link-local addresses (a local dev
+    server, an intranet wiki). Off by default: a URL comes from the model, and the machine
+    can reach what the internet cannot. A project's `.cairn/config.toml` turns it on only
+    once the user trusted that folder's config (a widening key of agent/trust.py); the
+    user's own config needs no trust.
+    """
+
+    allow_private: bool = False
+    timeout: float = Field(30.0, gt=0)  # seconds for the whole fetch, redirects included
+    max_bytes: int = Field(5 * 1024 * 1024, ge=1)  # of the response body read; the rest is not downloaded
+
+
 class Settings(_Section):
     model: str | None = None
     api_base: str | None = None
@@ -162,6 +177,7 @@ class Settings(_Section):
     models: dict[str, ModelOverride] = Field(default_factory=dict)
     permissions: PermissionSettings = Field(default_factory=PermissionSettings)
     mcp: McpSettings = Field(default_factory=McpSettings)
+    web: WebSettings = Field(default_factory=WebSettings)
     # Problems found while loading (bad TOML, wrong types); shown to the user once.
     warnings: list[str] = Field(default_factory=list, exclude=True)
     # An `agent.trust.ProjectTrust` when the project config has widening keys the user has

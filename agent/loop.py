@@ -82,6 +82,7 @@ class Agent:
             command_timeout=settings.tools.command_timeout,
             max_read_lines=settings.tools.max_read_lines,
             max_file_bytes=settings.tools.max_file_bytes,
+            web=settings.web,
         )
         self.system_prompt = build_system_prompt(settings.workspace)
         self._attach_context_files()

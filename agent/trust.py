@@ -31,7 +31,7 @@ from agent.paths import trust_path
 
 TOP_KEYS = ("yolo", "api_base", "api_key", "model")
 TABLE_KEYS = ("permissions", "mcp", "mcp_servers")  # each entry of these tables is named on its own
-NESTED_KEYS = (("context", "condense_model"),)
+NESTED_KEYS = (("context", "condense_model"), ("web", "allow_private"))
 SECRET_KEYS = frozenset({"api_key"})
 MAX_RECORD_BYTES = 4 * 1024 * 1024  # thousands of folders; a bigger file is not ours
 MAX_SHOWN_CHARS = 200
@@ -43,6 +43,7 @@ EFFECTS = {
     "api_key": "this key is sent with every request",
     "model": "this model, and so its provider, receives the conversation",
     "context.condense_model": "summaries of the conversation go to this model",
+    "web.allow_private": "web-fetch may reach loopback and private addresses (local services, an intranet)",
     "permissions.allow_commands": "these commands run without asking",
     "permissions.allow": "these actions run without asking",
 }
@@ -95,7 +96,7 @@ def widening(data: dict[str, Any]) -> list[tuple[tuple[str, ...], Any]]:
             found.append(((key,), table))
     for table_name, key in NESTED_KEYS:
         table = data.get(table_name)
-        if isinstance(table, dict) and key in table:
+        if isinstance(table, dict) and key in table and table[key] is not False:
             found.append(((table_name, key), table[key]))
     return found
 

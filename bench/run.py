@@ -185,6 +185,7 @@ SUITE = [
               args=lambda quick: ["--runs", "1" if quick else "7"]),
     Benchmark("context_files", "context_files.py", 300, args=lambda quick: ["--quick"] if quick else ["--runs", "3"]),
     Benchmark("context_cli", "context_cli.py", 180),
+    Benchmark("fs_search", "fs_search.py", 600, args=lambda quick: ["--quick"] if quick else ["--runs", "5"]),
     Benchmark("cost", "cost.py", 300, parse=parse_cost,
               args=lambda quick: ["--json", *map(str, sorted(COST_FIXTURES.glob("*.jsonl")))]),
 ]

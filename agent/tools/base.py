@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import re
 from dataclasses import dataclass, field
+from importlib import resources
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -55,6 +56,19 @@ def short_error(text: str, limit: int = MAX_ERROR_CHARS) -> str:
         return text
     keep = limit // 2
     return f"{text[:keep]} … [{len(text) - 2 * keep} characters cut] … {text[-keep:]}"
+
+
+# Each tool's description lives in `agent/tools/prompts/<tool name>.md` (package data), so the
+# words the model reads about every tool can be reviewed, and changed, in one folder.
+PROMPTS_FOLDER = "prompts"
+
+
+def tool_prompt(name: str) -> str:
+    """The description the model sees for the tool `name`. Read once, when the tool's class is
+    defined; a missing file is a packaging bug and fails the import loudly rather than sending
+    the model a tool it cannot know how to use."""
+    text = resources.files("agent.tools").joinpath(PROMPTS_FOLDER, f"{name}.md").read_text(encoding="utf-8")
+    return text.rstrip("\n")
 
 
 class ToolError(Exception):
@@ -123,6 +137,8 @@ class ToolContext:
     processes: set[asyncio.subprocess.Process] = field(default_factory=set)
     # The session's context files (agent.context.files.manager.ContextFiles), for context-* tools.
     context_files: Any = None
+    # `[web]` settings (agent.config.WebSettings) for web-fetch; None: it loads them itself.
+    web: Any = None
 
 
 class Tool:

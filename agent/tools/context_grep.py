@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from agent.tools.base import Tool, ToolContext, ToolError, ToolResult
+from agent.tools.base import Tool, ToolContext, ToolError, ToolResult, tool_prompt
 from agent.tools.context_common import RefArgs, as_result, call, files_of
 
 MAX_RESULTS = 200
@@ -20,10 +20,7 @@ class GrepArgs(RefArgs):
 
 class ContextGrep(Tool):
     name = "context-grep"
-    description = (
-        "Search a context file by id for a regular expression. Returns totalMatches and the matching "
-        "lines with their line numbers (and context lines if asked)."
-    )
+    description = tool_prompt(name)
     Args = GrepArgs
 
     async def run(self, args: GrepArgs, ctx: ToolContext) -> ToolResult:

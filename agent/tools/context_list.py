@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from agent.tools.base import Tool, ToolArgs, ToolContext, ToolResult
+from agent.tools.base import Tool, ToolArgs, ToolContext, ToolResult, tool_prompt
 from agent.tools.context_common import as_result, call, files_of
 
 MAX_LIST = 200
@@ -21,10 +21,7 @@ class ListArgs(ToolArgs):
 
 class ContextList(Tool):
     name = "context-list"
-    description = (
-        "List this session's context files: full outputs too large to show inline, earlier parts of "
-        "the conversation, the tool catalog. Each item has an id for context-read/tail/grep."
-    )
+    description = tool_prompt(name)
     Args = ListArgs
 
     async def run(self, args: ListArgs, ctx: ToolContext) -> ToolResult:

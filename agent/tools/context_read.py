@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from agent.tools.base import Tool, ToolContext, ToolResult
+from agent.tools.base import Tool, ToolContext, ToolResult, tool_prompt
 from agent.tools.context_common import RefArgs, as_result, call, files_of
 
 
@@ -16,10 +16,7 @@ class ReadPageArgs(RefArgs):
 
 class ContextRead(Tool):
     name = "context-read"
-    description = (
-        "Read a page of a context file by id. Returns content, done (end reached) and nextOffset. "
-        "Prefer context-grep or context-tail to find the part you need first."
-    )
+    description = tool_prompt(name)
     Args = ReadPageArgs
 
     async def run(self, args: ReadPageArgs, ctx: ToolContext) -> ToolResult:

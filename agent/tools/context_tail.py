@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from agent.tools.base import Tool, ToolContext, ToolResult
+from agent.tools.base import Tool, ToolContext, ToolResult, tool_prompt
 from agent.tools.context_common import RefArgs, as_result, call, files_of
 
 
@@ -14,7 +14,7 @@ class TailArgs(RefArgs):
 
 class ContextTail(Tool):
     name = "context-tail"
-    description = "Show the last lines of a context file by id: the quickest way to see how a long output ended."
+    description = tool_prompt(name)
     Args = TailArgs
 
     async def run(self, args: TailArgs, ctx: ToolContext) -> ToolResult:

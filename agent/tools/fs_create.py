@@ -11,7 +11,7 @@ import os
 
 from pydantic import Field
 
-from agent.tools.base import FileEdit, Tool, ToolArgs, ToolContext, ToolError, ToolResult
+from agent.tools.base import FileEdit, Tool, ToolArgs, ToolContext, ToolError, ToolResult, tool_prompt
 from agent.tools.fs_edit import make_diff
 from agent.tools.permissions import ApprovalRequest
 from agent.tools.workspace import ResolvedPath, TextFile, confine, read_text, write_file
@@ -44,10 +44,7 @@ def _existing(rp: ResolvedPath, overwrite: bool, max_bytes: int) -> TextFile | N
 
 class FsCreate(Tool):
     name = "filesystem-create"
-    description = (
-        "Create a text file with the given content (parent folders are created). Refuses to "
-        "replace an existing file unless overwrite is true; prefer filesystem-edit for changes."
-    )
+    description = tool_prompt(name)
     Args = CreateArgs
 
     async def run(self, args: CreateArgs, ctx: ToolContext) -> ToolResult:

@@ -12,7 +12,7 @@ import difflib
 
 from pydantic import Field
 
-from agent.tools.base import FileEdit, Tool, ToolArgs, ToolContext, ToolError, ToolResult
+from agent.tools.base import FileEdit, Tool, ToolArgs, ToolContext, ToolError, ToolResult, tool_prompt
 from agent.tools.permissions import ApprovalRequest
 from agent.tools.workspace import confine, read_text, write_file
 
@@ -112,11 +112,7 @@ def plan_edit(text: str, search: str, replace: str, replace_all: bool, display: 
 
 class FsEdit(Tool):
     name = "filesystem-edit"
-    description = (
-        "Edit a text file by replacing an exact piece of its content. searchContent must match "
-        "the file exactly (whitespace included) and, unless replaceAll is true, exactly once. "
-        "Returns the unified diff."
-    )
+    description = tool_prompt(name)
     Args = EditArgs
 
     async def run(self, args: EditArgs, ctx: ToolContext) -> ToolResult:

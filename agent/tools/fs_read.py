@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import Field, field_validator
 
-from agent.tools.base import Tool, ToolArgs, ToolContext, ToolError, ToolResult, short_error
+from agent.tools.base import Tool, ToolArgs, ToolContext, ToolError, ToolResult, short_error, tool_prompt
 from agent.tools.workspace import (
     BINARY_SNIFF_BYTES,
     ResolvedPath,
@@ -202,10 +202,7 @@ def _read_one(rp: ResolvedPath, start: int | None, end: int | None, ctx: ToolCon
 
 class FsRead(Tool):
     name = "filesystem-read"
-    description = (
-        "Read text files (numbered lines `N→text`) or list a directory. Read several files in "
-        "one call by passing a list. Use startLine/endLine for part of a large file."
-    )
+    description = tool_prompt(name)
     Args = ReadArgs
 
     async def run(self, args: ReadArgs, ctx: ToolContext) -> ToolResult:

@@ -16,7 +16,8 @@ Read-only tools never ask. A tool with a side effect builds an `ApprovalRequest`
 3. Remembered decisions: "always this session" (in memory), "always for this project"
    (`[permissions]` in `.cairn/config.toml`, see `agent.config.PermissionSettings`) and the
    command allowlist `permissions.allow_commands`, matched by whole words against each
-   simple command of the parse; and read-only commands (`ls`, `cat`, `git status`…, with
+   simple command of the parse; `fetch:<host>` for web-fetch (`fetch:*.example.com` covers
+   the subdomains too); and read-only commands (`ls`, `cat`, `git status`…, with
    options known to only read, see agent/tools/read_only.py) need no rule. A compound
    command (`;`, `&&`, `||`, `|`, `&`, newlines) is covered only if every part is.
 4. Otherwise the approver (the UI's modal) answers; without one (`cairn -p`), refused.
@@ -38,7 +39,7 @@ from pydantic import BaseModel
 from agent.tools import read_only as read_only_programs, shell_parse
 
 Decision = Literal["once", "always", "always_project", "deny"]
-ApprovalKind = Literal["command", "edit", "outside", "mcp"]
+ApprovalKind = Literal["command", "edit", "outside", "mcp", "fetch"]
 ALL_CHOICES: list[Decision] = ["once", "always", "always_project", "deny"]
 ONCE_ONLY: list[Decision] = ["once", "deny"]
 
@@ -212,6 +213,30 @@ def prefix_matches(words: list[str], prefix: str) -> bool:
     return bool(want) and words[: len(want)] == want
 
 
+# -- web-fetch ----------------------------------------------------------------------------
+
+FETCH_PREFIX = "fetch:"
+
+
+def fetch_key(host: str) -> str:
+    """What "always" remembers for a fetch: the host, lower-case, without a trailing dot."""
+    return FETCH_PREFIX + host.lower().rstrip(".")
+
+
+def fetch_covered(key: str, keys: set[str]) -> str | None:
+    """The rule among `keys` covering the fetch `key`: the same host, or `fetch:*.domain`
+    for any host under that domain (not the domain itself: `fetch:example.com` says that)."""
+    if key in keys:
+        return key
+    host = key[len(FETCH_PREFIX):]
+    labels = host.split(".")
+    for i in range(1, len(labels)):
+        wildcard = FETCH_PREFIX + "*." + ".".join(labels[i:])
+        if wildcard in keys:
+            return wildcard
+    return None
+
+
 # -- protected targets ------------------------------------------------------------------
 
 
@@ -255,7 +280,8 @@ def describe_scopes(keys: list[str]) -> str:
         words.append(", ".join(f"`{c}`" for c in commands) + " commands")
     for key in others:
         words.append("file edits in the workspace" if key == "edit" else
-                     key.split(":", 1)[1] if key.startswith("outside:") else key)
+                     key.split(":", 1)[1] if key.startswith("outside:") else
+                     f"fetching from {key.split(':', 1)[1]}" if key.startswith(FETCH_PREFIX) else key)
     return "; ".join(words)
 
 
@@ -356,6 +382,12 @@ class Permissions:
         the allowlist, and for commands `read-only` for each part proven to only read."""
         if request.reason:
             return None
+        if request.kind == "fetch":
+            for source, keys in (("session", self.always), ("project", self.project_keys)):
+                rule = fetch_covered(request.scopes[0], keys)
+                if rule is not None:
+                    return f"{source}:{rule}"
+            return None
         if request.kind != "command":
             for key in [request.scopes[0], *mcp_server_rule(request)]:
                 if key in self.always:
@@ -389,6 +421,8 @@ class Permissions:
         record: dict[str, Any] = {"tool": request.tool, "kind": request.kind, "title": request.title}
         if request.kind == "command":
             record["command"] = request.detail
+        elif request.kind == "fetch":
+            record["url"] = request.detail
         elif request.path:
             record["path"] = request.path
         record["keys"] = request.scopes

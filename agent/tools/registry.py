@@ -175,8 +175,14 @@ def default_registry() -> ToolRegistry:
     from agent.tools.context_tail import ContextTail
     from agent.tools.fs_create import FsCreate
     from agent.tools.fs_edit import FsEdit
+    from agent.tools.fs_find import FsFind
     from agent.tools.fs_read import FsRead
+    from agent.tools.fs_search import FsSearch
     from agent.tools.terminal import Terminal
+    from agent.tools.web_fetch import WebFetch
 
     return ToolRegistry([FsRead(), FsEdit(), FsCreate(), Terminal(),
-                         ContextList(), ContextRead(), ContextTail(), ContextGrep()])
+                         ContextList(), ContextRead(), ContextTail(), ContextGrep(),
+                         FsSearch(),
+                         FsFind(),
+                         WebFetch()])

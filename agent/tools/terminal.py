@@ -20,7 +20,7 @@ from pathlib import Path
 from pydantic import Field
 
 from agent.secrets import command_environment
-from agent.tools.base import Tool, ToolArgs, ToolContext, ToolError, ToolResult
+from agent.tools.base import Tool, ToolArgs, ToolContext, ToolError, ToolResult, tool_prompt
 from agent.tools.permissions import ApprovalRequest
 from agent.tools.workspace import confine
 
@@ -162,10 +162,7 @@ def _shell() -> str | None:
 
 class Terminal(Tool):
     name = "terminal-execute"
-    description = (
-        "Run a shell command in the workspace and return its stdout, stderr and exit code as "
-        "JSON. Non-interactive (no stdin); killed with everything it started after `timeout` seconds."
-    )
+    description = tool_prompt(name)
     Args = TerminalArgs
 
     async def run(self, args: TerminalArgs, ctx: ToolContext) -> ToolResult:

@@ -130,7 +130,8 @@ def test_default_registry_definitions():
     reg = default_registry()
     names = [d["function"]["name"] for d in reg.definitions()]
     assert names == ["filesystem-read", "filesystem-edit", "filesystem-create", "terminal-execute",
-                     "context-list", "context-read", "context-tail", "context-grep"]
+                     "context-list", "context-read", "context-tail", "context-grep",
+                     "filesystem-search", "filesystem-find", "web-fetch"]
     for d in reg.definitions():
         assert d["type"] == "function"
         params = d["function"]["parameters"]
