@@ -279,6 +279,7 @@ class Runtime:
             history, settings=self.settings, session_id=self.session.id, model=self.model,
             workspace=self.settings.workspace, now_ms=now_ms if now_ms is not None else clock(),
             last_request=await self.store.last_request(self.session.id), limits=self.agent.limits,
+            tools=self.agent.registry.definitions(),
         )
         report["events"] = [e.model_dump() for e in await self.store.context_events(self.session.id,
                                                                                    limit=MAX_LISTED_EVENTS)]

@@ -27,15 +27,18 @@ def context_report(
     dump: bool = False,
     last_request: dict[str, Any] | None = None,
     limits: Any = None,
+    tools: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """The next request's report; `last_request`: the one sent last, as the store kept it
     (`Store.last_request`); `limits`: the model's limits as the agent uses them (with the
-    window its server reported), else looked up here (`model_limits`)."""
+    window its server reported), else looked up here (`model_limits`); `tools`: the agent's
+    tool definitions (its MCP servers' included), else the built-in ones."""
     from agent.llm.models import model_limits
     from agent.prompt import build_system_prompt
     from agent.tools.registry import default_registry
 
-    tools = default_registry().definitions()
+    if tools is None:
+        tools = default_registry().definitions()
     system = build_system_prompt(workspace, today=datetime.fromtimestamp(now_ms / 1000).date())
     builder = RequestBuilder(settings, model or "")
     build = builder.build(history, now_ms=now_ms, tools=tools, system_prompt=system)

@@ -128,3 +128,16 @@ async def test_a_server_that_never_answers_at_start_is_timed_out(server, open_ru
     finally:
         await runtime.close()
     assert (status.state, status.error) == ("failed", "did not start within 1 s")
+
+
+async def test_context_report_counts_the_servers_tools(server, open_runtime):
+    """`/context` builds the next request with the agent's own tools, the MCP ones included."""
+    runtime = await open_with(open_runtime, {"fake": stdio_server()})
+    try:
+        with_mcp = (await runtime.context_report())["tokens"]["tools"]
+        await runtime.mcp.close()
+        runtime.agent.registry.set_group("mcp", [])
+        without = (await runtime.context_report())["tokens"]["tools"]
+    finally:
+        await runtime.close()
+    assert with_mcp > without > 0
