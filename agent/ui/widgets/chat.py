@@ -432,6 +432,25 @@ class ChatView(VerticalScroll, can_focus=False):
         self._tools.clear()
         return self.remove_children()
 
+    # -- keyboard ---------------------------------------------------------------------
+    def toggle_output_in_view(self) -> bool:
+        """Ctrl+O: expand or collapse the newest tool output (or condense summary) the view
+        shows, else the newest there is; False when there is none."""
+        from textual.geometry import Region
+        from textual.widgets import Collapsible
+
+        blocks = [w for w in self.children if isinstance(w, (ToolBlock, CondensedMarker)) and w.display]
+        candidates = [(w, w.query(Collapsible)) for w in blocks]
+        candidates = [(w, found.first()) for w, found in candidates if found]
+        if not candidates:
+            return False
+        window = Region(0, round(self.scroll_y), self.scrollable_content_region.width or 1,
+                        self.scrollable_content_region.height or 1)
+        in_view = [c for w, c in candidates if w.virtual_region.overlaps(window)]
+        collapsible = (in_view or [c for _, c in candidates])[-1]
+        collapsible.collapsed = not collapsible.collapsed
+        return True
+
     # -- queries (tests, status) ------------------------------------------------------
     @property
     def assistant_messages(self) -> list[AssistantMessage]:
