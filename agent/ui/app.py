@@ -73,6 +73,8 @@ class CairnApp(KeyActions, App):
         self._turn_active = False
         self._interrupt_requested = False
         self._truncation_shown = False  # one "request shortened" line per turn is enough
+        self._meter = None  # the worker measuring the next request for the status bar
+        self._meter_stale = False
         self._termination = Termination(self)  # SIGTERM/SIGHUP, handled while the app runs
         self.typeahead: TypeAhead | None = None  # typed on the first screen, before the app ran
 
@@ -257,6 +259,28 @@ class CairnApp(KeyActions, App):
             self.status.set_info(model=self.settings.model if self.settings else None)
             return
         self.status.set_info(model=runtime.model, title=runtime.session.title, window=runtime.context_window)
+        if not self.turn_running:
+            self._meter_stale = True
+            if self._meter is None or self._meter.is_finished:
+                self._meter = self._measure_context()
+
+    @work(group="meter", exit_on_error=False)
+    async def _measure_context(self) -> None:
+        """The meter at rest shows what /context reports (the next request, as built), so the
+        two agree after a turn, a truncation, a rewind, a branch switch or a resume; during a
+        turn the loop's Usage events move it. One measurement at a time, again while asked
+        meanwhile (never cancelled: a cancelled worker fails whoever waits on the app's workers)."""
+        while self._meter_stale:
+            self._meter_stale = False
+            runtime = self.runtime
+            if runtime is None:
+                return
+            try:
+                report = await runtime.context_report()
+            except Exception:
+                return  # the meter keeps its last figure; /context says what went wrong
+            if runtime is self.runtime and not self.turn_running:
+                self.status.set_context(report["tokens"]["total"], report["window"])
 
     def notice_not_ready(self) -> None:
         if self.no_model:

@@ -73,8 +73,8 @@ async def test_up_and_down_walk_the_projects_history_across_restarts(make_settin
     app = CairnApp(make_settings())
     async with app.run_test(size=SIZE) as pilot:
         await wait_ready(pilot)
-        await run_prompt(pilot, "first prompt")
-        await run_prompt(pilot, "second\nprompt")
+        await run_prompt(pilot, "first prompt", READY_TIMEOUT)
+        await run_prompt(pilot, "second\nprompt", READY_TIMEOUT)
         await app.quit_app()
     assert (_isolated_home / HISTORY_FILE).is_file()
 
@@ -107,7 +107,7 @@ async def test_history_is_per_project(make_settings, server, workspace, tmp_path
     app = CairnApp(make_settings())
     async with app.run_test(size=SIZE) as pilot:
         await wait_ready(pilot)
-        await run_prompt(pilot, "only here")
+        await run_prompt(pilot, "only here", READY_TIMEOUT)
         await app.quit_app()
     other = tmp_path / "other"
     other.mkdir()
@@ -126,7 +126,7 @@ async def test_ctrl_o_expands_and_collapses_the_output_in_view(make_settings, se
     app = CairnApp(make_settings(yolo=True))
     async with app.run_test(size=SIZE) as pilot:
         await wait_ready(pilot)
-        await run_prompt(pilot, "print")
+        await run_prompt(pilot, "print", READY_TIMEOUT)
         from textual.widgets import Collapsible
 
         collapsible = app.chat.tool_blocks[-1].query_one(Collapsible)

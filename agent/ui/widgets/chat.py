@@ -83,6 +83,15 @@ class Notice(Static):
         self.kind = kind
 
 
+def text_only_markdown():
+    """The parser for answers: GitHub-flavoured Markdown with raw HTML off. A model's
+    `List<String>`, `Vec<T>`, `<div>` or a traceback's `<module>` is text to show; parsed as
+    HTML, Textual's Markdown (which renders no HTML) would drop it from the screen."""
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("gfm-like", {"html": False})
+
+
 class AssistantMessage(Widget):
     """Assistant text, streamed through `Markdown.get_stream`.
 
@@ -104,7 +113,7 @@ class AssistantMessage(Widget):
     def compose(self):
         from textual.widgets import Markdown
 
-        yield Markdown(self.text if self._static else "")
+        yield Markdown(self.text if self._static else "", parser_factory=text_only_markdown)
 
     def on_mount(self) -> None:
         if not self._static:

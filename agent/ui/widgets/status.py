@@ -74,6 +74,13 @@ class StatusBar(Static):
             self.cache_share = cache_share
         self.redraw()
 
+    def set_context(self, context_tokens: int, context_window: int | None) -> None:
+        """The next request's size as /context counts it (after a rewind, a resume, a turn)."""
+        self.context_tokens = context_tokens
+        if context_window:
+            self.context_window = context_window
+        self.redraw()
+
     def reset_session(self) -> None:
         self.context_tokens = None
         self.cost = 0.0
