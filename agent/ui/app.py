@@ -172,7 +172,7 @@ class CairnApp(KeyActions, App):
         self.opening = True
         self.open_error = None
         self.status.set_state("starting…")
-        from agent.runtime import NoModelConfigured, Runtime
+        from agent.runtime import NoModelConfigured, Runtime, SessionNotFound
         from agent.ui.widgets.no_model import NoModelPanel
 
         await self.query(NoModelPanel).remove()
@@ -196,6 +196,12 @@ class CairnApp(KeyActions, App):
                 except BaseException:
                     pass
                 raise
+        except SessionNotFound as exc:
+            # `cairn --resume <id>` with an id that matches nothing: no UI to leave behind.
+            from rich.text import Text
+
+            self.exit(return_code=1, message=Text(f"cairn: {readable(exc)} `cairn session list` shows them."))
+            return
         except NoModelConfigured:
             self.no_model = True
             await self.chat.mount(NoModelPanel())
@@ -487,9 +493,16 @@ class CairnApp(KeyActions, App):
         self.prompt.focus()
 
     async def quit_app(self) -> None:
-        """Stop any turn, close the store, exit (everything is already saved)."""
+        """Stop any turn, close the store, exit (everything is already saved), saying how to
+        come back to a session that holds something."""
+        from rich.text import Text
+
+        runtime = self.runtime
+        hint = None
+        if runtime is not None and runtime.session.head_id:
+            hint = Text(f"Resume this session with: cairn --resume {runtime.session.id}")
         await self.close_runtime()
-        self.exit()
+        self.exit(message=hint)
 
     async def on_unmount(self) -> None:
         # However the app ends (ctrl+q, /quit, a test leaving run_test), close the store:
