@@ -120,7 +120,7 @@ def choices_fully_shown(app) -> bool:
     """Every option of the modal is inside the screen (none cut off below it)."""
     choices = app.screen.query_one("#approval-choices")
     box = app.screen.query_one("#approval-box")
-    return (choices.region.height > 0 and choices.region.bottom <= box.region.bottom - 1
+    return (choices.region.height > 0 and choices.region.bottom <= box.content_region.bottom
             and box.region.bottom <= app.screen.size.height
             and choices.region.height >= choices.virtual_size.height)
 

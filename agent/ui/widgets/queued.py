@@ -55,5 +55,5 @@ class QueuedPrompts(Static):
             out.append(inert(" ".join(item.shown.split()))[:PREVIEW_CHARS])
         if self.items:
             out.append("\n")
-            out.append("sent when the turn ends · ↑ edit · Esc interrupts and puts it back in the prompt", style="dim")
+            out.append("sent after this turn · ↑ to edit · Esc interrupts, puts it back", style="dim")
         self.update(out)
