@@ -8,19 +8,17 @@ typing at once; prompts sent before it is ready run as soon as it is.
 from __future__ import annotations
 
 import asyncio
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual import work
-from textual.actions import SkipAction
 from textual.app import App
-from textual.binding import Binding
-from textual.screen import ModalScreen
 
 from agent.ui import commands, sessions
+from agent.ui.keys import APP_BINDINGS, KeyActions
 from agent.ui.widgets.chat import MAX_MOUNTED, ChatView
 from agent.ui.widgets.prompt import PromptInput, SlashPopup
+from agent.ui.widgets.queued import QueuedPrompts
 from agent.ui.termination import Termination
 from agent.ui.widgets.status import StatusBar
 
@@ -36,8 +34,6 @@ if TYPE_CHECKING:
 # Everything not needed for the first frame (the runtime and its pydantic models, the
 # approval screen, Markdown) is imported where it is first used.
 
-ESC_WINDOW = 0.5  # two ESC presses within this many seconds = "ESC twice"
-CTRL_C_WINDOW = 2.0
 HISTORY_DRAWN_TIMEOUT_S = 2.0  # litellm waits at most this long for a resumed history to be drawn
 
 
@@ -46,17 +42,12 @@ def readable(exc: BaseException) -> str:
     return text[0] if text else type(exc).__name__
 
 
-class CairnApp(App):
+class CairnApp(KeyActions, App):
     CSS_PATH = "app.tcss"
     TITLE = "cairn"
     AUTO_FOCUS = None  # set per screen (it would carry into modals); the prompt is focused on mount
     ENABLE_COMMAND_PALETTE = False
-    BINDINGS = [
-        Binding("escape", "escape", show=False, priority=True),
-        Binding("ctrl+c", "ctrl_c", show=False, priority=True),
-        Binding("pageup", "scroll_chat(-1)", show=False),
-        Binding("pagedown", "scroll_chat(1)", show=False),
-    ]
+    BINDINGS = APP_BINDINGS
 
     def __init__(
         self,
@@ -81,15 +72,16 @@ class CairnApp(App):
         self._pending: list[str] = []
         self._turn_active = False
         self._interrupt_requested = False
-        self._last_escape = 0.0
-        self._last_ctrl_c = 0.0
         self._truncation_shown = False  # one "request shortened" line per turn is enough
+        self._meter = None  # the worker measuring the next request for the status bar
+        self._meter_stale = False
         self._termination = Termination(self)  # SIGTERM/SIGHUP, handled while the app runs
         self.typeahead: TypeAhead | None = None  # typed on the first screen, before the app ran
 
     # -- layout ---------------------------------------------------------------------------
     def compose(self):
         yield ChatView(id="chat")
+        yield QueuedPrompts(id="queued")
         popup = SlashPopup(id="slash-popup")
         yield popup
         yield PromptInput(popup, id="prompt")
@@ -107,8 +99,23 @@ class CairnApp(App):
     def status(self) -> StatusBar:
         return self.query_one("#status", StatusBar)
 
+    @property
+    def queued(self) -> QueuedPrompts:
+        return self.query_one("#queued", QueuedPrompts)
+
+    @property
+    def workspace(self) -> Path:
+        """The project folder, known before the settings are (for the prompt history)."""
+        if self.settings is not None:
+            return self.settings.workspace
+        return (self._settings_source[0] or Path.cwd()).resolve()
+
     def on_mount(self) -> None:
+        from agent.ui.prompt_history import PromptHistory
+
         self.chat.command_body = self.project_command_body
+        self.prompt.prompt_history = PromptHistory.for_project(self.workspace)
+        self.prompt.take_queued = self._take_queued
         self.prompt.focus()
         if self.settings is not None:
             self._show_settings()
@@ -165,7 +172,7 @@ class CairnApp(App):
         self.opening = True
         self.open_error = None
         self.status.set_state("starting…")
-        from agent.runtime import NoModelConfigured, Runtime
+        from agent.runtime import NoModelConfigured, Runtime, SessionNotFound
         from agent.ui.widgets.no_model import NoModelPanel
 
         await self.query(NoModelPanel).remove()
@@ -189,6 +196,12 @@ class CairnApp(App):
                 except BaseException:
                     pass
                 raise
+        except SessionNotFound as exc:
+            # `cairn --resume <id>` with an id that matches nothing: no UI to leave behind.
+            from rich.text import Text
+
+            self.exit(return_code=1, message=Text(f"cairn: {readable(exc)} `cairn session list` shows them."))
+            return
         except NoModelConfigured:
             self.no_model = True
             await self.chat.mount(NoModelPanel())
@@ -252,6 +265,28 @@ class CairnApp(App):
             self.status.set_info(model=self.settings.model if self.settings else None)
             return
         self.status.set_info(model=runtime.model, title=runtime.session.title, window=runtime.context_window)
+        if not self.turn_running:
+            self._meter_stale = True
+            if self._meter is None or self._meter.is_finished:
+                self._meter = self._measure_context()
+
+    @work(group="meter", exit_on_error=False)
+    async def _measure_context(self) -> None:
+        """The meter at rest shows what /context reports (the next request, as built), so the
+        two agree after a turn, a truncation, a rewind, a branch switch or a resume; during a
+        turn the loop's Usage events move it. One measurement at a time, again while asked
+        meanwhile (never cancelled: a cancelled worker fails whoever waits on the app's workers)."""
+        while self._meter_stale:
+            self._meter_stale = False
+            runtime = self.runtime
+            if runtime is None:
+                return
+            try:
+                report = await runtime.context_report()
+            except Exception:
+                return  # the meter keeps its last figure; /context says what went wrong
+            if runtime is self.runtime and not self.turn_running:
+                self.status.set_context(report["tokens"]["total"], report["window"])
 
     def notice_not_ready(self) -> None:
         if self.no_model:
@@ -371,8 +406,10 @@ class CairnApp(App):
 
     def send_prompt(self, shown: str, sent: str | None = None) -> None:
         """Start a turn with `sent` (default `shown`); the chat shows what the user typed
-        (a project command shows as `/name args`, the model gets its expanded block)."""
-        if self.still_working(shown):
+        (a project command shows as `/name args`, the model gets its expanded block).
+        While a turn runs the message is queued: it is sent when the turn ends."""
+        if self.turn_running:
+            self.queued.add(shown, sent)
             return
         self.chat.add_user(shown)
         if self.runtime is None:
@@ -413,7 +450,31 @@ class CairnApp(App):
             self.status.turn_ended()
             if self._interrupt_requested:
                 self.chat.add_notice("Interrupted", kind="warning")
+                self._give_back_queued()
             self.refresh_status()
+            if self.queued.items and self.runtime is not None:
+                self.call_later(self._send_queued)
+
+    def _send_queued(self) -> None:
+        """The turn ended: what was queued meanwhile goes as the next prompt (one turn)."""
+        if self.turn_running or not self.queued.items:
+            return
+        items = self.queued.take_all()
+        shown = "\n\n".join(i.shown for i in items)
+        sent = "\n\n".join(i.sent or i.shown for i in items)
+        self.send_prompt(shown, sent if sent != shown else None)
+
+    def _take_queued(self) -> str | None:
+        item = self.queued.take_last()
+        return item.shown if item is not None else None
+
+    def _give_back_queued(self) -> None:
+        """An interrupted turn: queued messages return to the prompt (after the draft), unsent."""
+        items = self.queued.take_all()
+        if items:
+            draft = self.prompt.text.rstrip("\n")
+            self.prompt.restore("\n\n".join([draft, *(i.shown for i in items)] if draft else
+                                            [i.shown for i in items]))
 
     def interrupt_turn(self) -> None:
         """Stop the running turn; the prompt stays usable throughout."""
@@ -421,54 +482,9 @@ class CairnApp(App):
         if self.runtime is None or not self.runtime.interrupt():
             self.workers.cancel_group(self, "turn")
 
-    # -- keys -------------------------------------------------------------------------------
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "escape" and isinstance(self.screen, ModalScreen):
-            return False  # let the modal's own Esc binding answer
-        return True
-
-    def action_escape(self) -> None:
-        if self.prompt.close_popup():
-            return
-        if self.turn_running:
-            self.interrupt_turn()
-            return
-        now = time.monotonic()
-        if now - self._last_escape < ESC_WINDOW:
-            self._last_escape = 0.0
-            self.action_rewind()
-        else:
-            self._last_escape = now
-
     def action_rewind(self) -> None:
         """ESC twice when idle: the rewind menu (SPEC §7)."""
         sessions.start(self, sessions.rewind)
-
-    async def action_ctrl_c(self) -> None:
-        """Once: interrupt the turn (or arm quitting). Twice within CTRL_C_WINDOW: quit, even
-        while a turn runs: quit_app interrupts it and waits until its partial is stored."""
-        if self.focused is self.prompt and self.prompt.selected_text:
-            raise SkipAction()  # let the TextArea copy its selection
-        now = time.monotonic()
-        if now - self._last_ctrl_c < CTRL_C_WINDOW:
-            await self.quit_app()
-            return
-        if self.turn_running:
-            self._last_ctrl_c = now
-            self.interrupt_turn()
-            self.notify("Interrupted. Press Ctrl+C again to quit", timeout=CTRL_C_WINDOW, markup=False)
-            return
-        if self.runtime is None and not self.opening:
-            await self.quit_app()  # nothing to lose: no model, or start-up failed
-            return
-        self._last_ctrl_c = now
-        self.notify("Press Ctrl+C again to quit", timeout=CTRL_C_WINDOW, markup=False)
-
-    def action_scroll_chat(self, direction: int) -> None:
-        if direction < 0:
-            self.chat.scroll_page_up()
-        else:
-            self.chat.scroll_page_down()
 
     def on_collapsible_expanded(self, event: Collapsible.Expanded) -> None:
         self.prompt.focus()
@@ -477,9 +493,16 @@ class CairnApp(App):
         self.prompt.focus()
 
     async def quit_app(self) -> None:
-        """Stop any turn, close the store, exit (everything is already saved)."""
+        """Stop any turn, close the store, exit (everything is already saved), saying how to
+        come back to a session that holds something."""
+        from rich.text import Text
+
+        runtime = self.runtime
+        hint = None
+        if runtime is not None and runtime.session.head_id:
+            hint = Text(f"Resume this session with: cairn --resume {runtime.session.id}")
         await self.close_runtime()
-        self.exit()
+        self.exit(message=hint)
 
     async def on_unmount(self) -> None:
         # However the app ends (ctrl+q, /quit, a test leaving run_test), close the store:

@@ -130,10 +130,13 @@ async def rewind(app: CairnApp) -> None:
     outcome = await runtime.rewind(ident, restore_files=restore)
     await rerender(app)
     prompt = app.prompt
-    prompt.restore(outcome.text)
-    prompt.move_cursor(prompt.document.end)
+    draft = prompt.text.strip()
+    prompt.replace_draft(outcome.text)  # one edit: Ctrl+Z gives the draft back
     prompt.focus()
     text, kind = rewind_notice(outcome, restore=restore, files_changed=point.files_changed)
+    if draft and draft != outcome.text.strip():
+        text += "\nThe draft you were typing was replaced: Ctrl+Z in the prompt brings it back."
+        kind = "warning"
     app.chat.add_notice(text, kind=kind)
 
 

@@ -114,3 +114,37 @@ async def test_a_project_rule_that_could_not_be_saved_is_told(make_settings):
         await pilot.pause()
         warnings = [n.text for n in app.chat.query(Notice) if n.kind == "warning"]
         assert warnings == ["Permission: not saved to .cairn/config.toml: permissions is not a table"]
+
+
+def choices_fully_shown(app) -> bool:
+    """Every option of the modal is inside the screen (none cut off below it)."""
+    choices = app.screen.query_one("#approval-choices")
+    box = app.screen.query_one("#approval-box")
+    return (choices.region.height > 0 and choices.region.bottom <= box.content_region.bottom
+            and box.region.bottom <= app.screen.size.height
+            and choices.region.height >= choices.virtual_size.height)
+
+
+async def test_at_80x24_every_choice_is_shown_with_a_long_or_short_detail(make_settings, server, workspace):
+    body = "".join(f"line {i} of a file the model wants to write\\n" for i in range(80))
+    server.add(
+        tool_calls([("c1", "filesystem-create", f'{{"filePath": "big.py", "content": "{body}"}}')]),
+        tool_calls([("c2", "terminal-execute", '{"command": "touch a-file-with-a-long-name && git status"}')]),
+        text("Done."),
+    )
+    app = CairnApp(make_settings())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_ready(pilot)
+        await send(pilot, "write it")
+        await wait_modal(pilot)
+        await wait_for(pilot, lambda: choices_fully_shown(app), what="every choice on screen (long diff)")
+        assert app.screen.query_one("#approval-scroll").region.height >= 1
+        await pilot.press("y")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen) and app.screen.request.tool ==
+                       "terminal-execute", READY_TIMEOUT, "the second approval")
+        await wait_for(pilot, lambda: choices_fully_shown(app), what="every choice on screen (one line)")
+        await pilot.press("down", "down", "down", "enter")  # the last choice, seen: No
+        await wait_for(pilot, lambda: not app.turn_running, what="the turn to finish")
+        await app.workers.wait_for_complete()
+        assert app.chat.tool_blocks[-1].result.meta["permission"]["decision"] == "deny"
+        assert (workspace / "big.py").is_file() and not (workspace / "a-file-with-a-long-name").exists()

@@ -87,7 +87,9 @@ async def test_condense_marker_dims_what_came_before(make_settings):
         await pilot.pause()
         assert "Condensing context" not in app.status.render_text().plain
         [marker] = markers(app)
-        assert marker.text == "── Context condensed (auto) · 120,431 → 8,210 tokens (−93%) · 3.2 s ──"
+        # The summary's stored numbers: the same marker a resumed history shows.
+        assert marker.text == "── Context condensed (auto) · 120,431 → 8,210 tokens (−93%) ──"
+        assert marker.text == CondensedMarker.from_summary(summary_message()).text
         assert marker.text in str(marker.query_one("CollapsibleTitle").render())
         assert all(w.has_class("condensed") for w in before)
         assert not marker.has_class("condensed")
@@ -275,3 +277,24 @@ async def test_compact_refused_and_interrupted(make_settings, server):
         assert "Interrupted" in notices(app, "warning")
         assert not markers(app)
         assert "Condensing context" not in app.status.render_text().plain
+
+
+async def test_marker_is_the_same_live_and_resumed_and_its_summary_reads_without_tags(make_settings):
+    """The event counts the whole request, the summary's meta the range it replaced: the marker
+    shows the stored numbers both ways. Expanded (Ctrl+O), the summary has no raw tags."""
+    summary = summary_message(tokens_before=5_900, tokens_after=700)
+    summary.content = (SUMMARY_TEXT + "\n\n<system-reminder>\n## Conversation archive\nIn context file "
+                       "history-1.\n</system-reminder>")
+    app = CairnApp(make_settings())
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(pilot)
+        app.handle_event(ContextManaged(event=condense_event(tokens_before=6_258, tokens_after=1_100),
+                                        summary=summary))
+        await pilot.pause()
+        [live] = markers(app)
+        assert live.text == CondensedMarker.from_summary(summary).text == \
+            "── Context condensed (auto) · 5,900 → 700 tokens (−88%) ──"
+        await pilot.press("ctrl+o")
+        await wait_for(pilot, lambda: live.query(".condensed-summary"), what="the expanded summary")
+        shown = str(live.query_one(".condensed-summary").render())
+        assert "## Conversation archive" in shown and "system-reminder" not in shown

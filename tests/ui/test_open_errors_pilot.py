@@ -25,4 +25,6 @@ async def test_a_damaged_sessions_db_is_named_in_the_chat_and_left_alone(make_se
         assert str(db) in errors[0] and "not changed" in errors[0] and "move it aside" in errors[0]
         await send(pilot, "/help")  # still usable
         assert any(n.kind == "help" for n in app.chat.query(Notice))
-    assert db.read_bytes() == garbage and sorted(p.name for p in home.iterdir()) == ["sessions.db"]
+    # Nothing beside it but the prompt history (/help was typed), which is no part of the store.
+    assert db.read_bytes() == garbage
+    assert sorted(p.name for p in home.iterdir()) == ["prompt_history.jsonl", "sessions.db"]

@@ -44,3 +44,13 @@ def test_summaries():
 def test_long_output_is_bounded():
     body = result_body(result("filesystem-search", "\n".join(f"l{i}" for i in range(1000))))
     assert body.splitlines()[-1] == "… 800 more lines"
+
+
+def test_a_failed_command_shows_its_exit_code_not_its_json():
+    content = json.dumps({"command": "false; echo no >&2", "stdout": "", "stderr": "no\n", "exitCode": 2})
+    assert summarize_result(result("terminal-execute", content, status="error", exitCode=2)) == "exit 2 · 1 line"
+    timed = json.dumps({"command": "sleep 9", "stdout": "a\nb\n", "stderr": "[cairn] timed out", "exitCode": -15})
+    assert summarize_result(result("terminal-execute", timed, status="error", timedOut=True)) == \
+        "exit -15 · timed out · 3 lines"
+    assert summarize_result(result("terminal-execute", "Error: the user denied running this command",
+                                   status="error")) == "Error: the user denied running this command"

@@ -19,6 +19,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from agent.tools.permissions import ApprovalRequest, Decision, describe_scopes
+from agent.ui.screens.fit import fit_scroll
 from agent.ui.widgets.chat import diff_text
 from agent.ui.widgets.tool_render import inert
 
@@ -33,6 +34,10 @@ def choice_labels(request: ApprovalRequest) -> list[tuple[Decision, str]]:
         "deny": "No  (n / esc)",
     }
     return [(choice, labels[choice]) for choice in labels if choice in request.choices]
+
+
+MAX_DETAIL_LINES = 20  # a longer diff or command scrolls
+MIN_DETAIL_LINES = 1
 
 
 def _looks_like_diff(text: str) -> bool:
@@ -79,6 +84,18 @@ class ApprovalScreen(ModalScreen[Decision]):
                     yield body
             yield OptionList(*(Option(label, id=value) for value, label in choice_labels(r)),
                              id="approval-choices")
+
+    def on_mount(self) -> None:
+        self.call_after_refresh(self._fit)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._fit)
+
+    def _fit(self) -> None:
+        """Every choice stays on screen: the diff gets the lines left over (it scrolls)."""
+        if self.query("#approval-scroll"):
+            fit_scroll(self, self.query_one("#approval-box"), self.query_one("#approval-scroll"),
+                       max_lines=MAX_DETAIL_LINES, min_lines=MIN_DETAIL_LINES)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()

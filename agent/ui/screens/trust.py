@@ -21,6 +21,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from agent.ui.screens.fit import fit_scroll
 from agent.ui.widgets.tool_render import inert
 
 if TYPE_CHECKING:
@@ -80,13 +81,8 @@ class TrustScreen(ModalScreen[bool]):
     def _fit(self) -> None:
         """The list of keys scrolls and gets what the terminal leaves (at 80×24 the whole
         question is taller than the screen)."""
-        box, scroll = self.query_one("#trust-box"), self.query_one("#trust-scroll")
-        # Measured from the parts (the box itself may be cut at the screen's height).
-        rest = box.styles.gutter.height + scroll.styles.margin.height + sum(
-            child.outer_size.height for child in box.children if child is not scroll)
-        room = max(MIN_LIST_LINES, self.size.height - rest)
-        if scroll.styles.max_height is None or scroll.styles.max_height.value != min(room, MAX_LIST_LINES):
-            scroll.styles.max_height = min(room, MAX_LIST_LINES)
+        fit_scroll(self, self.query_one("#trust-box"), self.query_one("#trust-scroll"),
+                   max_lines=MAX_LIST_LINES, min_lines=MIN_LIST_LINES)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()

@@ -83,6 +83,15 @@ class Notice(Static):
         self.kind = kind
 
 
+def text_only_markdown():
+    """The parser for answers: GitHub-flavoured Markdown with raw HTML off. A model's
+    `List<String>`, `Vec<T>`, `<div>` or a traceback's `<module>` is text to show; parsed as
+    HTML, Textual's Markdown (which renders no HTML) would drop it from the screen."""
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("gfm-like", {"html": False})
+
+
 class AssistantMessage(Widget):
     """Assistant text, streamed through `Markdown.get_stream`.
 
@@ -104,7 +113,7 @@ class AssistantMessage(Widget):
     def compose(self):
         from textual.widgets import Markdown
 
-        yield Markdown(self.text if self._static else "")
+        yield Markdown(self.text if self._static else "", parser_factory=text_only_markdown)
 
     def on_mount(self) -> None:
         if not self._static:
@@ -431,6 +440,25 @@ class ChatView(VerticalScroll, can_focus=False):
         self._assistants.clear()
         self._tools.clear()
         return self.remove_children()
+
+    # -- keyboard ---------------------------------------------------------------------
+    def toggle_output_in_view(self) -> bool:
+        """Ctrl+O: expand or collapse the newest tool output (or condense summary) the view
+        shows, else the newest there is; False when there is none."""
+        from textual.geometry import Region
+        from textual.widgets import Collapsible
+
+        blocks = [w for w in self.children if isinstance(w, (ToolBlock, CondensedMarker)) and w.display]
+        candidates = [(w, w.query(Collapsible)) for w in blocks]
+        candidates = [(w, found.first()) for w, found in candidates if found]
+        if not candidates:
+            return False
+        window = Region(0, round(self.scroll_y), self.scrollable_content_region.width or 1,
+                        self.scrollable_content_region.height or 1)
+        in_view = [c for w, c in candidates if w.virtual_region.overlaps(window)]
+        collapsible = (in_view or [c for _, c in candidates])[-1]
+        collapsible.collapsed = not collapsible.collapsed
+        return True
 
     # -- queries (tests, status) ------------------------------------------------------
     @property

@@ -8,6 +8,7 @@ Truncation touches only the request copy, so it gets a one-line notice, not a ma
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from textual.containers import Vertical
@@ -17,6 +18,13 @@ if TYPE_CHECKING:
     from agent.session.models import ContextEvent, Message
 
 FAILED_PREFIX = "Condensing failed: "
+# The summary the model reads wraps its appendices (archive, recent prompts, environment) in
+# these tags; on screen they are noise, the sections' own headings say what each one is.
+_REMINDER = re.compile(r"<system-reminder>\n?(.*?)\n?</system-reminder>", re.S)
+
+
+def readable_summary(text: str) -> str:
+    return _REMINDER.sub(lambda m: m.group(1), text).strip()
 
 
 def _change(before: int, after: int) -> str:
@@ -83,11 +91,13 @@ class CondensedMarker(Vertical):
 
     @classmethod
     def from_event(cls, record: ContextEvent, summary: Message | None) -> CondensedMarker:
-        meta = (summary.meta.get("condensed") or {}) if summary is not None else {}
+        if summary is not None and summary.meta.get("condensed"):
+            # The stored summary's own numbers, as a resumed history shows them: the marker
+            # must not change when the session is opened again.
+            return cls.from_summary(summary)
         return cls(trigger=record.trigger, tokens_before=record.tokens_before, tokens_after=record.tokens_after,
                    duration_ms=record.duration_ms, summary=(summary.content or "") if summary else "",
-                   count=meta.get("count"), instructions=meta.get("instructions"),
-                   summary_id=summary.id if summary else record.summary_id)
+                   summary_id=record.summary_id)
 
     @classmethod
     def from_summary(cls, message: Message) -> CondensedMarker:
@@ -116,5 +126,5 @@ class CondensedMarker(Vertical):
         if self.instructions:
             about.append(f"instructions: {self.instructions}")
         widgets = [Static(" · ".join(about), markup=False, classes="condensed-about")] if about else []
-        widgets.append(Static(self.summary or "(no summary text)", markup=False, classes="condensed-summary"))
+        widgets.append(Static(readable_summary(self.summary) or "(no summary text)", markup=False, classes="condensed-summary"))
         return widgets

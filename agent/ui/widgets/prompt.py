@@ -4,7 +4,10 @@ Enter submits (a priority binding: TextArea would otherwise insert a newline fir
 Ctrl+J or Shift+Enter inserts a newline. Typing `/` at the start opens an OptionList
 above the prompt with the matching commands (built-in, then the project's own from
 `.cairn/commands/`); Tab/Enter complete, arrows move, Esc (handled by the app's escape
-binding) closes it. Focus never leaves the TextArea.
+binding) closes it. Focus never leaves the TextArea: Tab outside completion does nothing
+(moving focus away would lose the keys typed next). Up on the first line / Down on the
+last walk the project's prompt history (agent/ui/prompt_history.py); Up in an empty
+prompt first takes back a message queued while the agent works.
 """
 
 from __future__ import annotations
@@ -16,10 +19,9 @@ from textual.message import Message
 from textual.widgets import OptionList, TextArea
 from textual.widgets.option_list import Option
 
-from agent.ui.early import PLACEHOLDER
-
 from agent.ui import commands
-
+from agent.ui.early import PLACEHOLDER
+from agent.ui.prompt_history import HistoryWalk, PromptHistory
 
 
 class SlashPopup(OptionList, can_focus=False):
@@ -69,9 +71,11 @@ class PromptInput(TextArea):
     BINDINGS = [
         Binding("enter", "submit", "Send", priority=True, show=False),
         Binding("ctrl+j,shift+enter", "newline", "New line", priority=True, show=False),
-        Binding("tab", "complete", show=False, priority=True),
-        Binding("up", "popup_move(-1)", show=False, priority=True),
-        Binding("down", "popup_move(1)", show=False, priority=True),
+        Binding("tab", "complete", "Complete a /command", show=False, priority=True),
+        Binding("shift+tab", "stay", show=False, priority=True),
+        Binding("up", "up", "Previous prompt (on the first line) · take back a queued message", show=False,
+                priority=True),
+        Binding("down", "down", "Next prompt (on the last line)", show=False, priority=True),
     ]
 
     class Submitted(Message):
@@ -91,6 +95,10 @@ class PromptInput(TextArea):
         )
         self.popup = popup
         popup.on_pick = self.complete_command
+        self.prompt_history: PromptHistory | None = None  # set by the app (it knows the project)
+        self._walk: HistoryWalk | None = None
+        # Set by the app: takes back the newest message queued while a turn runs (None: none).
+        self.take_queued = None
 
     # -- popup ------------------------------------------------------------------------
     def _update_popup(self) -> None:
@@ -114,6 +122,18 @@ class PromptInput(TextArea):
         """Put `text` back (a prompt sent too early, a rewound turn) with the cursor at its
         end, so whatever the user types next continues it instead of landing in front."""
         self.text = text
+        self.move_cursor(self.document.end)
+
+    def clear_draft(self) -> None:
+        """Ctrl+C on a draft: cleared as an edit, so Ctrl+Z brings it back."""
+        self.select_all()
+        self.delete(*self.selection)
+        self._walk = None
+
+    def replace_draft(self, text: str) -> None:
+        """Put `text` in place of the draft as one edit (Ctrl+Z gives the draft back)."""
+        self.select_all()
+        self.replace(text, *self.selection)
         self.move_cursor(self.document.end)
 
     def complete_command(self, name: str) -> None:
@@ -143,6 +163,9 @@ class PromptInput(TextArea):
         if not text.strip():
             return
         self.clear()
+        self._walk = None
+        if self.prompt_history is not None:
+            self.prompt_history.add(text.strip("\n"))
         self.post_message(self.Submitted(text.strip("\n")))
 
     def action_newline(self) -> None:
@@ -150,15 +173,44 @@ class PromptInput(TextArea):
 
     def action_complete(self) -> None:
         if not self.popup.visible:
-            raise SkipAction()
+            return  # not SkipAction: focus would move to the chat and the next keys be lost
         name = self.popup.selected_name
         if name:
             self.complete_command(name)
 
-    def action_popup_move(self, step: int) -> None:
-        if not self.popup.visible:
-            raise SkipAction()
-        if step < 0:
+    def action_stay(self) -> None:
+        """Shift+Tab: focus stays in the prompt."""
+
+    def action_up(self) -> None:
+        if self.popup.visible:
             self.popup.action_cursor_up()
-        else:
+            return
+        if not self.text and self.take_queued is not None:
+            queued = self.take_queued()
+            if queued is not None:
+                self.restore(queued)
+                return
+        if self.cursor_location[0] > 0 or self.prompt_history is None:
+            raise SkipAction()  # an ordinary cursor move
+        if self._walk is None:
+            self._walk = self.prompt_history.walk(self.text)
+        older = self._walk.older()
+        if older is not None:
+            self._show(older)
+            self.move_cursor((0, 0))
+
+    def action_down(self) -> None:
+        if self.popup.visible:
             self.popup.action_cursor_down()
+            return
+        if self._walk is None or self.cursor_location[0] < self.document.line_count - 1:
+            raise SkipAction()
+        newer = self._walk.newer()
+        if newer is not None:
+            self._show(newer)
+        if self._walk.at_draft:
+            self._walk = None
+
+    def _show(self, text: str) -> None:
+        self.text = text
+        self.move_cursor(self.document.end)

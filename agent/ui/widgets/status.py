@@ -47,6 +47,8 @@ class StatusBar(Static):
         self._condensing: int | None = None  # tokens being condensed (a model call of seconds)
         self._frame = 0
         self._timer = None
+        self._flash: str | None = None  # a short message (e.g. "Press Ctrl+C again to quit")
+        self._flash_timer = None
 
     def on_mount(self) -> None:
         self._timer = self.set_interval(0.1, self._tick, pause=True)
@@ -72,11 +74,36 @@ class StatusBar(Static):
             self.cache_share = cache_share
         self.redraw()
 
+    def set_context(self, context_tokens: int, context_window: int | None) -> None:
+        """The next request's size as /context counts it (after a rewind, a resume, a turn)."""
+        self.context_tokens = context_tokens
+        if context_window:
+            self.context_window = context_window
+        self.redraw()
+
     def reset_session(self) -> None:
         self.context_tokens = None
         self.cost = 0.0
         self.cache_share = None
         self.redraw()
+
+    def flash(self, text: str, seconds: float) -> None:
+        """Show `text` in place of the activity for `seconds`: in this line, a hint never
+        covers the prompt the way a toast does."""
+        self._flash = text
+        if self._flash_timer is not None:
+            self._flash_timer.stop()
+        self._flash_timer = self.set_timer(seconds, self._end_flash)
+        self.redraw()
+
+    def _end_flash(self) -> None:
+        self._flash = None
+        self._flash_timer = None
+        self.redraw()
+
+    @property
+    def flashed(self) -> str | None:
+        return self._flash
 
     def set_state(self, text: str) -> None:
         self.state = text
@@ -132,6 +159,8 @@ class StatusBar(Static):
         self.redraw()
 
     def activity(self) -> str:
+        if self._flash is not None:
+            return self._flash
         now = time.monotonic()
         if self._turn_started is None:
             return "Condensing context…" if self._condensing is not None else self.state

@@ -149,6 +149,12 @@ def _summarize_result(message: Message) -> str:
     content = message.content or ""
     if message.status == "interrupted":
         return "interrupted"
+    # A command's result reads the same failed or not: its exit code and size, never its JSON.
+    data = terminal_output(content)
+    if data is not None:
+        out = "\n".join(s.rstrip("\n") for s in (str(data.get("stdout") or ""), str(data.get("stderr") or "")) if s)
+        timed_out = " · timed out" if (message.meta or {}).get("timedOut") else ""
+        return f"exit {data.get('exitCode')}{timed_out} · {_plural(_count_lines(out), 'line')}"
     if is_error(message):
         first = content.strip().splitlines()[0] if content.strip() else "Error"
         return _clip(first, 90)
@@ -156,10 +162,6 @@ def _summarize_result(message: Message) -> str:
     if diff is not None:
         added, removed = diff_stats(diff)
         return f"+{added} −{removed}"
-    data = terminal_output(content)
-    if data is not None:
-        out = "\n".join(s for s in (str(data.get("stdout") or ""), str(data.get("stderr") or "")) if s)
-        return f"exit {data.get('exitCode')} · {_plural(_count_lines(out), 'line')}"
     if message.tool_name == "filesystem-read":
         body = content.splitlines()[1:] if content.startswith("📄") else content.splitlines()
         return _plural(len(body), "line")

@@ -1,0 +1,109 @@
+"""The app's own keys: what they do and how they share the keyboard with the prompt.
+
+The prompt keeps the focus for the whole session, so every key meant for the chat (page
+scrolling, expanding an output) is a *priority* binding here: otherwise the TextArea would
+take PageUp as "move the cursor" and the chat could only be scrolled with a mouse. While a
+modal screen is up (approval, picker, rewind) these bindings step aside (`check_action`)
+and the modal's lists get the keys. README.md's "Keys" table lists these bindings and the
+prompt's (tests/ui/test_keys_readme.py checks it).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+from textual.actions import SkipAction
+from textual.binding import Binding
+from textual.screen import ModalScreen
+
+if TYPE_CHECKING:
+    from agent.ui.app import CairnApp
+
+ESC_WINDOW = 0.5  # two ESC presses within this many seconds = "ESC twice"
+CTRL_C_WINDOW = 2.0
+
+# Actions that act on the main screen only: a modal answers these keys itself.
+MAIN_SCREEN_ACTIONS = frozenset({"escape", "scroll_chat", "toggle_output"})
+
+APP_BINDINGS = [
+    Binding("escape", "escape", "Close the popup · interrupt the turn · twice: rewind", show=False, priority=True),
+    Binding("ctrl+c", "ctrl_c", "Clear the draft · interrupt the turn · twice: quit", show=False, priority=True),
+    Binding("pageup,shift+pageup", "scroll_chat('page_up')", "Scroll the chat up a page", show=False,
+            priority=True),
+    Binding("pagedown,shift+pagedown", "scroll_chat('page_down')", "Scroll the chat down a page", show=False,
+            priority=True),
+    Binding("ctrl+home", "scroll_chat('home')", "Scroll to the top of the chat", show=False, priority=True),
+    Binding("ctrl+end", "scroll_chat('end')", "Scroll to the bottom and follow new output", show=False,
+            priority=True),
+    Binding("ctrl+o", "toggle_output", "Expand / collapse the tool output in view (the newest)", show=False,
+            priority=True),
+]
+
+
+class KeyActions:
+    """Mixed into CairnApp: the actions behind APP_BINDINGS."""
+
+    _last_escape: float = 0.0
+    _last_ctrl_c: float = 0.0
+
+    def check_action(self: CairnApp, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in MAIN_SCREEN_ACTIONS and isinstance(self.screen, ModalScreen):
+            return False  # the modal's own bindings (its Esc, its list's PageUp) answer
+        return True
+
+    def action_escape(self: CairnApp) -> None:
+        if self.prompt.close_popup():
+            return
+        if self.turn_running:
+            self.interrupt_turn()
+            return
+        now = time.monotonic()
+        if now - self._last_escape < ESC_WINDOW:
+            self._last_escape = 0.0
+            self.action_rewind()
+        else:
+            self._last_escape = now
+
+    async def action_ctrl_c(self: CairnApp) -> None:
+        """A draft first: Ctrl+C clears it (Ctrl+Z brings it back). Then once: interrupt the
+        turn (or arm quitting); twice within CTRL_C_WINDOW: quit, even while a turn runs:
+        quit_app interrupts it and waits until its partial is stored."""
+        prompt = self.prompt
+        if self.focused is prompt and prompt.selected_text:
+            raise SkipAction()  # let the TextArea copy its selection
+        if self.focused is prompt and prompt.text.strip():
+            prompt.clear_draft()
+            self._last_ctrl_c = 0.0
+            return
+        now = time.monotonic()
+        if now - self._last_ctrl_c < CTRL_C_WINDOW:
+            await self.quit_app()
+            return
+        if self.turn_running:
+            self._last_ctrl_c = now
+            self.interrupt_turn()
+            self.status.flash("Interrupted · Ctrl+C again to quit", CTRL_C_WINDOW)
+            return
+        if self.runtime is None and not self.opening:
+            await self.quit_app()  # nothing to lose: no model, or start-up failed
+            return
+        self._last_ctrl_c = now
+        # In the status line, not a toast: a toast sits over the prompt being typed in.
+        self.status.flash("Press Ctrl+C again to quit", CTRL_C_WINDOW)
+
+    def action_scroll_chat(self: CairnApp, where: str) -> None:
+        chat = self.chat
+        if where == "page_up":
+            chat.scroll_page_up(animate=False)
+        elif where == "page_down":
+            chat.scroll_page_down(animate=False)
+        elif where == "home":
+            chat.scroll_home(animate=False)
+        else:
+            chat.scroll_end(animate=False)
+            chat.anchor()
+
+    def action_toggle_output(self: CairnApp) -> None:
+        if not self.chat.toggle_output_in_view():
+            self.status.flash("No tool output to expand yet", CTRL_C_WINDOW)
