@@ -45,10 +45,6 @@ def import_litellm():
         litellm.suppress_debug_info = True
         litellm.drop_params = True
         litellm.telemetry = False
-        from agent.llm import sdk_chunks, sdk_fastpath
-
-        sdk_fastpath.install()  # a request's cost stays flat as the session grows
-        sdk_chunks.install()  # a streamed chunk costs a fraction of the SDK's own walk
         _litellm = litellm
     return _litellm
 
