@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -238,3 +239,110 @@ async def test_a_rule_saved_into_an_untrusted_file_says_it_waits_for_trust(works
         current_call.reset(token)
     assert allowed and "not trusted" in call.checks[0]["note"] and "cairn trust" in call.checks[0]["note"]
     assert "pytest" in (workspace / ".cairn" / "config.toml").read_text()
+
+
+# -- writes keep the user's file: comments, layout, key style, line endings --------------------
+
+
+def _save(workspace: Path, before: bytes, keys: list[str]) -> bytes:
+    path = workspace / ".cairn" / "config.toml"
+    path.parent.mkdir(exist_ok=True)
+    path.write_bytes(before)
+    add_project_permissions(workspace, keys)
+    return path.read_bytes()
+
+
+def test_a_write_keeps_a_comment_on_every_line_and_crlf_endings(workspace):
+    before = ('# project settings  \r\n'
+              'model = "openai/x"   # the model\r\n'
+              '\r\n'
+              '[permissions]        # rules saved by "always for this project"\r\n'
+              'allow_commands = ["ls"]  # listing only\r\n'
+              '# a closing remark\r\n'
+              '\r\n'
+              '[tools]  # tools\r\n'
+              'command_timeout = 30 # seconds\r\n').encode()
+    after = _save(workspace, before, ["command:pytest -x", "edit"])
+    assert after == ('# project settings  \r\n'
+                     'model = "openai/x"   # the model\r\n'
+                     '\r\n'
+                     '[permissions]        # rules saved by "always for this project"\r\n'
+                     'allow_commands = ["ls", "pytest -x"]  # listing only\r\n'
+                     '# a closing remark\r\n'
+                     'allow = ["edit"]\r\n'  # a new key: at the end of its table
+                     '\r\n'
+                     '[tools]  # tools\r\n'
+                     'command_timeout = 30 # seconds\r\n').encode()
+    assert tomllib.loads(after.decode()) == {
+        "model": "openai/x", "permissions": {"allow_commands": ["ls", "pytest -x"], "allow": ["edit"]},
+        "tools": {"command_timeout": 30}}
+
+
+def test_a_write_into_an_inline_table_stays_inline(workspace):
+    before = b'permissions = { allow = ["edit"] }  # inline on purpose\n[tools]\ncommand_timeout = 5\n'
+    after = _save(workspace, before, ["command:make", "write"])
+    assert after == (b'permissions = { allow = ["edit", "write"], allow_commands = ["make"]}  # inline on purpose\n'
+                     b'[tools]\ncommand_timeout = 5\n')
+
+
+def test_a_write_into_dotted_keys_stays_dotted(workspace):
+    before = b'model = "openai/x"\npermissions.allow = ["edit"]  # dotted\n\n[tools]\ncommand_timeout = 5\n'
+    after = _save(workspace, before, ["command:pytest"])
+    assert after == (b'model = "openai/x"\npermissions.allow = ["edit"]  # dotted\n'
+                     b'permissions.allow_commands = ["pytest"]\n\n[tools]\ncommand_timeout = 5\n')
+    assert tomllib.loads(after.decode())["permissions"] == {"allow": ["edit"], "allow_commands": ["pytest"]}
+
+
+def test_a_multi_line_array_keeps_its_comments_and_trailing_comma(workspace):
+    before = (b'[permissions]\n'
+              b'allow_commands = [\n'
+              b'  "ls",      # listing\n'
+              b'  # reading files:\n'
+              b'  "cat",\n'
+              b']  # end of the list\n')
+    after = _save(workspace, before, ["command:rg"])
+    assert after == (b'[permissions]\n'
+                     b'allow_commands = [\n'
+                     b'  "ls",      # listing\n'
+                     b'  # reading files:\n'
+                     b'  "cat",\n'
+                     b'  "rg",\n'
+                     b']  # end of the list\n')
+
+
+def test_a_new_permissions_table_goes_after_arrays_of_tables_and_quoted_keys(workspace):
+    before = ('# servers and models\n'
+              '[[servers]]  # the first\n'
+              'name = "a"\n'
+              '[[servers]]\n'
+              'name = "b"\n'
+              '\n'
+              '[models."openai/my-model"]  # a quoted key\n'
+              'context_window = 32768\n').encode()
+    after = _save(workspace, before, ["command:echo 'hi' \"there\"", "edit"])
+    assert after.startswith(before)  # every line the user wrote, byte for byte
+    data = tomllib.loads(after.decode())
+    assert data == {"servers": [{"name": "a"}, {"name": "b"}], "models": {"openai/my-model": {"context_window": 32768}},
+                    "permissions": {"allow_commands": ["echo 'hi' \"there\""], "allow": ["edit"]}}
+
+
+def test_a_file_holding_nan_and_inf_can_still_be_written(workspace):
+    before = b'x = nan\n[permissions]\nallow = [ "edit" ]\n[context]\ny = -inf\n'
+    after = _save(workspace, before, ["write"])
+    assert after == b'x = nan\n[permissions]\nallow = [ "edit", "write" ]\n[context]\ny = -inf\n'
+
+
+def test_a_rule_already_saved_leaves_the_file_untouched(workspace):
+    before = b'[permissions]\nallow_commands = [ "ls" ]   # odd spacing kept\n'
+    assert _save(workspace, before, ["command:ls"]) == before
+
+
+@pytest.mark.parametrize("text", ["permissions = 3\n", "[[permissions]]\nallow = []\n",
+                                  '[permissions]\nallow = "edit"\n', "model = \n"])
+def test_a_file_cairn_cannot_update_is_left_as_it_was(workspace, text):
+    from agent.config import ConfigWriteError
+
+    path = write_project(workspace, text)
+    with pytest.raises(ConfigWriteError):
+        add_project_permissions(workspace, ["command:pytest", "edit"])
+    assert path.read_text() == text

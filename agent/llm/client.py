@@ -137,6 +137,8 @@ _NO_QUOTA = re.compile(r"insufficient_quota|exceeded your current quota|credit b
 _BAD_JSON = re.compile(r"^(?:Expecting |Unterminated string|Extra data|Invalid control character|Invalid \\escape)")
 # Providers whose streams always end with a finish reason: a stream without one was cut.
 _FINISH_REASON_PROVIDERS = {"openai", "azure"}
+# The one attribute of litellm's stream wrapper cairn reads (see `_ended_early`).
+STREAM_FINISH_REASON_ATTRIBUTE = "received_finish_reason"
 
 
 def _short(exc: Exception) -> str:
@@ -327,7 +329,7 @@ async def stream_chat(request: ChatRequest, on_text: TextSink | None = None,
                     deadline = loop.time() + idle
                     if deadline - (watchdog.when() or 0.0) > slack:
                         watchdog.reschedule(deadline)
-        if _ended_early(stream, request.model, calls):
+        if _ended_early(stream, request, calls):
             if not result.content and not calls:
                 raise ProviderError(_EMPTY, retryable=True)
             raise NetworkError(f"The response stream from {request.model} ended before the model finished "
@@ -382,16 +384,28 @@ def _log_request(request: ChatRequest, result: StreamResult, started: float,
              known(result.finish_reason), result.cost, outcome)
 
 
-def _ended_early(stream: Any, model: str, calls: dict[int, _CallBuffer]) -> bool:
+def _ended_early(stream: Any, request: ChatRequest, calls: dict[int, _CallBuffer]) -> bool:
     """A stream that ended cleanly without a finish reason was cut (a proxy or server gave up
-    mid-answer). litellm then makes up finish_reason="stop", so ask its wrapper what it got.
+    mid-answer). litellm then makes up finish_reason="stop" on the last chunk, so only its
+    stream wrapper's `received_finish_reason` tells (not a documented name: litellm is pinned
+    exactly for it, tests/llm/test_litellm_guard.py checks it, README "Dependencies" says so).
     Only providers known to always send one are held to it, except when a tool call's
     arguments are not even complete JSON: that one is cut whoever the provider is."""
-    received = getattr(stream, "received_finish_reason", "unknown")
+    received = getattr(stream, STREAM_FINISH_REASON_ATTRIBUTE, "unknown")
     if received is not None:
         return False
-    provider = getattr(stream, "custom_llm_provider", None) or _provider(model)
-    return provider in _FINISH_REASON_PROVIDERS or any(_broken_json(b.arguments) for b in calls.values())
+    return (_litellm_provider(request) in _FINISH_REASON_PROVIDERS
+            or any(_broken_json(b.arguments) for b in calls.values()))
+
+
+def _litellm_provider(request: ChatRequest) -> str:
+    """The provider litellm routes `request` to ("gpt-4o" → openai), from its public resolver."""
+    from agent.offline import import_litellm
+
+    try:
+        return import_litellm().get_llm_provider(request.model, api_base=request.api_base)[1]
+    except Exception:  # a model litellm cannot place: it failed before streaming anyway
+        return _provider(request.model)
 
 
 def _broken_json(arguments: str) -> bool:

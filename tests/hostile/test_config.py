@@ -266,3 +266,65 @@ def test_any_config_loads_to_valid_settings(workspace, user, project):
     Settings.model_validate(s.model_dump())  # every value has its declared type
     assert s.model == "openai/flag" and s.workspace == workspace.resolve()
     assert all(isinstance(w, str) and w for w in s.warnings)
+
+
+def _canonical(value):
+    """Parsed TOML, comparable: tables unordered, nan equal to nan, a bool never equal to 1."""
+    if isinstance(value, dict):
+        return sorted((k, _canonical(v)) for k, v in value.items())
+    if isinstance(value, list):
+        return [_canonical(v) for v in value]
+    return (type(value).__name__, "nan" if value != value else repr(value))
+
+
+RULE_KEYS = ["command:pytest -x", "command:ls", "edit", "write", 'command:echo "ü" \\ done']
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(document=toml_documents(), notes=st.lists(st.integers(0, 2), min_size=12, max_size=12), crlf=st.booleans(),
+       keys=st.lists(st.sampled_from(RULE_KEYS), min_size=1, max_size=3))
+def test_saving_a_rule_keeps_every_comment_or_leaves_the_file_alone(workspace, document, notes, crlf, keys):
+    """Any file, commented anywhere, CRLF or not: "always for this project" either adds the rule
+    and keeps every comment and every other value, or refuses and leaves the bytes alone."""
+    import tomllib
+
+    from agent.config import ConfigWriteError, add_project_permissions
+
+    lines = []
+    for i, line in enumerate(document.splitlines()):
+        note = notes[i % len(notes)]
+        if note == 1:
+            line += f"  # note {i}"
+        elif note == 2:
+            lines.append(f"# note {i}")
+        lines.append(line)
+    text = ("\r\n" if crlf else "\n").join(lines) + ("\r\n" if crlf else "\n")
+    path = workspace / ".cairn" / "config.toml"
+    path.parent.mkdir(exist_ok=True)
+    path.write_bytes(text.encode())
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        data = None
+    section = data.get("permissions", {}) if data is not None else None
+    writable = isinstance(section, dict) and all(isinstance(section.get(k, []), list) for k in ("allow", "allow_commands"))
+    try:
+        bounded_sync(lambda: add_project_permissions(workspace, keys), 30)
+    except ConfigWriteError:
+        assert not writable, "refused a file it could have updated"
+        assert path.read_bytes() == text.encode()
+        return
+    assert writable
+    after = path.read_bytes().decode()
+    for i in range(len(lines)):
+        assert (f"# note {i}" in after) == (f"# note {i}" in text)
+    if crlf:
+        assert "\n" not in after.replace("\r\n", "")
+    expected = {**data, "permissions": dict(section)}
+    for name, values in (("allow_commands", [k[8:] for k in keys if k.startswith("command:")]),
+                         ("allow", [k for k in keys if not k.startswith("command:")])):
+        current = section.get(name, [])
+        added = [v for v in dict.fromkeys(values) if v not in current]
+        if added or name in section:
+            expected["permissions"][name] = current + added
+    assert _canonical(tomllib.loads(after)) == _canonical(expected)

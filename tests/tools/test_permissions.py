@@ -246,13 +246,12 @@ def test_user_and_project_allowlists_add_up(workspace, _isolated_home):
     assert load_settings(workspace).permissions.allow_commands == ["pytest", "ruff check"]
 
 
-def test_project_config_in_an_unusual_layout_is_left_alone(workspace):
+def test_project_config_in_an_unusual_layout_is_updated_in_its_own_style(workspace):
     config = workspace / ".cairn" / "config.toml"
     config.parent.mkdir()
     config.write_text('permissions.allow = ["edit"]\n')
-    with pytest.raises(Exception, match="cannot update safely"):
-        add_project_permissions(workspace, ["command:pytest"])
-    assert config.read_text() == 'permissions.allow = ["edit"]\n'
+    add_project_permissions(workspace, ["command:pytest"])  # more layouts: tests/test_config.py
+    assert config.read_text() == 'permissions.allow = ["edit"]\npermissions.allow_commands = ["pytest"]\n'
 
 
 async def test_always_for_this_project_that_cannot_be_saved_still_holds_this_session(workspace):
