@@ -55,6 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
     trust = sub.add_parser("trust", help="trust a folder's .cairn/config.toml as it is now "
                                           "(yolo, api_base, api_key, model, [permissions] then apply)")
     trust.add_argument("dir", nargs="?", metavar="DIR", help="the folder (default: --cwd or the current folder)")
+    sub.add_parser("acp", help="serve the Agent Client Protocol on stdio (for editors: Zed, JetBrains, Neovim, Emacs)")
     return parser
 
 
@@ -226,6 +227,10 @@ def main(argv: list[str] | None = None, *, warm: bool = True) -> int:
         return run(args, workspace)
     if args.command == "trust":
         return _trust_command(args, workspace)
+    if args.command == "acp":
+        from agent.acp.server import serve
+
+        return serve(flags)
     if args.command == "context":
         import asyncio
 

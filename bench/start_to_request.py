@@ -41,9 +41,10 @@ sys.path.insert(0, str(REPO))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from run import SKIPPED_NO_TMUX, Row, at_most, cairn_script, common_args, finish, have_tmux  # noqa: E402
-from tmux_timing import PrivateTmux  # noqa: E402
+from tmux_timing import READY_TEXT, PrivateTmux  # noqa: E402
 
 REQUEST_TIMEOUT = 60.0
+APP_UP_TEXT = "new session"  # the Textual app's status line (the first screen has none)
 TUI_PROMPT_DELAY = 0.2  # seconds after launch at which the prompt is typed and sent
 HEADLESS_TARGET_MS = 1500
 TUI_TARGET_MS = 2000
@@ -104,7 +105,8 @@ def headless_once(cairn: Path, server, arrivals: Arrivals, tmp: Path, i: int, wa
     return (arrived - start) * 1000
 
 
-def tui_once(cairn: Path, server, arrivals: Arrivals, tmux: PrivateTmux, tmp: Path, i: int) -> float:
+def tui_once(cairn: Path, server, arrivals: Arrivals, tmux: PrivateTmux, tmp: Path, i: int,
+             lost: list[int]) -> float:
     home, ws = tmp / f"home-t{i}", tmp / f"ws-t{i}"
     home.mkdir()
     ws.mkdir()
@@ -119,9 +121,16 @@ def tui_once(cairn: Path, server, arrivals: Arrivals, tmux: PrivateTmux, tmp: Pa
         time.sleep(max(0.0, start + TUI_PROMPT_DELAY - time.perf_counter()))
         tmux.run("send-keys", "-t", name, "-l", "hi")
         deadline = time.monotonic() + REQUEST_TIMEOUT
-        while not re.search(r"│ hi\b", tmux.run("capture-pane", "-p", "-t", name).stdout):  # in the prompt box
+        while True:
+            screen = tmux.run("capture-pane", "-p", "-t", name).stdout
+            if re.search(r"│ (?:hi)+\b", screen):  # in the prompt box
+                break
+            if READY_TEXT in screen and APP_UP_TEXT in screen and i not in lost:
+                # The app is up with an empty prompt: the keys typed at 0.2 s were lost.
+                lost.append(i)
+                tmux.run("send-keys", "-t", name, "-l", "hi")
             if time.monotonic() > deadline:
-                raise RuntimeError("the typed prompt never showed on screen")
+                raise RuntimeError(f"the typed prompt never showed on screen:\n{screen}")
             time.sleep(0.005)
         tmux.run("send-keys", "-t", name, "Enter")
         arrived = arrivals.wait()
@@ -180,6 +189,7 @@ def run(quick: bool = False, *, runs: int = 5, cairn: Path | None = None, warm_b
     cpu: list[float] = []
     tui: list[float] = []
     warm: list[float] = []
+    lost: list[int] = []  # TUI launches whose keys typed at 0.2 s never reached the prompt
     with tempfile.TemporaryDirectory() as tmp, FakeLLMServer([arrivals], repeat=True) as server:
         for i in range(runs + 1):
             ms = headless_once(cairn, server, arrivals, Path(tmp), i, cpu=cpu)
@@ -193,7 +203,7 @@ def run(quick: bool = False, *, runs: int = 5, cairn: Path | None = None, warm_b
         if have_tmux() and tui_runs:
             with PrivateTmux("cairn-bench-start-to-request") as tmux:
                 for i in range(runs + 1):
-                    ms = tui_once(cairn, server, arrivals, tmux, Path(tmp), i)
+                    ms = tui_once(cairn, server, arrivals, tmux, Path(tmp), i, lost)
                     if i:
                         tui.append(ms)
                     print(f"  TUI prompt at {TUI_PROMPT_DELAY} s → request: {ms:,.0f} ms"
@@ -211,9 +221,11 @@ def run(quick: bool = False, *, runs: int = 5, cairn: Path | None = None, warm_b
     if tui:
         t_median = statistics.median(tui)
         rows.append(Row("start_to_request", figure, t_median, target="≤ 2,000 ms (issue 20)",
-                        ok=at_most(t_median, TUI_TARGET_MS, quick), runs=tui))
+                        ok=at_most(t_median, TUI_TARGET_MS, quick), runs=tui,
+                        note=f"keys typed at 0.2 s lost (typed again) in {len(set(lost))} of {runs + 1} launches"))
+        print(f"  {rows[-1].note}")
     else:
-        rows.append(Row("start_to_request", figure, None, note=SKIPPED_NO_TMUX))
+        rows.append(Row("start_to_request", figure, None, note=SKIPPED_NO_TMUX if tui_runs else "not run (--no-tui)"))
     return rows
 
 
