@@ -142,7 +142,8 @@ class StreamPrinter:
             self.status = event.status
 
     def result(self, *, exit_code: int, session_id: str | None, message: str | None = None) -> None:
-        status = {0: "ok", 130: "interrupted"}.get(exit_code, "limit" if self.limit is not None else "error")
+        status = ("ok" if exit_code == 0 else "interrupted" if exit_code >= 128  # Ctrl-C, SIGTERM, SIGHUP
+                  else "limit" if self.limit is not None else "error")
         line: dict[str, Any] = {"type": "result", "status": status, "exit_code": exit_code,
                                 "session_id": session_id, "requests": self.requests,
                                 "run_cost": round(self.run_cost, 10), "text": self.final_text}

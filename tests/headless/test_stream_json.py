@@ -104,3 +104,23 @@ def test_no_model_still_ends_with_a_result_line(workspace):
 def test_stream_json_input_needs_stream_json_output(workspace):
     out = cairn("--cwd", str(workspace), "-p", "hi", "--input-format", "stream-json")
     assert out.returncode == 2 and "needs --output-format stream-json" in out.stderr
+
+
+def test_sigterm_mid_request_ends_with_a_result_line(workspace):
+    import os
+    import signal
+    import subprocess
+
+    from tests.fakes.llm_server import hang
+    from tests.headless.helpers import CAIRN, TIMEOUT
+
+    with FakeLLMServer([hang(300, text="thinking")]) as srv:
+        proc = subprocess.Popen([str(CAIRN), *base_args(srv, workspace), "-p", "think", "--output-format",
+                                 "stream-json"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, env=os.environ.copy())
+        srv.wait_for_requests(1, timeout=TIMEOUT)
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=TIMEOUT)
+    assert proc.returncode == 128 + signal.SIGTERM, err
+    final = events(out)[-1]
+    assert final["type"] == "result" and final["status"] == "interrupted" and final["exit_code"] == 143
