@@ -4,8 +4,9 @@ Each ACP session is one cairn session with its own `Runtime` (store, loop, appro
 sessions are created in the folder the editor names, `session/load` resumes a stored one and
 replays its history. A prompt runs one turn; its events stream as session updates
 (updates.py); approvals go to the editor (approvals.py); `session/cancel` interrupts the turn
-as Esc does. When the editor offers `fs/write_text_file`, every file cairn's edit tools
-change is also handed to it, so its open buffers (and undo history) follow.
+as Esc does. When the editor offers `fs/read_text_file`, `filesystem-read` reads text files
+through it (client_files.py: unsaved buffers included); when it offers `fs/write_text_file`,
+every file cairn's edit tools change is also handed to it, so its open buffers follow.
 
 Standard output is the protocol's channel: nothing else may be written there.
 """
@@ -121,6 +122,7 @@ class CairnAcpAgent:
         self.conn: Any = None
         self.sessions: dict[str, AcpSession] = {}
         self.client_writes = False
+        self.client_reads = False
 
     def on_connect(self, conn: Any) -> None:
         self.conn = conn
@@ -129,6 +131,7 @@ class CairnAcpAgent:
                          **kwargs: Any) -> InitializeResponse:
         fs = getattr(client_capabilities, "fs", None)
         self.client_writes = bool(getattr(fs, "write_text_file", False))
+        self.client_reads = bool(getattr(fs, "read_text_file", False))
         return InitializeResponse(
             protocol_version=min(protocol_version, PROTOCOL_VERSION),
             agent_capabilities=AgentCapabilities(load_session=True,
@@ -171,6 +174,10 @@ class CairnAcpAgent:
             raise RequestError.internal_error({"store": str(exc)}) from None
         runtime.start_backend()
         session = AcpSession(self.conn, runtime, approver, self.client_writes)
+        if self.client_reads:  # files open in the editor are read as the user sees them
+            from agent.acp.client_files import with_editor_reads
+
+            runtime.agent.registry = with_editor_reads(runtime.agent.registry, self.conn, lambda: session.id)
         approver.session_id = session.id
         holder.append(session)
         self.sessions[session.id] = session

@@ -15,7 +15,8 @@ import pytest
 acp = pytest.importorskip("acp")
 from acp import PROTOCOL_VERSION, spawn_agent_process, text_block  # noqa: E402
 from acp.schema import (  # noqa: E402
-    AllowedOutcome, ClientCapabilities, FileSystemCapabilities, RequestPermissionResponse, WriteTextFileResponse,
+    AllowedOutcome, ClientCapabilities, FileSystemCapabilities, ReadTextFileResponse, RequestPermissionResponse,
+    WriteTextFileResponse,
 )
 
 from tests.fakes.llm_server import FakeLLMServer, hang, text, tool_calls  # noqa: E402
@@ -32,6 +33,7 @@ class Editor:
         self.updates: list = []
         self.permissions: list = []
         self.writes: list[tuple[str, str]] = []
+        self.reads: list[str] = []
 
     async def session_update(self, session_id, update, **kwargs) -> None:
         self.updates.append(update)
@@ -44,8 +46,9 @@ class Editor:
         self.writes.append((path, content))
         return WriteTextFileResponse()
 
-    async def read_text_file(self, session_id, path, **kwargs):  # pragma: no cover - not offered here
-        raise NotImplementedError
+    async def read_text_file(self, session_id, path, **kwargs):
+        self.reads.append(path)
+        return ReadTextFileResponse(content="unsaved editor text\n")
 
     def kinds(self) -> list[str]:
         return [u.session_update for u in self.updates]
@@ -113,6 +116,25 @@ async def test_editor_session_prompt_permission_cancel_and_load(workspace):
             assert later.text("user_message_chunk").startswith("make a file and notes")
             assert "Made both." in later.text() and "thinking" in later.text()
             assert later.kinds().count("tool_call") == 2
+
+
+async def test_reads_go_through_an_editor_that_offers_them(workspace):
+    """A file open in the editor is read as the user sees it (unsaved changes included)."""
+    (workspace / "a.txt").write_text("disk text\n")
+    with FakeLLMServer([tool_calls([("c1", "filesystem-read", {"filePath": "a.txt"})]), text("Read it.")]) as srv:
+        editor = Editor()
+        async with await _start(editor, srv, workspace) as (conn, _process):
+            await asyncio.wait_for(conn.initialize(
+                protocol_version=PROTOCOL_VERSION,
+                client_capabilities=ClientCapabilities(fs=FileSystemCapabilities(read_text_file=True))), TIMEOUT)
+            session = await asyncio.wait_for(conn.new_session(cwd=str(workspace), mcp_servers=[]), TIMEOUT)
+            answer = await asyncio.wait_for(conn.prompt(session_id=session.session_id,
+                                                        prompt=[text_block("read a.txt")]), TIMEOUT)
+        sent = srv.requests[-1]["messages"]
+    assert answer.stop_reason == "end_turn"
+    assert editor.reads == [str((workspace / "a.txt").resolve())]
+    result = next(m for m in sent if m["role"] == "tool")
+    assert "1→unsaved editor text" in result["content"] and "disk text" not in result["content"]
 
 
 async def test_load_of_an_unknown_session_is_an_error(workspace):
