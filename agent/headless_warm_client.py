@@ -19,6 +19,7 @@ import json
 import os
 import signal
 import socket
+import struct
 import subprocess
 import sys
 from pathlib import Path
@@ -108,6 +109,11 @@ def run_warm(argv: list[str]) -> int:
     conn.settimeout(CONNECT_TIMEOUT_S)
     try:
         conn.connect(str(path))
+        # The environment sent holds API keys: only to a backend of this very user.
+        peer_uid = struct.unpack("3i", conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED,
+                                                       struct.calcsize("3i")))[1]
+        if peer_uid != os.getuid():
+            raise OSError(f"the backend socket belongs to uid {peer_uid}")
         hello = {"fingerprint": fingerprint(), "argv": argv, "cwd": os.getcwd(), "env": dict(os.environ),
                  "encoding": getattr(sys.stdout, "encoding", None) or "utf-8"}
         payload = json.dumps(hello).encode() + b"\n"

@@ -26,7 +26,6 @@ from agent.events import (
     AssistantFinished,
     AssistantStarted,
     Event,
-    LimitReached,
     Notice,
     Retrying,
     TextDelta,
