@@ -30,9 +30,22 @@ def build_parser() -> argparse.ArgumentParser:
     group.add_argument("--resume", nargs="?", const="", metavar="ID", help="resume a session by id (or prefix)")
     parser.add_argument("-p", "--print", dest="prompt", metavar="PROMPT",
                         help="run one task headless and print the answer")
-    parser.add_argument("--output-format", choices=("text", "json"), default="text",
-                        help="headless output: the final answer, or every stored message as JSON lines")
-    sub = parser.add_subparsers(dest="command", metavar="{context,session,trust}")
+    parser.add_argument("--output-format", choices=("text", "json", "stream-json"), default="text",
+                        help="headless output: the final answer, every stored message as JSON lines, or "
+                             "every event as a JSON line as it happens (docs/headless.md)")
+    parser.add_argument("--input-format", choices=("text", "stream-json"), default="text",
+                        help="stream-json: after PROMPT, read follow-up user messages from stdin, one JSON "
+                             "object a line (needs --output-format stream-json)")
+    parser.add_argument("--max-turns", type=int, metavar="N",
+                        help="headless: stop (exit 3) before model request N+1 of the run")
+    parser.add_argument("--max-cost", type=float, metavar="USD",
+                        help="headless: stop (exit 4) before a request once the run cost this much")
+    parser.add_argument("--allowed-tools", metavar="LIST",
+                        help="headless: only these tools, e.g. 'filesystem-read,terminal-execute(git log)'; "
+                             "another call stops the run (exit 5)")
+    parser.add_argument("--disallowed-tools", metavar="LIST",
+                        help="headless: never these tools or command prefixes; a call stops the run (exit 6)")
+    sub = parser.add_subparsers(dest="command", metavar="{context,session,trust,acp}")
     ctx = sub.add_parser("context", help="show what the next request of a session holds, pass by pass")
     ctx.add_argument("session_id", metavar="SESSION_ID", help="session id (or a unique prefix)")
     ctx.add_argument("--at", type=int, metavar="MS_EPOCH", help="evaluate time-based passes as if now were this instant")
@@ -42,6 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
     trust = sub.add_parser("trust", help="trust a folder's .cairn/config.toml as it is now "
                                           "(yolo, api_base, api_key, model, [permissions] then apply)")
     trust.add_argument("dir", nargs="?", metavar="DIR", help="the folder (default: --cwd or the current folder)")
+    sub.add_parser("acp", help="serve the Agent Client Protocol on stdio (for editors: Zed, JetBrains, Neovim, Emacs)")
     return parser
 
 
@@ -190,8 +204,18 @@ def _setup_logging(debug: bool, api_key: str | None = None) -> None:
         logger.addHandler(handler)
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, *, warm: bool = True) -> int:
+    """`warm`: a `-p` run may go to the warm backend (agent/headless_warm_client.py) when the
+    user set CAIRN_WARM=1; the backend's own children run with warm=False."""
     args = build_parser().parse_args(argv)
+    if warm and args.prompt is not None and not args.command:
+        from agent.headless_warm_client import WarmUnavailable, run_warm, start_backend, warm_requested
+
+        if warm_requested():
+            try:
+                return run_warm(list(sys.argv[1:] if argv is None else argv))
+            except WarmUnavailable:
+                start_backend()  # for the runs that follow; this one runs here
     _setup_logging(args.debug, args.api_key)
     workspace = Path(args.cwd).expanduser() if args.cwd else Path.cwd()
     if not workspace.is_dir():
@@ -209,6 +233,10 @@ def main(argv: list[str] | None = None) -> int:
         return run(args, workspace)
     if args.command == "trust":
         return _trust_command(args, workspace)
+    if args.command == "acp":
+        from agent.acp.server import serve
+
+        return serve(flags)
     if args.command == "context":
         import asyncio
 
@@ -224,6 +252,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.prompt is not None:
         import asyncio
 
+        limits = _run_limits(args)
+        if isinstance(limits, int):
+            return limits
         from agent.config import load_settings
         from agent.headless import run_headless
 
@@ -231,12 +262,46 @@ def main(argv: list[str] | None = None) -> int:
 
         try:
             return asyncio.run(
-                run_headless(settings, args.prompt, output_format=args.output_format,
-                             resume_id=args.resume, continue_last=args.continue_last)
+                run_headless(settings, args.prompt, output_format=args.output_format, input_format=args.input_format,
+                             limits=limits, resume_id=args.resume, continue_last=args.continue_last,
+                             out=sys.stdout, err=sys.stderr)
             )
         except KeyboardInterrupt:
             return 130
+    if any(v is not None for v in (args.max_turns, args.max_cost, args.allowed_tools, args.disallowed_tools)) \
+            or args.output_format != "text" or args.input_format != "text":
+        print("Error: --output-format, --input-format, --max-turns, --max-cost, --allowed-tools and "
+              "--disallowed-tools apply to a headless run (-p PROMPT).", file=sys.stderr)
+        return 2
     return _run_tui(args, workspace, flags)
+
+
+def _run_limits(args: argparse.Namespace):
+    """The run's limits from the flags (None: none given), or exit code 2 after saying why."""
+    given = (args.max_turns, args.max_cost, args.allowed_tools, args.disallowed_tools)
+    problem = ""
+    if args.input_format == "stream-json" and args.output_format != "stream-json":
+        problem = "--input-format stream-json needs --output-format stream-json"
+    elif args.max_turns is not None and args.max_turns < 1:
+        problem = "--max-turns must be at least 1"
+    elif args.max_cost is not None and not args.max_cost > 0:
+        problem = "--max-cost must be more than 0 (US dollars)"
+    if problem:
+        print(f"Error: {problem}.", file=sys.stderr)
+        return 2
+    if all(value is None for value in given):
+        return None
+    from agent.headless_limits import RunLimits, ToolRuleError, parse_tool_rules
+    from agent.tools.registry import default_registry
+
+    known = default_registry().names
+    try:
+        allowed = parse_tool_rules(args.allowed_tools, known) if args.allowed_tools is not None else None
+        disallowed = parse_tool_rules(args.disallowed_tools or "", known)
+    except ToolRuleError as exc:
+        print(f"Error: {exc}.", file=sys.stderr)
+        return 2
+    return RunLimits(max_turns=args.max_turns, max_cost=args.max_cost, allowed=allowed, disallowed=disallowed)
 
 
 def _resumed_history(args: argparse.Namespace, workspace: Path):

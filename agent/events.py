@@ -114,9 +114,21 @@ class Notice(BaseModel):
     kind: Literal["info", "warning"] = "warning"
 
 
+class LimitReached(BaseModel):
+    """A limit of an unattended run stopped it (agent/headless_limits.py): `--max-turns`,
+    `--max-cost`, or a tool call outside `--allowed-tools` / inside `--disallowed-tools`.
+    Every open tool call was answered; the turn then finishes with status "limit"."""
+
+    type: Literal["limit_reached"] = "limit_reached"
+    limit: Literal["max_turns", "max_cost", "tool_not_allowed", "tool_disallowed"]
+    message: str
+    exit_code: int
+    tool_call_id: str | None = None  # the call that was refused, for a tool limit
+
+
 class TurnFinished(BaseModel):
     type: Literal["turn_finished"] = "turn_finished"
-    status: Literal["ok", "error", "interrupted"]
+    status: Literal["ok", "error", "interrupted", "limit"]
 
 
 Event = Union[
@@ -132,5 +144,6 @@ Event = Union[
     ContextManaged,
     Notice,
     TurnError,
+    LimitReached,
     TurnFinished,
 ]

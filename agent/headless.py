@@ -1,7 +1,11 @@
 """`cairn -p PROMPT`: one task without the TUI, same loop and store.
 
 Text mode prints the final answer on stdout; json mode prints every message stored by
-this run as one JSON object per line. Errors go to stderr and give exit code 1.
+this run as one JSON object per line; stream-json prints the events as they happen
+(agent/headless_stream.py, docs/headless.md), and with `--input-format stream-json` reads
+follow-up messages from stdin (agent/headless_input.py). Run limits (--max-turns, --max-cost,
+--allowed-tools, --disallowed-tools) are agent/headless_limits.py. Errors go to stderr and
+give exit code 1.
 An answer cut off at the model's output limit (finish_reason "length") is still the answer:
 it is printed, stderr gets a `Note:` naming `llm.max_output_tokens`, and the exit code stays 0
 (the message's meta in json mode says `finish_reason: "length"`).
@@ -20,10 +24,14 @@ import signal
 import sys
 from typing import TextIO
 
+from agent import __version__
 from agent.config import Settings
 from agent.events import (
     AssistantFinished, ContextManaged, Event, Notice, ToolFinished, TurnError, TurnFinished, UserMessage,
 )
+from agent.headless_input import StdinMessages
+from agent.headless_limits import RunGuard, RunLimits
+from agent.headless_stream import SCHEMA_VERSION, StreamPrinter
 from agent.runtime import NoModelConfigured, Runtime, SessionNotFound, on_termination
 from agent.session.models import Message
 from agent.session.store import StoreOpenError
@@ -118,14 +126,30 @@ async def run_headless(
     prompt: str,
     *,
     output_format: str = "text",
+    input_format: str = "text",
+    limits: RunLimits | None = None,
     resume_id: str | None = None,
     continue_last: bool = False,
     out: TextIO = sys.stdout,
     err: TextIO = sys.stderr,
 ) -> int:
-    printer = _Printer(output_format, out, err)
+    """One headless run: `prompt`, then (stream-json input) each message read from stdin.
+    The exit code: 0, 1 error, 2 usage, 3-6 a run limit (agent/headless_limits.py), 130
+    interrupted, 128+N a signal. In stream-json output the last line is always `result`."""
+    stream = output_format == "stream-json"
+    printer = StreamPrinter(out, err) if stream else _Printer(output_format, out, err)
+    session_id: list[str] = []
+
+    def finish(code: int, message: str | None = None) -> int:
+        if isinstance(printer, StreamPrinter):
+            printer.result(exit_code=code, session_id=session_id[0] if session_id else None, message=message)
+        return code
+
     for warning in settings.warnings:
         err.write(f"Warning: {warning}\n")
+    if limits is not None and limits.allowed is not None:
+        settings = settings.model_copy(deep=True)  # the allowed prefixes count as approved
+        settings.permissions.allow_commands.extend(RunGuard(limits, settings.workspace).approved_prefixes())
     # SIGTERM/SIGHUP (`timeout`, a closed terminal) end the run as Ctrl-C does: the task is
     # cancelled, the turn kills its command's group and answers the call, the store closes.
     main = asyncio.current_task()
@@ -139,6 +163,7 @@ async def run_headless(
                 main.cancel()
 
     restore_signals = on_termination(terminate)
+    guard = RunGuard(limits, settings.workspace) if limits is not None else None
     try:
         try:
             runtime = await Runtime.open(
@@ -147,28 +172,37 @@ async def run_headless(
             )
         except NoModelConfigured:
             err.write(NO_MODEL_HELP + "\n")
-            return 2
+            return finish(2, NO_MODEL_HELP.removeprefix("Error: "))
         except SessionNotFound as exc:
             err.write(f"Error: {exc}\n")
-            return 2
+            return finish(2, str(exc))
         except StoreOpenError as exc:
             err.write(f"Error: {exc}\n")
-            return 1
+            return finish(1, str(exc))
         except asyncio.CancelledError:
             if not stopped:
                 raise
-            return _stopped(stopped[0], err)
+            return finish(_stopped(stopped[0], err))
+        runtime.agent.guard = guard
+        session_id.append(runtime.session.id)
+        if isinstance(printer, StreamPrinter):
+            printer.session_cost_of = lambda: runtime.agent.session_cost
+            printer.writer.write({"type": "session", "schema": SCHEMA_VERSION, "session_id": runtime.session.id,
+                                  "model": runtime.model, "cwd": str(settings.workspace),
+                                  "resumed": bool(resume_id or continue_last), "cairn": __version__})
         for recovered in runtime.recovered:
             err.write(f"Note: {recovered.describe()}\n")
+        inputs = StdinMessages(sys.stdin) if input_format == "stream-json" else None
         try:
             await runtime.wait_for_mcp()
-            name, _, args = prompt.strip().partition(" ")
-            if name == "/compact":
-                await runtime.compact(args.strip() or None)
-            else:
-                from agent.project_commands import expand_text
-
-                await runtime.run_turn(expand_text(settings.workspace, prompt) or prompt)
+            text: str | None = prompt if prompt.strip() or inputs is None else None
+            if text is None and inputs is not None:
+                text = await inputs.next(lambda m: _input_error(printer, m))
+            while text is not None:
+                await _one_prompt(runtime, settings, text)
+                if printer.status != "ok" or inputs is None:
+                    break
+                text = await inputs.next(lambda m: _input_error(printer, m))
         except asyncio.CancelledError:
             printer.status = "interrupted"
         finally:
@@ -177,10 +211,31 @@ async def run_headless(
     finally:
         restore_signals()
     if stopped:
-        return _stopped(stopped[0], err)
+        return finish(_stopped(stopped[0], err))
+    if guard is not None and guard.reached is not None:
+        err.write(f"Error: {guard.reached.message}\n")
+        return finish(guard.reached.exit_code)
     if printer.status != "ok":
-        return 130 if printer.status == "interrupted" else 1
+        return finish(130 if printer.status == "interrupted" else 1)
     if output_format == "text":
         out.write(printer.final_text.rstrip("\n") + "\n")
         out.flush()
-    return 0
+    return finish(0)
+
+
+async def _one_prompt(runtime: Runtime, settings: Settings, prompt: str) -> None:
+    name, _, args = prompt.strip().partition(" ")
+    if name == "/compact":
+        await runtime.compact(args.strip() or None)
+    else:
+        from agent.project_commands import expand_text
+
+        await runtime.run_turn(expand_text(settings.workspace, prompt) or prompt)
+
+
+def _input_error(printer, message: str) -> None:
+    """A stdin line that is not a user message: said on the stream, and skipped."""
+    if isinstance(printer, StreamPrinter):
+        printer.writer.write({"type": "error", "message": message})
+    else:
+        printer.err.write(f"Warning: {message}\n")

@@ -14,7 +14,7 @@ import logging
 import os
 import random
 import signal
-from typing import Any, Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 from agent.config import Settings
 from agent.budget_step import AgentContextHost
@@ -57,6 +57,10 @@ MAX_STEPS_PER_TURN = 200
 TITLE_CHARS = 60
 INTERRUPTED_TOOL_TEXT = "Error: interrupted by the user before this tool finished."
 SKIPPED_TOOL_TEXT = "Error: not run; the user interrupted the turn."
+LIMIT_TOOL_TEXT = "Error: not run; {message}"
+
+if TYPE_CHECKING:
+    from agent.headless_limits import RunGuard
 
 
 class Agent:
@@ -95,6 +99,8 @@ class Agent:
         self.session_cost = 0.0
         self._pending_write: asyncio.Future | None = None
         self.context_host = AgentContextHost(self)
+        # Limits of an unattended run, asked before each request and tool call (headless only).
+        self.guard: RunGuard | None = None
 
     # -- configuration ------------------------------------------------------------
     def set_model(self, model: str) -> None:
@@ -190,13 +196,22 @@ class Agent:
                 title = " ".join(text.split())[:TITLE_CHARS]
                 self.session = await self._persist(self.store.update_session(self.session, title=title))
             for _ in range(MAX_STEPS_PER_TURN):
+                limit = self.guard.before_request(self.session_cost) if self.guard is not None else None
+                if limit is not None:
+                    self.emit(limit)
+                    status = "limit"
+                    break
                 assistant = await self._model_step()
+                if self.guard is not None:
+                    self.guard.after_request(self.session_cost)
                 if assistant is None:
                     status = "error"
                     break
                 if not assistant.tool_calls:
                     break
-                await self._run_tools(assistant)
+                if await self._run_tools(assistant):
+                    status = "limit"
+                    break
             else:
                 self.emit(TurnError(message=f"Stopped after {MAX_STEPS_PER_TURN} tool steps in one turn."))
                 status = "error"
@@ -223,7 +238,10 @@ class Agent:
         while True:
             self.emit(Usage(context_tokens=build.tokens.total, context_window=self.limits.context_window,
                             session_cost=self.session_cost))
-            request = self.builder.chat_request(build, self.registry.definitions())
+            tools = self.registry.definitions()
+            if self.guard is not None:
+                tools = self.guard.offered_tools(tools)
+            request = self.builder.chat_request(build, tools)
             saved = self._save_request(request, build)
             stream = _StreamWriter(self, self.builder.sent_record(build))
             try:
@@ -340,8 +358,14 @@ class Agent:
         delay = min(llm.retry_max_delay, llm.retry_base_delay * 2 ** (attempt - 1))
         return delay * random.uniform(0.5, 1.0)
 
-    async def _run_tools(self, assistant: Message) -> None:
-        for call in assistant.tool_calls:
+    async def _run_tools(self, assistant: Message) -> bool:
+        """Run the calls in order; True when a run limit stopped them (every call answered)."""
+        for index, call in enumerate(assistant.tool_calls):
+            limit = self.guard.before_tool(call) if self.guard is not None else None
+            if limit is not None:
+                await self._answer_unrun(assistant.tool_calls[index:], LIMIT_TOOL_TEXT.format(message=limit.message))
+                self.emit(limit)
+                return True
             self.emit(ToolStarted(call=call))
             result = await self.registry.execute(call, self.ctx)
             message = Message(role="tool", tool_call_id=call.id, tool_name=call.name, content=result.content,
@@ -349,6 +373,14 @@ class Agent:
             self.builder.counter.remember_count(message)
             # With the checkpoints rewind restores from, in one transaction.
             message = await self._append(message, [(e.path, e.before, e.after) for e in result.edits])
+            self.emit(ToolFinished(call=call, message=message))
+        return False
+
+    async def _answer_unrun(self, calls: list[ToolCall], text: str) -> None:
+        """Answer calls that will not run (a run limit), so the stored history stays valid."""
+        for call in calls:
+            message = await self._append(Message(role="tool", tool_call_id=call.id, tool_name=call.name,
+                                                 content=text, status="error", meta={"limit": True}))
             self.emit(ToolFinished(call=call, message=message))
 
     async def _after_interrupt(self) -> None:

@@ -46,6 +46,11 @@ def import_litellm():
         litellm.suppress_debug_info = True
         litellm.drop_params = True
         litellm.telemetry = False
+        # litellm prices each streamed request itself by counting the whole prompt with its own
+        # encoding (cl100k_base: ~0.3 s to load, then every message encoded again per request);
+        # cairn's costs come from the provider's reported usage (agent/llm/cost_map.py), so only
+        # the encoding the context engine uses is ever loaded.
+        litellm.disable_token_counter = True
         _litellm = litellm
     return _litellm
 
@@ -57,10 +62,10 @@ FIRST_REQUEST_MODULES = (
     "openai.resources.chat.completions",
     "openai.lib.streaming.chat",
     "litellm.llms.litellm_proxy.chat",
-    "litellm.litellm_core_utils.default_encoding",
     # Loaded by an async request's timing hooks, which a mock request skips. A private name,
     # warmed by name only (a missing one is skipped): README "Dependencies", test_warm_up.py.
     "litellm._service_logger",
+    "litellm.responses.mcp.chat_completions_handler",  # the MCP check of a request with tools
 )
 # The warm-up request's one tool: a request with tools first passes litellm's MCP check,
 # whose imports (~0.8 s) the first prompt paid before the warm-up sent a tool as well.

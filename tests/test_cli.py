@@ -25,7 +25,8 @@ def test_help_lists_the_contract_flags():
     out = run("--help")
     assert out.returncode == 0
     for flag in ("--model", "--api-base", "--api-key", "--yolo", "--cwd", "--debug", "--continue", "--resume",
-                 "-p", "--output-format", "--version"):
+                 "-p", "--output-format", "--version", "--input-format", "--max-turns", "--max-cost",
+                 "--allowed-tools", "--disallowed-tools", "stream-json", "acp"):
         assert flag in out.stdout
 
 

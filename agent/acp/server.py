@@ -1,0 +1,240 @@
+"""The Agent Client Protocol's agent side, over stdio, with the `agent-client-protocol` package.
+
+Each ACP session is one cairn session with its own `Runtime` (store, loop, approvals): new
+sessions are created in the folder the editor names, `session/load` resumes a stored one and
+replays its history. A prompt runs one turn; its events stream as session updates
+(updates.py); approvals go to the editor (approvals.py); `session/cancel` interrupts the turn
+as Esc does. When the editor offers `fs/read_text_file`, `filesystem-read` reads text files
+through it (client_files.py: unsaved buffers included); when it offers `fs/write_text_file`,
+every file cairn's edit tools change is also handed to it, so its open buffers follow.
+
+Standard output is the protocol's channel: nothing else may be written there.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+from typing import Any
+
+from acp import PROTOCOL_VERSION, RequestError, run_agent
+from acp.schema import (
+    AgentCapabilities, Implementation, InitializeResponse, LoadSessionResponse, NewSessionResponse,
+    PromptCapabilities, PromptResponse,
+)
+
+from agent import __version__
+from agent.acp import updates
+from agent.acp.approvals import EditorApprover
+from agent.events import AssistantFinished, Event, ToolFinished, ToolStarted, TurnFinished
+
+log = logging.getLogger("agent.acp")
+WRITE_TOOLS = ("filesystem-edit", "filesystem-create")
+STOP_REASONS = {"ok": "end_turn", "interrupted": "cancelled", "error": "end_turn", "limit": "max_turn_requests"}
+
+
+class AcpSession:
+    """One editor session: its runtime and the ordered stream of updates to the editor."""
+
+    def __init__(self, conn: Any, runtime, approver: EditorApprover, writes_through_client: bool) -> None:
+        self.conn = conn
+        self.runtime = runtime
+        self.approver = approver
+        self.writes_through_client = writes_through_client
+        self.queue: asyncio.Queue = asyncio.Queue()
+        self.pump = asyncio.ensure_future(self._pump())
+        self.status = "ok"
+        self.cut_off = False
+
+    @property
+    def id(self) -> str:
+        return self.runtime.session.id
+
+    def on_event(self, event: Event) -> None:
+        """The loop's sink (synchronous): updates are queued and sent in order by the pump."""
+        if isinstance(event, ToolStarted):
+            self.approver.current_call_id = event.call.id
+        elif isinstance(event, TurnFinished):
+            self.status = event.status
+        elif isinstance(event, AssistantFinished) and event.message.meta.get("finish_reason") == "length":
+            self.cut_off = True
+        if isinstance(event, ToolFinished) and self.writes_through_client and event.call.name in WRITE_TOOLS \
+                and event.message.status == "ok":
+            self.queue.put_nowait(("write", event))
+        for update in updates.for_event(event):
+            self.queue.put_nowait(("update", update))
+
+    async def send_all(self, items) -> None:
+        for update in items:
+            self.queue.put_nowait(("update", update))
+        await self.queue.join()
+
+    async def _pump(self) -> None:
+        while True:
+            kind, item = await self.queue.get()
+            try:
+                if kind == "update":
+                    await self.conn.session_update(session_id=self.id, update=item)
+                else:
+                    await self._write_through_client(item)
+            except Exception:  # the editor refused one update: the session goes on
+                log.exception("sending %s to the editor failed", kind)
+            finally:
+                self.queue.task_done()
+
+    async def _write_through_client(self, event: ToolFinished) -> None:
+        """Hand the file the tool just changed to the editor (same bytes as on disk)."""
+        path = _changed_path(event, self.runtime.settings.workspace)
+        if path is None:
+            return
+        try:
+            content = await asyncio.to_thread(path.read_text, encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return
+        await self.conn.write_text_file(session_id=self.id, path=str(path), content=content)
+
+    async def close(self) -> None:
+        await self.runtime.close()
+        self.pump.cancel()
+        await asyncio.gather(self.pump, return_exceptions=True)
+
+
+def _changed_path(event: ToolFinished, workspace: Path) -> Path | None:
+    import json
+
+    try:
+        args = json.loads(event.call.arguments or "{}")
+    except ValueError:
+        return None
+    name = args.get("filePath") if isinstance(args, dict) else None
+    if not isinstance(name, str):
+        return None
+    path = Path(name).expanduser()
+    return (path if path.is_absolute() else workspace / path).resolve()
+
+
+class CairnAcpAgent:
+    """The protocol's agent: what the package's router calls for each request."""
+
+    def __init__(self, flags: dict[str, Any]) -> None:
+        self.flags = flags
+        self.conn: Any = None
+        self.sessions: dict[str, AcpSession] = {}
+        self.client_writes = False
+        self.client_reads = False
+
+    def on_connect(self, conn: Any) -> None:
+        self.conn = conn
+
+    async def initialize(self, protocol_version: int, client_capabilities=None, client_info=None,
+                         **kwargs: Any) -> InitializeResponse:
+        fs = getattr(client_capabilities, "fs", None)
+        self.client_writes = bool(getattr(fs, "write_text_file", False))
+        self.client_reads = bool(getattr(fs, "read_text_file", False))
+        return InitializeResponse(
+            protocol_version=min(protocol_version, PROTOCOL_VERSION),
+            agent_capabilities=AgentCapabilities(load_session=True,
+                                                 prompt_capabilities=PromptCapabilities(embedded_context=True)),
+            agent_info=Implementation(name="cairn", title="cairn", version=__version__),
+        )
+
+    async def authenticate(self, method_id: str, **kwargs: Any) -> None:
+        return None  # keys come from the environment, flags or config, as for the TUI
+
+    async def new_session(self, cwd: str, mcp_servers=None, **kwargs: Any) -> NewSessionResponse:
+        session = await self._open(cwd, resume_id=None)
+        return NewSessionResponse(session_id=session.id)
+
+    async def load_session(self, cwd: str, session_id: str, mcp_servers=None, **kwargs: Any) -> LoadSessionResponse:
+        session = self.sessions.get(session_id) or await self._open(cwd, resume_id=session_id)
+        await session.send_all(updates.for_history(await session.runtime.history()))
+        return LoadSessionResponse()
+
+    async def _open(self, cwd: str, resume_id: str | None) -> AcpSession:
+        from agent.config import load_settings
+        from agent.runtime import NoModelConfigured, Runtime, SessionNotFound
+        from agent.session.store import StoreOpenError
+
+        folder = Path(cwd)
+        if not folder.is_dir():
+            raise RequestError.invalid_params({"cwd": f"{cwd} is not a folder"})
+        settings = load_settings(folder, flags=self.flags)
+        holder: list[AcpSession] = []
+        approver = EditorApprover(self.conn, session_id="")
+        try:
+            runtime = await Runtime.open(settings, on_event=lambda e: holder[0].on_event(e) if holder else None,
+                                         approver=approver, resume_id=resume_id)
+        except NoModelConfigured:
+            raise RequestError.invalid_params({"model": "no model configured: start cairn acp with --model, set "
+                                               "CAIRN_MODEL or a provider key such as ANTHROPIC_API_KEY"}) from None
+        except SessionNotFound as exc:
+            raise RequestError.resource_not_found(str(exc)) from None
+        except StoreOpenError as exc:
+            raise RequestError.internal_error({"store": str(exc)}) from None
+        runtime.start_backend()
+        session = AcpSession(self.conn, runtime, approver, self.client_writes)
+        if self.client_reads:  # files open in the editor are read as the user sees them
+            from agent.acp.client_files import with_editor_reads
+
+            runtime.agent.registry = with_editor_reads(runtime.agent.registry, self.conn, lambda: session.id)
+        approver.session_id = session.id
+        holder.append(session)
+        self.sessions[session.id] = session
+        return session
+
+    async def prompt(self, session_id: str, prompt: list, **kwargs: Any) -> PromptResponse:
+        session = self.sessions.get(session_id)
+        if session is None:
+            raise RequestError.resource_not_found(session_id)
+        text = prompt_text(prompt)
+        if not text.strip():
+            raise RequestError.invalid_params({"prompt": "no text in the prompt"})
+        session.status, session.cut_off = "ok", False
+        await session.runtime.run_turn(text)
+        await session.queue.join()  # every update of this turn reaches the editor before the answer
+        reason = "max_tokens" if session.cut_off and session.status == "ok" else STOP_REASONS[session.status]
+        return PromptResponse(stop_reason=reason)  # type: ignore[arg-type]
+
+    async def cancel(self, session_id: str, **kwargs: Any) -> None:
+        session = self.sessions.get(session_id)
+        if session is not None:
+            session.runtime.interrupt()
+
+    async def close(self) -> None:
+        for session in list(self.sessions.values()):
+            await session.close()
+        self.sessions.clear()
+
+
+def prompt_text(blocks: list) -> str:
+    """The prompt's text: text blocks as they are, embedded files as tagged context, links named."""
+    parts: list[str] = []
+    for block in blocks:
+        kind = getattr(block, "type", None)
+        if kind == "text":
+            parts.append(block.text)
+        elif kind == "resource":
+            resource = block.resource
+            if getattr(resource, "text", None) is not None:
+                parts.append(f'<context uri="{resource.uri}">\n{resource.text}\n</context>')
+        elif kind == "resource_link":
+            parts.append(f"@{block.uri}")
+    return "\n\n".join(parts)
+
+
+def serve(flags: dict[str, Any]) -> int:
+    """`cairn acp`: serve until the editor closes stdin."""
+    async def main() -> None:
+        agent = CairnAcpAgent(flags)
+        try:
+            await run_agent(agent)
+        finally:
+            await agent.close()
+
+    try:
+        asyncio.run(main())
+    except KeyboardInterrupt:
+        return 130
+    return 0
+

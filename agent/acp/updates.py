@@ -1,0 +1,104 @@
+"""Cairn's loop events, and a stored session's history, as ACP session updates.
+
+The editor draws what it is sent: streamed text as agent message chunks, each tool call as a
+`tool_call` (in progress, with its arguments) then a `tool_call_update` (completed or failed,
+with the result text). A loaded session is replayed the same way, message by message, as the
+protocol asks of `session/load`.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from acp import start_tool_call, text_block, tool_content, update_agent_message_text, update_tool_call, \
+    update_user_message_text
+
+from agent.events import (
+    AssistantFinished, ContextManaged, Event, LimitReached, Notice, Retrying, TextDelta, ToolFinished, ToolStarted,
+    TurnError,
+)
+from agent.session.models import Message, ToolCall
+
+# A tool result shown in the editor: whole up to here (the store keeps it all).
+MAX_SHOWN_RESULT_CHARS = 20_000
+TOOL_KINDS = {"filesystem-read": "read", "context-read": "read", "context-tail": "read", "context-list": "read",
+              "filesystem-edit": "edit", "filesystem-create": "edit", "filesystem-search": "search",
+              "filesystem-find": "search", "context-grep": "search", "terminal-execute": "execute",
+              "web-fetch": "fetch"}
+
+
+def _arguments(call: ToolCall) -> Any:
+    try:
+        return json.loads(call.arguments) if call.arguments.strip() else {}
+    except ValueError:
+        return call.arguments
+
+
+def tool_title(call: ToolCall) -> str:
+    """`terminal-execute: pytest -x`, `filesystem-read: src/app.py`: what the editor lists."""
+    args = _arguments(call)
+    if isinstance(args, dict):
+        subject = args.get("command") or args.get("filePath") or args.get("pattern") or args.get("url") or args.get("id")
+        if isinstance(subject, (str, list)):
+            shown = subject if isinstance(subject, str) else ", ".join(str(s) for s in subject)
+            return f"{call.name}: {' '.join(shown.split())[:200]}"
+    return call.name
+
+
+def started(call: ToolCall):
+    return start_tool_call(call.id, tool_title(call), kind=TOOL_KINDS.get(call.name, "other"),  # type: ignore[arg-type]
+                           status="in_progress", raw_input=_arguments(call))
+
+
+def finished(call_id: str, result: Message):
+    text = result.content or ""
+    if len(text) > MAX_SHOWN_RESULT_CHARS:
+        text = text[:MAX_SHOWN_RESULT_CHARS] + f"\n… ({len(result.content or '') - MAX_SHOWN_RESULT_CHARS:,} more characters)"
+    failed = result.status != "ok" or text.startswith("Error:")
+    return update_tool_call(call_id, status="failed" if failed else "completed",
+                            content=[tool_content(text_block(text))] if text else None)
+
+
+def for_event(event: Event) -> list:
+    """The updates one loop event becomes (none for events the editor has no use for)."""
+    if isinstance(event, TextDelta):
+        return [update_agent_message_text(event.text)]
+    if isinstance(event, ToolStarted):
+        return [started(event.call)]
+    if isinstance(event, ToolFinished):
+        if event.message.meta.get("limit") or event.message.meta.get("interrupted"):
+            return [started(event.call), finished(event.call.id, event.message)]  # never announced as started
+        return [finished(event.call.id, event.message)]
+    if isinstance(event, (TurnError, Notice, LimitReached)):
+        prefix = "Error: " if isinstance(event, TurnError) else "Note: "
+        return [update_agent_message_text(f"\n\n{prefix}{event.message}\n")]
+    if isinstance(event, Retrying):
+        return [update_agent_message_text(f"\n(retrying in {event.delay:.0f} s: {event.reason})\n")]
+    if isinstance(event, ContextManaged) and event.event.action == "condense" and event.event.outcome == "ok":
+        return [update_agent_message_text(f"\n(context condensed: {event.event.tokens_before:,} → "
+                                          f"{event.event.tokens_after:,} tokens)\n")]
+    if isinstance(event, AssistantFinished):
+        return []
+    return []
+
+
+def for_history(messages: list[Message]) -> list:
+    """A stored session's active path as the updates that would have drawn it."""
+    calls: dict[str, ToolCall] = {}
+    updates: list = []
+    for message in messages:
+        if message.role == "user" and message.content:
+            updates.append(update_user_message_text(message.content))
+        elif message.role == "assistant":
+            if message.content:
+                updates.append(update_agent_message_text(message.content))
+            for call in message.tool_calls:
+                calls[call.id] = call
+                updates.append(started(call))
+        elif message.role == "tool" and message.tool_call_id:
+            call = calls.get(message.tool_call_id)
+            if call is None:
+                continue
+            updates.append(finished(call.id, message))
+    return updates

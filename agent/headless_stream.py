@@ -1,0 +1,154 @@
+"""`--output-format stream-json`: the loop's events as one JSON object per line, as they happen.
+
+The schema is documented in docs/headless.md; every object has `type`. A consumer (a script,
+a CI step, another agent) sees the session start, each text delta, each tool call with its
+arguments and its result, retries, condenses and truncations, usage and cost per request,
+the end of each turn and one final `result` with the exit code. Events the schema does not
+name are not written: adding one to agent/events.py never breaks a consumer's parser.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, TextIO
+
+from agent.events import (
+    AssistantFinished, CondenseStarted, ContextManaged, Event, LimitReached, Notice, Retrying, TextDelta,
+    ToolFinished, ToolStarted, TurnError, TurnFinished, UserMessage,
+)
+
+SCHEMA_VERSION = 1
+# Tool output in a `tool_result` line: whole up to here, then cut (the store keeps it all).
+MAX_RESULT_CHARS = 100_000
+
+
+def _arguments(raw: str) -> Any:
+    """The call's arguments as JSON when they parse (what a consumer wants), else the raw text."""
+    try:
+        return json.loads(raw) if raw.strip() else {}
+    except ValueError:
+        return raw
+
+
+def to_json(event: Event) -> dict[str, Any] | None:
+    """The line for one loop event, or None for events the stream does not carry."""
+    if isinstance(event, UserMessage):
+        return {"type": "user", "message_id": event.message.id, "text": event.message.content or ""}
+    if isinstance(event, TextDelta):
+        return {"type": "text", "message_id": event.message_id, "text": event.text}
+    if isinstance(event, AssistantFinished):
+        m = event.message
+        return {"type": "assistant", "message_id": m.id, "status": m.status, "text": m.content or "",
+                "tool_calls": [{"id": c.id, "name": c.name, "arguments": _arguments(c.arguments)}
+                               for c in m.tool_calls],
+                "finish_reason": m.meta.get("finish_reason"), "error": m.meta.get("error")}
+    if isinstance(event, ToolStarted):
+        c = event.call
+        return {"type": "tool_call", "id": c.id, "name": c.name, "arguments": _arguments(c.arguments)}
+    if isinstance(event, ToolFinished):
+        m = event.message
+        content = m.content or ""
+        permission = m.meta.get("permission") if isinstance(m.meta.get("permission"), dict) else {}
+        return {"type": "tool_result", "id": event.call.id, "name": event.call.name, "status": m.status,
+                "content": content[:MAX_RESULT_CHARS], "truncated": len(content) > MAX_RESULT_CHARS,
+                "refused": permission.get("decision") == "refused"}
+    if isinstance(event, Retrying):
+        return {"type": "retry", "attempt": event.attempt, "max_attempts": event.max_attempts,
+                "delay_s": round(event.delay, 3), "reason": event.reason}
+    if isinstance(event, CondenseStarted):
+        return {"type": "condense_started", "trigger": event.trigger, "tokens": event.tokens}
+    if isinstance(event, ContextManaged):
+        e = event.event
+        line = {"type": "context", "action": e.action, "trigger": e.trigger, "outcome": e.outcome,
+                "tokens_before": e.tokens_before, "tokens_after": e.tokens_after, "duration_ms": e.duration_ms,
+                "error": e.error}
+        if event.summary is not None:
+            line["summary"] = {"message_id": event.summary.id, "text": event.summary.content or ""}
+        return line
+    if isinstance(event, Notice):
+        return {"type": "notice", "message": event.message}
+    if isinstance(event, TurnError):
+        return {"type": "error", "message": event.message}
+    if isinstance(event, LimitReached):
+        return {"type": "limit", "limit": event.limit, "message": event.message, "exit_code": event.exit_code,
+                "tool_call_id": event.tool_call_id}
+    if isinstance(event, TurnFinished):
+        return {"type": "turn_end", "status": event.status}
+    return None
+
+
+def usage_line(message, run_cost: float, session_cost: float) -> dict[str, Any] | None:
+    """Per request, from the answer's stored usage (the provider's counts) and its price."""
+    usage = message.meta.get("usage")
+    if not isinstance(usage, dict):
+        return None
+    return {"type": "usage", "message_id": message.id, "model": message.meta.get("model"),
+            "prompt_tokens": usage.get("prompt_tokens"), "completion_tokens": usage.get("completion_tokens"),
+            "cache_read_tokens": usage.get("cache_read_tokens"), "cache_write_tokens": usage.get("cache_write_tokens"),
+            "cost": message.meta.get("cost") or 0.0, "run_cost": run_cost, "session_cost": session_cost}
+
+
+class StreamWriter:
+    """Writes lines to `out` and flushes each: the consumer reads them as they happen."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+
+    def write(self, line: dict[str, Any]) -> None:
+        try:
+            self.out.write(json.dumps(line, ensure_ascii=False) + "\n")
+            self.out.flush()
+        except (BrokenPipeError, ValueError):  # the consumer went away: the run still finishes and is stored
+            pass
+
+
+class StreamPrinter:
+    """The run's event sink in stream-json mode; remembers what the final `result` line says."""
+
+    def __init__(self, out: TextIO, err: TextIO) -> None:
+        self.writer = StreamWriter(out)
+        self.err = err
+        self.final_text = ""
+        self.errors: list[str] = []
+        self.status = "ok"
+        self.limit: LimitReached | None = None
+        self.run_cost = 0.0
+        self.session_cost_before: float | None = None  # read from the agent at the first user message
+        self.requests = 0
+        self.session_cost_of = lambda: 0.0  # the agent's running session cost (set by the run)
+
+    def __call__(self, event: Event) -> None:
+        if isinstance(event, UserMessage) and self.session_cost_before is None:
+            self.session_cost_before = self.session_cost_of()
+        line = to_json(event)
+        if line is not None:
+            self.writer.write(line)
+        if isinstance(event, AssistantFinished):
+            if event.message.status == "ok":
+                self.requests += 1
+                self.run_cost += float(event.message.meta.get("cost") or 0.0)
+                usage = usage_line(event.message, self.run_cost, (self.session_cost_before or 0.0) + self.run_cost)
+                if usage is not None:
+                    self.writer.write(usage)
+            if not event.message.tool_calls and event.message.content:
+                self.final_text = event.message.content
+        elif isinstance(event, ContextManaged) and event.summary is not None and event.event.trigger == "manual":
+            self.final_text = event.summary.content or ""
+        elif isinstance(event, TurnError):
+            self.errors.append(event.message)
+        elif isinstance(event, LimitReached):
+            self.limit = event
+        elif isinstance(event, TurnFinished):
+            self.status = event.status
+
+    def result(self, *, exit_code: int, session_id: str | None, message: str | None = None) -> None:
+        status = ("ok" if exit_code == 0 else "interrupted" if exit_code >= 128  # Ctrl-C, SIGTERM, SIGHUP
+                  else "limit" if self.limit is not None else "error")
+        line: dict[str, Any] = {"type": "result", "status": status, "exit_code": exit_code,
+                                "session_id": session_id, "requests": self.requests,
+                                "run_cost": round(self.run_cost, 10), "text": self.final_text}
+        if self.limit is not None:
+            line.update(limit=self.limit.limit, message=self.limit.message)
+        elif message or self.errors:
+            line["message"] = message or self.errors[-1]
+        self.writer.write(line)
