@@ -61,8 +61,9 @@ async def send(pilot, text: str) -> None:
     await pilot.pause()
 
 
-async def run_prompt(pilot, text: str, timeout: float = TIMEOUT) -> None:
-    """Send a prompt and wait until the turn and every stream into the chat finished."""
+async def run_prompt(pilot, text: str, timeout: float = READY_TIMEOUT) -> None:
+    """Send a prompt and wait until the turn and every stream into the chat finished (the first
+    request may still be importing litellm on a loaded machine: a hang detector, not a time)."""
     app = pilot.app
     await send(pilot, text)
     await wait_for(pilot, lambda: not app.turn_running, timeout, "the turn to finish")

@@ -31,7 +31,9 @@ def make_app(server, workspace) -> CairnApp:
 
 
 async def wait_question(pilot) -> TrustScreen:
-    await wait_for(pilot, lambda: isinstance(pilot.app.screen, TrustScreen), READY_TIMEOUT, "the trust question")
+    # Pushed is not yet composed: wait for its last widget too.
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, TrustScreen)
+                   and bool(pilot.app.screen.query("#trust-items")), READY_TIMEOUT, "the trust question")
     return pilot.app.screen
 
 
