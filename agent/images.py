@@ -211,14 +211,11 @@ def _looks_like_path(token: str) -> bool:
 def referenced_paths(text: str) -> list[tuple[str, bool]]:
     """The image paths `text` names, in order, once each: `(path, explicit)`; `explicit` for
     `@path` (a missing file is then worth a notice; a bare path is attached only if it exists)."""
-    found: dict[str, bool] = {}
-    taken: list[tuple[int, int]] = []
+    spans: list[tuple[tuple[int, int], str, bool]] = []
 
     def add(path: str, explicit: bool, span: tuple[int, int]) -> None:
-        if any(a < span[1] and span[0] < b for a, b in taken):
-            return
-        taken.append(span)
-        found[path] = found.get(path, False) or explicit
+        if not any(a < span[1] and span[0] < b for (a, b), _, _ in spans):  # an earlier form took it
+            spans.append((span, path, explicit))
 
     for match in _AT_QUOTED.finditer(text):
         add(match.group(2), True, match.span())
@@ -233,6 +230,9 @@ def referenced_paths(text: str) -> list[tuple[str, bool]]:
         token = match.group(1)
         if _looks_like_path(token):
             add(_unescape(token), False, match.span(1))
+    found: dict[str, bool] = {}
+    for _, path, explicit in sorted(spans):
+        found[path] = found.get(path, False) or explicit
     return list(found.items())
 
 

@@ -135,11 +135,11 @@ def attach_images(records: list[Rendered], apis: list[dict[str, Any]], images: S
             continue
         api = dict(apis[index])
         text = api.get("content") or ""
-        if images is None:
+        shown = [(ref, images.data_url(ref.hash, ref.mime)) for ref in refs] if images is not None else []
+        if not any(url for _, url in shown):
             api["content"] = with_labels(text, refs)
             apis[index] = api
             continue
-        shown = [(ref, images.data_url(ref.hash, ref.mime)) for ref in refs]
         text = with_labels(text, [ref for ref, url in shown if url is None])
         parts: list[dict[str, Any]] = [{"type": "text", "text": text}] if text.strip() else []
         parts += [{"type": "image_url", "image_url": {"url": url}} for _, url in shown if url is not None]
