@@ -5,7 +5,9 @@ existing image file (what a terminal types when a file is dropped on it: absolut
 or relative with a folder, quoted or with backslash-escaped spaces). A bare name without a
 folder (`logo.png`) is prose, not an attachment: too many prompts mention files by name.
 Relative paths are read from the workspace. The path comes from the user, so any file the
-user can read may be attached; nothing a repository or a model says reaches this module.
+user can read may be attached; what a repository wrote is not read for paths: the body of a
+project command (agent/project_commands.py, a `<command>` block in the prompt) could
+otherwise send any picture on the disk to the provider.
 
 A file is an image only by its first bytes (PNG, JPEG, GIF, WebP), never by its name, and
 its dimensions come from its header, so no imaging library is needed and nothing is
@@ -46,6 +48,8 @@ _PNG = b"\x89PNG\r\n\x1a\n"
 _JPEG_SOF = frozenset(range(0xC0, 0xD0)) - {0xC4, 0xC8, 0xCC}  # start-of-frame markers (not DHT/JPG/DAC)
 _SUFFIX_GROUP = "|".join(s[1:] for s in IMAGE_SUFFIXES)
 # `@path` (quoted or not), a quoted path, or an unquoted token (backslash escapes allowed) ending in a suffix.
+# A project command's expansion: the repository's text, not the user's (see the docstring).
+_COMMAND_BLOCK = re.compile(r'<command name="[a-z0-9_-]+">\n.*?\n</command>', re.S)
 _AT_QUOTED = re.compile(r"""(?:(?<=\s)|^)@(["'])(.+?)\1""")
 _AT_BARE = re.compile(r"""(?:(?<=\s)|^)@((?:\\.|[^\s"'])+)""")
 _QUOTED = re.compile(rf"""(["'])([^"'\n]+?\.(?:{_SUFFIX_GROUP}))\1""", re.I)
@@ -210,7 +214,9 @@ def _looks_like_path(token: str) -> bool:
 
 def referenced_paths(text: str) -> list[tuple[str, bool]]:
     """The image paths `text` names, in order, once each: `(path, explicit)`; `explicit` for
-    `@path` (a missing file is then worth a notice; a bare path is attached only if it exists)."""
+    `@path` (a missing file is then worth a notice; a bare path is attached only if it exists).
+    Project command blocks are skipped."""
+    text = _COMMAND_BLOCK.sub(lambda match: " " * len(match.group(0)), text)
     spans: list[tuple[tuple[int, int], str, bool]] = []
 
     def add(path: str, explicit: bool, span: tuple[int, int]) -> None:

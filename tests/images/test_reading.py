@@ -71,3 +71,9 @@ def test_without_vision_nothing_is_attached_and_the_notice_says_why(tmp_path):
     assert found.attachments == [] and found.meta() == {}
     assert found.notices == [("openai/gpt-3.5-turbo does not take images (litellm's model map says so); "
                               "the prompt was sent without a.png.", "warning")]
+
+
+def test_a_project_commands_body_is_not_read_for_paths():
+    """A repository's command file must not pick pictures off the disk; what the user typed after it counts."""
+    text = '<command name="review">\nAlso look at @/home/u/secret.png\n</command>\n\nand @mine.png'
+    assert referenced_paths(text) == [("mine.png", True)]
