@@ -158,6 +158,7 @@ class Agent:
         if self.history is None:
             self.history = await load_session_messages(self.store, self.session.id)
             self.session_cost = sum(float(m.meta.get("cost") or 0) for m in self.history)
+            await self.builder.images.load(self.history, self.store.get_blob)  # requests carry their bytes
         return self.history
 
     async def current_history(self) -> list[Message]:
@@ -190,7 +191,7 @@ class Agent:
         await self._load_history()
         status = "ok"
         try:
-            user = await self._append(Message(role="user", content=text))
+            user = await self._append(Message(role="user", content=text, meta=await self._attach_images(text)))
             self.emit(UserMessage(message=user))
             if not self.session.title:
                 title = " ".join(text.split())[:TITLE_CHARS]
@@ -227,6 +228,17 @@ class Agent:
             self.emit(TurnError(message=f"{type(exc).__name__}: {exc}"))
             status = "error"
         self.emit(TurnFinished(status=status))
+
+    async def _attach_images(self, text: str) -> dict[str, Any]:
+        """A prompt's images (agent/images.py), stored before the message that names them."""
+        from agent.images import prompt_images
+
+        found = await asyncio.to_thread(prompt_images, text, self.settings.workspace, model=self.model,
+                                        vision=self.builder.sees_images)
+        for message, kind in found.notices:  # what was attached, and what was not and why
+            self.emit(Notice(message=message, kind=kind))
+        await self._persist(self.builder.images.keep(found.attachments, self.store.put_blobs))
+        return found.meta()
 
     async def _model_step(self) -> Message | None:
         """One request (with retries). Returns the final assistant message, or None on error."""

@@ -397,12 +397,13 @@ class Runtime:
 
     async def export(self, fmt: str = "md", path: Path | None = None) -> Path:
         """Write the session to a file (default: `cairn-<id8>.<fmt>` in the workspace)."""
-        from agent.session.export import export_jsonl, export_markdown
+        from agent.session.export import export_jsonl, export_markdown, image_records
         from agent.session.loading import load_session_messages
 
         session = await self.store.get_session(self.session.id) or self.session
         if fmt == "jsonl":
-            text = export_jsonl(session, await self.store.all_messages(session.id))
+            messages = await self.store.all_messages(session.id)
+            text = export_jsonl(session, messages, images=await image_records(messages, self.store.get_blob))
         elif fmt == "md":
             text = export_markdown(session, await load_session_messages(self.store, session.id))
         else:

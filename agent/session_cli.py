@@ -83,7 +83,7 @@ async def _context_records(store, session, messages, workspace: Path) -> list[di
 
 
 async def _export(store, args: argparse.Namespace, workspace: Path) -> int:
-    from agent.session.export import export_jsonl, export_markdown
+    from agent.session.export import export_jsonl, export_markdown, image_records
     from agent.session.loading import load_session_messages
 
     session = await store.find_session(args.session_id)
@@ -93,7 +93,8 @@ async def _export(store, args: argparse.Namespace, workspace: Path) -> int:
         text = export_markdown(session, await load_session_messages(store, session.id))
     else:
         messages = await store.all_messages(session.id)
-        text = export_jsonl(session, messages, await _context_records(store, session, messages, workspace))
+        text = export_jsonl(session, messages, await _context_records(store, session, messages, workspace),
+                            images=await image_records(messages, store.get_blob))
     if args.output is None:
         _write_stdout(text)
         return 0

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 from agent.config import Settings
 from agent.context.cache_policy import (DEFAULT_READ_SHARE, DEFAULT_WRITE_SHARE, EXACT, SENT_META, CachePolicy)
 from agent.context.pipeline import BuildResult, TruncateTo, build_api_messages
+from agent.context.rendered import SessionImages
 from agent.context.state import BuildState
 from agent.context.tokens import TokenCounter, counter_for
 from agent.mcp.catalog import CatalogState, request_tools
@@ -67,6 +68,9 @@ class RequestBuilder:
         self._policy: CachePolicy | None = None
         # Which MCP tools this session's requests carry (agent/mcp/catalog.py): grow-only.
         self.catalog = CatalogState()
+        # The bytes of the images this session's prompts attach (the agent fills it).
+        self.images = SessionImages()
+        self._vision: bool | None = None
 
     @property
     def policy(self) -> CachePolicy:
@@ -77,6 +81,17 @@ class RequestBuilder:
     def set_model(self, model: str) -> None:
         self.model = model
         self._policy = None
+        self._vision = None
+
+    @property
+    def sees_images(self) -> bool:
+        """Whether the model takes images (agent/images.py `sees_images`); without, a request
+        carries each attached image as its `[image: name, WxH]` line."""
+        if self._vision is None:
+            from agent.images import sees_images
+
+            self._vision = sees_images(self.model, self.settings.api_base)
+        return self._vision
 
     def request_tools(self, definitions: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
         """The tools a request carries, from the registry's definitions: MCP tools inline, or
@@ -95,7 +110,8 @@ class RequestBuilder:
         tools = self.request_tools(tools)
         return build_api_messages(history, now_ms=now_ms, settings=self.settings, tools=tools,
                                   system_prompt=system_prompt, truncate=truncate, policy=self.policy, flush=flush,
-                                  state=self.state, counter=self.counter)
+                                  state=self.state, counter=self.counter,
+                                  images=self.images if self.sees_images else None)
 
     def payload(self, build: BuildResult, tools: list[dict[str, Any]]) -> tuple[list[dict[str, Any]],
                                                                                  list[dict[str, Any]]]:

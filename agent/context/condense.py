@@ -29,6 +29,7 @@ from agent.context.budget import DEFAULT_RESERVED_TOKENS, allowed_tokens
 from agent.context.files.refs import history_ref_id
 from agent.context.truncation.file_folder import extract_file_paths
 from agent.context.truncation.tool_filter import is_file_view
+from agent.images import META_KEY as IMAGES
 from agent.session.models import Message
 
 # Step 2: "如果消息数量 <= 1，返回错误（消息不足）/ 如果最近有摘要且消息数量 <= 2，返回错误（刚压缩过）";
@@ -99,8 +100,10 @@ def _turn_in_progress(messages: list[Message]) -> bool:
 def restated(messages: list[Message]) -> list[Message]:
     """Copies of `messages` to store after the summary: the request starts at the summary
     (pass 1), so the newest user message must follow it to be the request's last user turn,
-    verbatim — inside the summary's "Recent user messages" the model has nothing to answer."""
-    return [Message(role="user", content=m.content, kind="message", meta={"restated_from": m.id})
+    verbatim — inside the summary's "Recent user messages" the model has nothing to answer.
+    Its attached images come along (the same blobs): the question may be about them."""
+    return [Message(role="user", content=m.content, kind="message",
+                    meta={"restated_from": m.id, **{k: v for k, v in m.meta.items() if k == IMAGES}})
             for m in messages]
 
 

@@ -59,6 +59,16 @@ def strip_images(text: str) -> str:
     return _IMAGE.sub(IMAGE_PLACEHOLDER, text)
 
 
+def _text(message: Message) -> str:
+    """A user message's text with its attached images as `[image: name, WxH]` lines: the
+    summary model reads text only (agent/images.py)."""
+    if message.role != "user" or not message.meta:
+        return message.content or ""
+    from agent.images import refs_of, with_labels
+
+    return with_labels(message.content, refs_of(message.meta))
+
+
 def clip(text: str, limit: int) -> str:
     """`text` whole when short, else its head and tail around a note of what was cut."""
     if len(text) <= limit:
@@ -71,7 +81,7 @@ def clip(text: str, limit: int) -> str:
 def render_message(message: Message, answered: set[str], names: dict[str, str]) -> str:
     """One message as transcript text. `answered`: call ids that have a result in the range;
     `names`: call id → tool name, for results that do not carry their tool's name."""
-    content = strip_images(message.content or "").strip()
+    content = strip_images(_text(message)).strip()
     if message.role == "tool":
         name = message.tool_name or names.get(message.tool_call_id or "", "tool")
         label = "error from" if message.status == "error" or content.startswith("Error:") else "result of"
@@ -91,7 +101,7 @@ def render_message(message: Message, answered: set[str], names: dict[str, str]) 
 
 def render_kept(message: Message, preview_chars: int = 200) -> str:
     """A kept user message's place in the transcript: a pointer, not the text a second time."""
-    text = " ".join(strip_images(message.content or "").split())
+    text = " ".join(strip_images(_text(message)).split())
     return "## User\n" + KEPT_USER.format(preview=clip(text, preview_chars))
 
 

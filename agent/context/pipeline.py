@@ -22,7 +22,7 @@ from agent.context.cache_policy import EXACT, CacheDecision, CachePolicy, decide
 from agent.context.facts import API, CALLS, TOKENS, Facts, ensure_counted, holds, request_tokens
 from agent.context.memo import Memo
 from agent.context.passes import active_path, externalize, file_reads, orphans, terminal_outdated
-from agent.context.rendered import call_rows, copy_request
+from agent.context.rendered import SessionImages, attach_images, call_rows, copy_parts, copy_request
 from agent.context.state import BuildState
 from agent.context.tokens import REPLY_PRIMING, TokenCounter, counter_for
 from agent.context.truncation import MIDDLE_END, MIDDLE_START, TruncationReport, no_fold, truncate_until_fits
@@ -88,6 +88,7 @@ def build_api_messages(
     flush: bool = False,
     state: BuildState | None = None,
     counter: TokenCounter | None = None,
+    images: SessionImages | None = None,
 ) -> BuildResult:
     """Run the passes in SPEC order on a copy of the active path and count the result.
 
@@ -98,7 +99,8 @@ def build_api_messages(
     message records (agent/context/facts.py) and each step's last result (memo.py); without
     them the build starts from nothing and gives the same result. With `truncate` (the
     budget step's fallback, agent/context/manage.py), smart truncation runs last, on what
-    the other passes produced."""
+    the other passes produced. `images`: the bytes of the images user messages attach, for a
+    model that sees images (None: each image is its `[image: name, WxH]` line)."""
     state = state if state is not None else BuildState()
     counter = counter if counter is not None else counter_for(settings.context.tokenizer)
     system_tokens = counter.count_messages([{"role": "system", "content": system_prompt}]) if system_prompt else 0
@@ -108,7 +110,8 @@ def build_api_messages(
     # on the last records for those taken as unchanged, which is checked while the request
     # is copied (see _copy_checked). Truncation reads the messages themselves: check first.
     known = state.records.unchecked_records(history) if truncate is None else None
-    args = (now_ms, settings, truncate, counter, system_prompt, system_tokens + tool_tokens, state, policy, log, flush)
+    args = (now_ms, settings, truncate, counter, system_prompt, system_tokens + tool_tokens, state, policy, log, flush,
+            images)
     built = _build(history, known, *args)
     if built is None:  # a message was edited in place: build again, every message checked
         built = _build(history, None, *args)
@@ -120,7 +123,7 @@ def build_api_messages(
 
 def _build(history: list[Message], known: tuple[list[Facts], list[tuple], int] | None, now_ms: int,
            settings: Settings, truncate: TruncateTo | None, counter, system_prompt: str | None, fixed_tokens: int,
-           state: BuildState, policy: CachePolicy, log, flush: bool):
+           state: BuildState, policy: CachePolicy, log, flush: bool, images: SessionImages | None):
     """`(request, steps, tokens, truncation, cache decision)`; None when `known` records turned out stale."""
     encoding = counter.encoding_name
     memo = state.memo
@@ -155,12 +158,15 @@ def _build(history: list[Message], known: tuple[list[Facts], list[tuple], int] |
         steps.append((SMART_TRUNCATION, changed, _delta(current, truncated, counter) if changed else 0))
         current = truncated
 
-    apis, (tokens, calls_at, rows) = memo.recall(REQUEST, current, encoding) or _request(current, counter, memo)
+    key = (encoding, images.version if images is not None else None)
+    apis, (tokens, calls_at, rows, parts_at) = (memo.recall(REQUEST, current, key)
+                                                or _request(current, counter, memo, key, images))
     api: list[dict[str, Any]] = []
     if system_prompt:
         api.append({"role": "system", "content": system_prompt})
     if not _copy_checked(history, snapshots, unchecked, apis, calls_at, rows, api):
         return None
+    copy_parts(api, parts_at, 1 if system_prompt else 0)
     return api, steps, tokens, truncation, decision
 
 
@@ -255,21 +261,25 @@ def _tokens(items: list[Facts], counter) -> int:
     return request_tokens(items)
 
 
-def _request(current: list[Facts], counter, memo: Memo) -> tuple[list[dict[str, Any]], tuple[int, list[int], list]]:
-    """The final records' API forms and `(tokens, calls_at, rows)` for `copy_request`,
-    remembered; what the last request had for the records this one starts with is reused."""
-    encoding = counter.encoding_name
-    kept, apis, tokens, calls_at, rows = 0, [], 0, [], []
-    last = memo.recall_prefix(REQUEST, current, encoding)
+def _request(current: list[Facts], counter, memo: Memo, key: tuple,
+             images: SessionImages | None) -> tuple[list[dict[str, Any]], tuple[int, list[int], list, list[int]]]:
+    """The final records' API forms and `(tokens, calls_at, rows, parts_at)` for `copy_request`
+    and `copy_parts`, remembered under `key` (encoding, images); what the last request had for
+    the records this one starts with is reused."""
+    kept, apis, tokens, calls_at, rows, parts_at = 0, [], 0, [], [], []
+    last = memo.recall_prefix(REQUEST, current, key)
     if last is not None:  # those records were counted then, in this encoding
-        kept, apis, (tokens, calls_at, rows) = last
+        kept, apis, (tokens, calls_at, rows, parts_at) = last
         tokens -= REPLY_PRIMING if kept else 0
     tail = current[kept:]
     ensure_counted(tail, counter)
     tail_at = [kept + index for index in compress(count(), map(CALLS, tail))]
     tokens += sum(map(TOKENS, tail)) + (REPLY_PRIMING if current else 0)
-    extra = (tokens, calls_at + tail_at, rows + call_rows(tail_at, [current[i].calls for i in tail_at]))
-    return memo.remember(REQUEST, current, encoding, apis + list(map(API, tail)), extra), extra
+    tail_apis = list(map(API, tail))
+    tail_parts = [kept + index for index in attach_images(tail, tail_apis, images)]
+    extra = (tokens, calls_at + tail_at, rows + call_rows(tail_at, [current[i].calls for i in tail_at]),
+             parts_at + tail_parts)
+    return memo.remember(REQUEST, current, key, apis + tail_apis, extra), extra
 
 
 def _passes(settings: Settings, now_ms: int) -> list[tuple[str, Callable, dict[str, Any]]]:

@@ -9,9 +9,12 @@ that know more; the request builder owning them keeps them between builds.
 from __future__ import annotations
 
 from bisect import bisect_left
-from typing import TYPE_CHECKING, Any
+from itertools import compress, count, repeat
+from operator import attrgetter, eq
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 if TYPE_CHECKING:
+    from agent.images import Attachment
     from agent.session.models import Message
 
 
@@ -27,6 +30,7 @@ class Rendered:
         self.tokens = 0
 
 
+_ROLE = attrgetter("role")
 CallRow = tuple[int, str, str, str, tuple[tuple[str, str, str], ...]]
 
 
@@ -54,3 +58,101 @@ def copy_request(apis: list[dict[str, Any]], calls_at: list[int], rows: list[Cal
         out[base + index]["tool_calls"] = copied
 
 
+
+
+# -- attached images (agent/images.py) --------------------------------------------------------
+
+class SessionImages:
+    """The bytes of the images one session's messages attach, by hash: owned by the session's
+    request builder, filled by the agent (a new prompt's images, and the store's blobs when
+    the history is loaded), read by the build, which does no I/O. `version` changes when bytes
+    are added, so a remembered request made without them is not reused."""
+
+    __slots__ = ("_data", "_urls", "version")
+
+    def __init__(self) -> None:
+        self._data: dict[str, bytes] = {}
+        self._urls: dict[str, str] = {}
+        self.version = 0
+
+    def add(self, digest: str, data: bytes) -> None:
+        if digest not in self._data:
+            self._data[digest] = data
+            self.version += 1
+
+    def get(self, digest: str) -> bytes | None:
+        return self._data.get(digest)
+
+    async def keep(self, attachments: list[Attachment], put_blobs: Callable[[list[bytes]], Awaitable[Any]]) -> None:
+        """A new prompt's images: stored (`put_blobs`, the store's) first, then held."""
+        if attachments:
+            await put_blobs([a.data for a in attachments])
+            for attachment in attachments:
+                self.add(attachment.ref.hash, attachment.data)
+
+    async def load(self, messages: list[Message], get_blob: Callable[[str], Awaitable[bytes | None]]) -> None:
+        """The bytes `messages` name and this does not hold yet, from the store (a loaded or
+        resumed session); a missing blob stays missing (the image is then its label)."""
+        for digest in self.missing(messages):
+            data = await get_blob(digest)
+            if data is not None:
+                self.add(digest, data)
+
+    def missing(self, messages: list[Message]) -> list[str]:
+        """Hashes the user messages of `messages` name that are not held yet."""
+        from agent.images import refs_of
+
+        wanted = (ref.hash for m in messages if m.role == "user" and m.meta for ref in refs_of(m.meta))
+        return list(dict.fromkeys(h for h in wanted if h not in self._data))
+
+    def data_url(self, digest: str, mime: str) -> str | None:
+        """The image as a `data:` URL (made once: base64 of 5 MB is not free)."""
+        url = self._urls.get(digest)
+        if url is None:
+            data = self._data.get(digest)
+            if data is None:
+                return None
+            import base64
+
+            url = self._urls[digest] = f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
+        return url
+
+
+def attach_images(records: list[Rendered], apis: list[dict[str, Any]], images: SessionImages | None) -> list[int]:
+    """Give the user messages among `records` that attach images their request form, in
+    `apis` (their API forms, same positions): OpenAI content parts (the text, then each image
+    as an `image_url` data URL, which litellm turns into each provider's image block), or,
+    with `images` None (the model does not see images), the text with `[image: name, WxH]`
+    lines. An image whose bytes are missing is its label. Returns the positions whose content
+    became a list of parts: each request gets its own copy of those (see `copy_parts`)."""
+    from agent.images import refs_of, with_labels
+
+    parts_at: list[int] = []
+    for index in compress(count(), map(eq, map(_ROLE, records), repeat("user"))):  # the few user messages, in C
+        meta = records[index].message.meta
+        refs = refs_of(meta) if meta else None
+        if not refs:
+            continue
+        api = dict(apis[index])
+        text = api.get("content") or ""
+        shown = [(ref, images.data_url(ref.hash, ref.mime)) for ref in refs] if images is not None else []
+        if not any(url for _, url in shown):
+            api["content"] = with_labels(text, refs)
+            apis[index] = api
+            continue
+        text = with_labels(text, [ref for ref, url in shown if url is None])
+        parts: list[dict[str, Any]] = [{"type": "text", "text": text}] if text.strip() else []
+        parts += [{"type": "image_url", "image_url": {"url": url}} for _, url in shown if url is not None]
+        api["content"] = parts
+        apis[index] = api
+        parts_at.append(index)
+    return parts_at
+
+
+def copy_parts(api: list[dict[str, Any]], parts_at: list[int], offset: int) -> None:
+    """Fresh content-part lists for the messages at `parts_at` (+ `offset`) of a copied
+    request: a provider adapter may edit the blocks it is given."""
+    for index in parts_at:
+        message = api[offset + index]
+        message["content"] = [{**part, "image_url": dict(part["image_url"])} if "image_url" in part else dict(part)
+                              for part in message["content"]]

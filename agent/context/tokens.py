@@ -87,6 +87,8 @@ class TokenCounter:
             cached = self._stored_count(message)
             if cached is None:
                 cached = self.count_message(message.to_api())
+                if message.role == "user" and message.meta:
+                    cached += _image_tokens(message.meta)
             self._by_message[key] = cached
         return cached
 
@@ -115,6 +117,14 @@ class TokenCounter:
         if not tools:
             return 0
         return self.count_text(json.dumps(tools, ensure_ascii=False, sort_keys=True))
+
+
+def _image_tokens(meta: dict[str, Any]) -> int:
+    """Attached images, by the documented estimate (agent/images.py `image_tokens`): tiktoken
+    cannot count them, and how a provider bills one depends on its size, not its bytes."""
+    from agent.images import tokens_of
+
+    return tokens_of(meta)
 
 
 @functools.cache

@@ -90,6 +90,7 @@ class ModelPrices:
     cache_creation_input_token_cost: float | None
     supports_prompt_caching: bool | None
     tiers: tuple[PriceTier, ...] = ()  # ascending thresholds
+    supports_vision: bool | None = None  # takes images in user messages (None: the map does not say)
 
     @property
     def context_window(self) -> int | None:
@@ -342,6 +343,7 @@ def model_info(model: str) -> ModelPrices | None:
         return None
     key, info, provider = found
     caching = info.get("supports_prompt_caching")
+    vision = info.get("supports_vision")
     return ModelPrices(
         key=key,
         litellm_provider=info.get("litellm_provider", provider),
@@ -354,6 +356,7 @@ def model_info(model: str) -> ModelPrices | None:
         cache_creation_input_token_cost=_price(info, "cache_creation_input_token_cost"),
         supports_prompt_caching=caching if isinstance(caching, bool) else None,
         tiers=_tiers(info),
+        supports_vision=vision if isinstance(vision, bool) else None,
     )
 
 

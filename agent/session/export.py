@@ -18,6 +18,13 @@ lines in an older export, and such an export still imports: every file is rebuil
     {"type": "context-file", "id": "art-…", "kind": "artifact", "path": "artifacts/….log",
      "mimeType": "text/plain", "source": {"messageId": <message id>}, "sha256": …, "size": …}
 
+Images attached to prompts (agent/images.py) ride along too, between the messages and the
+context files: one line per blob a message's `meta.images` names, sorted by hash, its bytes
+in base64 (the hash is their sha256; the importer checks it and stores the bytes again).
+
+    {"type": "image", "hash": <sha256 hex>, "mime": "image/png", "size": <bytes>,
+     "encoding": "base64", "content": "…"}
+
 A history archive (written when a range was condensed: the record the summary names) carries
 its bytes — as text when they are UTF-8, base64 otherwise. An artifact is a cache of its
 stored message, which is already in the file: its line names it (id, path, sha256, size)
@@ -37,6 +44,7 @@ import json
 import re
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Awaitable, Callable
 
 from agent.session.models import Message, Session
 
@@ -44,21 +52,42 @@ FORMAT = "cairn-session"
 VERSION = 1
 CONTEXT_FILE = "context-file"
 CONTEXT_KINDS = ("artifact", "history")
+IMAGE = "image"
 
 
 def _line(record: dict) -> str:
     return json.dumps(record, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
 
-def export_jsonl(session: Session, messages: list[Message], context_files: list[dict] = ()) -> str:
+def export_jsonl(session: Session, messages: list[Message], context_files: list[dict] = (),
+                 images: list[dict] = ()) -> str:
     """Header line, then one line per message in seq order (pass `store.all_messages`), then
-    the `context_file_records` of the session's folder, if any."""
+    the `image_records` of the messages and the `context_file_records` of the session's folder."""
     lines = [_line({**session.model_dump(), "type": "session", "format": FORMAT, "version": VERSION})]
     for message in sorted(messages, key=lambda m: m.seq):
         lines.append(_line({**message.model_dump(), "type": "message"}))
+    for record in sorted(images, key=lambda r: r["hash"]):
+        lines.append(_line({**record, "type": IMAGE}))
     for record in sorted(context_files, key=lambda r: r["id"]):
         lines.append(_line({**record, "type": CONTEXT_FILE}))
     return "\n".join(lines) + "\n"
+
+
+async def image_records(messages: list[Message], get_blob: Callable[[str], Awaitable[bytes | None]]) -> list[dict]:
+    """The `image` records of the blobs `messages` name (`get_blob`: the store's); a blob the
+    store lacks is left out (its messages then show the image's label)."""
+    import base64
+
+    from agent.images import refs_of
+
+    mimes = {ref.hash: ref.mime for m in messages if m.role == "user" for ref in refs_of(m.meta)}
+    records = []
+    for digest in sorted(mimes):
+        data = await get_blob(digest)
+        if data is not None:
+            records.append({"hash": digest, "mime": mimes[digest], "size": len(data), "encoding": "base64",
+                            "content": base64.b64encode(data).decode("ascii")})
+    return records
 
 
 def context_file_records(folder: Path) -> list[dict]:

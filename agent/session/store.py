@@ -30,6 +30,11 @@ from agent.session.models import ContextEvent, FileChange, Message, Session, Ses
 BUSY_TIMEOUT_MS = 30_000
 # The picker shows a one-line preview; never read a whole pasted file for it.
 FIRST_PROMPT_PREVIEW_CHARS = 300
+# Blobs a message's meta names (attached images, agent/images.py): kept while any message names them.
+_IMAGE_HASHES = ("SELECT hash FROM (SELECT json_extract(image.value, '$.hash') AS hash FROM messages,"
+                 " json_each(messages.meta, '$.images') AS image WHERE messages.meta LIKE '%\"images\"%'"
+                 " AND json_valid(messages.meta) AND json_type(messages.meta, '$.images') = 'array'"
+                 " AND image.type = 'object') WHERE hash IS NOT NULL")
 _INSERT_MESSAGE = (
     "INSERT INTO messages (id, session_id, parent_id, seq, role, content, tool_calls,"
     " tool_call_id, tool_name, created_at, status, kind, meta)"
@@ -258,7 +263,7 @@ class Store:
             await self.conn.execute(
                 "DELETE FROM blobs WHERE hash NOT IN (SELECT before_hash FROM file_changes"
                 " WHERE before_hash IS NOT NULL UNION SELECT after_hash FROM file_changes"
-                " WHERE after_hash IS NOT NULL)"
+                " WHERE after_hash IS NOT NULL UNION " + _IMAGE_HASHES + ")"
             )
 
     async def set_head(self, session: Session, head_id: str | None) -> Session:
@@ -545,6 +550,12 @@ class Store:
             "SELECT * FROM file_changes WHERE session_id = ? ORDER BY id", (session_id,)
         ) as cur:
             return [FileChange(**{k: r[k] for k in r.keys()}) for r in await cur.fetchall()]
+
+    async def put_blobs(self, blobs: Iterable[bytes]) -> list[str]:
+        """Keep bytes a message will name by hash (a prompt's images: agent/images.py), written
+        before the message so that a stored message never names a missing blob."""
+        async with self._transaction():
+            return [await self._put_blob(data) for data in blobs]
 
     async def get_blob(self, digest: str) -> bytes | None:
         async with self.conn.execute("SELECT data FROM blobs WHERE hash = ?", (digest,)) as cur:

@@ -31,9 +31,15 @@ def _wrap(text: str, width: int, limit: int = MAX_LINES_PER_MESSAGE) -> list[str
     return lines
 
 
-def _user(content: str) -> str:
+def _user(content: str, meta: dict[str, Any]) -> str:
+    """As the chat shows it: a project command as `/name`, each attached image as its
+    `[image: name, WxH]` line (agent/images.py; read here without pydantic)."""
     command = _COMMAND.match(content)
-    return f"/{command.group(1)}" if command else content
+    text = f"/{command.group(1)}" if command else content
+    images = meta.get("images") if isinstance(meta, dict) else None
+    labels = [f"[image: {i.get('name')}, {i.get('width')}x{i.get('height')}]"
+              for i in (images if isinstance(images, list) else []) if isinstance(i, dict)]
+    return "\n".join([text, *labels]) if text else "\n".join(labels)
 
 
 def history_lines(messages: list[dict[str, Any]], width: int) -> list[str]:
@@ -49,7 +55,7 @@ def history_lines(messages: list[dict[str, Any]], width: int) -> list[str]:
             lines += ["", f"  {DIM}── Context condensed ──{RESET}"]
         elif m["role"] == "user":
             lines.append("")
-            lines += [f" {BAR} {line}" for line in _wrap(_user(content), inner)]
+            lines += [f" {BAR} {line}" for line in _wrap(_user(content, m.get("meta") or {}), inner)]
         elif m["role"] == "assistant":
             if content.strip():
                 lines.append("")

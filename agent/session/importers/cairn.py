@@ -5,10 +5,13 @@ Session field, then one `{"type": "message", ...}` line per stored message (all 
 Everything is kept as written — ids, links, seq, timestamps, meta — so that export →
 import → export is byte-identical.
 
-Then, optionally, `{"type": "context-file", ...}` lines: the session's context files (format
+Then, optionally, `{"type": "image", ...}` lines (the blobs of attached images) and
+`{"type": "context-file", ...}` lines: the session's context files (format
 in agent/session/export.py). An export without them (older cairn) imports as before; their
-files are rebuilt from the store on first use. `parse` only checks their shape;
-`restore_context_files` writes them under the new session's folder once it is stored.
+files are rebuilt from the store on first use. `parse` only checks their shape (an image's
+bytes against its hash) and returns both kinds in `context_files` (an image's has `kind`
+"image"); `restore_context_files` stores the images in the blob table and writes the files
+under the new session's folder once the session is stored.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from agent.session.models import Message, Session
 FORMAT = "cairn-session"
 VERSION = 1
 CONTEXT_FILE = "context-file"
+IMAGE = "image"
 
 
 def _first_line(text: str) -> str:
@@ -70,6 +74,8 @@ def parse(text: str) -> ImportedSession:
                 messages.append(Message.model_validate(record))
             elif kind == CONTEXT_FILE:
                 context_files.append(_context_record(number, record))
+            elif kind == IMAGE:
+                context_files.append(_image_record(number, record))
             else:
                 raise ImportFormatError(f"line {number}: unexpected record type {kind!r}")
         except ValidationError as exc:
@@ -101,6 +107,15 @@ def _context_record(number: int, record: dict) -> dict:
     return {k: v for k, v in record.items() if k != "type"}
 
 
+def _image_record(number: int, record: dict) -> dict:
+    """An image line, its bytes decoded and checked against its hash (sha256)."""
+    digest = record.get("hash")
+    data = _payload(record) if record.get("encoding") == "base64" else None
+    if not isinstance(digest, str) or data is None or hashlib.sha256(data).hexdigest() != digest:
+        raise ImportFormatError(f"line {number}: image {str(digest)[:80]!r}: content missing or not matching its hash")
+    return {"kind": IMAGE, "hash": digest, "data": data}
+
+
 def _payload(record: dict) -> bytes | None:
     content = record.get("content")
     if not isinstance(content, str):
@@ -128,6 +143,10 @@ async def restore_context_files(store: Any, session: Session, records: list[dict
     from agent.context.files.refs import artifact_ref_id
     from agent.session.models import now_ms
 
+    images = [r["data"] for r in records if r.get("kind") == IMAGE]
+    if images:
+        await store.put_blobs(images)
+    records = [r for r in records if r.get("kind") != IMAGE]
     if not records:
         return []
     id_map = id_map or {}

@@ -57,9 +57,15 @@ def command_arguments(template: str, body: str) -> str | None:
     return match.group(1) if match else None
 
 
-def shown_user_text(content: str, command_body: Callable[[str], str | None] | None = None) -> str:
+def shown_user_text(content: str, command_body: Callable[[str], str | None] | None = None,
+                    images: dict | None = None) -> str:
     """A stored project-command expansion as the user typed it, `/name args`; else `content`.
-    `command_body(name)` gives the command's current body, to recover substituted arguments."""
+    `command_body(name)` gives the command's current body, to recover substituted arguments.
+    `images`: the message's meta; each attached image is shown as `[image: name, WxH]`."""
+    if images and images.get("images"):
+        from agent.images import refs_of, with_labels
+
+        return with_labels(shown_user_text(content, command_body), refs_of(images))
     name = _COMMAND_NAME.match(content)
     if name is None:
         return content
@@ -378,7 +384,7 @@ class ChatView(VerticalScroll, can_focus=False):
             if m.kind == "summary":
                 built.append(CondensedMarker.from_summary(m))
             elif m.role == "user":
-                built.append(UserMessage(shown_user_text(m.content or "", command_body)))
+                built.append(UserMessage(shown_user_text(m.content or "", command_body, m.meta)))
             elif m.role == "assistant":
                 if (m.content or "").strip():
                     built.append(AssistantMessage(m.id, m.content or ""))
