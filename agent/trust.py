@@ -11,7 +11,7 @@ CAIRN_HOME), maps the resolved folder to the SHA-256 of the file's bytes, so a c
 file (a `git pull`) is untrusted again. Anything else in the file applies either way.
 
 When cairn itself rewrites the project file ("always for this project" in the approval
-dialog, `agent.config.add_project_permissions`), the new content is trusted if what it
+dialog, `agent.config_write.add_project_permissions`), the new content is trusted if what it
 replaced was trusted or needed no trust (no file, or no widening keys): the only widening
 content then added is the rule the user just approved.
 

@@ -11,8 +11,9 @@ import pytest
 
 from agent import trust
 from agent.config import (
-    ModelOverride, add_project_permissions, config_dir, load_settings, model_override, untrusted_project_keys,
+    ModelOverride, config_dir, load_settings, model_override, untrusted_project_keys,
 )
+from agent.config_write import add_project_permissions
 from agent.llm.models import resolve_model
 from agent.paths import trust_path
 
@@ -340,7 +341,7 @@ def test_a_rule_already_saved_leaves_the_file_untouched(workspace):
 @pytest.mark.parametrize("text", ["permissions = 3\n", "[[permissions]]\nallow = []\n",
                                   '[permissions]\nallow = "edit"\n', "model = \n"])
 def test_a_file_cairn_cannot_update_is_left_as_it_was(workspace, text):
-    from agent.config import ConfigWriteError
+    from agent.config_write import ConfigWriteError
 
     path = write_project(workspace, text)
     with pytest.raises(ConfigWriteError):

@@ -462,7 +462,7 @@ class Permissions:
 
     def _remember_project(self, keys: list[str], record: dict[str, Any]) -> None:
         """Add the keys to `[permissions]` in the project's .cairn/config.toml."""
-        from agent.config import add_project_permissions
+        from agent.config_write import add_project_permissions
 
         try:
             if self.workspace is None:

@@ -12,7 +12,8 @@ import tomllib
 import pytest
 
 from agent import trust
-from agent.config import add_project_permissions, load_settings
+from agent.config import load_settings
+from agent.config_write import add_project_permissions
 from agent.session.models import ToolCall
 from agent.tools.base import ToolContext
 from agent.tools.permissions import MAX_ANALYSED_COMMAND_BYTES, Permissions, analyse_command
