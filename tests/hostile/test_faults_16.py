@@ -129,7 +129,7 @@ async def test_repeated_tool_call_ids_are_made_unique_in_what_is_stored_and_sent
 
 
 def test_unique_ids_are_deterministic_and_skip_taken_suffixes():
-    from agent.loop import unique_tool_call_ids
+    from agent.stream_writer import unique_tool_call_ids
     from agent.session.models import Message, ToolCall
 
     history = [Message(role="assistant", tool_calls=[ToolCall(id="x", name="t"), ToolCall(id="x_2", name="t")]),

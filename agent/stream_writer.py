@@ -1,0 +1,111 @@
+"""The assistant message as it streams: written on its first token, flushed while it grows,
+finalised with its tool calls, usage and cost (or kept partial when the stream fails).
+
+The agent (agent/loop.py) owns the writes; this object only decides what they hold and when.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any
+
+from agent.events import AssistantFinished, AssistantStarted, TextDelta
+from agent.llm.client import StreamResult
+from agent.session.models import Message, ToolCall
+
+if TYPE_CHECKING:
+    from agent.loop import Agent
+
+STREAM_FLUSH_SECONDS = 0.5
+
+
+class StreamWriter:
+    """Writes the assistant message on its first token and flushes it as it streams."""
+
+    def __init__(self, agent: "Agent", meta: dict[str, Any]) -> None:
+        self.agent = agent
+        self.meta = meta  # what the request recorded (the builder's `sent_record`)
+        self.message: Message | None = None
+        self.text = ""
+        self.partial = StreamResult()  # what streamed so far (stream_chat fills it)
+        self._last_flush = 0.0
+
+    async def _start(self, *, announce: bool = True) -> None:
+        loop = asyncio.get_running_loop()
+        self._last_flush = loop.time()
+        # Set before the write so an interrupt during it cannot lead to a second row.
+        self.message = Message(
+            role="assistant", content=self.text, status="interrupted", meta={"model": self.agent.model, **self.meta}
+        )
+        await self.agent._append(self.message)
+        if announce:  # a message without text (only a half-sent tool call) gets no chat bubble
+            self.agent.emit(AssistantStarted(message_id=self.message.id))
+
+    async def on_text(self, chunk: str) -> None:
+        self.text += chunk
+        if self.message is None:
+            await self._start()
+        self.agent.emit(TextDelta(message_id=self.message.id, text=chunk))
+        now = asyncio.get_running_loop().time()
+        if now - self._last_flush >= STREAM_FLUSH_SECONDS:
+            self._last_flush = now
+            self.message.content = self.text
+            await self.agent._persist(self.agent.store.update_message(self.message))
+
+    async def finish(self, result: StreamResult | None, *, status: str, error: str | None = None,
+                     estimated_tokens: int | None = None, cut_at: int | None = None) -> Message | None:
+        """Finalise: the full text, tool calls, usage and cost; or the partial on failure.
+        `cut_at`: the output limit the answer was cut at (finish_reason "length")."""
+        await self.agent._settle_writes()
+        text = result.content if result is not None else self.text
+        if self.message is None:
+            calls = bool(result and (result.tool_calls or result.partial_tool_calls))
+            if not text and not calls and status != "ok":
+                return None  # nothing streamed: nothing to keep
+            await self._start(announce=bool(text) or status == "ok")
+        message = self.message
+        message.content = text or None
+        message.status = status  # type: ignore[assignment]
+        meta = dict(message.meta)
+        if result is not None and status == "ok":
+            renamed = unique_tool_call_ids(result.tool_calls, self.agent.history or [])
+            if renamed:
+                meta["renamed_tool_call_ids"] = renamed  # new id → the id the model sent
+            message.tool_calls = result.tool_calls
+            meta.update(
+                usage={"prompt_tokens": result.prompt_tokens, "completion_tokens": result.completion_tokens,
+                       "cache_read_tokens": result.cache_read_tokens, "cache_write_tokens": result.cache_write_tokens},
+                cost=result.cost,
+                finish_reason=result.finish_reason,
+            )
+            if estimated_tokens is not None:
+                meta["estimated_prompt_tokens"] = estimated_tokens
+            if cut_at is not None:
+                meta["max_output_tokens"] = cut_at  # with finish_reason "length": cut off there
+        elif result is not None and result.partial_tool_calls:
+            meta["partial_tool_calls"] = result.partial_tool_calls
+        if error:
+            meta["error"] = error
+        message.meta = meta
+        await self.agent._persist(self.agent.store.update_message(message))
+        self.agent.emit(AssistantFinished(message=message))
+        return message
+
+
+def unique_tool_call_ids(calls: list[ToolCall], history: list[Message]) -> dict[str, str]:
+    """Give each call an id no earlier call of this message or of `history` has (in place):
+    a model that repeats an id would otherwise get a request whose results answer the wrong
+    call, or one a provider refuses. A repeat becomes `<id>_2` (`_3`, …: the first free
+    one), deterministic, and its result refers to the new id. Returns {new id: sent id}."""
+    used = {call.id for m in history for call in m.tool_calls}
+    used.update(m.tool_call_id for m in history if m.tool_call_id)
+    renamed: dict[str, str] = {}
+    for call in calls:
+        if call.id in used:
+            n = 2
+            while f"{call.id}_{n}" in used:
+                n += 1
+            renamed[f"{call.id}_{n}"] = call.id
+            call.id = f"{call.id}_{n}"
+        used.add(call.id)
+    return renamed
