@@ -20,6 +20,7 @@ from agent.ui.widgets.chat import MAX_MOUNTED, ChatView
 from agent.ui.widgets.prompt import PromptInput, SlashPopup
 from agent.ui.widgets.queued import QueuedPrompts
 from agent.ui.termination import Termination
+from agent.ui.turns import TurnActions
 from agent.ui.widgets.status import StatusBar
 
 if TYPE_CHECKING:
@@ -42,7 +43,7 @@ def readable(exc: BaseException) -> str:
     return text[0] if text else type(exc).__name__
 
 
-class CairnApp(KeyActions, App):
+class CairnApp(KeyActions, TurnActions, App):
     CSS_PATH = "app.tcss"
     TITLE = "cairn"
     AUTO_FOCUS = None  # set per screen (it would carry into modals); the prompt is focused on mount
@@ -375,11 +376,7 @@ class CairnApp(KeyActions, App):
 
         return await ask(self, request)
 
-    # -- turns ------------------------------------------------------------------------------
-    @property
-    def turn_running(self) -> bool:
-        return self._turn_active
-
+    # -- prompts ---------------------------------------------------------------------------
     async def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
         text = message.text
         parsed = commands.parse(text)
@@ -395,92 +392,6 @@ class CairnApp(KeyActions, App):
             await command.handler(self, args)
         except Exception as exc:
             self.notify(f"/{name}: {readable(exc)}", severity="error", markup=False)
-
-    def still_working(self, text: str) -> bool:
-        """True (and the text back in the prompt) when a turn runs: one turn at a time."""
-        if not self.turn_running:
-            return False
-        self.prompt.restore(text)
-        self.notify("Still working: press Esc to interrupt, then send again.", markup=False)
-        return True
-
-    def send_prompt(self, shown: str, sent: str | None = None) -> None:
-        """Start a turn with `sent` (default `shown`); the chat shows what the user typed
-        (a project command shows as `/name args`, the model gets its expanded block).
-        While a turn runs the message is queued: it is sent when the turn ends."""
-        if self.turn_running:
-            self.queued.add(shown, sent)
-            return
-        self.chat.add_user(shown)
-        if self.runtime is None:
-            if self.opening:
-                self._pending.append(sent or shown)
-            else:
-                self.notice_not_ready()
-            return
-        self._run_turn(sent or shown)
-
-    def start_compact(self, instructions: str | None) -> None:
-        """/compact: condense now, run as a turn (spinner, Esc interrupts)."""
-        self._run_turn(instructions or "", compact=True)
-
-    @work(group="turn", exclusive=True, exit_on_error=False)
-    async def _run_turn(self, text: str, *, compact: bool = False) -> None:
-        """Run a user turn, or with `compact` a condense (`text`: its instructions)."""
-        assert self.runtime is not None
-        self._turn_active = True
-        self._interrupt_requested = False
-        self._truncation_shown = False
-        self.status.turn_started()
-        try:
-            if compact:
-                await self.runtime.compact(text or None)
-            else:
-                await self.runtime.run_turn(text)
-        except asyncio.CancelledError:
-            task = asyncio.current_task()
-            if task is not None and task.cancelling():
-                raise  # this worker itself was cancelled
-            # else the turn was interrupted inside the runtime: not an error
-        except Exception as exc:
-            self.notify(readable(exc), severity="error", markup=False)
-        finally:
-            self._turn_active = False
-            self.chat.finish_open_streams()
-            self.status.turn_ended()
-            if self._interrupt_requested:
-                self.chat.add_notice("Interrupted", kind="warning")
-                self._give_back_queued()
-            self.refresh_status()
-            if self.queued.items and self.runtime is not None:
-                self.call_later(self._send_queued)
-
-    def _send_queued(self) -> None:
-        """The turn ended: what was queued meanwhile goes as the next prompt (one turn)."""
-        if self.turn_running or not self.queued.items:
-            return
-        items = self.queued.take_all()
-        shown = "\n\n".join(i.shown for i in items)
-        sent = "\n\n".join(i.sent or i.shown for i in items)
-        self.send_prompt(shown, sent if sent != shown else None)
-
-    def _take_queued(self) -> str | None:
-        item = self.queued.take_last()
-        return item.shown if item is not None else None
-
-    def _give_back_queued(self) -> None:
-        """An interrupted turn: queued messages return to the prompt (after the draft), unsent."""
-        items = self.queued.take_all()
-        if items:
-            draft = self.prompt.text.rstrip("\n")
-            self.prompt.restore("\n\n".join([draft, *(i.shown for i in items)] if draft else
-                                            [i.shown for i in items]))
-
-    def interrupt_turn(self) -> None:
-        """Stop the running turn; the prompt stays usable throughout."""
-        self._interrupt_requested = True
-        if self.runtime is None or not self.runtime.interrupt():
-            self.workers.cancel_group(self, "turn")
 
     def action_rewind(self) -> None:
         """ESC twice when idle: the rewind menu (SPEC §7)."""
