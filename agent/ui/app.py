@@ -17,6 +17,7 @@ from textual.app import App
 from agent.ui import commands, sessions
 from agent.ui.keys import APP_BINDINGS, KeyActions
 from agent.ui.widgets.chat import MAX_MOUNTED, ChatView
+from agent.ui.widgets.header import SessionHeader
 from agent.ui.widgets.prompt import PromptInput, SlashPopup
 from agent.ui.widgets.queued import QueuedPrompts
 from agent.ui.termination import Termination
@@ -81,6 +82,7 @@ class CairnApp(KeyActions, TurnActions, App):
 
     # -- layout ---------------------------------------------------------------------------
     def compose(self):
+        yield SessionHeader(id="header")
         yield ChatView(id="chat")
         yield QueuedPrompts(id="queued")
         popup = SlashPopup(id="slash-popup")
@@ -134,7 +136,10 @@ class CairnApp(KeyActions, TurnActions, App):
             self.prompt.restore(typed.text)
 
     def _show_settings(self) -> None:
-        self.status.set_info(model=self.settings.model)
+        settings = self.settings
+        self.status.set_info(model=settings.model, yolo=settings.yolo)
+        self.query_one("#header", SessionHeader).show(settings.workspace, settings.model, settings.yolo)
+        self.refresh_header()
         pending = self.settings.project_trust  # its line waits for the trust question's answer
         for warning in self.settings.warnings:
             if pending is None or warning != pending.notice:
@@ -223,6 +228,7 @@ class CairnApp(KeyActions, TurnActions, App):
         history = await runtime.history_tail(MAX_MOUNTED)
         if history:
             self.chat.show_history(history)
+        self.status.set_loading(not runtime.backend_ready)
         for recovered in runtime.recovered:
             self.chat.add_notice(recovered.describe(), kind="warning")
         self.status.set_state("")
@@ -249,7 +255,17 @@ class CairnApp(KeyActions, TurnActions, App):
                 self.notify(f"cairn could not load its model backend: {readable(exc)}", severity="error",
                             markup=False)
                 return
+            finally:
+                self.status.set_loading(False)
             self.refresh_status()
+
+    def on_chat_view_filled(self, message: ChatView.Filled) -> None:
+        self.refresh_header()
+
+    def refresh_header(self) -> None:
+        """The header shows while the conversation is empty (settings known)."""
+        header = self.query_one("#header", SessionHeader)
+        header.display = self.settings is not None and not self.chat.children
 
     def _drop_pending(self, why: str) -> None:
         """Prompts sent before the runtime could open, which it never did: back into the

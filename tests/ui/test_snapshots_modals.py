@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from agent.session.models import Session, SessionSummary
-from tests.ui.test_snapshots import SIZES, conversation, make_app, settle
+from tests.ui.test_snapshots import SIZES, conversation, fixed_home, make_app, settle  # noqa: F401 - autouse
 
 MARCH_2024_MS = 1_709_631_000_000  # 2024-03-05 09:30 UTC
 MINUTE_MS = 60_000

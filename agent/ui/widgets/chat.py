@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Callable
 
 from rich.text import Text
 from textual.containers import Vertical, VerticalScroll
+from textual.message import Message as Message_  # (Message is the session's, below)
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -260,6 +261,9 @@ class ToolBlock(Vertical):
 class ChatView(VerticalScroll, can_focus=False):
     """Renders what happened; it owns no state beyond the widgets it shows."""
 
+    class Filled(Message_):
+        """The first thing was shown in an empty chat (the first screen's header steps aside)."""
+
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self._assistants: dict[str, AssistantMessage] = {}
@@ -273,8 +277,13 @@ class ChatView(VerticalScroll, can_focus=False):
 
     # -- adding ---------------------------------------------------------------------
     def _add(self, *widgets: Widget) -> None:
+        self._note_filled()
         self.mount_all(widgets)
         self._trim()
+
+    def _note_filled(self) -> None:
+        if not self.children:
+            self.post_message(self.Filled())
 
     def _trim(self) -> None:
         children = [c for c in self.children if c.parent is self]
@@ -398,6 +407,7 @@ class ChatView(VerticalScroll, can_focus=False):
         self._older = widgets[:-FIRST_SHOWN]
         # What fills the screen is laid out first; the rest of the first batch right after.
         first, rest = widgets[-FIRST_PAINT:], widgets[-FIRST_SHOWN:-FIRST_PAINT]
+        self._note_filled()
         with self.app.batch_update():
             self.mount_all(first)
         self._trim()
