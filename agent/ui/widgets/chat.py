@@ -20,6 +20,7 @@ from textual.widgets import Static
 
 from agent.ui.widgets import tool_render
 from agent.ui.widgets.condensed import CondensedMarker
+from agent.ui.widgets.user_message import UserMessage
 
 if TYPE_CHECKING:
     from textual.await_remove import AwaitRemove
@@ -41,11 +42,6 @@ CONDENSED = "condensed"  # the class of what a condense replaced (dimmed, still 
 _COMMAND = re.compile(r'<command name="([a-z0-9_-]+)">\n(.*?)\n</command>(?:\n\n(.*))?', re.S)
 _COMMAND_NAME = re.compile(r'<command name="([a-z0-9_-]+)">')
 
-
-class UserMessage(Static):
-    def __init__(self, text: str) -> None:
-        super().__init__(text, markup=False, classes="user-message")
-        self.text = text
 
 
 def command_arguments(template: str, body: str) -> str | None:
@@ -258,6 +254,12 @@ class ToolBlock(Vertical):
             event.collapsible.query_one("Contents").mount(self._body())
 
 
+def _toggler(collapsible) -> Callable[[], None]:
+    def toggle() -> None:
+        collapsible.collapsed = not collapsible.collapsed
+    return toggle
+
+
 class ChatView(VerticalScroll, can_focus=False):
     """Renders what happened; it owns no state beyond the widgets it shows."""
 
@@ -453,21 +455,27 @@ class ChatView(VerticalScroll, can_focus=False):
 
     # -- keyboard ---------------------------------------------------------------------
     def toggle_output_in_view(self) -> bool:
-        """Ctrl+O: expand or collapse the newest tool output (or condense summary) the view
-        shows, else the newest there is; False when there is none."""
+        """Ctrl+O: expand or collapse the newest tool output, condense summary or long pasted
+        prompt the view shows, else the newest there is; False when there is none."""
         from textual.geometry import Region
         from textual.widgets import Collapsible
 
-        blocks = [w for w in self.children if isinstance(w, (ToolBlock, CondensedMarker)) and w.display]
-        candidates = [(w, w.query(Collapsible)) for w in blocks]
-        candidates = [(w, found.first()) for w, found in candidates if found]
+        candidates: list[tuple[Widget, Callable[[], None]]] = []
+        for widget in self.children:
+            if not widget.display:
+                continue
+            if isinstance(widget, UserMessage) and widget.collapsible:
+                candidates.append((widget, widget.toggle))
+            elif isinstance(widget, (ToolBlock, CondensedMarker)):
+                found = widget.query(Collapsible)
+                if found:
+                    candidates.append((widget, _toggler(found.first())))
         if not candidates:
             return False
         window = Region(0, round(self.scroll_y), self.scrollable_content_region.width or 1,
                         self.scrollable_content_region.height or 1)
-        in_view = [c for w, c in candidates if w.virtual_region.overlaps(window)]
-        collapsible = (in_view or [c for _, c in candidates])[-1]
-        collapsible.collapsed = not collapsible.collapsed
+        in_view = [toggle for w, toggle in candidates if w.virtual_region.overlaps(window)]
+        (in_view or [toggle for _, toggle in candidates])[-1]()
         return True
 
     # -- queries (tests, status) ------------------------------------------------------
