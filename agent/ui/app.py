@@ -334,6 +334,8 @@ class CairnApp(KeyActions, TurnActions, App):
             chat.finish_assistant(event.message)
         elif isinstance(event, ev.ToolStarted):
             chat.tool_started(event.call)
+        elif isinstance(event, ev.ToolOutput):
+            chat.tool_output(event.call_id, event.text)
         elif isinstance(event, ev.ToolFinished):
             chat.tool_finished(event.call, event.message)
             note = (event.message.meta.get("permission") or {}).get("note")

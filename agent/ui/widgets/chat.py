@@ -12,14 +12,14 @@ import asyncio
 import re
 from typing import TYPE_CHECKING, Callable
 
-from rich.text import Text
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import VerticalScroll
 from textual.message import Message as Message_  # (Message is the session's, below)
 from textual.widget import Widget
 from textual.widgets import Static
 
 from agent.ui.widgets import tool_render
 from agent.ui.widgets.condensed import CondensedMarker
+from agent.ui.widgets.tool_block import ToolBlock, diff_text  # noqa: F401 - diff_text: the approval's
 from agent.ui.widgets.user_message import UserMessage
 
 if TYPE_CHECKING:
@@ -37,7 +37,6 @@ FIRST_SHOWN = 40
 FIRST_PAINT = 12  # of those, the newest ones that fill a screen: laid out in the first frame
 OLDER_BATCH = 40
 DRAIN_HZ = 20
-DIFF_EXPANDED_MAX_LINES = 40
 CONDENSED = "condensed"  # the class of what a condense replaced (dimmed, still readable)
 _COMMAND = re.compile(r'<command name="([a-z0-9_-]+)">\n(.*?)\n</command>(?:\n\n(.*))?', re.S)
 _COMMAND_NAME = re.compile(r'<command name="([a-z0-9_-]+)">')
@@ -162,98 +161,6 @@ class AssistantMessage(Widget):
             await stream.stop()
 
 
-def diff_text(diff: str) -> Text:
-    """A unified diff with +/- colouring (no lexer: cheap and theme-neutral)."""
-    out = Text()
-    for line in diff.splitlines():
-        if line.startswith(("+++", "---")):
-            style = "bold"
-        elif line.startswith("+"):
-            style = "green"
-        elif line.startswith("-"):
-            style = "red"
-        elif line.startswith("@@"):
-            style = "cyan"
-        else:
-            style = "dim"
-        out.append(line + "\n", style=style)
-    out.rstrip()
-    return out
-
-
-class ToolBlock(Vertical):
-    """One tool call: `name args` header, then a collapsed result with a one-line summary."""
-
-    def __init__(self, call: ToolCall) -> None:
-        super().__init__(classes="tool-block")
-        self.call = call
-        self.summary = ""
-        self.result: Message | None = None
-        self._ready = False
-        self._body_pending = False
-        self.pending_text = "  ⎿ running…"
-
-    def compose(self):
-        header = Text()
-        header.append("● ", style="dim")
-        header.append(tool_render.inert(self.call.name), style="bold")
-        args = tool_render.format_args(self.call)
-        if args:
-            header.append(" " + args)
-        yield Static(header, classes="tool-header")
-        if self.result is not None:  # from history: no second layout pass for the result
-            yield self._result_widget()
-        else:
-            yield Static(self.pending_text, markup=False, classes="tool-running")
-
-    def on_mount(self) -> None:
-        self._ready = True
-
-    def mark_stopped(self, text: str = "  ⎿ interrupted") -> None:
-        """The call will get no result (interrupted turn, or an orphan in history)."""
-        self.pending_text = text
-        if self.result is None and self._ready:
-            for widget in self.query(".tool-running").results(Static):
-                widget.update(text)
-
-    def set_result(self, message: Message) -> None:
-        """Attach the result; shown now if mounted, else when the block composes."""
-        self.result = message
-        self.summary = tool_render.summarize_result(message)
-        if self._ready:
-            self.query(".tool-running").remove()
-            self.mount(self._result_widget())
-
-    def _result_widget(self) -> Widget:
-        from textual.content import Content
-        from textual.widgets import Collapsible
-
-        message = self.result
-        assert message is not None
-        failed = tool_render.is_error(message)
-        self.set_class(failed, "-error")
-        diff = tool_render.result_diff(message)
-        if diff is not None and not failed and len(diff.splitlines()) <= DIFF_EXPANDED_MAX_LINES:
-            return Collapsible(self._body(), title=Content(self.summary), collapsed=False)
-        # Collapsed: the body is built on first expand. Laying out hundreds of hidden
-        # outputs made resuming a long session take seconds.
-        self._body_pending = True
-        return Collapsible(title=Content(self.summary), collapsed=True)
-
-    def _body(self) -> Static:
-        message = self.result
-        assert message is not None
-        diff = tool_render.result_diff(message)
-        if diff is not None and not tool_render.is_error(message):
-            return Static(diff_text(diff), classes="tool-diff")
-        return Static(tool_render.result_body(message), markup=False, classes="tool-output")
-
-    def on_collapsible_expanded(self, event) -> None:
-        if self._body_pending:
-            self._body_pending = False
-            event.collapsible.query_one("Contents").mount(self._body())
-
-
 def _toggler(collapsible) -> Callable[[], None]:
     def toggle() -> None:
         collapsible.collapsed = not collapsible.collapsed
@@ -353,6 +260,11 @@ class ChatView(VerticalScroll, can_focus=False):
         self._tools[call.id] = block
         self._add(block)
         return block
+
+    def tool_output(self, call_id: str, text: str) -> None:
+        block = self._tools.get(call_id)
+        if block is not None:
+            block.add_output(text)
 
     def tool_finished(self, call: ToolCall, message: Message) -> ToolBlock:
         block = self._tools.get(call.id) or self.tool_started(call)
