@@ -341,6 +341,7 @@ class CairnApp(KeyActions, TurnActions, App):
             note = (event.message.meta.get("permission") or {}).get("note")
             if note:  # e.g. "always for this project" could not be saved to .cairn/config.toml
                 chat.add_notice(f"Permission: {note}", kind="warning")
+            self.refusal_stored()
         elif isinstance(event, ev.Usage):
             status.set_usage(event.context_tokens, event.context_window, event.session_cost, event.cache_share)
         elif isinstance(event, ev.Retrying):

@@ -22,6 +22,8 @@ class TurnActions:
 
     _turn_active: bool = False
     _interrupt_requested: bool = False
+    _redirect: str | None = None  # "No, and tell cairn what to do instead": the words, until sent
+    _redirecting: bool = False
 
     @property
     def turn_running(self: CairnApp) -> bool:
@@ -81,9 +83,10 @@ class TurnActions:
             self._turn_active = False
             self.chat.finish_open_streams()
             self.status.turn_ended()
-            if self._interrupt_requested:
+            if self._interrupt_requested and not self._redirecting:
                 self.chat.add_notice("Interrupted", kind="warning")
                 self._give_back_queued()
+            self._redirecting = False
             self.refresh_status()
             if self.queued.items and self.runtime is not None:
                 self.call_later(self._send_queued)
@@ -108,6 +111,23 @@ class TurnActions:
             draft = self.prompt.text.rstrip("\n")
             self.prompt.restore("\n\n".join([draft, *(i.shown for i in items)] if draft else
                                             [i.shown for i in items]))
+
+    def redirect_after_refusal(self: CairnApp, text: str) -> None:
+        """The approval's "No, and tell cairn what to do instead": the tool stores the refusal
+        as its result; then (`refusal_stored`) the turn stops and `text` goes as the next
+        prompt, so the model reads the refusal and the user's words together before it acts."""
+        self._redirect = text
+
+    def refusal_stored(self: CairnApp) -> None:
+        if self._redirect is None:
+            return
+        text, self._redirect = self._redirect, None
+        waiting = self.queued.take_all()
+        self.queued.add(text)
+        for item in waiting:
+            self.queued.add(item.shown, item.sent)
+        self._redirecting = True
+        self.interrupt_turn()
 
     def interrupt_turn(self: CairnApp) -> None:
         """Stop the running turn; the prompt stays usable throughout."""
