@@ -186,3 +186,18 @@ async def test_no_and_tell_cairn_what_to_do_instead(make_settings, server, works
         assert "Interrupted" not in shown
         assert "just list what is in build" in [u.text for u in app.chat.query("UserMessage")]
         assert not app.queued.items and app.prompt.text == ""
+
+
+def test_always_offers_the_command_prefix_it_would_save(workspace):
+    """"always" names the prefix it would allow (`git diff`, not `git diff src/a.py`) before
+    anything is saved."""
+    from agent.tools.permissions import ApprovalRequest, Permissions
+    from agent.ui.screens.approval import choice_labels
+
+    request = ApprovalRequest(tool="terminal-execute", kind="command", title="Run command",
+                              detail="git diff src/a.py", key="command")
+    prepared, _ = Permissions(workspace=workspace).prepare(request)
+    assert prepared.scopes == ["command:git diff"]
+    labels = dict(choice_labels(prepared))
+    assert labels["always"] == "Yes, and don't ask again this session for `git diff` commands  (a)"
+    assert labels["always_project"] == "Yes, and don't ask again in this project for `git diff` commands  (p)"
