@@ -79,6 +79,8 @@ class CairnApp(KeyActions, TurnActions, App):
         self._meter_stale = False
         self._termination = Termination(self)  # SIGTERM/SIGHUP, handled while the app runs
         self.typeahead: TypeAhead | None = None  # typed on the first screen, before the app ran
+        # A resumed session opens on its history: no header to push it down first.
+        self._header_allowed = not (resume_id or continue_last)
 
     # -- layout ---------------------------------------------------------------------------
     def compose(self):
@@ -228,6 +230,9 @@ class CairnApp(KeyActions, TurnActions, App):
         history = await runtime.history_tail(MAX_MOUNTED)
         if history:
             self.chat.show_history(history)
+        else:
+            self._header_allowed = True
+            self.refresh_header()
         self.status.set_loading(not runtime.backend_ready)
         for recovered in runtime.recovered:
             self.chat.add_notice(recovered.describe(), kind="warning")
@@ -265,7 +270,7 @@ class CairnApp(KeyActions, TurnActions, App):
     def refresh_header(self) -> None:
         """The header shows while the conversation is empty (settings known)."""
         header = self.query_one("#header", SessionHeader)
-        header.display = self.settings is not None and not self.chat.children
+        header.display = self.settings is not None and not self.chat.children and self._header_allowed
 
     def _drop_pending(self, why: str) -> None:
         """Prompts sent before the runtime could open, which it never did: back into the
