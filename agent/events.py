@@ -47,6 +47,14 @@ class ToolFinished(BaseModel):
     message: Message
 
 
+class ToolOutput(BaseModel):
+    """Output a running tool produced (a command's stdout/stderr as it arrives), to show live."""
+
+    type: Literal["tool_output"] = "tool_output"
+    call_id: str
+    text: str
+
+
 class Retrying(BaseModel):
     """A retryable provider error; the loop sleeps `delay` seconds before attempt `attempt`."""
 
@@ -138,6 +146,7 @@ Event = Union[
     AssistantFinished,
     ToolStarted,
     ToolFinished,
+    ToolOutput,
     Retrying,
     Usage,
     CondenseStarted,

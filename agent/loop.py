@@ -27,6 +27,7 @@ from agent.events import (
     Notice,
     Retrying,
     ToolFinished,
+    ToolOutput,
     ToolStarted,
     TurnError,
     TurnFinished,
@@ -48,12 +49,13 @@ from agent.tools.registry import default_registry
 
 log = logging.getLogger("agent.loop")
 
-# Streamed text is flushed to the database at most this often (a crash loses less).
 # A model that keeps calling tools without ever answering is stopped here.
 MAX_STEPS_PER_TURN = 200
 TITLE_CHARS = 60
 INTERRUPTED_TOOL_TEXT = "Error: interrupted by the user before this tool finished."
 SKIPPED_TOOL_TEXT = "Error: not run; the user interrupted the turn."
+PARTIAL_OUTPUT_CHARS = 30_000  # of an interrupted command's output, kept as its result
+PARTIAL_CHUNKS = 64
 LIMIT_TOOL_TEXT = "Error: not run; {message}"
 
 if TYPE_CHECKING:
@@ -95,6 +97,7 @@ class Agent:
         self.history: list[Message] | None = None
         self.session_cost = 0.0
         self._pending_write: asyncio.Future | None = None
+        self._partial: list[str] = []
         self.context_host = AgentContextHost(self)
         # Limits of an unattended run, asked before each request and tool call (headless only).
         self.guard: RunGuard | None = None
@@ -376,7 +379,10 @@ class Agent:
                 self.emit(limit)
                 return True
             self.emit(ToolStarted(call=call))
+            self._partial = []  # what the call printed so far: kept as its result if interrupted
+            self.ctx.progress = lambda text, call_id=call.id: self._tool_output(call_id, text)
             result = await self.registry.execute(call, self.ctx)
+            self.ctx.progress = None
             message = Message(role="tool", tool_call_id=call.id, tool_name=call.name, content=result.content,
                               status="error" if result.is_error else "ok", meta=dict(result.meta))
             self.builder.counter.remember_count(message)
@@ -391,6 +397,12 @@ class Agent:
             message = await self._append(Message(role="tool", tool_call_id=call.id, tool_name=call.name,
                                                  content=text, status="error", meta={"limit": True}))
             self.emit(ToolFinished(call=call, message=message))
+
+    def _tool_output(self, call_id: str, text: str) -> None:
+        self._partial.append(text)
+        if len(self._partial) > PARTIAL_CHUNKS:  # bounded, however much the command prints
+            self._partial[:] = ["".join(self._partial)[-PARTIAL_OUTPUT_CHARS:]]
+        self.emit(ToolOutput(call_id=call_id, text=text))
 
     async def _after_interrupt(self) -> None:
         """Kill what still runs and answer every open tool call, so history stays valid."""
@@ -407,6 +419,8 @@ class Agent:
             if call.id in answered:
                 continue
             text = INTERRUPTED_TOOL_TEXT if first_open else SKIPPED_TOOL_TEXT
+            if first_open and self._partial:
+                text += "\nIts output until then:\n" + "".join(self._partial)[-PARTIAL_OUTPUT_CHARS:]
             first_open = False
             message = await self._append(
                 Message(role="tool", tool_call_id=call.id, tool_name=call.name, content=text, status="error",

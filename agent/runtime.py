@@ -385,10 +385,23 @@ class Runtime:
                 break
         return out
 
-    async def switch_branch(self, leaf_id: str) -> None:
+    async def plan_branch_files(self, leaf_id: str):
+        """What bringing the files to where that branch left them would do, file by file."""
+        from agent.session.rewind import plan_branch_files
+
+        return await plan_branch_files(self.store, self.session, leaf_id, workspace=self.settings.workspace)
+
+    async def switch_branch(self, leaf_id: str, *, restore_files: bool = False):
+        """Move the head to another branch's end; with `restore_files` its file changes are
+        re-applied, journaled like a rewind's restore."""
+        from agent.session.rewind import RewindOutcome, rewind_with_files
+
         if self.busy:
             raise RuntimeBusy()
-        self._set_head(await self.store.set_head(self.session, leaf_id))
+        outcome = RewindOutcome(text="")
+        plan = await self.plan_branch_files(leaf_id) if restore_files else []
+        self._set_head(await rewind_with_files(self.store, self.session, plan, outcome, leaf_id))
+        return outcome
 
     def _set_head(self, session: Session) -> None:
         """Same session, new head: history reloads, approvals given in this session stay."""

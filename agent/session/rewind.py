@@ -116,6 +116,63 @@ def plan_restore(path: list[Message], message_id: str, changes: list[FileChange]
     return sorted(plan, key=lambda f: f.display)
 
 
+def _after_fork(path: list[Message], other: list[Message]) -> set[str]:
+    """Ids of `path`'s messages past the last message it shares with `other` (both root first)."""
+    shared = 0
+    for mine, theirs in zip(path, other):
+        if mine.id != theirs.id:
+            break
+        shared += 1
+    return {m.id for m in path[shared:]}
+
+
+def plan_branch_switch(current: list[Message], target: list[Message], changes: list[FileChange], *,
+                       workspace: Path, read: Callable[[str], bytes | None] = read_bytes) -> list[FileRestore]:
+    """What bringing the files to where branch `target` left them would do, file by file.
+
+    Only changes made after the two branches parted count. A file the target branch changed
+    goes to its last write there; one only the current branch changed goes back to how it was
+    at the fork. The disk is expected either where the current branch left the file or at the
+    fork state (a rewind that restored files leaves it there); anything else was changed
+    outside cairn and is a conflict, reported and never overwritten."""
+    mine, theirs = _after_fork(current, target), _after_fork(target, current)
+    fork_state: dict[str, str | None] = {}  # the file's bytes where the branches parted
+    current_last: dict[str, str | None] = {}
+    target_last: dict[str, str | None] = {}
+    for change in changes:
+        if change.message_id in mine:
+            fork_state.setdefault(change.path, change.before_hash)
+            current_last[change.path] = change.after_hash
+        elif change.message_id in theirs:
+            fork_state.setdefault(change.path, change.before_hash)
+            target_last[change.path] = change.after_hash
+    plan: list[FileRestore] = []
+    for file_path, fork in fork_state.items():
+        wanted = target_last.get(file_path, fork)
+        expected = current_last.get(file_path, fork)
+        disk = file_hash(read(file_path))
+        if disk == wanted:
+            action: Action = "unchanged"
+        elif disk not in (expected, fork):
+            action = "conflict"
+        else:
+            action = "delete" if wanted is None else "restore"
+        plan.append(FileRestore(path=file_path, display=_display(file_path, workspace), action=action,
+                                before_hash=wanted, current_hash=disk))
+    return sorted(plan, key=lambda f: f.display)
+
+
+async def plan_branch_files(store, session: Session, leaf_id: str, *, workspace: Path) -> list[FileRestore]:
+    current = await store.active_path(session.id)
+    target = await store.active_path(session.id, head_id=leaf_id)
+    return plan_branch_switch(current, target, await store.file_changes(session.id), workspace=workspace)
+
+
+def needs_restore(plan: list[FileRestore]) -> bool:
+    """Whether a plan would write or report anything (all unchanged: no question to ask)."""
+    return any(item.action != "unchanged" for item in plan)
+
+
 def journal_entry(item: FileRestore) -> JournalEntry:
     return JournalEntry(path=item.path, display=item.display, target_hash=item.before_hash,
                         original_hash=item.current_hash)

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, Callable, ClassVar
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
@@ -139,6 +139,9 @@ class ToolContext:
     context_files: Any = None
     # `[web]` settings (agent.config.WebSettings) for web-fetch; None: it loads them itself.
     web: Any = None
+    # Set by the loop around each call: output text as it arrives, so a front end can show
+    # a long command working (and keep what it printed when the user interrupts it).
+    progress: Callable[[str], None] | None = None
 
 
 class Tool:

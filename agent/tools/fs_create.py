@@ -29,6 +29,10 @@ def count_lines(text: str) -> int:
     return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
 
 
+def plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
 def _existing(rp: ResolvedPath, overwrite: bool, max_bytes: int) -> TextFile | None:
     if not os.path.lexists(rp.path):
         return None
@@ -73,7 +77,7 @@ class FsCreate(Tool):
         )
         done = "Overwrote" if before else "Created"
         return ToolResult(
-            content=f"{done} {rp.display} ({len(data)} bytes, {count_lines(args.content)} lines)",
+            content=f"{done} {rp.display} ({plural(len(data), 'byte')}, {plural(count_lines(args.content), 'line')})",
             meta={"path": rp.display, "diff": diff},
             edits=[FileEdit(path=str(rp.path), before=before.data if before else None, after=data)],
         )

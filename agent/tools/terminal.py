@@ -9,6 +9,7 @@ read concurrently from both pipes so a chatty command never deadlocks, and is ke
 from __future__ import annotations
 
 import asyncio
+import codecs
 import json
 import os
 import shutil
@@ -16,6 +17,7 @@ import signal
 import time
 from collections import deque
 from pathlib import Path
+from typing import Callable
 
 from pydantic import Field
 
@@ -52,7 +54,9 @@ class TerminalArgs(ToolArgs):
 class StreamCapture:
     """Bytes of one stream: whole up to `keep` bytes, else head + tail with a drop note."""
 
-    def __init__(self, keep: int) -> None:
+    def __init__(self, keep: int, progress: Callable[[str], None] | None = None) -> None:
+        self.progress = progress  # ToolContext.progress: the text as it arrives
+        self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
         self.head_limit = keep // 2
         self.tail_limit = keep - self.head_limit
         self.head = bytearray()
@@ -83,6 +87,10 @@ class StreamCapture:
     async def drain(self, stream: asyncio.StreamReader) -> None:
         while chunk := await stream.read(READ_CHUNK_BYTES):
             self.feed(chunk)
+            if self.progress is not None:
+                text = self._decoder.decode(chunk)
+                if text:
+                    self.progress(text)
 
     def text(self) -> str:
         tail = b"".join(self.tail)
@@ -205,7 +213,7 @@ class Terminal(Tool):
         except OSError as exc:
             raise ToolError(f"cannot start the command: {exc.strerror or exc}") from None
         ctx.processes.add(proc)
-        out, err = StreamCapture(STREAM_KEEP_BYTES), StreamCapture(STREAM_KEEP_BYTES)
+        out, err = StreamCapture(STREAM_KEEP_BYTES, ctx.progress), StreamCapture(STREAM_KEEP_BYTES, ctx.progress)
         readers = [asyncio.ensure_future(out.drain(proc.stdout)), asyncio.ensure_future(err.drain(proc.stderr))]
         timed_out = False
         try:

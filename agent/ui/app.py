@@ -17,9 +17,11 @@ from textual.app import App
 from agent.ui import commands, sessions
 from agent.ui.keys import APP_BINDINGS, KeyActions
 from agent.ui.widgets.chat import MAX_MOUNTED, ChatView
+from agent.ui.widgets.header import SessionHeader
 from agent.ui.widgets.prompt import PromptInput, SlashPopup
 from agent.ui.widgets.queued import QueuedPrompts
 from agent.ui.termination import Termination
+from agent.ui.turns import TurnActions
 from agent.ui.widgets.status import StatusBar
 
 if TYPE_CHECKING:
@@ -42,7 +44,7 @@ def readable(exc: BaseException) -> str:
     return text[0] if text else type(exc).__name__
 
 
-class CairnApp(KeyActions, App):
+class CairnApp(KeyActions, TurnActions, App):
     CSS_PATH = "app.tcss"
     TITLE = "cairn"
     AUTO_FOCUS = None  # set per screen (it would carry into modals); the prompt is focused on mount
@@ -77,9 +79,12 @@ class CairnApp(KeyActions, App):
         self._meter_stale = False
         self._termination = Termination(self)  # SIGTERM/SIGHUP, handled while the app runs
         self.typeahead: TypeAhead | None = None  # typed on the first screen, before the app ran
+        # A resumed session opens on its history: no header to push it down first.
+        self._header_allowed = not (resume_id or continue_last)
 
     # -- layout ---------------------------------------------------------------------------
     def compose(self):
+        yield SessionHeader(id="header")
         yield ChatView(id="chat")
         yield QueuedPrompts(id="queued")
         popup = SlashPopup(id="slash-popup")
@@ -133,7 +138,10 @@ class CairnApp(KeyActions, App):
             self.prompt.restore(typed.text)
 
     def _show_settings(self) -> None:
-        self.status.set_info(model=self.settings.model)
+        settings = self.settings
+        self.status.set_info(model=settings.model, yolo=settings.yolo)
+        self.query_one("#header", SessionHeader).show(settings.workspace, settings.model, settings.yolo)
+        self.refresh_header()
         pending = self.settings.project_trust  # its line waits for the trust question's answer
         for warning in self.settings.warnings:
             if pending is None or warning != pending.notice:
@@ -222,6 +230,10 @@ class CairnApp(KeyActions, App):
         history = await runtime.history_tail(MAX_MOUNTED)
         if history:
             self.chat.show_history(history)
+        else:
+            self._header_allowed = True
+            self.refresh_header()
+        self.status.set_loading(not runtime.backend_ready)
         for recovered in runtime.recovered:
             self.chat.add_notice(recovered.describe(), kind="warning")
         self.status.set_state("")
@@ -248,7 +260,17 @@ class CairnApp(KeyActions, App):
                 self.notify(f"cairn could not load its model backend: {readable(exc)}", severity="error",
                             markup=False)
                 return
+            finally:
+                self.status.set_loading(False)
             self.refresh_status()
+
+    def on_chat_view_filled(self, message: ChatView.Filled) -> None:
+        self.refresh_header()
+
+    def refresh_header(self) -> None:
+        """The header shows while the conversation is empty (settings known)."""
+        header = self.query_one("#header", SessionHeader)
+        header.display = self.settings is not None and not self.chat.children and self._header_allowed
 
     def _drop_pending(self, why: str) -> None:
         """Prompts sent before the runtime could open, which it never did: back into the
@@ -317,11 +339,14 @@ class CairnApp(KeyActions, App):
             chat.finish_assistant(event.message)
         elif isinstance(event, ev.ToolStarted):
             chat.tool_started(event.call)
+        elif isinstance(event, ev.ToolOutput):
+            chat.tool_output(event.call_id, event.text)
         elif isinstance(event, ev.ToolFinished):
             chat.tool_finished(event.call, event.message)
             note = (event.message.meta.get("permission") or {}).get("note")
             if note:  # e.g. "always for this project" could not be saved to .cairn/config.toml
                 chat.add_notice(f"Permission: {note}", kind="warning")
+            self.refusal_stored()
         elif isinstance(event, ev.Usage):
             status.set_usage(event.context_tokens, event.context_window, event.session_cost, event.cache_share)
         elif isinstance(event, ev.Retrying):
@@ -375,11 +400,7 @@ class CairnApp(KeyActions, App):
 
         return await ask(self, request)
 
-    # -- turns ------------------------------------------------------------------------------
-    @property
-    def turn_running(self) -> bool:
-        return self._turn_active
-
+    # -- prompts ---------------------------------------------------------------------------
     async def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
         text = message.text
         parsed = commands.parse(text)
@@ -395,92 +416,6 @@ class CairnApp(KeyActions, App):
             await command.handler(self, args)
         except Exception as exc:
             self.notify(f"/{name}: {readable(exc)}", severity="error", markup=False)
-
-    def still_working(self, text: str) -> bool:
-        """True (and the text back in the prompt) when a turn runs: one turn at a time."""
-        if not self.turn_running:
-            return False
-        self.prompt.restore(text)
-        self.notify("Still working: press Esc to interrupt, then send again.", markup=False)
-        return True
-
-    def send_prompt(self, shown: str, sent: str | None = None) -> None:
-        """Start a turn with `sent` (default `shown`); the chat shows what the user typed
-        (a project command shows as `/name args`, the model gets its expanded block).
-        While a turn runs the message is queued: it is sent when the turn ends."""
-        if self.turn_running:
-            self.queued.add(shown, sent)
-            return
-        self.chat.add_user(shown)
-        if self.runtime is None:
-            if self.opening:
-                self._pending.append(sent or shown)
-            else:
-                self.notice_not_ready()
-            return
-        self._run_turn(sent or shown)
-
-    def start_compact(self, instructions: str | None) -> None:
-        """/compact: condense now, run as a turn (spinner, Esc interrupts)."""
-        self._run_turn(instructions or "", compact=True)
-
-    @work(group="turn", exclusive=True, exit_on_error=False)
-    async def _run_turn(self, text: str, *, compact: bool = False) -> None:
-        """Run a user turn, or with `compact` a condense (`text`: its instructions)."""
-        assert self.runtime is not None
-        self._turn_active = True
-        self._interrupt_requested = False
-        self._truncation_shown = False
-        self.status.turn_started()
-        try:
-            if compact:
-                await self.runtime.compact(text or None)
-            else:
-                await self.runtime.run_turn(text)
-        except asyncio.CancelledError:
-            task = asyncio.current_task()
-            if task is not None and task.cancelling():
-                raise  # this worker itself was cancelled
-            # else the turn was interrupted inside the runtime: not an error
-        except Exception as exc:
-            self.notify(readable(exc), severity="error", markup=False)
-        finally:
-            self._turn_active = False
-            self.chat.finish_open_streams()
-            self.status.turn_ended()
-            if self._interrupt_requested:
-                self.chat.add_notice("Interrupted", kind="warning")
-                self._give_back_queued()
-            self.refresh_status()
-            if self.queued.items and self.runtime is not None:
-                self.call_later(self._send_queued)
-
-    def _send_queued(self) -> None:
-        """The turn ended: what was queued meanwhile goes as the next prompt (one turn)."""
-        if self.turn_running or not self.queued.items:
-            return
-        items = self.queued.take_all()
-        shown = "\n\n".join(i.shown for i in items)
-        sent = "\n\n".join(i.sent or i.shown for i in items)
-        self.send_prompt(shown, sent if sent != shown else None)
-
-    def _take_queued(self) -> str | None:
-        item = self.queued.take_last()
-        return item.shown if item is not None else None
-
-    def _give_back_queued(self) -> None:
-        """An interrupted turn: queued messages return to the prompt (after the draft), unsent."""
-        items = self.queued.take_all()
-        if items:
-            draft = self.prompt.text.rstrip("\n")
-            self.prompt.restore("\n\n".join([draft, *(i.shown for i in items)] if draft else
-                                            [i.shown for i in items]))
-
-    def interrupt_turn(self) -> None:
-        """Stop the running turn; the prompt stays usable throughout."""
-        self._interrupt_requested = True
-        if self.runtime is None or not self.runtime.interrupt():
-            self.workers.cancel_group(self, "turn")
 
     def action_rewind(self) -> None:
         """ESC twice when idle: the rewind menu (SPEC §7)."""

@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import codecs
 import os
+import re
 import select
 import sys
 import termios
 import threading
 import tty
+import unicodedata
 from typing import Callable
 
 PLACEHOLDER = "Ask cairn…  (/ for commands, Ctrl+J for a new line)"
@@ -27,6 +29,12 @@ _BORDER = "\x1b[38;5;32m"  # the prompt border's blue in a 256-colour terminal
 _DIM = "\x1b[2m"
 _RESET = "\x1b[0m"
 _CTRL_C, _CTRL_U, _BACKSPACE, _DELETE = 0x03, 0x15, 0x08, 0x7F
+# The app's prompt (app.tcss #prompt): margin, border and padding of one cell each side,
+# at most 12 rows high with its border; the TextArea keeps one cell for the cursor.
+PROMPT_CHROME = 6
+PROMPT_MAX_ROWS = 10
+CURSOR_CELL = 1
+_CHUNK = re.compile(r"\S+\s*|\s+")  # a word and the blanks after it, as Textual wraps them
 
 
 class TypeAhead:
@@ -75,31 +83,77 @@ class KeyBuffer:
             self.submitted = True
 
 
+def cells(text: str) -> int:
+    """Terminal cells `text` takes (wide East Asian characters take two)."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def wrap_line(line: str, width: int) -> list[str]:
+    """`line` cut into rows exactly where the app's prompt (a soft-wrapping Textual TextArea)
+    cuts it: whole words with their trailing blanks, a word wider than a row folded. The first
+    frame and the app then show the same rows, so nothing jumps when the app takes over."""
+    width = max(1, width)
+    rows = [""]
+    used = 0
+    for match in _CHUNK.finditer(line):
+        chunk = match.group()
+        size = cells(chunk)
+        if size <= width - used:
+            rows[-1] += chunk
+            used += size
+        elif size > width:  # folded: it starts a row of its own (unless it opens the line)
+            if match.start():
+                rows.append("")
+                used = 0
+            for char in chunk:
+                if used + cells(char) > width:
+                    rows.append("")
+                    used = 0
+                rows[-1] += char
+                used += cells(char)
+        else:
+            if used and match.start():
+                rows.append("")
+                used = 0
+            rows[-1] += chunk
+            used += size
+    return rows
+
+
+def prompt_rows(text: str, inner: int) -> list[str]:
+    """The rows the prompt box shows for `text`: every line wrapped, the last ones that fit
+    (the box grows to PROMPT_MAX_ROWS, then scrolls to keep the cursor in view)."""
+    rows = [row for line in text.split("\n") for row in wrap_line(line, inner - CURSOR_CELL)]
+    return rows[-PROMPT_MAX_ROWS:]
+
+
 def frame(width: int, height: int, text: str, status: str, sent: str = "",
           history: list[str] | tuple[str, ...] = ()) -> str:
     """ANSI for the whole first screen, laid out as the app lays it out: `history` lines
     (a resumed session's last messages) above the prompt box, then `sent` (a prompt Enter
-    sent), the box with `text` (or the placeholder) and the cursor after it, the status line."""
-    inner = max(1, width - 6)  # margin, border and one space of padding on each side
-    line = text.rsplit("\n", 1)[-1]
-    keep = inner - 1  # one cell for the cursor
-    shown = line[max(0, len(line) - keep):] if text else PLACEHOLDER[:inner]
-    body = shown if text else f"{_DIM}{shown}{_RESET}"
-    pad = " " * max(0, inner - len(shown))
-    top = max(1, height - 3)
+    sent), the box with `text` wrapped as the app wraps it (or the placeholder) and the cursor
+    after it, the status line."""
+    inner = max(1, width - PROMPT_CHROME)
+    rows = prompt_rows(text, inner) if text else [PLACEHOLDER[:inner]]
+    top = max(1, height - 2 - len(rows))  # the box's top border; the status line is the last row
     chat = list(history)
     if sent:
         chat += ["", f" {_BORDER}▌{_RESET} {sent.strip().split(chr(10), 1)[0][:inner]}"]
-    rows = max(0, top - 2)  # the chat's rows, with one blank row above the box
+    chat_rows = max(0, top - 2)  # the chat's rows, with one blank row above the box
     out = ["\x1b[H\x1b[2J"]
-    for row, chat_line in enumerate(chat[len(chat) - rows:] if rows else [], start=1 + rows - min(rows, len(chat))):
+    for row, chat_line in enumerate(chat[len(chat) - chat_rows:] if chat_rows else [],
+                                    start=1 + chat_rows - min(chat_rows, len(chat))):
         out.append(f"\x1b[{row};1H{chat_line}")
+    out.append(f"\x1b[{top};2H{_BORDER}╭{'─' * (width - 4)}╮{_RESET}")
+    for index, shown in enumerate(rows, start=1):
+        body = shown if text else f"{_DIM}{shown}{_RESET}"
+        pad = " " * max(0, inner - cells(shown))
+        out.append(f"\x1b[{top + index};2H{_BORDER}│{_RESET} {body}{pad} {_BORDER}│{_RESET}")
+    bottom = top + len(rows) + 1
     out += [
-        f"\x1b[{top};2H{_BORDER}╭{'─' * (width - 4)}╮{_RESET}",
-        f"\x1b[{top + 1};2H{_BORDER}│{_RESET} {body}{pad} {_BORDER}│{_RESET}",
-        f"\x1b[{top + 2};2H{_BORDER}╰{'─' * (width - 4)}╯{_RESET}",
-        f"\x1b[{top + 3};3H{_DIM}{status[: max(0, width - 3)]}{_RESET}",
-        f"\x1b[{top + 1};{4 + (len(shown) if text else 0)}H",
+        f"\x1b[{bottom};2H{_BORDER}╰{'─' * (width - 4)}╯{_RESET}",
+        f"\x1b[{bottom + 1};3H{_DIM}{status[: max(0, width - 3)]}{_RESET}",
+        f"\x1b[{top + len(rows)};{4 + (cells(rows[-1]) if text else 0)}H",
     ]
     return "".join(out)
 

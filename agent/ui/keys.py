@@ -36,7 +36,7 @@ APP_BINDINGS = [
     Binding("ctrl+home", "scroll_chat('home')", "Scroll to the top of the chat", show=False, priority=True),
     Binding("ctrl+end", "scroll_chat('end')", "Scroll to the bottom and follow new output", show=False,
             priority=True),
-    Binding("ctrl+o", "toggle_output", "Expand / collapse the tool output in view (the newest)", show=False,
+    Binding("ctrl+o", "toggle_output", "Expand / collapse the tool output or long prompt in view (the newest)", show=False,
             priority=True),
 ]
 

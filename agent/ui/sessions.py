@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Awaitable, Callable
 from agent.ui.widgets.chat import MAX_MOUNTED
 
 if TYPE_CHECKING:
-    from agent.runtime import Runtime
+    from agent.runtime import Runtime, SessionBranch
     from agent.session.rewind import RewindOutcome
     from agent.ui.app import CairnApp
 
@@ -55,6 +55,7 @@ async def rerender(app: CairnApp) -> None:
     await app.chat.clear_messages()
     if history:
         app.chat.show_history(history)
+    app.refresh_header()
     app.status.reset_session()
     app.refresh_status()
 
@@ -115,9 +116,7 @@ async def rewind(app: CairnApp) -> None:
         return
     kind, ident = choice
     if kind == "branch":
-        await runtime.switch_branch(ident)
-        await rerender(app)
-        app.chat.add_notice("Switched to the other branch (the one you left is kept: Esc Esc to come back).")
+        await switch_branch(app, runtime, next(b for b in branches if b.leaf_id == ident))
         return
     point = next(p for p in points if p.message_id == ident)
     restore = False
@@ -140,18 +139,45 @@ async def rewind(app: CairnApp) -> None:
     app.chat.add_notice(text, kind=kind)
 
 
+async def switch_branch(app: CairnApp, runtime: Runtime, branch: SessionBranch) -> None:
+    """Back to another branch; when a rewind undid its file changes, offer to re-apply them
+    (as a rewind offers to undo them), so the conversation and the disk agree."""
+    from agent.session.rewind import needs_restore
+    from agent.ui.screens.rewind import RestoreScreen
+
+    plan = await runtime.plan_branch_files(branch.leaf_id)
+    restore = False
+    if needs_restore(plan):
+        answer = await app.push_screen_wait(RestoreScreen(None, plan, branch=branch))
+        if answer is None:
+            return
+        restore = answer == "files"
+    outcome = await runtime.switch_branch(branch.leaf_id, restore_files=restore)
+    await rerender(app)
+    lines = ["Switched to the other branch (the one you left is kept: Esc Esc to come back)."]
+    if restore:
+        lines.append(files_summary(outcome, "Re-applied: "))
+    elif needs_restore(plan):
+        lines.append("Files were left as they are.")
+    app.chat.add_notice("\n".join(lines), kind="warning" if outcome.conflicts else "info")
+
+
+def files_summary(outcome: RewindOutcome, restored_label: str = "Restored: ") -> str:
+    lines = []
+    if outcome.restored:
+        lines.append(restored_label + ", ".join(outcome.restored))
+    if outcome.removed:
+        lines.append("Removed: " + ", ".join(outcome.removed))
+    if outcome.conflicts:
+        lines.append("Changed outside cairn, left as they are: " + ", ".join(outcome.conflicts))
+    return "\n".join(lines) or "Files: nothing needed restoring."
+
+
 def rewind_notice(outcome: RewindOutcome, *, restore: bool, files_changed: int) -> tuple[str, str]:
     lines = ["Rewound: the prompt is back in the input; edit and send it to continue on a new branch "
              "(the old one is kept: Esc Esc to switch back)."]
     if restore:
-        if outcome.restored:
-            lines.append("Restored: " + ", ".join(outcome.restored))
-        if outcome.removed:
-            lines.append("Removed: " + ", ".join(outcome.removed))
-        if outcome.conflicts:
-            lines.append("Changed outside cairn, left as they are: " + ", ".join(outcome.conflicts))
-        if not (outcome.restored or outcome.removed or outcome.conflicts):
-            lines.append("Files: nothing needed restoring.")
+        lines.append(files_summary(outcome))
     elif files_changed:
         lines.append("Files were left as they are.")
     return "\n".join(lines), "warning" if outcome.conflicts else "info"

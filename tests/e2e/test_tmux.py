@@ -40,8 +40,16 @@ class Tmux:
         env = {k: v for k, v in os.environ.items() if k != "TMUX"}
         return subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True, env=env)
 
-    def start(self, command: str) -> None:
-        result = self.run("new-session", "-d", "-s", self.session, "-x", "120", "-y", "36", command)
+    def start(self, command: str, width: int = 120, height: int = 36) -> None:
+        result = self.run("new-session", "-d", "-s", self.session, "-x", str(width), "-y", str(height), command)
+        assert result.returncode == 0, result.stderr
+
+    def keep_panes(self) -> None:
+        """A pane whose program exited stays readable (what it printed last, e.g. the resume hint)."""
+        self.run("set-option", "-t", self.session, "remain-on-exit", "on")
+
+    def new_window(self, command: str) -> None:
+        result = self.run("new-window", "-t", self.session, command)
         assert result.returncode == 0, result.stderr
 
     def screen(self) -> str:

@@ -92,3 +92,5 @@ async def test_counts_last_line_without_newline(workspace, ctx):
     assert res.content == "Created a.txt (3 bytes, 2 lines)"
     res = await create(ctx, filePath="e.txt", content="")
     assert res.content == "Created e.txt (0 bytes, 0 lines)"
+    res = await create(ctx, filePath="one.txt", content="x")
+    assert res.content == "Created one.txt (1 byte, 1 line)"  # not "1 lines"

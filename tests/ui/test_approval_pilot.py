@@ -35,7 +35,8 @@ async def test_always_for_this_project_saves_the_rule_and_stops_asking(make_sett
         await send(pilot, "run it")
         await wait_modal(pilot)
         shown = options(app)
-        assert shown[0] == "Yes, once  (y)" and shown[-1] == "No  (n / esc)"
+        assert shown[0] == "Yes, once  (y)" and shown[-2] == "No  (n / esc)"
+        assert shown[-1] == "No, and tell cairn what to do instead  (t)"
         assert "this session for `touch a`, `git status` commands" in shown[1]
         assert "in this project for `touch a`, `git status` commands  (p)" in shown[2]
         assert not app.screen.query("#approval-reason")
@@ -66,7 +67,7 @@ async def test_protected_file_offers_only_once_or_no(make_settings, server, work
         await wait_ready(pilot)
         await send(pilot, "make .env")
         await wait_modal(pilot)
-        assert options(app) == ["Yes, once  (y)", "No  (n / esc)"]
+        assert options(app) == ["Yes, once  (y)", "No  (n / esc)", "No, and tell cairn what to do instead  (t)"]
         reason = app.screen.query_one("#approval-reason").render().plain
         assert reason == "Always asks: .env files usually hold secrets."
         await pilot.press("a")  # not offered: nothing happens
@@ -143,8 +144,60 @@ async def test_at_80x24_every_choice_is_shown_with_a_long_or_short_detail(make_s
         await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen) and app.screen.request.tool ==
                        "terminal-execute", READY_TIMEOUT, "the second approval")
         await wait_for(pilot, lambda: choices_fully_shown(app), what="every choice on screen (one line)")
-        await pilot.press("down", "down", "down", "enter")  # the last choice, seen: No
+        await pilot.press("down", "down", "down", "enter")  # the fourth choice, seen: No
         await wait_for(pilot, lambda: not app.turn_running, what="the turn to finish")
         await app.workers.wait_for_complete()
         assert app.chat.tool_blocks[-1].result.meta["permission"]["decision"] == "deny"
         assert (workspace / "big.py").is_file() and not (workspace / "a-file-with-a-long-name").exists()
+
+
+async def test_no_and_tell_cairn_what_to_do_instead(make_settings, server, workspace):
+    """The refusal is stored as the call's result, the turn stops, and the words go to the
+    model as the next prompt: it reads both in one request, before doing anything else."""
+    server.add(
+        tool_calls([("c1", "terminal-execute", '{"command": "rm -rf build"}')]),
+        text("Understood: I will only list it."),
+    )
+    (workspace / "build").mkdir()
+    app = CairnApp(make_settings())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_ready(pilot)
+        await send(pilot, "clean up")
+        await wait_modal(pilot)
+        await pilot.press("t")
+        instead = app.screen.query_one("#approval-instead")
+        await wait_for(pilot, lambda: instead.display and app.screen.focused is instead, what="the input")
+        await wait_for(pilot, lambda: choices_fully_shown(app), what="the choices still on screen")
+        await pilot.press("escape")  # back to the choices, nothing decided
+        await wait_for(pilot, lambda: not instead.display, what="the choices again")
+        assert isinstance(app.screen, ApprovalScreen)
+        await pilot.press("t")
+        await wait_for(pilot, lambda: app.screen.focused is instead, what="the input again")
+        await pilot.press(*"just list what is in build", "enter")
+        await wait_for(pilot, lambda: len(server.requests) == 2 and not app.turn_running, READY_TIMEOUT,
+                       "the words sent with the refusal")
+        await app.workers.wait_for_complete()
+        assert (workspace / "build").is_dir()
+        tool, user = server.requests[1]["messages"][-2:]
+        assert tool["role"] == "tool" and "denied" in tool["content"]
+        assert user["role"] == "user" and user["content"] == "just list what is in build"
+        assert app.chat.tool_blocks[0].result.meta["permission"]["decision"] == "deny"
+        shown = [n.text for n in app.chat.query("Notice")]
+        assert "Interrupted" not in shown
+        assert "just list what is in build" in [u.text for u in app.chat.query("UserMessage")]
+        assert not app.queued.items and app.prompt.text == ""
+
+
+def test_always_offers_the_command_prefix_it_would_save(workspace):
+    """"always" names the prefix it would allow (`git diff`, not `git diff src/a.py`) before
+    anything is saved."""
+    from agent.tools.permissions import ApprovalRequest, Permissions
+    from agent.ui.screens.approval import choice_labels
+
+    request = ApprovalRequest(tool="terminal-execute", kind="command", title="Run command",
+                              detail="git diff src/a.py", key="command")
+    prepared, _ = Permissions(workspace=workspace).prepare(request)
+    assert prepared.scopes == ["command:git diff"]
+    labels = dict(choice_labels(prepared))
+    assert labels["always"] == "Yes, and don't ask again this session for `git diff` commands  (a)"
+    assert labels["always_project"] == "Yes, and don't ask again in this project for `git diff` commands  (p)"

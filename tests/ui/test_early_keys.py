@@ -80,8 +80,9 @@ def test_frame_draws_box_placeholder_status_and_cursor():
 
 def test_frame_shows_the_typed_tail_and_the_sent_prompt():
     out = frame(30, 10, "x" * 40, "s")
-    assert "x" * 23 in out and "x" * 25 not in out  # only what fits the box
-    assert out.endswith(f"\x1b[8;{4 + 23}H")
+    assert "x" * 23 in out and "x" * 24 not in out  # a row holds 23 (the cursor takes a cell)
+    assert "\x1b[6;2H" in out and "\x1b[9;2H" in out  # the box grew to two rows, as the app's does
+    assert out.endswith(f"\x1b[8;{4 + 17}H")  # the cursor after the folded rest
     sent = frame(60, 20, "", "s", sent="first line\nsecond")
     assert "▌" in sent and "first line" in sent and "second" not in sent
     assert PLACEHOLDER[:20] in sent

@@ -274,9 +274,13 @@ async def test_rewind_conversation_and_files_then_new_branch(make_settings, serv
         assert "make x three" in labels[branch_index]
         app.screen.query_one("#rewind-list").highlighted = branch_index
         await pilot.press("enter")
+        # Its file changes were undone by the rewind: re-applying them is offered (f), not imposed.
+        await wait_for(pilot, lambda: isinstance(app.screen, RestoreScreen), what="the re-apply offer")
+        await pilot.press("c")
         await wait_for(pilot, lambda: user_texts(app) == ["make x two", "make x three"], what="the old branch")
         await app.workers.wait_for_complete()
-        assert (workspace / "a.py").read_text() == "x = 1\n"  # switching branches never touches files
+        assert (workspace / "a.py").read_text() == "x = 1\n"  # conversation only: files untouched
+        assert any("Files were left as they are" in n for n in notices(app))
 
 
 async def test_rewind_conversation_only_and_without_file_changes(make_settings, server, workspace):

@@ -37,6 +37,12 @@ DIFF = "".join(["--- a/src/parse.py\n", "+++ b/src/parse.py\n", "@@ -1,40 +1,40 
                + [f"-old line {i}\n+new line {i}\n" for i in range(40)])
 
 
+@pytest.fixture(autouse=True)
+def fixed_home(tmp_path, monkeypatch):
+    """The header shows the folder from "~": with HOME at tmp_path it is always "~/ws"."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+
+
 class SnapshotApp(CairnApp):
     """CairnApp without a runtime: what it draws comes from the test alone."""
 

@@ -15,7 +15,7 @@ from textual.app import App
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import OptionList, Static
+from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from agent.tools.permissions import ApprovalRequest, Decision, describe_scopes
@@ -24,7 +24,7 @@ from agent.ui.widgets.chat import diff_text
 from agent.ui.widgets.tool_render import inert
 
 
-def choice_labels(request: ApprovalRequest) -> list[tuple[Decision, str]]:
+def choice_labels(request: ApprovalRequest) -> list[tuple[str, str]]:
     """The options shown, in order, each saying exactly what it allows."""
     scope = inert(describe_scopes(request.scopes)) or "this"
     labels: dict[Decision, str] = {
@@ -33,7 +33,13 @@ def choice_labels(request: ApprovalRequest) -> list[tuple[Decision, str]]:
         "always_project": f"Yes, and don't ask again in this project for {scope}  (p)",
         "deny": "No  (n / esc)",
     }
-    return [(choice, labels[choice]) for choice in labels if choice in request.choices]
+    shown = [(choice, labels[choice]) for choice in labels if choice in request.choices]
+    return shown + [(REDIRECT, REDIRECT_LABEL)]
+
+
+# Not a Decision: a "no" whose words go to the model with the refusal (the app sends them).
+REDIRECT = "redirect"
+REDIRECT_LABEL = "No, and tell cairn what to do instead  (t)"
 
 
 MAX_DETAIL_LINES = 20  # a longer diff or command scrolls
@@ -45,6 +51,16 @@ def _looks_like_diff(text: str) -> bool:
     return head.startswith(("---", "@@", "diff ")) or "\n@@ " in head
 
 
+class InsteadInput(Input):
+    """Where "No, and tell cairn what to do instead" is typed; Esc returns to the choices."""
+
+    BINDINGS = [Binding("escape", "back", "Back to the choices", show=False)]
+
+    def action_back(self) -> None:
+        self.value = ""
+        self.screen.back_to_choices()
+
+
 class ApprovalScreen(ModalScreen[Decision]):
     AUTO_FOCUS = "#approval-choices"
     BINDINGS = [
@@ -52,16 +68,19 @@ class ApprovalScreen(ModalScreen[Decision]):
         Binding("a", "choose('always')", "Always"),
         Binding("p", "choose('always_project')", "Always in this project"),
         Binding("n", "choose('deny')", "No"),
+        Binding("t", "choose('redirect')", "No, and say what instead"),
         Binding("escape", "choose('deny')", "No"),
     ]
 
     DEFAULT_CSS = """
     #approval-reason { color: $warning; margin: 0 0 1 0; }
+    #approval-instead { display: none; }
     """
 
     def __init__(self, request: ApprovalRequest) -> None:
         super().__init__()
         self.request = request
+        self.instead = ""  # with "No, and tell cairn…": what the user wants done instead
 
     def compose(self):
         # Everything shown comes from the model or the files (a command, a diff, a path):
@@ -84,6 +103,8 @@ class ApprovalScreen(ModalScreen[Decision]):
                     yield body
             yield OptionList(*(Option(label, id=value) for value, label in choice_labels(r)),
                              id="approval-choices")
+            yield InsteadInput(placeholder="What should cairn do instead? Enter sends, Esc goes back",
+                               id="approval-instead")
 
     def on_mount(self) -> None:
         self.call_after_refresh(self._fit)
@@ -99,11 +120,29 @@ class ApprovalScreen(ModalScreen[Decision]):
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
-        self.dismiss(event.option_id)
+        self.action_choose(event.option_id)
 
-    def action_choose(self, decision: Decision) -> None:
-        if decision in self.request.choices:  # `a`/`p` do nothing where they are not offered
+    def action_choose(self, decision: str) -> None:
+        if decision == REDIRECT:
+            self.query_one("#approval-instead", Input).display = True
+            self.query_one("#approval-instead", Input).focus()
+            self.call_after_refresh(self._fit)  # the input takes a line from the diff
+        elif decision in self.request.choices:  # `a`/`p` do nothing where they are not offered
             self.dismiss(decision)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        if event.value.strip():
+            self.instead = event.value.strip()
+            self.dismiss("deny")
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """While the user types what to do instead, the letters are text, not choices."""
+        return not (action == "choose" and isinstance(self.focused, InsteadInput))
+
+    def back_to_choices(self) -> None:
+        self.query_one("#approval-instead", Input).display = False
+        self.query_one("#approval-choices", OptionList).focus()
 
 
 async def ask(app: App, request: ApprovalRequest) -> Decision:
@@ -117,7 +156,10 @@ async def ask(app: App, request: ApprovalRequest) -> Decision:
     screen = ApprovalScreen(request)
     app.push_screen(screen, done)
     try:
-        return await future
+        decision = await future
+        if screen.instead and hasattr(app, "redirect_after_refusal"):
+            app.redirect_after_refusal(screen.instead)
+        return decision
     finally:
         answered = future.done() and not future.cancelled()
         if not answered and app.screen is screen:

@@ -38,6 +38,13 @@ RESTORE_CHOICES = [
     ("conversation", "Conversation only  (c)"),
     ("cancel", "Cancel  (esc)"),
 ]
+# Switching back to a branch: its changes were undone by a rewind, so "restore" means re-apply.
+REAPPLY_CHOICES = [
+    ("files", "Switch and re-apply its file changes  (f)"),
+    ("conversation", "Switch, leave the files as they are  (c)"),
+    ("cancel", "Cancel  (esc)"),
+]
+REAPPLY_LABEL = "re-apply"
 
 
 def clock(ms: int, now: float | None = None) -> str:
@@ -57,8 +64,10 @@ def turn_row(point: RewindPoint, now: float | None = None) -> Content:
     return Content.assemble(*parts)
 
 
-def plan_line(item: FileRestore) -> Content:
+def plan_line(item: FileRestore, reapply: bool = False) -> Content:
     label, note, style = ACTIONS[item.action]
+    if reapply and item.action == "restore":
+        label = REAPPLY_LABEL
     return Content.assemble((label.ljust(10), style), item.display, (note, "$warning" if item.action == "conflict" else "dim"))
 
 
@@ -108,7 +117,8 @@ class RewindScreen(ModalScreen[tuple[str, str] | None]):
 
 
 class RestoreScreen(ModalScreen[str | None]):
-    """Second step: conversation and files, conversation only, or cancel."""
+    """Second step: conversation and files, conversation only, or cancel. With `branch`
+    (switching to another branch) the files go to where that branch left them."""
 
     AUTO_FOCUS = "#restore-choices"
     BINDINGS = [
@@ -117,19 +127,30 @@ class RestoreScreen(ModalScreen[str | None]):
         Binding("escape", "choose('cancel')", show=False),
     ]
 
-    def __init__(self, point: RewindPoint, plan: list[FileRestore]) -> None:
+    def __init__(self, point: RewindPoint | None, plan: list[FileRestore], *,
+                 branch: SessionBranch | None = None) -> None:
         super().__init__()
         self.point = point
         self.plan = plan
+        self.branch = branch
 
     def compose(self):
-        lines = Content("\n").join(plan_line(f) for f in self.plan) if self.plan else Content("(no files to restore)")
+        reapply = self.branch is not None
+        lines = (Content("\n").join(plan_line(f, reapply) for f in self.plan) if self.plan
+                 else Content("(no files to restore)"))
+        if self.branch is not None:
+            title = Content.assemble("Switch to the branch “", self.branch.preview or "(no prompt)", "”")
+            subtitle, choices = "A rewind undid this branch's file changes:", REAPPLY_CHOICES
+        else:
+            assert self.point is not None
+            title = Content.assemble("Rewind to before “", self.point.preview, "”")
+            subtitle, choices = "Files the agent changed since then:", RESTORE_CHOICES
         with Vertical(id="restore-box"):
-            yield Static(Content.assemble("Rewind to before “", self.point.preview, "”"), id="restore-title")
-            yield Static("Files the agent changed since then:", id="restore-subtitle", markup=False)
+            yield Static(title, id="restore-title")
+            yield Static(subtitle, id="restore-subtitle", markup=False)
             with VerticalScroll(id="restore-scroll"):
                 yield Static(lines, id="restore-files")
-            yield OptionList(*(Option(label, id=value) for value, label in RESTORE_CHOICES), id="restore-choices")
+            yield OptionList(*(Option(label, id=value) for value, label in choices), id="restore-choices")
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()

@@ -12,13 +12,15 @@ import asyncio
 import re
 from typing import TYPE_CHECKING, Callable
 
-from rich.text import Text
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import VerticalScroll
+from textual.message import Message as Message_  # (Message is the session's, below)
 from textual.widget import Widget
 from textual.widgets import Static
 
 from agent.ui.widgets import tool_render
 from agent.ui.widgets.condensed import CondensedMarker
+from agent.ui.widgets.tool_block import ToolBlock, diff_text  # noqa: F401 - diff_text: the approval's
+from agent.ui.widgets.user_message import UserMessage
 
 if TYPE_CHECKING:
     from textual.await_remove import AwaitRemove
@@ -35,16 +37,10 @@ FIRST_SHOWN = 40
 FIRST_PAINT = 12  # of those, the newest ones that fill a screen: laid out in the first frame
 OLDER_BATCH = 40
 DRAIN_HZ = 20
-DIFF_EXPANDED_MAX_LINES = 40
 CONDENSED = "condensed"  # the class of what a condense replaced (dimmed, still readable)
 _COMMAND = re.compile(r'<command name="([a-z0-9_-]+)">\n(.*?)\n</command>(?:\n\n(.*))?', re.S)
 _COMMAND_NAME = re.compile(r'<command name="([a-z0-9_-]+)">')
 
-
-class UserMessage(Static):
-    def __init__(self, text: str) -> None:
-        super().__init__(text, markup=False, classes="user-message")
-        self.text = text
 
 
 def command_arguments(template: str, body: str) -> str | None:
@@ -171,100 +167,17 @@ class AssistantMessage(Widget):
             await stream.stop()
 
 
-def diff_text(diff: str) -> Text:
-    """A unified diff with +/- colouring (no lexer: cheap and theme-neutral)."""
-    out = Text()
-    for line in diff.splitlines():
-        if line.startswith(("+++", "---")):
-            style = "bold"
-        elif line.startswith("+"):
-            style = "green"
-        elif line.startswith("-"):
-            style = "red"
-        elif line.startswith("@@"):
-            style = "cyan"
-        else:
-            style = "dim"
-        out.append(line + "\n", style=style)
-    out.rstrip()
-    return out
-
-
-class ToolBlock(Vertical):
-    """One tool call: `name args` header, then a collapsed result with a one-line summary."""
-
-    def __init__(self, call: ToolCall) -> None:
-        super().__init__(classes="tool-block")
-        self.call = call
-        self.summary = ""
-        self.result: Message | None = None
-        self._ready = False
-        self._body_pending = False
-        self.pending_text = "  ⎿ running…"
-
-    def compose(self):
-        header = Text()
-        header.append("● ", style="dim")
-        header.append(tool_render.inert(self.call.name), style="bold")
-        args = tool_render.format_args(self.call)
-        if args:
-            header.append(" " + args)
-        yield Static(header, classes="tool-header")
-        if self.result is not None:  # from history: no second layout pass for the result
-            yield self._result_widget()
-        else:
-            yield Static(self.pending_text, markup=False, classes="tool-running")
-
-    def on_mount(self) -> None:
-        self._ready = True
-
-    def mark_stopped(self, text: str = "  ⎿ interrupted") -> None:
-        """The call will get no result (interrupted turn, or an orphan in history)."""
-        self.pending_text = text
-        if self.result is None and self._ready:
-            for widget in self.query(".tool-running").results(Static):
-                widget.update(text)
-
-    def set_result(self, message: Message) -> None:
-        """Attach the result; shown now if mounted, else when the block composes."""
-        self.result = message
-        self.summary = tool_render.summarize_result(message)
-        if self._ready:
-            self.query(".tool-running").remove()
-            self.mount(self._result_widget())
-
-    def _result_widget(self) -> Widget:
-        from textual.content import Content
-        from textual.widgets import Collapsible
-
-        message = self.result
-        assert message is not None
-        failed = tool_render.is_error(message)
-        self.set_class(failed, "-error")
-        diff = tool_render.result_diff(message)
-        if diff is not None and not failed and len(diff.splitlines()) <= DIFF_EXPANDED_MAX_LINES:
-            return Collapsible(self._body(), title=Content(self.summary), collapsed=False)
-        # Collapsed: the body is built on first expand. Laying out hundreds of hidden
-        # outputs made resuming a long session take seconds.
-        self._body_pending = True
-        return Collapsible(title=Content(self.summary), collapsed=True)
-
-    def _body(self) -> Static:
-        message = self.result
-        assert message is not None
-        diff = tool_render.result_diff(message)
-        if diff is not None and not tool_render.is_error(message):
-            return Static(diff_text(diff), classes="tool-diff")
-        return Static(tool_render.result_body(message), markup=False, classes="tool-output")
-
-    def on_collapsible_expanded(self, event) -> None:
-        if self._body_pending:
-            self._body_pending = False
-            event.collapsible.query_one("Contents").mount(self._body())
+def _toggler(collapsible) -> Callable[[], None]:
+    def toggle() -> None:
+        collapsible.collapsed = not collapsible.collapsed
+    return toggle
 
 
 class ChatView(VerticalScroll, can_focus=False):
     """Renders what happened; it owns no state beyond the widgets it shows."""
+
+    class Filled(Message_):
+        """The first thing was shown in an empty chat (the first screen's header steps aside)."""
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -279,8 +192,13 @@ class ChatView(VerticalScroll, can_focus=False):
 
     # -- adding ---------------------------------------------------------------------
     def _add(self, *widgets: Widget) -> None:
+        self._note_filled()
         self.mount_all(widgets)
         self._trim()
+
+    def _note_filled(self) -> None:
+        if not self.children:
+            self.post_message(self.Filled())
 
     def _trim(self) -> None:
         children = [c for c in self.children if c.parent is self]
@@ -349,6 +267,11 @@ class ChatView(VerticalScroll, can_focus=False):
         self._add(block)
         return block
 
+    def tool_output(self, call_id: str, text: str) -> None:
+        block = self._tools.get(call_id)
+        if block is not None:
+            block.add_output(text)
+
     def tool_finished(self, call: ToolCall, message: Message) -> ToolBlock:
         block = self._tools.get(call.id) or self.tool_started(call)
         block.set_result(message)
@@ -404,6 +327,7 @@ class ChatView(VerticalScroll, can_focus=False):
         self._older = widgets[:-FIRST_SHOWN]
         # What fills the screen is laid out first; the rest of the first batch right after.
         first, rest = widgets[-FIRST_PAINT:], widgets[-FIRST_SHOWN:-FIRST_PAINT]
+        self._note_filled()
         with self.app.batch_update():
             self.mount_all(first)
         self._trim()
@@ -449,21 +373,27 @@ class ChatView(VerticalScroll, can_focus=False):
 
     # -- keyboard ---------------------------------------------------------------------
     def toggle_output_in_view(self) -> bool:
-        """Ctrl+O: expand or collapse the newest tool output (or condense summary) the view
-        shows, else the newest there is; False when there is none."""
+        """Ctrl+O: expand or collapse the newest tool output, condense summary or long pasted
+        prompt the view shows, else the newest there is; False when there is none."""
         from textual.geometry import Region
         from textual.widgets import Collapsible
 
-        blocks = [w for w in self.children if isinstance(w, (ToolBlock, CondensedMarker)) and w.display]
-        candidates = [(w, w.query(Collapsible)) for w in blocks]
-        candidates = [(w, found.first()) for w, found in candidates if found]
+        candidates: list[tuple[Widget, Callable[[], None]]] = []
+        for widget in self.children:
+            if not widget.display:
+                continue
+            if isinstance(widget, UserMessage) and widget.collapsible:
+                candidates.append((widget, widget.toggle))
+            elif isinstance(widget, (ToolBlock, CondensedMarker)):
+                found = widget.query(Collapsible)
+                if found:
+                    candidates.append((widget, _toggler(found.first())))
         if not candidates:
             return False
         window = Region(0, round(self.scroll_y), self.scrollable_content_region.width or 1,
                         self.scrollable_content_region.height or 1)
-        in_view = [c for w, c in candidates if w.virtual_region.overlaps(window)]
-        collapsible = (in_view or [c for _, c in candidates])[-1]
-        collapsible.collapsed = not collapsible.collapsed
+        in_view = [toggle for w, toggle in candidates if w.virtual_region.overlaps(window)]
+        (in_view or [toggle for _, toggle in candidates])[-1]()
         return True
 
     # -- queries (tests, status) ------------------------------------------------------

@@ -13,6 +13,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+LOADING = "loading model library…"  # litellm's import, seconds on a small machine
 
 
 def human_tokens(n: int) -> str:
@@ -39,6 +40,8 @@ class StatusBar(Static):
         self.cost: float = 0.0
         self.cache_share: float | None = None  # the last answered request's prompt-cache hits
         self.title: str = ""
+        self.yolo = False  # shown for as long as it holds: nothing asks before acting
+        self.loading = False  # the model library is still loading behind the first screen
         self.state: str = "starting…"  # shown when no turn runs
         self._turn_started: float | None = None
         self._retry_until: float | None = None
@@ -55,7 +58,10 @@ class StatusBar(Static):
         self.redraw()
 
     # -- state changes ------------------------------------------------------------------
-    def set_info(self, *, model: str | None = None, title: str | None = None, window: int | None = None) -> None:
+    def set_info(self, *, model: str | None = None, title: str | None = None, window: int | None = None,
+                 yolo: bool | None = None) -> None:
+        if yolo is not None:
+            self.yolo = yolo
         if model is not None:
             self.model = model
         if title is not None:
@@ -104,6 +110,10 @@ class StatusBar(Static):
     @property
     def flashed(self) -> str | None:
         return self._flash
+
+    def set_loading(self, loading: bool) -> None:
+        self.loading = loading
+        self.redraw()
 
     def set_state(self, text: str) -> None:
         self.state = text
@@ -163,7 +173,9 @@ class StatusBar(Static):
             return self._flash
         now = time.monotonic()
         if self._turn_started is None:
-            return "Condensing context…" if self._condensing is not None else self.state
+            if self._condensing is not None:
+                return "Condensing context…"
+            return self.state or (LOADING if self.loading else "")
         if self._retry_until is not None and self._retry_until > now:
             left = math.ceil(self._retry_until - now)
             why = f"{self._retry_reason} · " if self._retry_reason else ""
@@ -172,7 +184,8 @@ class StatusBar(Static):
         if self._condensing is not None:
             size = f" ({human_tokens(self._condensing)} tokens)" if self._condensing else ""
             return f"{SPINNER[self._frame]} Condensing context…{size} {elapsed:.0f}s · esc to interrupt"
-        return f"{SPINNER[self._frame]} Working {elapsed:.0f}s · esc to interrupt"
+        doing = LOADING if self.loading else "Working"
+        return f"{SPINNER[self._frame]} {doing} {elapsed:.0f}s · esc to interrupt"
 
     def render_text(self) -> Text:
         out = Text(no_wrap=True, overflow="ellipsis")
@@ -180,6 +193,9 @@ class StatusBar(Static):
         if activity:
             out.append(activity, style="bold" if self.running else "dim")
             out.append("  │  ", style="dim")
+        if self.yolo:
+            out.append(" YOLO ", style="bold reverse red")
+            out.append(" ")
         out.append(self.model or "no model", style="bold")
         if self.context_window:
             used = self.context_tokens or 0

@@ -1,0 +1,67 @@
+"""Which models `/model` offers: those of providers a key is set for, with their windows.
+
+Read from litellm's bundled price map through agent/llm/cost_map.py (a JSON file, no
+litellm import), so the picker opens fast even before the backend loaded. A key counts
+when the user set it (the environment, or cairn's own api_key for the current model's
+provider); nothing is asked of a provider.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Mapping
+
+# The environment variable litellm reads for each provider's key.
+PROVIDER_KEY_VARIABLES: dict[str, tuple[str, ...]] = {
+    "anthropic": ("ANTHROPIC_API_KEY",),
+    "openai": ("OPENAI_API_KEY",),
+    "gemini": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+    "mistral": ("MISTRAL_API_KEY",),
+    "deepseek": ("DEEPSEEK_API_KEY",),
+    "openrouter": ("OPENROUTER_API_KEY",),
+    "groq": ("GROQ_API_KEY",),
+    "xai": ("XAI_API_KEY",),
+    "together_ai": ("TOGETHERAI_API_KEY", "TOGETHER_API_KEY"),
+    "fireworks_ai": ("FIREWORKS_AI_API_KEY", "FIREWORKS_API_KEY"),
+    "cerebras": ("CEREBRAS_API_KEY",),
+}
+CHAT_MODE = "chat"  # the map also lists embedding, image and audio models
+
+
+@dataclass(frozen=True)
+class ModelChoice:
+    model: str  # the litellm model string, provider first
+    window: int | None
+
+
+def providers_with_keys(environ: Mapping[str, str], current_model: str | None = None,
+                        own_key: bool = False) -> set[str]:
+    found = {p for p, names in PROVIDER_KEY_VARIABLES.items() if any(environ.get(n) for n in names)}
+    if own_key and current_model and "/" in current_model:
+        found.add(current_model.split("/", 1)[0])  # cairn's api_key is sent to the current provider
+    return found
+
+
+def model_choices(providers: set[str]) -> list[ModelChoice]:
+    """Every chat model of those providers the map lists, sorted; [] without litellm."""
+    from agent.llm.cost_map import load_cost_map
+
+    cmap = load_cost_map()
+    if cmap is None or not providers:
+        return []
+    seen: dict[str, ModelChoice] = {}
+    for key, info in cmap.entries.items():
+        provider = info.get("litellm_provider")
+        if provider not in providers or info.get("mode") != CHAT_MODE:
+            continue
+        model = key if key.startswith(f"{provider}/") else f"{provider}/{key}"
+        window = info.get("max_input_tokens") or info.get("max_tokens")
+        seen.setdefault(model, ModelChoice(model, window if isinstance(window, int) else None))
+    return sorted(seen.values(), key=lambda c: c.model)
+
+
+def available_models(current_model: str | None, own_key: bool,
+                     environ: Mapping[str, str] | None = None) -> list[ModelChoice]:
+    env = os.environ if environ is None else environ
+    return model_choices(providers_with_keys(env, current_model, own_key))

@@ -1,0 +1,137 @@
+"""Turns as the app runs them: one at a time, what is sent meanwhile queued, Esc interrupts.
+
+A turn runs in an exclusive worker so the prompt stays usable while it streams. What the
+user sends during a turn is queued (widgets/queued.py) and goes as the next prompt when the
+turn ends; an interrupted turn gives the queue back to the prompt instead, unsent, because
+the user stopped the agent to say something else.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+from textual import work
+
+if TYPE_CHECKING:
+    from agent.ui.app import CairnApp
+
+
+class TurnActions:
+    """Mixed into CairnApp: starting, queueing and interrupting turns."""
+
+    _turn_active: bool = False
+    _interrupt_requested: bool = False
+    _redirect: str | None = None  # "No, and tell cairn what to do instead": the words, until sent
+    _redirecting: bool = False
+
+    @property
+    def turn_running(self: CairnApp) -> bool:
+        return self._turn_active
+
+    def still_working(self: CairnApp, text: str) -> bool:
+        """True (and the text back in the prompt) when a turn runs: one turn at a time."""
+        if not self.turn_running:
+            return False
+        self.prompt.restore(text)
+        self.notify("Still working: press Esc to interrupt, then send again.", markup=False)
+        return True
+
+    def send_prompt(self: CairnApp, shown: str, sent: str | None = None) -> None:
+        """Start a turn with `sent` (default `shown`); the chat shows what the user typed
+        (a project command shows as `/name args`, the model gets its expanded block).
+        While a turn runs the message is queued: it is sent when the turn ends."""
+        if self.turn_running:
+            self.queued.add(shown, sent)
+            return
+        self.chat.add_user(shown)
+        if self.runtime is None:
+            if self.opening:
+                self._pending.append(sent or shown)
+            else:
+                self.notice_not_ready()
+            return
+        self._run_turn(sent or shown)
+
+    def start_compact(self: CairnApp, instructions: str | None) -> None:
+        """/compact: condense now, run as a turn (spinner, Esc interrupts)."""
+        self._run_turn(instructions or "", compact=True)
+
+    @work(group="turn", exclusive=True, exit_on_error=False)
+    async def _run_turn(self: CairnApp, text: str, *, compact: bool = False) -> None:
+        """Run a user turn, or with `compact` a condense (`text`: its instructions)."""
+        assert self.runtime is not None
+        self._turn_active = True
+        self._interrupt_requested = False
+        self._truncation_shown = False
+        self.status.turn_started()
+        try:
+            if compact:
+                await self.runtime.compact(text or None)
+            else:
+                await self.runtime.run_turn(text)
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
+                raise  # this worker itself was cancelled
+            # else the turn was interrupted inside the runtime: not an error
+        except Exception as exc:
+            from agent.ui.app import readable
+
+            self.notify(readable(exc), severity="error", markup=False)
+        finally:
+            self._turn_active = False
+            self.chat.finish_open_streams()
+            self.status.turn_ended()
+            if self._interrupt_requested and not self._redirecting:
+                self.chat.add_notice("Interrupted", kind="warning")
+                self._give_back_queued()
+            self._redirecting = False
+            self.refresh_status()
+            if self.queued.items and self.runtime is not None:
+                self.call_later(self._send_queued)
+
+    def _send_queued(self: CairnApp) -> None:
+        """The turn ended: what was queued meanwhile goes as the next prompt (one turn)."""
+        if self.turn_running or not self.queued.items:
+            return
+        items = self.queued.take_all()
+        shown = "\n\n".join(i.shown for i in items)
+        sent = "\n\n".join(i.sent or i.shown for i in items)
+        self.send_prompt(shown, sent if sent != shown else None)
+
+    def _take_queued(self: CairnApp) -> str | None:
+        item = self.queued.take_last()
+        return item.shown if item is not None else None
+
+    def _give_back_queued(self: CairnApp) -> None:
+        """An interrupted turn: queued messages return to the prompt (after the draft), unsent."""
+        items = self.queued.take_all()
+        if items:
+            draft = self.prompt.text.rstrip("\n")
+            self.prompt.restore("\n\n".join([draft, *(i.shown for i in items)] if draft else
+                                            [i.shown for i in items]))
+
+    def redirect_after_refusal(self: CairnApp, text: str) -> None:
+        """The approval's "No, and tell cairn what to do instead": the tool stores the refusal
+        as its result; then (`refusal_stored`) the turn stops and `text` goes as the next
+        prompt, so the model reads the refusal and the user's words together before it acts."""
+        self._redirect = text
+
+    def refusal_stored(self: CairnApp) -> None:
+        if self._redirect is None:
+            return
+        text, self._redirect = self._redirect, None
+        waiting = self.queued.take_all()
+        self.queued.add(text)
+        for item in waiting:
+            self.queued.add(item.shown, item.sent)
+        self._redirecting = True
+        self.interrupt_turn()
+
+    def interrupt_turn(self: CairnApp) -> None:
+        """Stop the running turn; the prompt stays usable throughout."""
+        self._interrupt_requested = True
+        if self.runtime is None or not self.runtime.interrupt():
+            self.workers.cancel_group(self, "turn")
+

@@ -1,0 +1,74 @@
+"""Issue 18 gap: `/model` without a name opens a picker of the models a key is set for (from
+litellm's bundled price map, litellm not imported), each with its context window."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from agent.ui.app import CairnApp
+from agent.ui.model_choices import PROVIDER_KEY_VARIABLES, available_models
+from agent.ui.screens.model_picker import ModelPicker
+from tests.ui.conftest import chat_text, send, wait_for, wait_ready
+
+SIZE = (100, 30)
+
+
+def clear_keys(monkeypatch) -> None:
+    for names in PROVIDER_KEY_VARIABLES.values():
+        for name in names:
+            monkeypatch.delenv(name, raising=False)
+
+
+def test_choices_come_from_the_providers_with_a_key(monkeypatch):
+    clear_keys(monkeypatch)
+    choices = available_models(None, False, {"ANTHROPIC_API_KEY": "sk-ant-test"})
+    models = [c.model for c in choices]
+    assert models and all(m.startswith("anthropic/") for m in models)
+    sonnet = next(c for c in choices if c.model == "anthropic/claude-sonnet-4-5")
+    assert sonnet.window == 200_000
+    assert available_models(None, False, {}) == []
+    assert [c.model for c in available_models("openai/gpt-4o", True, {})][:1][0].startswith("openai/")
+
+
+def test_choices_do_not_import_litellm():
+    code = ("import sys; from agent.ui.model_choices import available_models; "
+            "assert available_models(None, False, {'OPENAI_API_KEY': 'x'}); "
+            "assert 'litellm' not in sys.modules, 'litellm was imported'")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+
+
+async def test_model_without_a_name_picks_from_the_keyed_models(make_settings, server, monkeypatch):
+    clear_keys(monkeypatch)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+    app = CairnApp(make_settings())  # openai/fake with cairn's own key: openai models count too
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(pilot)
+        await send(pilot, "/model")
+        await wait_for(pilot, lambda: isinstance(app.screen, ModelPicker), what="the model picker")
+        picker = app.screen
+        models = [c.model for c in picker.choices]
+        assert any(m.startswith("anthropic/") for m in models) and any(m.startswith("openai/") for m in models)
+        await pilot.press(*"claude sonnet-4-5")
+        await pilot.pause()
+        options = picker.query_one("#picker-list")
+        rows = [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
+        assert rows and all("claude" in r and "sonnet-4-5" in r for r in rows)
+        assert any("anthropic/claude-sonnet-4-5  200k window" in r for r in rows)
+        options.highlighted = next(i for i, r in enumerate(rows) if r.startswith("anthropic/claude-sonnet-4-5 "))
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.runtime.model == "anthropic/claude-sonnet-4-5", what="the model switch")
+        assert "Model set to anthropic/claude-sonnet-4-5" in chat_text(app)
+        assert app.focused is app.prompt
+
+
+async def test_model_without_a_name_and_no_key_says_how(make_settings, server, monkeypatch):
+    clear_keys(monkeypatch)
+    app = CairnApp(make_settings(api_key=None))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(pilot)
+        await send(pilot, "/model")
+        await wait_for(pilot, lambda: "No provider key is set" in chat_text(app), what="the notice")
+        assert "Model: openai/fake" in chat_text(app)
+        assert not isinstance(app.screen, ModelPicker)
