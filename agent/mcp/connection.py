@@ -193,8 +193,7 @@ class ServerConnection:
         spec = self.spec
         timeout = spec.timeout
         if spec.transport == "http":
-            from mcp.client.streamable_http import streamable_http_client
-            from mcp.shared._httpx_utils import create_mcp_http_client
+            from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
 
             http = create_mcp_http_client(headers=dict(spec.headers) or None)
             return Client(_OwnedHttp(streamable_http_client(spec.url or "", http_client=http), http),
