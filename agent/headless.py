@@ -32,7 +32,8 @@ from agent.events import (
 from agent.headless_input import StdinMessages
 from agent.headless_limits import RunGuard, RunLimits
 from agent.headless_stream import SCHEMA_VERSION, StreamPrinter
-from agent.runtime import NoModelConfigured, Runtime, SessionNotFound, on_termination
+from agent.runtime import NoModelConfigured, Runtime, SessionNotFound
+from agent.termination import on_termination
 from agent.session.models import Message
 from agent.session.store import StoreOpenError
 

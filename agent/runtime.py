@@ -8,12 +8,12 @@ render the events it emits. They never touch the store or the loop directly.
 from __future__ import annotations
 
 import asyncio
-import signal
 from pathlib import Path
 from typing import Callable
 
 from pydantic import BaseModel
 
+from agent.backend_load import load_backend
 from agent.background import in_daemon_thread
 from agent.config import Settings
 from agent.events import Event
@@ -136,7 +136,7 @@ class Runtime:
         """Begin loading litellm (and the tokenizer) in a thread. A front end calls this once
         its screen is drawn: the import holds the GIL for seconds and would slow drawing."""
         if self._backend is None:
-            self._backend = asyncio.ensure_future(in_daemon_thread(_load_backend, self._warm_tokenizer))
+            self._backend = asyncio.ensure_future(in_daemon_thread(load_backend, self._warm_tokenizer))
             self._discover_window(self.model)
             if self.mcp is not None:
                 self.mcp.start()
@@ -448,36 +448,6 @@ class Runtime:
         await self.store.close()
 
 
-# `kill`, `timeout`, a supervisor stopping a job; a terminal that closes sends SIGHUP.
-TERMINATING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
-
-
-def on_termination(callback: Callable[[int], None]) -> Callable[[], None]:
-    """Call `callback(signum)` on the running event loop for SIGTERM and SIGHUP, instead of
-    dying on the spot with a command still running (in its own process group, which no
-    signal to cairn reaches) and its call unanswered. A front end ends the way Ctrl-C ends
-    it: the turn is interrupted (the command's group killed, every open call answered with
-    an `Error:` result), then the store is closed. Returns the function that puts the
-    default handling back. Only the main thread's loop can do this; elsewhere it does nothing."""
-    loop = asyncio.get_running_loop()
-    installed: list[int] = []
-    for signum in TERMINATING_SIGNALS:
-        try:
-            loop.add_signal_handler(signum, callback, signum)
-            installed.append(signum)
-        except (ValueError, RuntimeError, NotImplementedError):  # not the main thread, or not Unix
-            pass
-
-    def restore() -> None:
-        for signum in installed:
-            try:
-                loop.remove_signal_handler(signum)
-            except (ValueError, RuntimeError):
-                pass
-
-    return restore
-
-
 def _mcp_manager(settings: Settings, agent):
     """The MCP servers' manager, wired to the agent: tools into its registry, failures as notices.
     None when no server is configured and the project has no `.mcp.json`."""
@@ -505,34 +475,3 @@ def _write_text(target: Path, text: str) -> None:
 
 def _import_agent() -> None:
     import agent.loop  # noqa: F401 - the store, aiosqlite, the tools, the pipeline (not litellm)
-
-
-GC_YOUNG_THRESHOLD = 10_000  # allocations between young collections (default 700)
-GC_MIDDLE_THRESHOLD = 10  # young collections per middle one (the default)
-GC_OLD_THRESHOLD = 100  # middle collections per full one (default 10)
-
-
-def _load_backend(warm_tokenizer: str | None) -> None:
-    from agent.offline import import_litellm, warm_up
-
-    if warm_tokenizer:
-        warm_up(warm_tokenizer)
-    else:
-        import_litellm()
-    settle_heap()
-
-
-def settle_heap() -> None:
-    """Once the backend is loaded (bench/pipeline.py calls it too, to measure as the app runs)."""
-    import gc
-
-    # litellm leaves hundreds of thousands of long-lived objects: out of the collector's
-    # reach, full collections during a turn no longer walk all of them again.
-    gc.freeze()
-    # Even so, a full collection still follows references into that heap: ~60-90 ms with
-    # the event loop blocked, and at the default thresholds one ran every second of a fast
-    # stream (each chunk leaves objects that live to the stream's end). Collect the young
-    # less often and the old ten times less often: stalls at 1,000 tokens/s went from
-    # ~200 to ~70 ms (bench/streaming.py); memory stays flat (bench/memory.py).
-    gc.set_threshold(GC_YOUNG_THRESHOLD, GC_MIDDLE_THRESHOLD, GC_OLD_THRESHOLD)
-
