@@ -23,7 +23,7 @@ from agent.context.facts import API, CALLS, TOKENS, Facts, ensure_counted, holds
 from agent.context.memo import Memo
 from agent.context.passes import active_path, externalize, file_reads, orphans, terminal_outdated
 from agent.context.rendered import (SessionImages, ToolImages, attach_images, call_rows, copy_parts, copy_request,
-                                     group_start, insert_tool_images, tool_images)
+                                     group_start, tool_images, with_tool_images)
 from agent.context.state import BuildState
 from agent.context.tokens import REPLY_PRIMING, TokenCounter, counter_for
 from agent.context.truncation import MIDDLE_END, MIDDLE_START, TruncationReport, no_fold, truncate_until_fits
@@ -169,7 +169,7 @@ def _build(history: list[Message], known: tuple[list[Facts], list[tuple], int] |
     if not _copy_checked(history, snapshots, unchecked, apis, calls_at, rows, api):
         return None
     copy_parts(api, parts_at, 1 if system_prompt else 0)
-    insert_tool_images(api, inserts, 1 if system_prompt else 0)  # last: the positions above are the records'
+    api = with_tool_images(api, inserts, 1 if system_prompt else 0)  # last: the positions above are the records'
     return api, steps, tokens, truncation, decision
 
 
@@ -267,7 +267,7 @@ def _tokens(items: list[Facts], counter) -> int:
 def _request(current: list[Facts], counter, memo: Memo, key: tuple, images: SessionImages | None
              ) -> tuple[list[dict[str, Any]], tuple[int, list[int], list, list[int], list[ToolImages]]]:
     """The final records' API forms and `(tokens, calls_at, rows, parts_at, inserts)` for
-    `copy_request`, `copy_parts` and `insert_tool_images`, remembered under `key` (encoding,
+    `copy_request`, `copy_parts` and `with_tool_images`, remembered under `key` (encoding,
     images); what the last request had for the records this one starts with is reused."""
     kept, apis, tokens, calls_at, rows, parts_at, inserts = 0, [], 0, [], [], [], []
     last = memo.recall_prefix(REQUEST, current, key)

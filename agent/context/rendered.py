@@ -189,17 +189,17 @@ def tool_images(records: list[Rendered], start: int, images: SessionImages,
         while end < last and records[end + 1].role == "tool":
             end += 1
         parts: list[dict[str, Any]] = [{"type": "text", "text": TOOL_IMAGES_INTRO}]
-        pixels = 0
+        image_cost = 0
         for record in records[index:end + 1]:
             for ref in refs_of(record.message.meta):
                 url = images.data_url(ref.hash, ref.mime)
                 if url is not None:
                     parts.append({"type": "text", "text": f"{ref.label} (tool call {record.message.tool_call_id})"})
                     parts.append({"type": "image_url", "image_url": {"url": url}})
-                    pixels += image_tokens(ref.width, ref.height)
+                    image_cost += image_tokens(ref.width, ref.height)
         if len(parts) > 1:
             message = {"role": "user", "content": parts}
-            out.append((end, message, count_message(message) + pixels))
+            out.append((end, message, count_message(message) + image_cost))
     return out
 
 
@@ -210,9 +210,18 @@ def group_start(records: list[Rendered], index: int) -> int:
     return index
 
 
-def insert_tool_images(api: list[dict[str, Any]], inserts: list[ToolImages], offset: int) -> None:
-    """Put a fresh copy of each of `inserts` after its group in a copied request (positions
-    + `offset`), the last first so that the earlier positions still hold."""
-    for end, message, _ in reversed(inserts):
+def with_tool_images(api: list[dict[str, Any]], inserts: list[ToolImages], offset: int) -> list[dict[str, Any]]:
+    """A copied request with a fresh copy of each of `inserts` after its group (positions +
+    `offset`): `api` itself without any, else a new list made in one pass (inserting into a
+    long request one by one moved all that follows each time)."""
+    if not inserts:
+        return api
+    out: list[dict[str, Any]] = []
+    done = 0
+    for end, message, _ in inserts:
         at = offset + end + 1
-        api[at:at] = [{"role": "user", "content": _copied(message["content"])}]
+        out += api[done:at]
+        out.append({"role": "user", "content": _copied(message["content"])})
+        done = at
+    out += api[done:]
+    return out
