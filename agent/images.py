@@ -12,8 +12,10 @@ otherwise send any picture on the disk to the provider.
 A file is an image only by its first bytes (PNG, JPEG, GIF, WebP), never by its name, and
 its dimensions come from its header, so no imaging library is needed and nothing is
 decoded. The bytes are kept exactly as read (the store's blob table; lossless), and the
-message records `ImageRef`s (`meta["images"]`). What a request makes of them is
-agent/context/rendered.py's concern; standard library and pydantic only here.
+message records `ImageRef`s (`meta["images"]`). An MCP tool result's images (base64 in the
+result) are checked the same way (`decode_image`) and recorded on the tool message. What a
+request makes of them is agent/context/rendered.py's concern; standard library and pydantic
+only here.
 """
 
 from __future__ import annotations
@@ -267,6 +269,31 @@ def read_image(path: Path, *, max_bytes: int = MAX_IMAGE_BYTES) -> Attachment:
         raise ImageError(f"over the {_mb(max_bytes)} limit for an image")
     mime, width, height = sniff(data)
     ref = ImageRef(hash=hashlib.sha256(data).hexdigest(), name=path.name, mime=mime, width=width, height=height)
+    return Attachment(ref=ref, data=data)
+
+
+# The name an image without one (a tool's) gets, by what its bytes are.
+SUFFIX_OF_MIME = {"image/png": ".png", "image/jpeg": ".jpg", "image/gif": ".gif", "image/webp": ".webp"}
+
+
+def decode_image(encoded: str, stem: str, *, max_bytes: int = MAX_IMAGE_BYTES) -> Attachment:
+    """An image sent as base64 (an MCP tool result's image content), checked like a file:
+    at most `max_bytes`, an image by its header whatever type it claims; named `stem` plus
+    the suffix of what it is. The size is judged before decoding: a server may send 100 MB."""
+    import base64
+    import binascii
+
+    if len(encoded) * 3 // 4 > max_bytes + 3:
+        raise ImageError(f"{_mb(len(encoded) * 3 // 4)} is over the {_mb(max_bytes)} limit for an image")
+    try:
+        data = base64.b64decode("".join(encoded.split()), validate=True)  # line breaks are allowed
+    except (binascii.Error, ValueError):
+        raise ImageError("not valid base64") from None
+    if len(data) > max_bytes:
+        raise ImageError(f"{_mb(len(data))} is over the {_mb(max_bytes)} limit for an image")
+    mime, width, height = sniff(data)
+    ref = ImageRef(hash=hashlib.sha256(data).hexdigest(), name=stem + SUFFIX_OF_MIME[mime], mime=mime,
+                   width=width, height=height)
     return Attachment(ref=ref, data=data)
 
 

@@ -237,7 +237,7 @@ class Agent:
                                         vision=self.builder.sees_images)
         for message, kind in found.notices:  # what was attached, and what was not and why
             self.emit(Notice(message=message, kind=kind))
-        await self._persist(self.builder.images.keep(found.attachments, self.store.put_blobs))
+        await self._persist(self.builder.images.keep([a.data for a in found.attachments], self.store.put_blobs))
         return found.meta()
 
     async def _model_step(self) -> Message | None:
@@ -386,6 +386,7 @@ class Agent:
             message = Message(role="tool", tool_call_id=call.id, tool_name=call.name, content=result.content,
                               status="error" if result.is_error else "ok", meta=dict(result.meta))
             self.builder.counter.remember_count(message)
+            await self._persist(self.builder.images.keep(result.blobs, self.store.put_blobs))  # before it is named
             # With the checkpoints rewind restores from, in one transaction.
             message = await self._append(message, [(e.path, e.before, e.after) for e in result.edits])
             self.emit(ToolFinished(call=call, message=message))

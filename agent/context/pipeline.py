@@ -22,7 +22,8 @@ from agent.context.cache_policy import EXACT, CacheDecision, CachePolicy, decide
 from agent.context.facts import API, CALLS, TOKENS, Facts, ensure_counted, holds, request_tokens
 from agent.context.memo import Memo
 from agent.context.passes import active_path, externalize, file_reads, orphans, terminal_outdated
-from agent.context.rendered import SessionImages, attach_images, call_rows, copy_parts, copy_request
+from agent.context.rendered import (SessionImages, ToolImages, attach_images, call_rows, copy_parts, copy_request,
+                                     group_start, tool_images, with_tool_images)
 from agent.context.state import BuildState
 from agent.context.tokens import REPLY_PRIMING, TokenCounter, counter_for
 from agent.context.truncation import MIDDLE_END, MIDDLE_START, TruncationReport, no_fold, truncate_until_fits
@@ -99,8 +100,9 @@ def build_api_messages(
     message records (agent/context/facts.py) and each step's last result (memo.py); without
     them the build starts from nothing and gives the same result. With `truncate` (the
     budget step's fallback, agent/context/manage.py), smart truncation runs last, on what
-    the other passes produced. `images`: the bytes of the images user messages attach, for a
-    model that sees images (None: each image is its `[image: name, WxH]` line)."""
+    the other passes produced. `images`: the bytes of the images user messages and tool
+    results attach, for a model that sees images (None: each image is its `[image: name, WxH]`
+    line); a group of tool results is followed by a user message carrying theirs."""
     state = state if state is not None else BuildState()
     counter = counter if counter is not None else counter_for(settings.context.tokenizer)
     system_tokens = counter.count_messages([{"role": "system", "content": system_prompt}]) if system_prompt else 0
@@ -159,14 +161,15 @@ def _build(history: list[Message], known: tuple[list[Facts], list[tuple], int] |
         current = truncated
 
     key = (encoding, images.version if images is not None else None)
-    apis, (tokens, calls_at, rows, parts_at) = (memo.recall(REQUEST, current, key)
-                                                or _request(current, counter, memo, key, images))
+    apis, (tokens, calls_at, rows, parts_at, inserts) = (memo.recall(REQUEST, current, key)
+                                                         or _request(current, counter, memo, key, images))
     api: list[dict[str, Any]] = []
     if system_prompt:
         api.append({"role": "system", "content": system_prompt})
     if not _copy_checked(history, snapshots, unchecked, apis, calls_at, rows, api):
         return None
     copy_parts(api, parts_at, 1 if system_prompt else 0)
+    api = with_tool_images(api, inserts, 1 if system_prompt else 0)  # last: the positions above are the records'
     return api, steps, tokens, truncation, decision
 
 
@@ -261,15 +264,15 @@ def _tokens(items: list[Facts], counter) -> int:
     return request_tokens(items)
 
 
-def _request(current: list[Facts], counter, memo: Memo, key: tuple,
-             images: SessionImages | None) -> tuple[list[dict[str, Any]], tuple[int, list[int], list, list[int]]]:
-    """The final records' API forms and `(tokens, calls_at, rows, parts_at)` for `copy_request`
-    and `copy_parts`, remembered under `key` (encoding, images); what the last request had for
-    the records this one starts with is reused."""
-    kept, apis, tokens, calls_at, rows, parts_at = 0, [], 0, [], [], []
+def _request(current: list[Facts], counter, memo: Memo, key: tuple, images: SessionImages | None
+             ) -> tuple[list[dict[str, Any]], tuple[int, list[int], list, list[int], list[ToolImages]]]:
+    """The final records' API forms and `(tokens, calls_at, rows, parts_at, inserts)` for
+    `copy_request`, `copy_parts` and `with_tool_images`, remembered under `key` (encoding,
+    images); what the last request had for the records this one starts with is reused."""
+    kept, apis, tokens, calls_at, rows, parts_at, inserts = 0, [], 0, [], [], [], []
     last = memo.recall_prefix(REQUEST, current, key)
     if last is not None:  # those records were counted then, in this encoding
-        kept, apis, (tokens, calls_at, rows, parts_at) = last
+        kept, apis, (tokens, calls_at, rows, parts_at, inserts) = last
         tokens -= REPLY_PRIMING if kept else 0
     tail = current[kept:]
     ensure_counted(tail, counter)
@@ -277,8 +280,18 @@ def _request(current: list[Facts], counter, memo: Memo, key: tuple,
     tokens += sum(map(TOKENS, tail)) + (REPLY_PRIMING if current else 0)
     tail_apis = list(map(API, tail))
     tail_parts = [kept + index for index in attach_images(tail, tail_apis, images)]
+    if images is not None:
+        start = kept
+        if 0 < kept < len(current) and current[kept].role == "tool" == current[kept - 1].role:
+            start = group_start(current, kept - 1)  # a group of results goes on: its images move to its end
+            if inserts and inserts[-1][0] == kept - 1:
+                tokens -= inserts[-1][2]
+                inserts = inserts[:-1]
+        tail_inserts = tool_images(current, start, images, counter.count_message)
+        tokens += sum(made for _, _, made in tail_inserts)
+        inserts = inserts + tail_inserts
     extra = (tokens, calls_at + tail_at, rows + call_rows(tail_at, [current[i].calls for i in tail_at]),
-             parts_at + tail_parts)
+             parts_at + tail_parts, inserts)
     return memo.remember(REQUEST, current, key, apis + tail_apis, extra), extra
 
 

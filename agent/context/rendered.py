@@ -14,7 +14,6 @@ from operator import attrgetter, eq
 from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 if TYPE_CHECKING:
-    from agent.images import Attachment
     from agent.session.models import Message
 
 
@@ -31,6 +30,10 @@ class Rendered:
 
 
 _ROLE = attrgetter("role")
+# The messages that attach images: a prompt, an MCP tool's result.
+IMAGE_ROLES = ("user", "tool")
+# Opens the user message that carries tool results' images (tool messages take text only).
+TOOL_IMAGES_INTRO = "[The images the tool results above returned, each after its label.]"
 CallRow = tuple[int, str, str, str, tuple[tuple[str, str, str], ...]]
 
 
@@ -83,12 +86,12 @@ class SessionImages:
     def get(self, digest: str) -> bytes | None:
         return self._data.get(digest)
 
-    async def keep(self, attachments: list[Attachment], put_blobs: Callable[[list[bytes]], Awaitable[Any]]) -> None:
-        """A new prompt's images: stored (`put_blobs`, the store's) first, then held."""
-        if attachments:
-            await put_blobs([a.data for a in attachments])
-            for attachment in attachments:
-                self.add(attachment.ref.hash, attachment.data)
+    async def keep(self, blobs: list[bytes], put_blobs: Callable[[list[bytes]], Awaitable[list[str]]]) -> None:
+        """A new message's images (a prompt's, a tool result's): stored first (`put_blobs`, the
+        store's, which gives their hashes), so a stored message never names a missing blob; then held."""
+        if blobs:
+            for digest, data in zip(await put_blobs(blobs), blobs):
+                self.add(digest, data)
 
     async def load(self, messages: list[Message], get_blob: Callable[[str], Awaitable[bytes | None]]) -> None:
         """The bytes `messages` name and this does not hold yet, from the store (a loaded or
@@ -99,10 +102,10 @@ class SessionImages:
                 self.add(digest, data)
 
     def missing(self, messages: list[Message]) -> list[str]:
-        """Hashes the user messages of `messages` name that are not held yet."""
+        """Hashes the user and tool messages of `messages` name that are not held yet."""
         from agent.images import refs_of
 
-        wanted = (ref.hash for m in messages if m.role == "user" and m.meta for ref in refs_of(m.meta))
+        wanted = (ref.hash for m in messages if m.role in IMAGE_ROLES and m.meta for ref in refs_of(m.meta))
         return list(dict.fromkeys(h for h in wanted if h not in self._data))
 
     def data_url(self, digest: str, mime: str) -> str | None:
@@ -149,10 +152,76 @@ def attach_images(records: list[Rendered], apis: list[dict[str, Any]], images: S
     return parts_at
 
 
+def _copied(parts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{**part, "image_url": dict(part["image_url"])} if "image_url" in part else dict(part) for part in parts]
+
+
 def copy_parts(api: list[dict[str, Any]], parts_at: list[int], offset: int) -> None:
     """Fresh content-part lists for the messages at `parts_at` (+ `offset`) of a copied
     request: a provider adapter may edit the blocks it is given."""
     for index in parts_at:
         message = api[offset + index]
-        message["content"] = [{**part, "image_url": dict(part["image_url"])} if "image_url" in part else dict(part)
-                              for part in message["content"]]
+        message["content"] = _copied(message["content"])
+
+
+# (the position of the last tool result of the group, the user message, its tokens)
+ToolImages = tuple[int, dict[str, Any], int]
+
+
+def tool_images(records: list[Rendered], start: int, images: SessionImages,
+                count_message: Callable[[dict[str, Any]], int]) -> list[ToolImages]:
+    """For a model that sees images: one user message per group of tool results (the answers
+    to one assistant message) among `records[start:]` whose results attach images, to follow
+    the group's last result. OpenAI's tool messages take text only, and a user message after
+    the results is valid there and, through litellm, for Anthropic. The result's text keeps
+    each image's `[image: name, WxH]` line; an image whose bytes are missing stays that line
+    only. `count_message`: a message's text tokens; each image adds the documented estimate."""
+    from agent.images import META_KEY, image_tokens, refs_of
+
+    out: list[ToolImages] = []
+    end = -1
+    last = len(records) - 1
+    for index in compress(count(start), map(eq, map(_ROLE, records[start:]), repeat("tool"))):
+        meta = records[index].message.meta
+        if index <= end or not meta or META_KEY not in meta:
+            continue
+        end = index
+        while end < last and records[end + 1].role == "tool":
+            end += 1
+        parts: list[dict[str, Any]] = [{"type": "text", "text": TOOL_IMAGES_INTRO}]
+        image_cost = 0
+        for record in records[index:end + 1]:
+            for ref in refs_of(record.message.meta):
+                url = images.data_url(ref.hash, ref.mime)
+                if url is not None:
+                    parts.append({"type": "text", "text": f"{ref.label} (tool call {record.message.tool_call_id})"})
+                    parts.append({"type": "image_url", "image_url": {"url": url}})
+                    image_cost += image_tokens(ref.width, ref.height)
+        if len(parts) > 1:
+            message = {"role": "user", "content": parts}
+            out.append((end, message, count_message(message) + image_cost))
+    return out
+
+
+def group_start(records: list[Rendered], index: int) -> int:
+    """The first of the tool results that end at `index` (a group's start)."""
+    while index > 0 and records[index - 1].role == "tool":
+        index -= 1
+    return index
+
+
+def with_tool_images(api: list[dict[str, Any]], inserts: list[ToolImages], offset: int) -> list[dict[str, Any]]:
+    """A copied request with a fresh copy of each of `inserts` after its group (positions +
+    `offset`): `api` itself without any, else a new list made in one pass (inserting into a
+    long request one by one moved all that follows each time)."""
+    if not inserts:
+        return api
+    out: list[dict[str, Any]] = []
+    done = 0
+    for end, message, _ in inserts:
+        at = offset + end + 1
+        out += api[done:at]
+        out.append({"role": "user", "content": _copied(message["content"])})
+        done = at
+    out += api[done:]
+    return out

@@ -13,7 +13,7 @@ from typing import Any
 from pydantic import ConfigDict
 
 from agent.mcp.connection import McpCallError, RemoteTool, ServerConnection
-from agent.mcp.results import result_text
+from agent.mcp.results import read_result
 from agent.tools.base import Tool, ToolArgs, ToolContext, ToolError, ToolResult
 from agent.tools.permissions import ApprovalRequest
 
@@ -52,8 +52,10 @@ class McpTool(Tool):
             result = await self.connection.call(self.remote.name, arguments)
         except McpCallError as exc:
             raise ToolError(str(exc)) from None
-        text, is_error, meta = result_text(result, self.max_result_chars)
-        meta["mcp"] = {"server": self.remote.server, "tool": self.remote.name}
-        if is_error:
-            return ToolResult(content=f"Error: {text}", is_error=True, meta=meta)
-        return ToolResult(content=text, meta=meta)
+        # Images are named after the exposed tool name: the server's own may be anything.
+        kept = read_result(result, self.max_result_chars, image_stem=self.name)
+        meta = {**kept.meta, "mcp": {"server": self.remote.server, "tool": self.remote.name}}
+        blobs = [image.data for image in kept.images]
+        if kept.is_error:
+            return ToolResult(content=f"Error: {kept.text}", is_error=True, meta=meta, blobs=blobs)
+        return ToolResult(content=kept.text, meta=meta, blobs=blobs)

@@ -98,6 +98,9 @@ class ToolResult(BaseModel):
     meta: dict[str, Any] = {}
     # Not sent to the model, not in meta: bytes go to the store's checkpoint tables.
     edits: list[FileEdit] = []
+    # The bytes of the images `meta["images"]` names by hash (an MCP result's, agent/images.py):
+    # the loop puts them in the store's blob table before the message that names them.
+    blobs: list[bytes] = []
 
     @field_validator("content")
     @classmethod

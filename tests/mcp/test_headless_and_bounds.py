@@ -10,7 +10,7 @@ import types
 from agent.config import load_settings
 from agent.headless import run_headless
 from agent.mcp.names import MAX_NAME_CHARS, unique_names
-from agent.mcp.results import result_text
+from agent.mcp.results import read_result
 from agent.mcp.schema import PERMISSIVE_SCHEMA, bounded_description, bounded_schema, first_sentence
 from tests.fakes.llm_server import text, tool_calls
 from tests.mcp.conftest import mcp_flags, stdio_server, tool_names
@@ -27,7 +27,7 @@ async def test_headless_waits_for_servers_and_notes_failures(server, workspace):
     assert "mcp__fake__image" in tool_names(server.requests[0])  # ready before the first request
     assert "Note: MCP server 'broken' failed" in err.getvalue()
     sent = next(m for m in server.requests[1]["messages"] if m["role"] == "tool")["content"]
-    assert sent == "a pixel\n[image: image/png, 70 bytes; not shown to the model]"
+    assert sent == "a pixel\n[image: mcp__fake__image-1.png, 1x1]"
     assert out.getvalue() == "an image\n"
 
 
@@ -58,8 +58,9 @@ def test_results_are_text_and_cut():
     blocks = [types.SimpleNamespace(type="text", text="x" * 5_000),
               types.SimpleNamespace(type="audio", data="AAAA", mime_type="audio/wav"),
               types.SimpleNamespace(type="resource", resource=types.SimpleNamespace(uri="file:///a", text="body"))]
-    content, is_error, meta = result_text(types.SimpleNamespace(content=blocks, is_error=False), 3_000)
-    assert content.startswith("x" * 3_000) and "cairn keeps the first 3,000" in content
-    assert meta["mcp_cut_chars"] > 5_000 and meta["mcp_content"] == ["audio", "resource"]
-    content, _, _ = result_text(types.SimpleNamespace(content=[], structured_content={"a": 1}), 100)
-    assert content == '{"a": 1}'
+    kept = read_result(types.SimpleNamespace(content=blocks, is_error=False), 3_000, image_stem="t")
+    assert kept.text.startswith("x" * 3_000) and "cairn keeps the first 3,000" in kept.text
+    assert kept.meta["mcp_cut_chars"] > 5_000 and kept.meta["mcp_content"] == ["audio", "resource"]
+    assert not kept.is_error and kept.images == []
+    kept = read_result(types.SimpleNamespace(content=[], structured_content={"a": 1}), 100, image_stem="t")
+    assert kept.text == '{"a": 1}'
