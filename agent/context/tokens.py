@@ -87,7 +87,7 @@ class TokenCounter:
             cached = self._stored_count(message)
             if cached is None:
                 cached = self.count_message(message.to_api())
-                if message.role == "user" and message.meta:
+                if message.role in ("user", "tool") and message.meta:  # images: prompts' and tool results'
                     cached += _image_tokens(message.meta)
             self._by_message[key] = cached
         return cached

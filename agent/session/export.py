@@ -80,7 +80,7 @@ async def image_records(messages: list[Message], get_blob: Callable[[str], Await
 
     from agent.images import refs_of
 
-    mimes = {ref.hash: ref.mime for m in messages if m.role == "user" for ref in refs_of(m.meta)}
+    mimes = {ref.hash: ref.mime for m in messages for ref in refs_of(m.meta)}  # prompts' and tool results'
     records = []
     for digest in sorted(mimes):
         data = await get_blob(digest)

@@ -7,6 +7,7 @@ and Anthropic), a model without vision gets the line only."""
 from __future__ import annotations
 
 import base64
+import json
 
 import mcp_types as types
 
@@ -158,3 +159,17 @@ async def test_the_image_reaches_anthropic_after_the_tool_result(anthropic_serve
         image = next(b for b in answer["content"] if b["type"] == "image")
         assert image["source"]["media_type"] == "image/png"
         assert base64.b64decode(image["source"]["data"]) == PNG_1x1
+
+
+async def test_an_export_carries_the_tools_image(server, open_runtime):
+    server.add(tool_calls([("c1", "mcp__fake__image", {})]), text("a pixel"))
+    runtime = await open_runtime(flags={"model": "openai/gpt-4o", **mcp_flags({"fake": stdio_server()})})
+    await runtime.wait_for_mcp()
+    try:
+        await runtime.run_turn("show me")
+        target = await runtime.export("jsonl")
+    finally:
+        await runtime.close()
+    records = [json.loads(line) for line in target.read_text(encoding="utf-8").splitlines()]
+    images = [r for r in records if r["type"] == "image"]
+    assert [(r["mime"], base64.b64decode(r["content"])) for r in images] == [("image/png", PNG_1x1)]
