@@ -77,7 +77,7 @@ def _split_lines(text: str) -> list[str]:
     return [line[:-1] if line.endswith("\r") else line for line in lines]
 
 
-def _check_range(display: str, start: int | None, end: int | None) -> None:
+def check_range(display: str, start: int | None, end: int | None) -> None:
     if start is not None and end is not None and end < start:
         raise ToolError(f"endLine ({end}) is before startLine ({start}) for {display}")
 
@@ -89,7 +89,7 @@ def _more_note(last: int, total: int | str) -> str:
     )
 
 
-def _format_whole(rp: ResolvedPath, data: bytes, start: int | None, end: int | None, cap: int) -> str:
+def format_whole(rp: ResolvedPath, data: bytes, start: int | None, end: int | None, cap: int) -> str:
     lines = _split_lines(decode_text(rp, data))
     total = len(lines)
     if total == 0:
@@ -152,7 +152,7 @@ def _read_file(rp: ResolvedPath, start: int | None, end: int | None, ctx: ToolCo
     f, st = open_regular(rp)
     with f:
         if st.st_size <= ctx.max_file_bytes:
-            return _format_whole(rp, f.read(ctx.max_file_bytes + 1), start, end, ctx.max_read_lines)
+            return format_whole(rp, f.read(ctx.max_file_bytes + 1), start, end, ctx.max_read_lines)
         sample = f.read(BINARY_SNIFF_BYTES)
         if looks_binary(sample):
             raise binary_error(rp, st.st_size)
@@ -191,7 +191,7 @@ def _is_dir(entry: os.DirEntry) -> bool:
 
 
 def _read_one(rp: ResolvedPath, start: int | None, end: int | None, ctx: ToolContext) -> str:
-    _check_range(rp.display, start, end)
+    check_range(rp.display, start, end)
     try:
         if rp.path.is_dir():
             return _list_dir(rp, ctx.max_read_lines)
@@ -218,10 +218,15 @@ class FsRead(Tool):
                 start, end = args.startLine, args.endLine
             try:
                 rp = await confine(raw, ctx, tool=self.name)
-                blocks.append(await asyncio.to_thread(_read_one, rp, start, end, ctx))
+                blocks.append(await self.read_one(rp, start, end, ctx))
                 paths.append(rp.display)
             except ToolError as exc:
                 failed += 1
                 blocks.append(f"Error: {short_error(str(exc))}")
         content = "\n\n".join(blocks)
         return ToolResult(content=content, is_error=failed == len(specs), meta={"paths": paths})
+
+    async def read_one(self, rp, start: int | None, end: int | None, ctx: ToolContext) -> str:
+        """One path's block (a file's lines or a folder's entries); `cairn acp` reads through
+        the editor instead (agent/acp/client_files.py)."""
+        return await asyncio.to_thread(_read_one, rp, start, end, ctx)
