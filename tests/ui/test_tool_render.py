@@ -54,3 +54,20 @@ def test_a_failed_command_shows_its_exit_code_not_its_json():
         "exit -15 · timed out · 3 lines"
     assert summarize_result(result("terminal-execute", "Error: the user denied running this command",
                                    status="error")) == "Error: the user denied running this command"
+
+
+def test_a_one_line_output_is_shown_open_and_a_longer_one_folded():
+    from agent.ui.widgets.tool_render import shown_open
+
+    def command(stdout: str, stderr: str = "", code: int = 0) -> Message:
+        content = json.dumps({"command": "x", "stdout": stdout, "stderr": stderr, "exitCode": code})
+        return Message(role="tool", tool_call_id="c", tool_name="terminal-execute", content=content,
+                       status="error" if code else "ok")
+
+    assert shown_open(command("3 passed in 0.1s\n"))
+    assert shown_open(command("", "fatal: not a git repository\n", 128))  # a failure's one line too
+    assert not shown_open(command("a\nb\n"))
+    assert not shown_open(command(""))  # "(no output)" says nothing the header does not
+    assert not shown_open(command("x" * 500))
+    read = Message(role="tool", tool_call_id="c", tool_name="filesystem-read", content="📄 a.py (lines 1-1/1)\n1→x")
+    assert not shown_open(read)

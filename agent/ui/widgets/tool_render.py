@@ -168,6 +168,18 @@ def _summarize_result(message: Message) -> str:
     return _plural(_count_lines(content), "line") if content else "done"
 
 
+SHOWN_OPEN_MAX_CHARS = 200  # a one-line output up to this long is shown, not folded away
+
+
+def shown_open(message: Message) -> bool:
+    """A result of one short line (`3 passed`, `On branch main`) is shown as it is: folding
+    it behind "1 line" would hide what the user wants at a glance."""
+    if message.status == "interrupted" or message.tool_name == "filesystem-read":
+        return False
+    body = result_body(message)
+    return "\n" not in body and 0 < len(body) <= SHOWN_OPEN_MAX_CHARS and body != "(no output)"
+
+
 def result_body(message: Message) -> str:
     """The result's text for the expanded view (inert), bounded to MAX_BODY_LINES lines."""
     content = message.content or ""
