@@ -180,6 +180,10 @@ class Runtime:
         future.add_done_callback(done)
         self._windows[model] = future
 
+    def known_windows(self) -> dict[str, int]:
+        """The windows the models' servers reported so far (`/model` shows them)."""
+        return {model: found.tokens for model, found in self.agent.discovered_windows.items()}
+
     def mcp_status(self) -> list:
         """`/mcp`: each server's state and tools (agent/mcp/manager.py::ServerStatus)."""
         return self.mcp.status() if self.mcp is not None else []

@@ -65,3 +65,13 @@ def available_models(current_model: str | None, own_key: bool,
                      environ: Mapping[str, str] | None = None) -> list[ModelChoice]:
     env = os.environ if environ is None else environ
     return model_choices(providers_with_keys(env, current_model, own_key))
+
+
+def with_known_windows(choices: list[ModelChoice], windows: Mapping[str, int]) -> list[ModelChoice]:
+    """`choices` with the windows the models' own servers reported (a local llama.cpp or
+    Ollama model is in no price map): theirs replace the map's, and such a model is offered
+    even without a provider key."""
+    by_model = {c.model: c for c in choices}
+    for model, tokens in windows.items():
+        by_model[model] = ModelChoice(model, tokens)
+    return sorted(by_model.values(), key=lambda c: c.model)

@@ -72,3 +72,20 @@ async def test_model_without_a_name_and_no_key_says_how(make_settings, server, m
         await wait_for(pilot, lambda: "No provider key is set" in chat_text(app), what="the notice")
         assert "Model: openai/fake" in chat_text(app)
         assert not isinstance(app.screen, ModelPicker)
+
+
+async def test_a_window_the_server_reported_is_the_one_shown(make_settings, server, monkeypatch):
+    """A local model (no price map entry, no provider key) is offered with the window its
+    server reported (llama.cpp /props, Ollama /api/show, vLLM /v1/models)."""
+    from agent.llm.models import DiscoveredWindow
+
+    clear_keys(monkeypatch)
+    app = CairnApp(make_settings(api_key=None))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(pilot)
+        app.runtime.agent.use_window(app.runtime.model, DiscoveredWindow(32_768, "server (llama.cpp /props)"))
+        await send(pilot, "/model")
+        await wait_for(pilot, lambda: isinstance(app.screen, ModelPicker), what="the model picker")
+        options = app.screen.query_one("#picker-list")
+        rows = [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
+        assert rows == [f"{app.runtime.model}  32.8k window  (current)"]

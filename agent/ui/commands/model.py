@@ -19,12 +19,13 @@ async def pick_model(app) -> None:
     """No name: a picker of the models a key is set for (none: say how to set one)."""
     import asyncio
 
-    from agent.ui.model_choices import available_models
+    from agent.ui.model_choices import available_models, with_known_windows
     from agent.ui.screens.model_picker import ModelPicker
 
     current = app.runtime.model if app.runtime else (app.settings.model if app.settings else None)
     own_key = bool(app.settings and app.settings.api_key)
     choices = await asyncio.to_thread(available_models, current, own_key)
+    choices = with_known_windows(choices, app.runtime.known_windows() if app.runtime else {})
     if not choices:
         text = f"Model: {current}. " if current else "No model configured. "
         app.chat.add_notice(text + "No provider key is set (e.g. ANTHROPIC_API_KEY, OPENAI_API_KEY) to pick "
