@@ -18,6 +18,7 @@ from __future__ import annotations
 import importlib
 import json
 import re
+from itertools import islice
 from typing import Any, Iterator
 
 from pydantic import BaseModel, Field
@@ -89,33 +90,31 @@ def json_object(text: str) -> dict | None:
     return data if isinstance(data, dict) else None
 
 
-def leading_records(text: str, limit: int) -> Iterator[dict | None]:
-    """The first `limit` non-blank lines of a JSONL file as objects, for format detection;
-    None for a line that is not a JSON object (the file is then not that format)."""
-    seen = 0
-    for line in text.splitlines():
+def parsed_lines(text: str) -> Iterator[tuple[int, Any, ValueError | None]]:
+    """(line number, parsed value, the parse error or None) for each non-blank line of a JSONL
+    file: one reading of the lines, each format deciding what a broken line means to it."""
+    for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         try:
-            record = load_json(line)
-        except ValueError:
-            record = None
+            yield number, load_json(line), None
+        except ValueError as exc:
+            yield number, None, exc
+
+
+def leading_records(text: str, limit: int) -> Iterator[dict | None]:
+    """The first `limit` non-blank lines of a JSONL file as objects, for format detection;
+    None for a line that is not a JSON object (the file is then not that format)."""
+    for _, record, _ in islice(parsed_lines(text), limit):
         yield record if isinstance(record, dict) else None
-        seen += 1
-        if seen >= limit:
-            return
 
 
 def json_lines(text: str) -> list[tuple[int, dict]]:
     """(line number, object) for each non-blank line of a JSONL file; a broken line is named."""
     out = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = load_json(line)
-        except ValueError as exc:
-            raise ImportFormatError(f"line {number}: not valid JSON ({_short(str(exc))})") from None
+    for number, record, error in parsed_lines(text):
+        if error is not None:
+            raise ImportFormatError(f"line {number}: not valid JSON ({_short(str(error))})") from None
         if not isinstance(record, dict):
             raise ImportFormatError(f"line {number}: expected a JSON object")
         out.append((number, record))

@@ -32,7 +32,7 @@ import json
 from collections import Counter
 from typing import Any
 
-from agent.session.importers import ImportedSession, ImportFormatError, json_object, leading_records, load_json
+from agent.session.importers import ImportedSession, ImportFormatError, json_object, leading_records, parsed_lines
 from agent.session.importers.common import Chain, timestamp_ms
 from agent.session.models import Message
 
@@ -265,13 +265,7 @@ def _records(text: str, chain: Chain) -> list[tuple[str, dict]]:
     if whole is not None:
         return [("file", whole)]
     out = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = load_json(line)
-        except ValueError:
-            record = None
+    for number, record, _ in parsed_lines(text):
         if isinstance(record, dict):
             out.append((f"line {number}", record))
         else:
