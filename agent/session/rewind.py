@@ -103,17 +103,23 @@ def plan_restore(path: list[Message], message_id: str, changes: list[FileChange]
         last[change.path] = change
     plan: list[FileRestore] = []
     for file_path, change in first.items():
-        current = file_hash(read(file_path))
-        target = change.before_hash
-        if current == target:
-            action: Action = "unchanged"
-        elif current != last[file_path].after_hash:
-            action = "conflict"
-        else:
-            action = "delete" if target is None else "restore"
-        plan.append(FileRestore(path=file_path, display=_display(file_path, workspace), action=action,
-                                before_hash=target, current_hash=current))
+        plan.append(_restore(file_path, workspace, file_hash(read(file_path)), change.before_hash,
+                             expected=(last[file_path].after_hash,)))
     return sorted(plan, key=lambda f: f.display)
+
+
+def _restore(file_path: str, workspace: Path, disk: str | None, wanted: str | None, *,
+             expected: tuple[str | None, ...]) -> FileRestore:
+    """One file's step: nothing when the disk already holds `wanted`; a conflict when it holds
+    none of the states cairn left it in (`expected`: changed outside cairn); else bring it back."""
+    if disk == wanted:
+        action: Action = "unchanged"
+    elif disk not in expected:
+        action = "conflict"
+    else:
+        action = "delete" if wanted is None else "restore"
+    return FileRestore(path=file_path, display=_display(file_path, workspace), action=action,
+                       before_hash=wanted, current_hash=disk)
 
 
 def _after_fork(path: list[Message], other: list[Message]) -> set[str]:
@@ -148,17 +154,8 @@ def plan_branch_switch(current: list[Message], target: list[Message], changes: l
             target_last[change.path] = change.after_hash
     plan: list[FileRestore] = []
     for file_path, fork in fork_state.items():
-        wanted = target_last.get(file_path, fork)
-        expected = current_last.get(file_path, fork)
-        disk = file_hash(read(file_path))
-        if disk == wanted:
-            action: Action = "unchanged"
-        elif disk not in (expected, fork):
-            action = "conflict"
-        else:
-            action = "delete" if wanted is None else "restore"
-        plan.append(FileRestore(path=file_path, display=_display(file_path, workspace), action=action,
-                                before_hash=wanted, current_hash=disk))
+        plan.append(_restore(file_path, workspace, file_hash(read(file_path)), target_last.get(file_path, fork),
+                             expected=(current_last.get(file_path, fork), fork)))
     return sorted(plan, key=lambda f: f.display)
 
 
