@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
+from agent.nofollow import CLOEXEC, DIRECTORY, NOFOLLOW, DescendError, descend, is_link
 from agent.tools.base import ToolContext, ToolError
 from agent.tools.permissions import ApprovalRequest
 
@@ -125,13 +126,10 @@ async def confine(raw: str, ctx: ToolContext, *, tool: str) -> ResolvedPath:
 
 # -- opening what was checked (see the module docstring) -------------------------------
 
-_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
-_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
-_READ_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | _CLOEXEC
+_READ_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | CLOEXEC
 # Folders on the way are only walked through: O_PATH (Linux) needs search permission only,
 # like a lookup by path name; elsewhere O_RDONLY.
-_WALK_FLAGS = getattr(os, "O_PATH", os.O_RDONLY) | _DIRECTORY | _CLOEXEC
+_WALK_FLAGS = getattr(os, "O_PATH", os.O_RDONLY) | DIRECTORY | CLOEXEC
 
 
 class PathChanged(ToolError):
@@ -145,13 +143,6 @@ def _anchor(rp: ResolvedPath) -> tuple[Path, tuple[str, ...]]:
     if rp.inside and rp.root is not None:
         return rp.root, rp.path.relative_to(rp.root).parts
     return Path(rp.path.anchor), rp.path.parts[1:]
-
-
-def _is_link(name: str, dir_fd: int) -> bool:
-    try:
-        return stat.S_ISLNK(os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode)
-    except OSError:
-        return False
 
 
 def _changed(rp: ResolvedPath, link: Path, *, writing: bool) -> PathChanged:
@@ -179,25 +170,12 @@ def _walk(rp: ResolvedPath, *, create: bool = False, writing: bool = False) -> t
     base, parts = _anchor(rp)
     if not parts:
         raise ToolError(f"{rp.display} is a directory")
-    fd = os.open(base, _WALK_FLAGS)
     try:
-        for i, part in enumerate(parts[:-1]):
-            if create:
-                try:
-                    os.mkdir(part, 0o777, dir_fd=fd)
-                except FileExistsError:
-                    pass
-            try:
-                child = os.open(part, _WALK_FLAGS | _NOFOLLOW, dir_fd=fd)
-            except OSError:  # ENOTDIR (Linux) or ELOOP for a symlink; ENOTDIR for a file
-                if _is_link(part, fd):
-                    raise _changed(rp, base.joinpath(*parts[: i + 1]), writing=writing) from None
-                raise
-            os.close(fd)
-            fd = child
-    except BaseException:
-        os.close(fd)
-        raise
+        fd = descend(os.open(base, _WALK_FLAGS), parts[:-1], flags=_WALK_FLAGS, create=create)
+    except DescendError as err:
+        if err.is_link:
+            raise _changed(rp, base.joinpath(*parts[: err.index + 1]), writing=writing) from None
+        raise err.cause from None
     return fd, parts[-1]
 
 
@@ -211,9 +189,9 @@ def _open_checked(rp: ResolvedPath, flags: int) -> int:
         return os.open(rp.root, flags)
     dir_fd, name = _walk(rp)
     try:
-        return os.open(name, flags | _NOFOLLOW, dir_fd=dir_fd)
+        return os.open(name, flags | NOFOLLOW, dir_fd=dir_fd)
     except OSError:
-        if _is_link(name, dir_fd):
+        if is_link(name, dir_fd):
             raise _changed(rp, rp.path, writing=False) from None
         raise
     finally:
@@ -223,7 +201,7 @@ def _open_checked(rp: ResolvedPath, flags: int) -> int:
 def open_directory(rp: ResolvedPath) -> int:
     """A descriptor of the folder `rp` names, opened like `open_regular` opens files (for
     `os.scandir`); the caller closes it."""
-    return _open_checked(rp, os.O_RDONLY | _DIRECTORY | _CLOEXEC)
+    return _open_checked(rp, os.O_RDONLY | DIRECTORY | CLOEXEC)
 
 
 # -- reading --------------------------------------------------------------------------
@@ -358,11 +336,11 @@ def write_file(rp: ResolvedPath, data: bytes, *, before: bytes | None, mode: int
 def _check_unchanged(rp: ResolvedPath, dir_fd: int, name: str, expected: bytes) -> None:
     """The approval may take a while: never overwrite changes made meanwhile."""
     try:
-        fd = os.open(name, _READ_FLAGS | _NOFOLLOW, dir_fd=dir_fd)
+        fd = os.open(name, _READ_FLAGS | NOFOLLOW, dir_fd=dir_fd)
     except FileNotFoundError:
         raise ToolError(f"{rp.display} was removed while waiting for approval; nothing was written") from None
     except OSError as exc:
-        if _is_link(name, dir_fd):
+        if is_link(name, dir_fd):
             raise _changed(rp, rp.path, writing=True) from None
         raise ToolError(f"cannot re-read {rp.display}: {exc.strerror or exc}") from None
     try:
@@ -380,7 +358,7 @@ def _check_unchanged(rp: ResolvedPath, dir_fd: int, name: str, expected: bytes) 
 
 def _write_temp(dir_fd: int, name: str, data: bytes, mode: int | None) -> str:
     """A fully written and fsynced temporary sibling of `name`, with its final mode."""
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW | CLOEXEC
     for attempt in range(100):
         tmp = f".{name}.{os.urandom(6).hex()}.cairn-tmp"
         try:
@@ -441,7 +419,7 @@ def _create_new(rp: ResolvedPath, dir_fd: int, name: str, data: bytes, mode: int
 
 
 def _create_in_place(rp: ResolvedPath, dir_fd: int, name: str, data: bytes, mode: int | None) -> None:
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW | CLOEXEC
     try:
         fd = os.open(name, flags, 0o600, dir_fd=dir_fd)
     except FileExistsError:
@@ -457,7 +435,7 @@ def _create_in_place(rp: ResolvedPath, dir_fd: int, name: str, data: bytes, mode
 
 
 def _appeared(rp: ResolvedPath, dir_fd: int, name: str) -> ToolError:
-    if _is_link(name, dir_fd):
+    if is_link(name, dir_fd):
         return _changed(rp, rp.path, writing=True)
     return ToolError(
         f"{rp.display} appeared while waiting for approval; nothing was written. Read it, then "

@@ -14,9 +14,8 @@ import re
 import stat
 from pathlib import Path
 
-_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
-_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+from agent.nofollow import CLOEXEC, DIRECTORY, NOFOLLOW, DescendError, descend
+
 _SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 _PART = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$")
 
@@ -50,33 +49,21 @@ def parts_of(rel: str) -> list[str]:
 def _open_dir(base: Path, parts: list[str], *, create: bool) -> int:
     """A descriptor of `base/parts…`, each component opened without following symlinks."""
     try:
-        fd = os.open(base, os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC)
+        fd = os.open(base, os.O_RDONLY | DIRECTORY | NOFOLLOW | CLOEXEC)
     except FileNotFoundError:
         if not create:
             raise
         base.mkdir(parents=True, exist_ok=True)
-        fd = os.open(base, os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC)
+        fd = os.open(base, os.O_RDONLY | DIRECTORY | NOFOLLOW | CLOEXEC)
     except OSError as exc:
         raise ContextFileError("refusing the session folder: it is not a plain folder") from exc
     try:
-        for part in parts:
-            if create:
-                try:
-                    os.mkdir(part, 0o700, dir_fd=fd)
-                except FileExistsError:
-                    pass
-            try:
-                child = os.open(part, os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC, dir_fd=fd)
-            except FileNotFoundError:
-                raise
-            except OSError as exc:  # ELOOP (a symlink) or ENOTDIR
-                raise ContextFileError(f"refusing {part!r}: not a plain folder inside the session folder") from exc
-            os.close(fd)
-            fd = child
-    except BaseException:
-        os.close(fd)
-        raise
-    return fd
+        return descend(fd, parts, flags=os.O_RDONLY | DIRECTORY | CLOEXEC, create=create, mode=0o700)
+    except DescendError as err:
+        if isinstance(err.cause, FileNotFoundError):
+            raise err.cause from None
+        # ELOOP (a symlink) or ENOTDIR
+        raise ContextFileError(f"refusing {err.part!r}: not a plain folder inside the session folder") from err.cause
 
 
 def open_file(base: Path, rel: str) -> int:
@@ -88,7 +75,7 @@ def open_file(base: Path, rel: str) -> int:
     dir_fd = _open_dir(base, parts[:-1], create=False)
     try:
         try:
-            fd = os.open(parts[-1], os.O_RDONLY | _NOFOLLOW | _CLOEXEC, dir_fd=dir_fd)
+            fd = os.open(parts[-1], os.O_RDONLY | NOFOLLOW | CLOEXEC, dir_fd=dir_fd)
         except FileNotFoundError:
             raise
         except OSError as exc:
@@ -110,7 +97,7 @@ def write_atomic(base: Path, rel: str, data: bytes) -> None:
     dir_fd = _open_dir(base, parts[:-1], create=True)
     tmp = f".{parts[-1]}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC, 0o600, dir_fd=dir_fd)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW | CLOEXEC, 0o600, dir_fd=dir_fd)
         try:
             view = memoryview(data)
             while view:
