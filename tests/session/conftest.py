@@ -6,6 +6,8 @@ import types
 
 import pytest
 
+from agent.session.store import Store
+
 FROZEN_MS = 1_700_000_000_000
 
 
@@ -21,3 +23,11 @@ def frozen_clock(monkeypatch):
     monkeypatch.setattr(models, "time", fake)
     assert models.now_ms() == FROZEN_MS
     return FROZEN_MS
+
+
+@pytest.fixture
+async def store(tmp_path):
+    """A real session database in the test's folder."""
+    s = await Store.open(tmp_path / "sessions.db")
+    yield s
+    await s.close()

@@ -18,13 +18,6 @@ TRANSCRIPTS = SHARED / "fixtures" / "transcripts" / "claude-code"
 FIXTURES = sorted(TRANSCRIPTS.glob("*.jsonl")) if TRANSCRIPTS.is_dir() else []
 
 
-@pytest.fixture
-async def store(tmp_path):
-    s = await Store.open(tmp_path / "sessions.db")
-    yield s
-    await s.close()
-
-
 async def _open(path: Path) -> Store:
     return await Store.open(path)
 

@@ -27,6 +27,7 @@ from agent.session.store import Store
 from tests.conftest import SHARED
 from tests.hostile.conftest import bounded, bounded_sync
 from tests.session.test_importers_more import CODEX, MINI
+from tests.session.test_importers_more import _calls, _results
 from tests.test_cli import CAIRN, run
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -36,21 +37,6 @@ VIBE = FIXTURES / "mistral-vibe" / "messages.jsonl"
 VIBE_META = FIXTURES / "mistral-vibe" / "meta.json"
 VIBE_LEGACY = FIXTURES / "mistral-vibe" / "session_20251202_140311_8d4f2b6a.json"
 TRANSCRIPTS = SHARED / "fixtures" / "transcripts"
-
-
-@pytest.fixture
-async def store(tmp_path):
-    s = await Store.open(tmp_path / "sessions.db")
-    yield s
-    await s.close()
-
-
-def _calls(imported):
-    return [tc for m in imported.messages for tc in m.tool_calls]
-
-
-def _results(imported):
-    return [m for m in imported.messages if m.role == "tool"]
 
 
 def _whats(imported):

@@ -13,19 +13,11 @@ import pytest
 from agent import session_cli
 from agent.session.importers import detect_format, import_session, parse_any
 from agent.session.loading import load_session_messages, tool_result_ids, tool_use_ids
-from agent.session.store import Store
 from tests.conftest import SHARED
 
 TRANSCRIPTS = SHARED / "fixtures" / "transcripts"
 CLINE = TRANSCRIPTS / "cline" / "cline__cline__session.messages.json"
 SWE = TRANSCRIPTS / "swe-agent" / "SWE-agent__SWE-agent__i_got_id_demo.traj"
-
-
-@pytest.fixture
-async def store(tmp_path):
-    s = await Store.open(tmp_path / "sessions.db")
-    yield s
-    await s.close()
 
 
 def _calls(imported):

@@ -4,17 +4,8 @@ from __future__ import annotations
 
 import sqlite3
 
-import pytest
-
 from agent.session.models import Message, ToolCall
 from agent.session.store import MIGRATIONS, Store
-
-
-@pytest.fixture
-async def store(tmp_path):
-    s = await Store.open(tmp_path / "sessions.db")
-    yield s
-    await s.close()
 
 
 async def test_wal_and_schema_version(store, tmp_path):
