@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.llm_server import FakeLLMServer, error, text, tool_calls
+from tests.session.test_kill9 import _query
 
 CAIRN = Path(sys.executable).parent / "cairn"
 DEADLINE = 120.0  # generous: the first request of a process imports litellm
@@ -37,15 +38,6 @@ pytestmark = [
 
 def _env(home: Path, **extra: str) -> dict[str, str]:
     return {**os.environ, "CAIRN_HOME": str(home), **extra}
-
-
-def _query(db: Path, sql: str, params: tuple = ()) -> list[sqlite3.Row]:
-    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
-    conn.row_factory = sqlite3.Row
-    try:
-        return conn.execute(sql, params).fetchall()
-    finally:
-        conn.close()
 
 
 def _rows(db: Path) -> list[dict]:
