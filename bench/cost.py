@@ -63,6 +63,7 @@ class Request:
     at: int
     blocks: list[tuple[bytes, int]]  # (prefix hash through this block, tokens); block 0: tools + system
     breakpoints: list[int] = field(default_factory=list)  # block indexes marked (explicit caching)
+    contents: list[bytes] = field(default_factory=list)  # hash of each block alone
 
     @property
     def tokens(self) -> int:
@@ -88,11 +89,14 @@ def replay(history: list[Message], *, model: str, mode: str, passes: bool, works
         fixed = builder.counter.count_tools(tools) + build.tokens.system
         digest = hashlib.blake2b(json.dumps([tools, system], sort_keys=True).encode(), digest_size=16)
         blocks = [(digest.copy().digest(), fixed)]
+        contents = [digest.digest()]
         for sent in build.messages[1:]:
-            digest.update(json.dumps(sent, sort_keys=True, ensure_ascii=False).encode())
+            text = json.dumps(sent, sort_keys=True, ensure_ascii=False).encode()
+            digest.update(text)
             blocks.append((digest.copy().digest(), builder.counter.count_message(sent)))
+            contents.append(hashlib.blake2b(text, digest_size=16).digest())
         marks = [0] + breakpoint_positions(build.messages)  # message i of the request is block i
-        requests.append(Request(at=at, blocks=blocks, breakpoints=sorted(set(marks))))
+        requests.append(Request(at=at, blocks=blocks, breakpoints=sorted(set(marks)), contents=contents))
     return requests
 
 
@@ -134,6 +138,26 @@ def price(requests: list[Request], model: str, cached: bool) -> float:
     return total
 
 
+def floor_price(requests: list[Request], model: str) -> float:
+    """Billed input of `requests` if every message sent within the TTL were a cache read
+    wherever it stands: no prefix rule, so replacing one message costs only its own new
+    text. Priced on the `exact` requests, this is the least any policy deciding *when* to
+    apply the seeds' replacements could pay; what is left above the target can only come
+    from sending less in the first place."""
+    info = model_info(model)
+    price_in = info.input_cost_per_token
+    read = info.cache_read_input_token_cost if info.cache_read_input_token_cost is not None else price_in
+    explicit = breakpoint_style(model) == "explicit"
+    write = info.cache_creation_input_token_cost if explicit and info.cache_creation_input_token_cost else price_in
+    seen: dict[bytes, int] = {}  # block content → expiry
+    total = 0.0
+    for r in requests:
+        for key, (_, tokens) in zip(r.contents, r.blocks):
+            total += tokens * (read if seen.get(key, 0) > r.at else write)
+            seen[key] = r.at + TTL_MS
+    return total
+
+
 def session_history(path: Path) -> tuple[list[Message], Path]:
     """The active path of a session file (root → head), as the loop would load it, and the
     session's folder (path forms of one file are told apart relative to it)."""
@@ -162,7 +186,8 @@ def measure(path: Path) -> dict:
             "exact": price(exact, model, cached) / baseline,
             "auto": price(auto, model, cached) / baseline,
             "billed": {"append_only": baseline, "exact": price(exact, model, cached),
-                       "auto": price(auto, model, cached)},
+                       "auto": price(auto, model, cached),
+                       "floor": floor_price(exact, model) if cached else price(exact, model, cached)},
             "last_request_tokens": {"append_only": base[-1].tokens if base else 0,
                                     "exact": exact[-1].tokens if exact else 0,
                                     "auto": auto[-1].tokens if auto else 0},
@@ -172,18 +197,21 @@ def measure(path: Path) -> dict:
     return out
 
 
-def totals(files: list[dict]) -> dict:
+def totals(files: list[dict], floors: dict[str, float] | None = None) -> dict:
+    """The ratios over all files; `floors`, when given, gets each model's floor ratio."""
     total: dict = {}
+    floors = {} if floors is None else floors
     for model in MODELS:
         billed = {k: sum(f[model]["billed"][k] for f in files) for k in ("append_only", "exact", "auto")}
         base = billed["append_only"] or 1.0
         total[model] = {k: v / base for k, v in billed.items()}
+        floors[model] = sum(f[model]["billed"]["floor"] for f in files) / base
         if any(f[model].get("cache") is False for f in files):
             total[model]["cache"] = False
     return total
 
 
-def table(result: dict) -> str:
+def table(result: dict, floors: dict[str, float]) -> str:
     lines = ["| session | requests | " + " | ".join(f"{m} exact / auto" for m in MODELS) + " |",
              "|---|---|" + "---|" * len(MODELS)]
     for f in result["files"]:
@@ -191,6 +219,9 @@ def table(result: dict) -> str:
         lines.append(f"| {f['file'][:48]} | {f['requests']} | " + " | ".join(cells) + " |")
     cells = [f"**{result['total'][m]['exact']:.3f} / {result['total'][m]['auto']:.3f}**" for m in MODELS]
     lines.append("| total | | " + " | ".join(cells) + " |")
+    lines.append("")
+    lines.append("floor of any when-to-apply policy (exact requests, every replacement free): "
+                 + ", ".join(f"{m} {floors[m]:.3f}" for m in MODELS))
     lines.append("")
     lines.append("last request tokens (append-only / exact / auto, " + MODELS[0] + "):")
     for f in result["files"]:
@@ -212,14 +243,15 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{path}: {type(exc).__name__}: {exc}", file=sys.stderr)
     if args.files and not files:
         return 1
-    result = {"total": totals(files) if files else {}, "files": files}
+    floors: dict[str, float] = {}
+    result = {"total": totals(files, floors) if files else {}, "files": files}
     for f in files:
         for model in MODELS:
             del f[model]["billed"]  # USD of these replays: the ratios are the figures
     if args.json:
         print(json.dumps(result))
     elif files:
-        print(table(result))
+        print(table(result, floors))
     else:
         parser.print_usage(sys.stderr)
         return 2

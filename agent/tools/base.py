@@ -12,6 +12,7 @@ from typing import Any, Callable, ClassVar
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from agent.tools.permissions import Permissions
+from agent.tools.schema import arguments_schema
 
 # An error message repeats what the model sent (a path, a pattern); a 100 KB path must not
 # come back whole. Longer messages keep their head and tail.
@@ -157,9 +158,8 @@ class Tool:
 
     def definition(self) -> dict[str, Any]:
         """OpenAI function-tool definition sent to the model."""
-        schema = self.Args.model_json_schema()
-        schema.pop("title", None)
         return {
             "type": "function",
-            "function": {"name": self.name, "description": self.description, "parameters": schema},
+            "function": {"name": self.name, "description": self.description,
+                         "parameters": arguments_schema(self.Args)},
         }

