@@ -17,6 +17,11 @@ MAX_DESCRIPTION_CHARS = 2_000
 MAX_SCHEMA_CHARS = 32_000
 MAX_SCHEMA_DEPTH = 24
 PERMISSIVE_SCHEMA: dict[str, Any] = {"type": "object", "additionalProperties": True}
+# Keywords whose value maps names to schemas: a key there is a name (a property may be
+# called "title"), not a keyword.
+NAMED_SCHEMAS = frozenset({"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"})
+# Keywords whose value is data, not a schema: left exactly as the server sent it.
+DATA_KEYWORDS = frozenset({"default", "const", "enum", "examples"})
 
 
 def _depth(value: Any, limit: int) -> int:
@@ -53,10 +58,42 @@ def bounded_schema(schema: Any) -> tuple[dict[str, Any], str]:
         return dict(PERMISSIVE_SCHEMA), "its input schema is not plain JSON"
     if len(text) > MAX_SCHEMA_CHARS:
         return dict(PERMISSIVE_SCHEMA), f"its input schema is {len(text):,} characters (over {MAX_SCHEMA_CHARS:,})"
-    out = json.loads(text)
+    out = without_titles(json.loads(text))
     out.setdefault("type", "object")
     out.setdefault("properties", {})
     return out, ""
+
+
+def without_titles(schema: Any) -> Any:
+    """`schema` without its `title` keywords (Python servers' generators put the property's
+    own name there again, on every property, in every request); property names, enums and
+    defaults are kept whatever they are called. Iterative: the depth is bounded already,
+    but not by much."""
+    root: list[Any] = [schema]
+    stack: list[tuple[Any, list[Any] | dict[str, Any], Any]] = [(schema, root, 0)]
+    while stack:
+        node, parent, slot = stack.pop()
+        if isinstance(node, list):
+            copy: Any = [None] * len(node)
+            stack.extend((item, copy, i) for i, item in enumerate(node))
+        elif isinstance(node, dict):
+            copy = {}
+            for key, value in node.items():
+                if key == "title" and isinstance(value, str):
+                    continue
+                if key in DATA_KEYWORDS:
+                    copy[key] = value
+                elif key in NAMED_SCHEMAS and isinstance(value, dict):
+                    names: dict[str, Any] = dict.fromkeys(value)  # filled below, in the same order
+                    copy[key] = names
+                    stack.extend((sub, names, name) for name, sub in value.items())
+                else:
+                    copy[key] = None
+                    stack.append((value, copy, key))
+        else:
+            copy = node
+        parent[slot] = copy
+    return root[0]
 
 
 def first_sentence(description: str, limit: int = 120) -> str:

@@ -54,6 +54,28 @@ def test_schemas_and_descriptions_are_bounded():
     assert first_sentence("Lists issues. Then more text.") == "Lists issues."
 
 
+def test_titles_are_dropped_but_names_enums_and_defaults_called_title_are_kept():
+    """A Python server's schema (pydantic/FastMCP style) titles every property with its own
+    name; those cost every request and are dropped. What only looks like a title stays."""
+    server = {"type": "object", "title": "create_issueArguments", "required": ["title"],
+              "properties": {
+                  "title": {"type": "string", "title": "Title"},
+                  "labels": {"type": "array", "title": "Labels", "items": {"$ref": "#/$defs/Label"},
+                             "default": [{"title": "bug"}]},
+                  "kind": {"enum": [{"title": "a"}, "b"], "title": "Kind"}},
+              "$defs": {"Label": {"type": "object", "title": "Label",
+                                  "properties": {"title": {"type": "string", "title": "Title"}}}}}
+    sent, note = bounded_schema(server)
+    assert note == ""
+    assert sent == {"type": "object", "required": ["title"],
+                    "properties": {
+                        "title": {"type": "string"},
+                        "labels": {"type": "array", "items": {"$ref": "#/$defs/Label"}, "default": [{"title": "bug"}]},
+                        "kind": {"enum": [{"title": "a"}, "b"]}},
+                    "$defs": {"Label": {"type": "object", "properties": {"title": {"type": "string"}}}}}
+    assert list(sent["properties"]) == ["title", "labels", "kind"]  # the server's order
+
+
 def test_results_are_text_and_cut():
     blocks = [types.SimpleNamespace(type="text", text="x" * 5_000),
               types.SimpleNamespace(type="audio", data="AAAA", mime_type="audio/wav"),
