@@ -20,6 +20,7 @@ from pydantic import BaseModel, Field
 from agent.config import Settings
 from agent.context.cache_policy import EXACT, CacheDecision, CachePolicy, decide
 from agent.context.facts import API, CALLS, TOKENS, Facts, ensure_counted, holds, request_tokens
+from agent.context.image_window import Cut, image_cut, sent
 from agent.context.memo import Memo
 from agent.context.passes import active_path, externalize, file_reads, orphans, terminal_outdated
 from agent.context.rendered import (SessionImages, ToolImages, attach_images, call_rows, copy_parts, copy_request,
@@ -32,6 +33,7 @@ from agent.session.models import Message
 
 SMART_TRUNCATION = "smart_truncation"
 REQUEST = "request"  # the memo entry of the final step: API forms and token total
+IMAGE_WINDOW = "image_window"  # the memo entry of where the images a request carries start
 HELD = "held"  # the memo entry of the replacements held for the prompt cache
 # The passes that replace already-sent results (seeds 003, 000): what the cache policy holds.
 REPLACING = (terminal_outdated.NAME, file_reads.NAME)
@@ -160,9 +162,10 @@ def _build(history: list[Message], known: tuple[list[Facts], list[tuple], int] |
         steps.append((SMART_TRUNCATION, changed, _delta(current, truncated, counter) if changed else 0))
         current = truncated
 
-    key = (encoding, images.version if images is not None else None)
+    cut = _image_cut(current, images, memo)
+    key = (encoding, images.version if images is not None else None, cut)
     apis, (tokens, calls_at, rows, parts_at, inserts) = (memo.recall(REQUEST, current, key)
-                                                         or _request(current, counter, memo, key, images))
+                                                         or _request(current, counter, memo, key, images, cut))
     api: list[dict[str, Any]] = []
     if system_prompt:
         api.append({"role": "system", "content": system_prompt})
@@ -264,11 +267,23 @@ def _tokens(items: list[Facts], counter) -> int:
     return request_tokens(items)
 
 
-def _request(current: list[Facts], counter, memo: Memo, key: tuple, images: SessionImages | None
-             ) -> tuple[list[dict[str, Any]], tuple[int, list[int], list, list[int], list[ToolImages]]]:
+def _image_cut(current: list[Facts], images: SessionImages | None, memo: Memo) -> Cut | None:
+    """Where the images this request carries start (image_window.py), remembered for the list."""
+    if images is None:
+        return None
+    remembered = memo.recall(IMAGE_WINDOW, current, images.version)
+    if remembered is None:
+        cut = image_cut(current, images)
+        memo.remember(IMAGE_WINDOW, current, images.version, [], cut)
+        return cut
+    return remembered[1]
+
+
+def _request(current: list[Facts], counter, memo: Memo, key: tuple, images: SessionImages | None,
+             cut: Cut | None) -> tuple[list[dict[str, Any]], tuple[int, list[int], list, list[int], list[ToolImages]]]:
     """The final records' API forms and `(tokens, calls_at, rows, parts_at, inserts)` for
     `copy_request`, `copy_parts` and `with_tool_images`, remembered under `key` (encoding,
-    images); what the last request had for the records this one starts with is reused."""
+    images, image cut); what the last request had for the records this one starts with is reused."""
     kept, apis, tokens, calls_at, rows, parts_at, inserts = 0, [], 0, [], [], [], []
     last = memo.recall_prefix(REQUEST, current, key)
     if last is not None:  # those records were counted then, in this encoding
@@ -279,7 +294,10 @@ def _request(current: list[Facts], counter, memo: Memo, key: tuple, images: Sess
     tail_at = [kept + index for index in compress(count(), map(CALLS, tail))]
     tokens += sum(map(TOKENS, tail)) + (REPLY_PRIMING if current else 0)
     tail_apis = list(map(API, tail))
-    tail_parts = [kept + index for index in attach_images(tail, tail_apis, images)]
+    tail_parts, cut_at = attach_images(tail, tail_apis, images, cut, kept)
+    tail_parts = [kept + index for index in tail_parts]
+    for index in cut_at:  # its count has every image; some are only their labels now
+        tokens += _carried_tokens(tail[index], tail_apis[index], kept + index, cut, counter) - tail[index].tokens
     if images is not None:
         start = kept
         if 0 < kept < len(current) and current[kept].role == "tool" == current[kept - 1].role:
@@ -287,12 +305,21 @@ def _request(current: list[Facts], counter, memo: Memo, key: tuple, images: Sess
             if inserts and inserts[-1][0] == kept - 1:
                 tokens -= inserts[-1][2]
                 inserts = inserts[:-1]
-        tail_inserts = tool_images(current, start, images, counter.count_message)
+        tail_inserts = tool_images(current, start, images, counter.count_message, cut)
         tokens += sum(made for _, _, made in tail_inserts)
         inserts = inserts + tail_inserts
     extra = (tokens, calls_at + tail_at, rows + call_rows(tail_at, [current[i].calls for i in tail_at]),
              parts_at + tail_parts, inserts)
     return memo.remember(REQUEST, current, key, apis + tail_apis, extra), extra
+
+
+def _carried_tokens(record: Facts, api: dict[str, Any], index: int, cut: Cut | None, counter) -> int:
+    """Tokens of a user message as the cut leaves it: its text and labels, and the images still sent."""
+    from agent.images import image_tokens, refs_of
+
+    refs = refs_of(record.message.meta)
+    return counter.count_message(api) + sum(image_tokens(ref.width, ref.height)
+                                            for ordinal, ref in enumerate(refs) if sent(cut, index, ordinal))
 
 
 def _passes(settings: Settings, now_ms: int) -> list[tuple[str, Callable, dict[str, Any]]]:

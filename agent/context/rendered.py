@@ -13,6 +13,8 @@ from itertools import compress, count, repeat
 from operator import attrgetter, eq
 from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
+from agent.context.image_window import Cut, sent
+
 if TYPE_CHECKING:
     from agent.session.models import Message
 
@@ -86,6 +88,10 @@ class SessionImages:
     def get(self, digest: str) -> bytes | None:
         return self._data.get(digest)
 
+    def size(self, digest: str) -> int | None:
+        data = self._data.get(digest)
+        return None if data is None else len(data)
+
     async def keep(self, blobs: list[bytes], put_blobs: Callable[[list[bytes]], Awaitable[list[str]]]) -> None:
         """A new message's images (a prompt's, a tool result's): stored first (`put_blobs`, the
         store's, which gives their hashes), so a stored message never names a missing blob; then held."""
@@ -121,16 +127,20 @@ class SessionImages:
         return url
 
 
-def attach_images(records: list[Rendered], apis: list[dict[str, Any]], images: SessionImages | None) -> list[int]:
+def attach_images(records: list[Rendered], apis: list[dict[str, Any]], images: SessionImages | None,
+                  cut: Cut | None = None, offset: int = 0) -> tuple[list[int], list[int]]:
     """Give the user messages among `records` that attach images their request form, in
     `apis` (their API forms, same positions): OpenAI content parts (the text, then each image
     as an `image_url` data URL, which litellm turns into each provider's image block), or,
     with `images` None (the model does not see images), the text with `[image: name, WxH]`
-    lines. An image whose bytes are missing is its label. Returns the positions whose content
-    became a list of parts: each request gets its own copy of those (see `copy_parts`)."""
+    lines. An image whose bytes are missing, or that is before `cut` (image_window.py;
+    `records` start at `offset` in the request), is its label. Returns the positions whose
+    content became a list of parts (each request gets its own copy of those, see
+    `copy_parts`) and those where `cut` turned an image into its label."""
     from agent.images import refs_of, with_labels
 
     parts_at: list[int] = []
+    cut_at: list[int] = []
     for index in compress(count(), map(eq, map(_ROLE, records), repeat("user"))):  # the few user messages, in C
         meta = records[index].message.meta
         refs = refs_of(meta) if meta else None
@@ -138,7 +148,10 @@ def attach_images(records: list[Rendered], apis: list[dict[str, Any]], images: S
             continue
         api = dict(apis[index])
         text = api.get("content") or ""
-        shown = [(ref, images.data_url(ref.hash, ref.mime)) for ref in refs] if images is not None else []
+        shown = [(ref, images.data_url(ref.hash, ref.mime) if sent(cut, offset + index, ordinal) else None)
+                 for ordinal, ref in enumerate(refs)] if images is not None else []
+        if cut is not None and images is not None and not all(sent(cut, offset + index, j) for j in range(len(refs))):
+            cut_at.append(index)
         if not any(url for _, url in shown):
             api["content"] = with_labels(text, refs)
             apis[index] = api
@@ -149,7 +162,7 @@ def attach_images(records: list[Rendered], apis: list[dict[str, Any]], images: S
         api["content"] = parts
         apis[index] = api
         parts_at.append(index)
-    return parts_at
+    return parts_at, cut_at
 
 
 def _copied(parts: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -169,13 +182,14 @@ ToolImages = tuple[int, dict[str, Any], int]
 
 
 def tool_images(records: list[Rendered], start: int, images: SessionImages,
-                count_message: Callable[[dict[str, Any]], int]) -> list[ToolImages]:
+                count_message: Callable[[dict[str, Any]], int], cut: Cut | None = None) -> list[ToolImages]:
     """For a model that sees images: one user message per group of tool results (the answers
     to one assistant message) among `records[start:]` whose results attach images, to follow
     the group's last result. OpenAI's tool messages take text only, and a user message after
     the results is valid there and, through litellm, for Anthropic. The result's text keeps
     each image's `[image: name, WxH]` line; an image whose bytes are missing stays that line
-    only. `count_message`: a message's text tokens; each image adds the documented estimate."""
+    only, and so does one before `cut` (image_window.py). `count_message`: a message's text
+    tokens; each image adds the documented estimate."""
     from agent.images import META_KEY, image_tokens, refs_of
 
     out: list[ToolImages] = []
@@ -190,9 +204,9 @@ def tool_images(records: list[Rendered], start: int, images: SessionImages,
             end += 1
         parts: list[dict[str, Any]] = [{"type": "text", "text": TOOL_IMAGES_INTRO}]
         image_cost = 0
-        for record in records[index:end + 1]:
-            for ref in refs_of(record.message.meta):
-                url = images.data_url(ref.hash, ref.mime)
+        for at, record in enumerate(records[index:end + 1], index):
+            for ordinal, ref in enumerate(refs_of(record.message.meta)):
+                url = images.data_url(ref.hash, ref.mime) if sent(cut, at, ordinal) else None
                 if url is not None:
                     parts.append({"type": "text", "text": f"{ref.label} (tool call {record.message.tool_call_id})"})
                     parts.append({"type": "image_url", "image_url": {"url": url}})

@@ -31,7 +31,9 @@ an Anthropic ``api_base`` (litellm/main.py), and this server answers only
 * ``model``, ``max_tokens`` and ``messages`` in the body;
 * at most 4 blocks with ``cache_control`` (tools, system, message blocks and blocks nested
   in a ``tool_result``), each ``{"type": "ephemeral"}`` (an optional ``ttl`` of ``5m``/``1h``);
-* no empty text block (with or without ``cache_control``).
+* no empty text block (with or without ``cache_control``);
+* at most 100 images, and with more than 20 no PNG with a side over 2,000 pixels (the
+  "many-image" rule).
 
 A rejected request is still recorded in ``requests`` (its reason in ``rejections``) but
 uses up no step.
@@ -62,8 +64,10 @@ Steps:
 
 from __future__ import annotations
 
+import base64
 import json
 import math
+import struct
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, Union
 
@@ -78,6 +82,8 @@ __all__ = [
 DEFAULT_MODEL = "claude-sonnet-4-5"
 MAX_CACHE_CONTROL_BLOCKS = 4
 _TTLS = ("5m", "1h")
+MAX_IMAGES = 100
+MANY_IMAGES, MANY_IMAGES_MAX_SIDE = 20, 2000
 
 
 # --------------------------------------------------------------------------- steps
@@ -239,6 +245,25 @@ def check_request(request: dict[str, Any], headers: dict[str, str]) -> tuple[int
     if found > MAX_CACHE_CONTROL_BLOCKS:
         return (400, "invalid_request_error",
                 f"A maximum of {MAX_CACHE_CONTROL_BLOCKS} blocks with cache_control may be provided. Found {found}.")
+    return _check_images([block for _, block in _blocks(request)
+                          if isinstance(block, dict) and block.get("type") == "image"])
+
+
+def _png_side(block: dict[str, Any]) -> int:
+    """The longer side of a base64 PNG image block (0 for anything else)."""
+    source = block.get("source") or {}
+    if source.get("type") != "base64" or source.get("media_type") != "image/png":
+        return 0
+    head = base64.b64decode(str(source.get("data", ""))[:44] + "==")[:24]
+    return max(struct.unpack(">II", head[16:24])) if len(head) == 24 and head[12:16] == b"IHDR" else 0
+
+
+def _check_images(images: list[dict[str, Any]]) -> tuple[int, str, str] | None:
+    if len(images) > MAX_IMAGES:
+        return 400, "invalid_request_error", f"Too many images: {len(images)} (at most {MAX_IMAGES})"
+    if len(images) > MANY_IMAGES and any(_png_side(image) > MANY_IMAGES_MAX_SIDE for image in images):
+        return (400, "invalid_request_error", "At least one of the image dimensions exceed max allowed size "
+                f"for many-image requests: {MANY_IMAGES_MAX_SIDE} pixels")
     return None
 
 

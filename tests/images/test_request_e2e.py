@@ -156,3 +156,29 @@ async def test_the_image_reaches_anthropic_as_an_image_block(anthropic_server, w
         image = next(b for b in blocks if b["type"] == "image")
         assert image["source"]["type"] == "base64" and image["source"]["media_type"] == "image/png"
         assert base64.b64decode(image["source"]["data"]) == shot
+
+
+async def test_a_session_of_large_screenshots_keeps_working_past_twenty(anthropic_server, workspace):
+    """Anthropic refuses a request of more than 20 images with a side over 2,000 pixels (the
+    fake checks it as the API does): without the image window, turn 21 and every later one
+    would fail. With it, each request carries at most 20, the newest."""
+    turns = 22
+    for i in range(turns):
+        (workspace / f"shot{i}.png").write_bytes(png(2100, 2, seed=i))
+        anthropic_server.add(anthropic.text(f"Seen {i}."))
+    settings = load_settings(workspace, flags={"model": "anthropic/claude-sonnet-4-5",
+                                               "api_base": anthropic_server.base_url, "api_key": "sk-ant-test",
+                                               "yolo": True})
+    runtime = await Runtime.open(settings, on_event=lambda event: None, approver=None)
+    try:
+        for i in range(turns):
+            await runtime.run_turn(f"and @shot{i}.png")
+    finally:
+        await runtime.close()
+    assert anthropic_server.rejections == []
+    counts = [sum(1 for m in body["messages"] if isinstance(m["content"], list)
+                  for b in m["content"] if b.get("type") == "image") for body in anthropic_server.requests]
+    assert counts == list(range(1, 21)) + [10, 11]
+    last = anthropic_server.requests[-1]["messages"][0]["content"]
+    text = last if isinstance(last, str) else " ".join(b.get("text", "") for b in last)
+    assert "[image: shot0.png, 2100x2]" in text  # the oldest is its label
