@@ -100,15 +100,21 @@ def replay(history: list[Message], *, model: str, mode: str, passes: bool, works
     return requests
 
 
-def price(requests: list[Request], model: str, cached: bool) -> float:
-    """Billed input (USD) of `requests` on `model`, with its provider's prompt cache or none."""
+def prices(model: str) -> tuple[float, float, float, bool]:
+    """(input, cache read, cache write) per token of `model`, and whether it needs breakpoints."""
     info = model_info(model)
     price_in = info.input_cost_per_token
-    if not cached:
-        return sum(r.tokens for r in requests) * price_in
     read = info.cache_read_input_token_cost if info.cache_read_input_token_cost is not None else price_in
     explicit = breakpoint_style(model) == "explicit"
     write = info.cache_creation_input_token_cost if explicit and info.cache_creation_input_token_cost else price_in
+    return price_in, read, write, explicit
+
+
+def price(requests: list[Request], model: str, cached: bool) -> float:
+    """Billed input (USD) of `requests` on `model`, with its provider's prompt cache or none."""
+    price_in, read, write, explicit = prices(model)
+    if not cached:
+        return sum(r.tokens for r in requests) * price_in
     cache: dict[bytes, int] = {}  # prefix hash → expiry
     total = 0.0
     for r in requests:
@@ -144,11 +150,7 @@ def floor_price(requests: list[Request], model: str) -> float:
     text. Priced on the `exact` requests, this is the least any policy deciding *when* to
     apply the seeds' replacements could pay; what is left above the target can only come
     from sending less in the first place."""
-    info = model_info(model)
-    price_in = info.input_cost_per_token
-    read = info.cache_read_input_token_cost if info.cache_read_input_token_cost is not None else price_in
-    explicit = breakpoint_style(model) == "explicit"
-    write = info.cache_creation_input_token_cost if explicit and info.cache_creation_input_token_cost else price_in
+    _, read, write, _ = prices(model)
     seen: dict[bytes, int] = {}  # block content → expiry
     total = 0.0
     for r in requests:
