@@ -15,7 +15,7 @@ from pydantic import BaseModel
 
 from agent.backend_load import load_backend
 from agent.background import in_daemon_thread
-from agent.config import Settings
+from agent.config import McpServerSettings, Settings
 from agent.events import Event
 from agent.session.models import Message, Session, SessionSummary
 from agent.tools.permissions import Approver
@@ -79,8 +79,12 @@ class Runtime:
         resume_id: str | None = None,
         continue_last: bool = False,
         warm_up: bool = True,
+        editor_mcp: dict[str, McpServerSettings] | None = None,
     ) -> "Runtime":
         """Open the store, pick the model, create or resume the session.
+
+        `editor_mcp`: MCP servers an editor passed over ACP for this session, started with
+        those of the configuration.
 
         Raises NoModelConfigured when no model can be chosen (the UI shows how to set one),
         SessionNotFound when `resume_id` matches nothing. `warm_up` also pays litellm's
@@ -129,7 +133,7 @@ class Runtime:
             raise
         runtime = cls(settings, store, agent, model, settings.context.tokenizer if warm_up else None)
         runtime.recovered = recovered
-        runtime.mcp = _mcp_manager(settings, agent)
+        runtime.mcp = _mcp_manager(settings, agent, editor_mcp or {})
         return runtime
 
     def start_backend(self) -> None:
@@ -452,17 +456,17 @@ class Runtime:
         await self.store.close()
 
 
-def _mcp_manager(settings: Settings, agent):
+def _mcp_manager(settings: Settings, agent, editor: dict[str, McpServerSettings]):
     """The MCP servers' manager, wired to the agent: tools into its registry, failures as notices.
-    None when no server is configured and the project has no `.mcp.json`."""
+    None when no server is configured or passed by the editor and the project has no `.mcp.json`."""
     from agent.events import Notice
     from agent.mcp.manager import REGISTRY_GROUP, McpManager
     from agent.mcp.servers import MCP_JSON
 
-    if not settings.mcp.servers and not (settings.workspace / MCP_JSON).is_file():
+    if not settings.mcp.servers and not editor and not (settings.workspace / MCP_JSON).is_file():
         return None
     return McpManager(settings, on_tools=lambda tools: agent.registry.set_group(REGISTRY_GROUP, tools),
-                      notify=lambda message, kind: agent.emit(Notice(message=message, kind=kind)))
+                      notify=lambda message, kind: agent.emit(Notice(message=message, kind=kind)), editor=editor)
 
 
 def _find_window(settings: Settings, model: str, out: list) -> None:

@@ -6,7 +6,9 @@ replays its history. A prompt runs one turn; its events stream as session update
 (updates.py); approvals go to the editor (approvals.py); `session/cancel` interrupts the turn
 as Esc does. When the editor offers `fs/read_text_file`, `filesystem-read` reads text files
 through it (client_files.py: unsaved buffers included); when it offers `fs/write_text_file`,
-every file cairn's edit tools change is also handed to it, so its open buffers follow.
+every file cairn's edit tools change is also handed to it, so its open buffers follow. The MCP
+servers the editor passes with a session (stdio or HTTP) are started for it, beside those of
+cairn's own configuration.
 
 Standard output is the protocol's channel: nothing else may be written there.
 """
@@ -20,13 +22,14 @@ from typing import Any
 
 from acp import PROTOCOL_VERSION, RequestError, run_agent
 from acp.schema import (
-    AgentCapabilities, Implementation, InitializeResponse, LoadSessionResponse, NewSessionResponse,
+    AgentCapabilities, Implementation, InitializeResponse, LoadSessionResponse, McpCapabilities, NewSessionResponse,
     PromptCapabilities, PromptResponse,
 )
 
 from agent import __version__
 from agent.acp import updates
 from agent.acp.approvals import EditorApprover
+from agent.config import McpServerSettings
 from agent.events import AssistantFinished, Event, ToolFinished, ToolStarted, TurnFinished
 
 log = logging.getLogger("agent.acp")
@@ -135,7 +138,8 @@ class CairnAcpAgent:
         return InitializeResponse(
             protocol_version=min(protocol_version, PROTOCOL_VERSION),
             agent_capabilities=AgentCapabilities(load_session=True,
-                                                 prompt_capabilities=PromptCapabilities(embedded_context=True)),
+                                                 prompt_capabilities=PromptCapabilities(embedded_context=True),
+                                                 mcp_capabilities=McpCapabilities(http=True, sse=False)),
             agent_info=Implementation(name="cairn", title="cairn", version=__version__),
         )
 
@@ -143,15 +147,16 @@ class CairnAcpAgent:
         return None  # keys come from the environment, flags or config, as for the TUI
 
     async def new_session(self, cwd: str, mcp_servers=None, **kwargs: Any) -> NewSessionResponse:
-        session = await self._open(cwd, resume_id=None)
+        session = await self._open(cwd, resume_id=None, mcp_servers=mcp_servers)
         return NewSessionResponse(session_id=session.id)
 
     async def load_session(self, cwd: str, session_id: str, mcp_servers=None, **kwargs: Any) -> LoadSessionResponse:
-        session = self.sessions.get(session_id) or await self._open(cwd, resume_id=session_id)
+        session = self.sessions.get(session_id) or await self._open(cwd, resume_id=session_id,
+                                                                    mcp_servers=mcp_servers)
         await session.send_all(updates.for_history(await session.runtime.history()))
         return LoadSessionResponse()
 
-    async def _open(self, cwd: str, resume_id: str | None) -> AcpSession:
+    async def _open(self, cwd: str, resume_id: str | None, mcp_servers=None) -> AcpSession:
         from agent.config import load_settings
         from agent.runtime import NoModelConfigured, Runtime, SessionNotFound
         from agent.session.store import StoreOpenError
@@ -164,7 +169,8 @@ class CairnAcpAgent:
         approver = EditorApprover(self.conn, session_id="")
         try:
             runtime = await Runtime.open(settings, on_event=lambda e: holder[0].on_event(e) if holder else None,
-                                         approver=approver, resume_id=resume_id)
+                                         approver=approver, resume_id=resume_id,
+                                         editor_mcp=editor_servers(mcp_servers or []))
         except NoModelConfigured:
             raise RequestError.invalid_params({"model": "no model configured: start cairn acp with --model, set "
                                                "CAIRN_MODEL or a provider key such as ANTHROPIC_API_KEY"}) from None
@@ -191,6 +197,9 @@ class CairnAcpAgent:
         if not text.strip():
             raise RequestError.invalid_params({"prompt": "no text in the prompt"})
         session.status, session.cut_off = "ok", False
+        # The editor's servers were configured for this session: its first prompt gets their
+        # tools (as `cairn -p` does, up to `mcp.headless_wait`); later prompts do not wait.
+        await session.runtime.wait_for_mcp()
         await session.runtime.run_turn(text)
         await session.queue.join()  # every update of this turn reaches the editor before the answer
         reason = "max_tokens" if session.cut_off and session.status == "ok" else STOP_REASONS[session.status]
@@ -205,6 +214,26 @@ class CairnAcpAgent:
         for session in list(self.sessions.values()):
             await session.close()
         self.sessions.clear()
+
+
+def editor_servers(servers: list) -> dict[str, McpServerSettings]:
+    """The MCP servers the editor passed (`session/new`, `session/load`) as config tables: stdio
+    and streamable HTTP; SSE, which cairn does not speak (and does not advertise), is left out
+    with a log line. A later server of the same name replaces an earlier one."""
+    out: dict[str, McpServerSettings] = {}
+    for server in servers:
+        name = getattr(server, "name", None)
+        if not isinstance(name, str) or not name.strip():
+            continue
+        if getattr(server, "type", None) == "sse":
+            log.warning("MCP server %r from the editor uses SSE, which cairn does not speak: not started", name)
+            continue
+        if getattr(server, "url", None):
+            out[name] = McpServerSettings(url=server.url, headers={h.name: h.value for h in server.headers or []})
+        elif getattr(server, "command", None):
+            out[name] = McpServerSettings(command=server.command, args=list(server.args or []),
+                                          env={e.name: e.value for e in server.env or []})
+    return out
 
 
 def prompt_text(blocks: list) -> str:

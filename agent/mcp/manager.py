@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 from pydantic import BaseModel
 
-from agent.config import Settings
+from agent.config import McpServerSettings, Settings
 from agent.mcp.connection import ServerConnection
 from agent.mcp.servers import McpJsonState, read_mcp_json, server_specs, trust_mcp_json
 
@@ -39,12 +39,14 @@ class ServerStatus(BaseModel):
 
 class McpManager:
     def __init__(self, settings: Settings, *, on_tools: Callable[[list[Any]], None], notify: Notify,
-                 log_dir: Path | None = None) -> None:
+                 log_dir: Path | None = None, editor: dict[str, McpServerSettings] | None = None) -> None:
+        """`editor`: the servers an ACP client passed for this session (servers.py `server_specs`)."""
         if log_dir is None:
             from agent.paths import data_dir
 
             log_dir = data_dir() / "logs"
         self.settings = settings
+        self.editor = dict(editor or {})
         self.on_tools = on_tools
         self.notify = notify
         self.log_dir = log_dir
@@ -56,7 +58,7 @@ class McpManager:
 
     def _load(self) -> None:
         self.mcp_json = read_mcp_json(self.settings.workspace)
-        specs, self.problems = server_specs(self.settings, mcp_json=self.mcp_json)
+        specs, self.problems = server_specs(self.settings, mcp_json=self.mcp_json, editor=self.editor)
         self.connections = {
             spec.name: ServerConnection(spec, startup_timeout=self.settings.mcp.startup_timeout,
                                         log_dir=self.log_dir, on_change=self._changed)

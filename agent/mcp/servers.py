@@ -22,6 +22,7 @@ from agent import trust
 from agent.config import McpServerSettings, Settings
 
 MCP_JSON = ".mcp.json"
+EDITOR = "editor"  # the source of the servers an editor passes over ACP (agent/acp/server.py)
 MAX_MCP_JSON_BYTES = 1024 * 1024
 _ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
@@ -38,7 +39,7 @@ class ServerSpec(BaseModel):
     url: str | None = None
     headers: dict[str, str] = {}
     timeout: float
-    source: str  # "user config", ".cairn/config.toml", ".mcp.json"
+    source: str  # "config.toml", "editor", ".mcp.json"
 
     def __repr__(self) -> str:  # headers and env may hold tokens
         return f"ServerSpec(name={self.name!r}, transport={self.transport!r}, source={self.source!r})"
@@ -64,6 +65,10 @@ def expand(value: str, environ: dict[str, str] | None = None) -> str:
         return found if found else (match.group(2) or "")
 
     return _ENV_REF.sub(one, value)
+
+
+def _as_given(value: str) -> str:
+    return value
 
 
 def read_mcp_json(workspace: Path) -> McpJsonState | None:
@@ -108,14 +113,24 @@ def trust_mcp_json(state: McpJsonState) -> None:
     trust.trust(state.path, state.sha256)
 
 
-def server_specs(settings: Settings, *, mcp_json: McpJsonState | None = None) -> tuple[list[ServerSpec], list[str]]:
-    """The enabled servers in a stable order (config first, then `.mcp.json`), and one line
-    per problem (an unusable entry, an untrusted `.mcp.json`)."""
+def server_specs(settings: Settings, *, mcp_json: McpJsonState | None = None,
+                 editor: dict[str, McpServerSettings] | None = None) -> tuple[list[ServerSpec], list[str]]:
+    """The enabled servers in a stable order (config first, then those the editor passed over
+    ACP, then `.mcp.json`), and one line per problem (an unusable entry, an untrusted
+    `.mcp.json`). The editor's are the user's own, from their editor's settings: they need no
+    trust, and their values are taken as given (no `${VAR}`)."""
     problems: list[str] = []
     specs: list[ServerSpec] = []
     default_timeout = settings.mcp.call_timeout
     for name, cfg in settings.mcp.servers.items():
         spec = _spec(name, cfg, "config.toml", default_timeout, problems, settings.workspace)
+        if spec is not None:
+            specs.append(spec)
+    for name, cfg in (editor or {}).items():
+        if name in {s.name for s in specs}:
+            problems.append(f"MCP server {name!r} of the editor ignored: config.toml defines it")
+            continue
+        spec = _spec(name, cfg, EDITOR, default_timeout, problems, settings.workspace, literal=True)
         if spec is not None:
             specs.append(spec)
     if mcp_json is not None:
@@ -136,22 +151,23 @@ def server_specs(settings: Settings, *, mcp_json: McpJsonState | None = None) ->
 
 
 def _spec(name: str, cfg: McpServerSettings, source: str, default_timeout: float, problems: list[str],
-          workspace: Path) -> ServerSpec | None:
+          workspace: Path, *, literal: bool = False) -> ServerSpec | None:
+    expand_ = _as_given if literal else expand
     if not cfg.enabled:
         return None
     if bool(cfg.command) == bool(cfg.url):
         problems.append(f"MCP server {name!r} ({source}) needs either `command` or `url`")
         return None
-    cwd = expand(cfg.cwd) if cfg.cwd else None
+    cwd = expand_(cfg.cwd) if cfg.cwd else None
     if cwd is not None and not os.path.isabs(cwd):
         cwd = str(Path(workspace) / cwd)
     common: dict[str, Any] = {"name": name, "timeout": cfg.timeout or default_timeout, "source": source}
     if cfg.url:
-        url = expand(cfg.url)
+        url = expand_(cfg.url)
         if not url.startswith(("http://", "https://")):
             problems.append(f"MCP server {name!r} ({source}): url must start with http:// or https://")
             return None
-        return ServerSpec(transport="http", url=url, headers={k: expand(v) for k, v in cfg.headers.items()},
+        return ServerSpec(transport="http", url=url, headers={k: expand_(v) for k, v in cfg.headers.items()},
                           **common)
-    return ServerSpec(transport="stdio", command=expand(cfg.command or ""), args=[expand(a) for a in cfg.args],
-                      env={k: expand(v) for k, v in cfg.env.items()}, cwd=cwd or str(workspace), **common)
+    return ServerSpec(transport="stdio", command=expand_(cfg.command or ""), args=[expand_(a) for a in cfg.args],
+                      env={k: expand_(v) for k, v in cfg.env.items()}, cwd=cwd or str(workspace), **common)

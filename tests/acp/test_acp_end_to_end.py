@@ -57,6 +57,12 @@ class Editor:
         return "".join(u.content.text for u in self.updates if u.session_update == kind)
 
 
+async def _until(condition) -> None:
+    """Return once `condition()` holds (the caller bounds the wait: a hang detector)."""
+    while not condition():
+        await asyncio.sleep(0.02)
+
+
 def _agent_args(srv, *, yolo: bool = False) -> list[str]:
     return ["--model", "openai/fake-model", "--api-base", srv.base_url, "--api-key", "sk-test",
             *(["--yolo"] if yolo else []), "acp"]
@@ -103,6 +109,9 @@ async def test_editor_session_prompt_permission_cancel_and_load(workspace):
             prompt = asyncio.ensure_future(conn.prompt(session_id=session.session_id,
                                                        prompt=[text_block("think hard")]))
             await asyncio.to_thread(srv.wait_for_requests, 4, TIMEOUT)
+            # Cancel once the partial answer has reached the editor (so it was stored): the
+            # request arriving at the server says nothing about its first chunk coming back.
+            await asyncio.wait_for(_until(lambda: "thinking" in editor.text()), TIMEOUT)
             await conn.cancel(session_id=session.session_id)
             cancelled = await asyncio.wait_for(prompt, TIMEOUT)
             assert cancelled.stop_reason == "cancelled"
@@ -145,3 +154,64 @@ async def test_load_of_an_unknown_session_is_an_error(workspace):
             with pytest.raises(acp.RequestError):
                 await asyncio.wait_for(conn.load_session(cwd=str(workspace), session_id="nope", mcp_servers=[]),
                                        TIMEOUT)
+
+
+async def test_the_editors_mcp_servers_are_started_for_its_session(workspace):
+    """An editor passes its MCP servers with `session/new` (Zed's context servers): cairn
+    starts them for that session, the model gets their tools, and a call is asked of the editor."""
+    from acp.schema import EnvVariable, McpServerStdio, SseMcpServer
+
+    from tests.conftest import REPO_ROOT
+
+    with FakeLLMServer([tool_calls([("c1", "mcp__fake__echo", {"text": "from the editor"})]), text("Echoed.")]) as srv:
+        editor = Editor()
+        async with await _start(editor, srv, workspace) as (conn, _process):
+            init = await asyncio.wait_for(conn.initialize(protocol_version=PROTOCOL_VERSION), TIMEOUT)
+            assert init.agent_capabilities.mcp_capabilities.http is True
+            assert init.agent_capabilities.mcp_capabilities.sse is False
+            servers = [McpServerStdio(name="fake", command=sys.executable, args=["-m", "tests.fakes.mcp_server"],
+                                      env=[EnvVariable(name="PYTHONPATH", value=str(REPO_ROOT))]),
+                       SseMcpServer(name="old", url="http://127.0.0.1:9/sse", headers=[], type="sse")]
+            session = await asyncio.wait_for(conn.new_session(cwd=str(workspace), mcp_servers=servers), TIMEOUT)
+            # The first prompt waits for the servers to be ready (up to mcp.headless_wait).
+            answer = await asyncio.wait_for(conn.prompt(session_id=session.session_id,
+                                                        prompt=[text_block("echo it")]), TIMEOUT)
+        first, second = srv.requests
+    assert answer.stop_reason == "end_turn"
+    assert "mcp__fake__echo" in [t["function"]["name"] for t in first.get("tools") or []]
+    assert [p[0].tool_call_id for p in editor.permissions] == ["c1"]  # an MCP call is asked
+    result = next(m for m in second["messages"] if m["role"] == "tool")
+    assert result["content"] == "echo: from the editor"
+
+
+def test_editor_servers_become_config_tables():
+    from acp.schema import EnvVariable, HttpHeader, HttpMcpServer, McpServerStdio, SseMcpServer
+
+    from agent.acp.server import editor_servers
+
+    tables = editor_servers([
+        McpServerStdio(name="git", command="uvx", args=["mcp-server-git"], env=[EnvVariable(name="A", value="${B}")]),
+        HttpMcpServer(name="docs", url="https://example.com/mcp", headers=[HttpHeader(name="Authorization",
+                                                                                       value="Bearer t")],
+                      type="http"),
+        SseMcpServer(name="old", url="https://example.com/sse", headers=[], type="sse"),
+    ])
+    assert list(tables) == ["git", "docs"]  # SSE is not spoken, so not started
+    assert tables["git"].command == "uvx" and tables["git"].args == ["mcp-server-git"]
+    assert tables["git"].env == {"A": "${B}"}
+    assert tables["docs"].url == "https://example.com/mcp" and tables["docs"].headers == {"Authorization": "Bearer t"}
+
+
+def test_editor_values_are_taken_as_given_and_config_wins_a_name(tmp_path):
+    from agent.config import McpServerSettings, Settings
+    from agent.mcp.servers import server_specs
+
+    settings = Settings.model_validate({"workspace": str(tmp_path),
+                                        "mcp": {"servers": {"git": {"command": "git-mcp"}}}})
+    specs, problems = server_specs(settings, editor={
+        "git": McpServerSettings(command="other"),
+        "echo": McpServerSettings(command="echo-mcp", env={"TOKEN": "${HOME}"})})
+    assert [(s.name, s.source, s.command) for s in specs] == [("git", "config.toml", "git-mcp"),
+                                                              ("echo", "editor", "echo-mcp")]
+    assert specs[1].env == {"TOKEN": "${HOME}"} and specs[1].cwd == str(tmp_path)
+    assert problems == ["MCP server 'git' of the editor ignored: config.toml defines it"]
