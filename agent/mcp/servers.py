@@ -139,10 +139,10 @@ def server_specs(settings: Settings, *, mcp_json: McpJsonState | None = None,
             problems.append(f"Not starting the {len(mcp_json.servers)} MCP server(s) of {mcp_json.path}: it is not "
                             f"trusted. Review it and run /mcp trust in cairn.")
         elif mcp_json.trusted:
-            taken = {s.name for s in specs}
+            taken = {s.name: "the editor" if s.source == EDITOR else s.source for s in specs}
             for name, cfg in mcp_json.servers.items():
                 if name in taken:
-                    problems.append(f"MCP server {name!r} of {mcp_json.path} ignored: config.toml defines it")
+                    problems.append(f"MCP server {name!r} of {mcp_json.path} ignored: {taken[name]} defines it")
                     continue
                 spec = _spec(name, cfg, MCP_JSON, default_timeout, problems, settings.workspace)
                 if spec is not None:

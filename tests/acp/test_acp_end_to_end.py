@@ -215,3 +215,10 @@ def test_editor_values_are_taken_as_given_and_config_wins_a_name(tmp_path):
                                                               ("echo", "editor", "echo-mcp")]
     assert specs[1].env == {"TOKEN": "${HOME}"} and specs[1].cwd == str(tmp_path)
     assert problems == ["MCP server 'git' of the editor ignored: config.toml defines it"]
+    # A trusted .mcp.json of the same name names who won.
+    (tmp_path / ".mcp.json").write_text('{"mcpServers": {"echo": {"command": "x"}}}')
+    from agent.mcp.servers import read_mcp_json
+
+    state = read_mcp_json(tmp_path).model_copy(update={"trusted": True})
+    _, problems = server_specs(settings, mcp_json=state, editor={"echo": McpServerSettings(command="echo-mcp")})
+    assert problems == [f"MCP server 'echo' of {tmp_path / '.mcp.json'} ignored: the editor defines it"]
