@@ -337,7 +337,11 @@ def _run_tui(args: argparse.Namespace, workspace: Path, flags: dict) -> int:
         raise
     if early is not None:
         app.typeahead = early.stop()
-    app.run()
+    try:
+        app.run()
+    finally:
+        if early is not None:  # the app restored the mode it found, the first screen's hand-off mode
+            early.restore()
     return app.return_code or 0
 
 

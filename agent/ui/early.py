@@ -158,6 +158,18 @@ def frame(width: int, height: int, text: str, status: str, sent: str = "",
     return "".join(out)
 
 
+def handoff_mode(saved: list) -> list:
+    """The shell's terminal mode `saved` as Textual's driver changes it when the app starts
+    (textual/drivers/linux_driver.py `_patch_lflag`, `_patch_iflag`): keys unechoed, read at
+    once, Ctrl+C and Enter as bytes. Output processing stays the shell's, as the app has it."""
+    mode = [list(part) if isinstance(part, list) else part for part in saved]
+    mode[tty.LFLAG] &= ~(termios.ECHO | termios.ICANON | termios.IEXTEN | termios.ISIG)
+    mode[tty.IFLAG] &= ~(termios.IXON | termios.IXOFF | termios.ICRNL | termios.INLCR | termios.IGNCR)
+    mode[tty.CC][termios.VMIN] = 1
+    mode[tty.CC][termios.VTIME] = 0
+    return mode
+
+
 class EarlyScreen:
     """Owns the terminal from launch until the app takes it (`stop`)."""
 
@@ -198,20 +210,31 @@ class EarlyScreen:
         return screen
 
     def stop(self) -> TypeAhead:
-        """Stop reading and give the terminal back as it was (the app sets its own mode)."""
+        """Stop reading; keys typed from now on wait in the terminal for the app.
+
+        The terminal is put in the mode the app is about to set (no echo, no line editing,
+        Enter read as a carriage return), not back in the shell's: a key typed in the moment
+        before the app reads would otherwise be echoed over the screen, and an Enter would
+        arrive as a line feed (a new line in the prompt, not a send). The shell's mode comes
+        back with `restore`, once the app has ended (the app restores the mode it found)."""
         self._stop.set()
         self._thread.join(timeout=1)
-        self._restore()
+        self._set_mode(handoff_mode(self._saved))
         return TypeAhead(self._keys.text, self._keys.submitted)
+
+    def restore(self) -> None:
+        """Give the terminal back as it was before cairn started."""
+        self._set_mode(self._saved)
 
     def abandon(self) -> None:
         """The app never started: leave the alternate screen too."""
         self.stop()
+        self.restore()
         self._write("\x1b[?1049l")
 
-    def _restore(self) -> None:
+    def _set_mode(self, mode: list) -> None:
         try:
-            termios.tcsetattr(self._in, termios.TCSANOW, self._saved)
+            termios.tcsetattr(self._in, termios.TCSANOW, mode)
         except termios.error:
             pass
 
@@ -245,7 +268,7 @@ class EarlyScreen:
             self._keys.feed(data)
             if self._keys.quit:
                 # Nothing is open or written yet: leave the terminal as it was and go.
-                self._restore()
+                self.restore()
                 self._write("\x1b[?1049l")
                 os._exit(130)
             self._draw()
