@@ -46,6 +46,8 @@ from tmux_timing import READY_TEXT, PrivateTmux  # noqa: E402
 REQUEST_TIMEOUT = 60.0
 APP_UP_TEXT = "new session"  # the Textual app's status line (the first screen has none)
 TUI_PROMPT_DELAY = 0.2  # seconds after launch at which the prompt is typed and sent
+SENT_TIMEOUT = 20.0  # after Enter, how long before an empty prompt on the app counts as a lost one
+PROMPT_PLACEHOLDER = "Ask cairn…"  # an empty prompt shows it
 HEADLESS_TARGET_MS = 1500
 TUI_TARGET_MS = 2000
 
@@ -133,6 +135,16 @@ def tui_once(cairn: Path, server, arrivals: Arrivals, tmux: PrivateTmux, tmp: Pa
                 raise RuntimeError(f"the typed prompt never showed on screen:\n{screen}")
             time.sleep(0.005)
         tmux.run("send-keys", "-t", name, "Enter")
+        if not arrivals.event.wait(SENT_TIMEOUT):
+            screen = tmux.run("capture-pane", "-p", "-t", name).stdout
+            if APP_UP_TEXT in screen and i not in lost:
+                # The app is up and nothing was sent: the Enter (or the keys too) typed around
+                # the hand-over from the first screen was lost. Counted with the lost keys (the
+                # note says how often), then typed again so the run still gives a figure.
+                lost.append(i)
+                if PROMPT_PLACEHOLDER in screen:
+                    tmux.run("send-keys", "-t", name, "-l", "hi")
+                tmux.run("send-keys", "-t", name, "Enter")
         arrived = arrivals.wait()
         server.wait_idle(REQUEST_TIMEOUT)
     finally:
@@ -189,7 +201,7 @@ def run(quick: bool = False, *, runs: int = 5, cairn: Path | None = None, warm_b
     cpu: list[float] = []
     tui: list[float] = []
     warm: list[float] = []
-    lost: list[int] = []  # TUI launches whose keys typed at 0.2 s never reached the prompt
+    lost: list[int] = []  # TUI launches whose keys typed at 0.2 s, or their Enter, never reached the app
     with tempfile.TemporaryDirectory() as tmp, FakeLLMServer([arrivals], repeat=True) as server:
         for i in range(runs + 1):
             ms = headless_once(cairn, server, arrivals, Path(tmp), i, cpu=cpu)
@@ -222,7 +234,7 @@ def run(quick: bool = False, *, runs: int = 5, cairn: Path | None = None, warm_b
         t_median = statistics.median(tui)
         rows.append(Row("start_to_request", figure, t_median, target="≤ 2,000 ms (issue 20)",
                         ok=at_most(t_median, TUI_TARGET_MS, quick), runs=tui,
-                        note=f"keys typed at 0.2 s lost (typed again) in {len(set(lost))} of {runs + 1} launches"))
+                        note=f"keys or Enter typed early lost (typed again) in {len(set(lost))} of {runs + 1} launches"))
         print(f"  {rows[-1].note}")
     else:
         rows.append(Row("start_to_request", figure, None, note=SKIPPED_NO_TMUX if tui_runs else "not run (--no-tui)"))
