@@ -148,9 +148,10 @@ def attach_images(records: list[Rendered], apis: list[dict[str, Any]], images: S
             continue
         api = dict(apis[index])
         text = api.get("content") or ""
-        shown = [(ref, images.data_url(ref.hash, ref.mime) if sent(cut, offset + index, ordinal) else None)
-                 for ordinal, ref in enumerate(refs)] if images is not None else []
-        if cut is not None and images is not None and not all(sent(cut, offset + index, j) for j in range(len(refs))):
+        carried = [sent(cut, offset + index, ordinal) for ordinal in range(len(refs))]
+        shown = [(ref, images.data_url(ref.hash, ref.mime) if carry else None)
+                 for ref, carry in zip(refs, carried)] if images is not None else []
+        if images is not None and not all(carried):
             cut_at.append(index)
         if not any(url for _, url in shown):
             api["content"] = with_labels(text, refs)
