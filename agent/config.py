@@ -162,6 +162,22 @@ class WebSettings(_Section):
     max_bytes: int = Field(5 * 1024 * 1024, ge=1)  # of the response body read; the rest is not downloaded
 
 
+class SandboxSettings(_Section):
+    """`[sandbox]`: how commands that run without asking are contained (agent/tools/sandbox.py).
+
+    Read-only commands cairn runs unasked always run in the sandbox (no sandbox on the
+    machine: they ask). rules: what a command allowed by a rule (`[permissions]`, "always",
+    `--allowed-tools`) runs in: "workspace-write" (the sandbox, the workspace writable but its
+    `.git`/`.cairn`, no network) or "off" (unconfined, as an approved command; a project config
+    needs trust to say so). approved: what a command the user approved when asked runs in.
+    hide: more files or folders the sandbox hides (`~` expands), beyond the built-in secrets.
+    """
+
+    rules: Literal["workspace-write", "off"] = "workspace-write"
+    approved: Literal["off", "workspace-write"] = "off"
+    hide: list[str] = Field(default_factory=list)
+
+
 class Settings(_Section):
     model: str | None = None
     api_base: str | None = None
@@ -176,6 +192,7 @@ class Settings(_Section):
     permissions: PermissionSettings = Field(default_factory=PermissionSettings)
     mcp: McpSettings = Field(default_factory=McpSettings)
     web: WebSettings = Field(default_factory=WebSettings)
+    sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
     # Problems found while loading (bad TOML, wrong types); shown to the user once.
     warnings: list[str] = Field(default_factory=list, exclude=True)
     # An `agent.trust.ProjectTrust` when the project config has widening keys the user has
@@ -190,22 +207,36 @@ def _read_toml(path: Path, warnings: list[str]) -> dict[str, Any]:
     return _read_toml_bytes(path, warnings)[0]
 
 
-def _read_toml_bytes(path: Path, warnings: list[str]) -> tuple[dict[str, Any], bytes | None]:
+def _read_toml_bytes(path: Path, warnings: list[str], workspace: Path | None = None) -> tuple[dict[str, Any], bytes | None]:
     """The parsed file and the bytes it was parsed from (None when there is no file or it
-    could not be read; a file that does not parse gives {} and its bytes)."""
-    if not path.is_file():
-        return {}, None
+    could not be read; a file that does not parse gives {} and its bytes).
+
+    With `workspace`, `path` is a repository's file (the project's `.cairn/config.toml`): it
+    is read through agent/repo_files.py below the workspace, so a symlink out of it, a FIFO
+    (it would block cairn) or a huge file is refused with a warning. The user's own config
+    may be a symlink (a dotfiles manager's) but must be a regular file too."""
+    from agent.repo_files import FileMissing, FileTooLarge, RepoFileError, read_own_file, read_repo_file
+
     raw: bytes | None = None
     try:
-        with path.open("rb") as f:
-            raw = f.read(MAX_CONFIG_BYTES + 1)
-        if len(raw) > MAX_CONFIG_BYTES:
-            warnings.append(f"Ignoring {path}: larger than {MAX_CONFIG_BYTES // 1024} KiB")
-            return {}, None
+        if workspace is not None:
+            raw = read_repo_file(workspace, path.relative_to(workspace), max_bytes=MAX_CONFIG_BYTES,
+                                 follow_inside=True)
+        else:
+            raw = read_own_file(path, max_bytes=MAX_CONFIG_BYTES)
+    except FileMissing:
+        return {}, None
+    except FileTooLarge:
+        warnings.append(f"Ignoring {path}: larger than {MAX_CONFIG_BYTES // 1024} KiB")
+        return {}, None
+    except RepoFileError as exc:
+        warnings.append(f"Ignoring {path}: it {exc.reason}")
+        return {}, None
+    try:
         # Universal newlines, as read_text gives.
         text = raw.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
         return tomllib.loads(text), raw
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError) as exc:
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         warnings.append(f"Ignoring {path}: {exc}")
         return {}, raw
     except RecursionError:  # tomllib recurses per nesting level: `a = [[[[…` overflows the stack
@@ -362,7 +393,7 @@ def project_config_path(workspace: Path) -> Path:
 
 def read_project_config(workspace: Path, warnings: list[str]) -> tuple[dict[str, Any], bytes | None]:
     """The project config as parsed and the bytes it came from (None: no readable file)."""
-    return _read_toml_bytes(project_config_path(workspace), warnings)
+    return _read_toml_bytes(project_config_path(workspace), warnings, Path(workspace))
 
 
 def _permission_lists(user: dict[str, Any], project: dict[str, Any]) -> dict[str, Any] | None:
@@ -376,6 +407,17 @@ def _permission_lists(user: dict[str, Any], project: dict[str, Any]) -> dict[str
         if isinstance(u.get(key), list) and isinstance(p.get(key), list):
             out[key] = u[key] + [v for v in p[key] if v not in u[key]]
     return out
+
+
+def _hidden_paths(user: dict[str, Any], project: dict[str, Any]) -> list[Any] | None:
+    """`sandbox.hide` of the user and the project add up: a project cannot un-hide a path."""
+    u, p = user.get("sandbox"), project.get("sandbox")
+    if not isinstance(u, dict) or not isinstance(p, dict):
+        return None
+    uh, ph = u.get("hide"), p.get("hide")
+    if not isinstance(uh, list) or not isinstance(ph, list):
+        return None
+    return uh + [v for v in ph if v not in uh]
 
 
 def load_settings(workspace: Path | None = None, flags: dict[str, Any] | None = None) -> Settings:
@@ -393,6 +435,9 @@ def load_settings(workspace: Path | None = None, flags: dict[str, Any] | None = 
     permissions = _permission_lists(user, project)
     if permissions is not None:
         data["permissions"] = permissions
+    hide = _hidden_paths(user, project)
+    if hide is not None:
+        data["sandbox"] = {**data["sandbox"], "hide": hide}
     data = _merge(data, _env_layer())
     data = _merge(data, {k: v for k, v in (flags or {}).items() if v is not None})
     data["workspace"] = ws

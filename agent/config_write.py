@@ -34,9 +34,16 @@ def add_project_permissions(workspace: Path, keys: list[str]) -> Path:
     import tomlkit  # a config write is rare: keep the editor off the start-up path
     from tomlkit.exceptions import TOMLKitError
 
+    from agent.repo_files import FileMissing, RepoFileError, read_repo_file
+
     path = project_config_path(workspace)
     try:
-        before = path.read_bytes() if path.exists() else None
+        try:  # a repository's file: no FIFO, no symlink out, no huge file (agent/repo_files.py)
+            before: bytes | None = read_repo_file(workspace, path.relative_to(workspace), follow_inside=True)
+        except FileMissing:
+            before = None
+        except RepoFileError as exc:
+            raise ConfigWriteError(f"cannot read {exc}") from None
         text = before.decode("utf-8") if before is not None else ""
         data = tomllib.loads(text)
         doc = tomlkit.parse(text)

@@ -231,7 +231,11 @@ async def _one_prompt(runtime: Runtime, settings: Settings, prompt: str) -> None
     else:
         from agent.project_commands import expand_text
 
-        await runtime.run_turn(expand_text(settings.workspace, prompt) or prompt)
+        notices: list[str] = []
+        expanded = expand_text(settings.workspace, prompt, notices)
+        for text in notices:  # a command file refused (a symlink out, a FIFO…): said, not sent
+            print(f"Note: {text}", file=sys.stderr)
+        await runtime.run_turn(expanded or prompt)
 
 
 def _input_error(printer, message: str) -> None:

@@ -126,7 +126,31 @@ def run_warm(argv: list[str]) -> int:
     if "pid" not in answer:
         conn.close()
         raise WarmUnavailable(answer.get("error", "refused"))
+    hide_keys(argv)
     return _wait_for_exit(conn, reader, int(answer["pid"]))
+
+
+def hide_keys(argv: list[str]) -> None:
+    """The run is the backend's now; this process only waits, for as long as the run lasts,
+    and `ps` would show its `--api-key KEY` all along (/proc/<pid>/environ, to the same user
+    and so to a model's command, the key variables). Overwritten where they sit, as an
+    in-process run overwrites its own (agent/runtime.py, agent/secrets.py hide_from_proc).
+    Every key-like variable goes too: the environment was sent, this process needs none.
+    sys.argv and os.environ, copies, keep the values."""
+    from agent.secrets import hide_from_proc, known_secrets
+
+    hide_from_proc([_api_key(argv), *known_secrets()])
+
+
+def _api_key(argv: list[str]) -> str | None:
+    """`--api-key` of this command line, read by cairn's own parser (abbreviations, `=`)."""
+    from agent.cli import build_parser  # loaded already: it called run_warm
+
+    try:
+        args, _ = build_parser().parse_known_args(argv)
+    except (SystemExit, ValueError):  # main() parsed it before: not expected
+        return None
+    return getattr(args, "api_key", None)
 
 
 def _wait_for_exit(conn: socket.socket, reader, pid: int) -> int:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import os
 import platform
-import stat
 from datetime import date
 from pathlib import Path
+
+from agent.repo_files import FileMissing, OutsideWorkspace, RepoFileError, read_repo_file
 
 # Project instructions, first found wins (SPEC §9).
 INSTRUCTION_FILES = ("AGENTS.md", "CLAUDE.md")
@@ -30,28 +30,29 @@ debugging, explaining. Work like a careful senior engineer:
 def read_project_instructions(workspace: Path, notices: list[str] | None = None) -> tuple[str, str] | None:
     """(name, text) of the first instruction file found in the workspace, or None.
 
-    A file that resolves outside the workspace (a symlink planted in a cloned repository,
-    `AGENTS.md -> ~/.ssh/id_rsa`) is not read: it would go into every request. It counts as
-    absent, and `notices` gets one line naming it. Symlinks that stay inside are followed
-    (`CLAUDE.md -> AGENTS.md`). The file is opened through the resolved path without
-    following symlinks, so it cannot be swapped between the check and the read."""
+    Read through agent/repo_files.py (the text goes into every request): a file that
+    resolves outside the workspace (a symlink planted in a cloned repository,
+    `AGENTS.md -> ~/.ssh/id_rsa`), a FIFO (it would block cairn), a folder or an unreadable
+    file is not read. It counts as absent, and `notices` gets one line naming it. Symlinks
+    that stay inside are followed (`CLAUDE.md -> AGENTS.md`); a dangling one is absent.
+    Longer files are cut at MAX_INSTRUCTION_CHARS."""
     ws = Path(workspace).expanduser().resolve()
     for name in INSTRUCTION_FILES:
-        path = ws / name
-        if not os.path.lexists(path):
-            continue
         try:
-            real = path.resolve(strict=True)
-        except (OSError, RuntimeError):  # dangling symlink, loop
+            # A UTF-8 character is at most 4 bytes: enough bytes for the characters kept.
+            raw = read_repo_file(ws, name, max_bytes=MAX_INSTRUCTION_CHARS * 4, truncate=True, follow_inside=True)
+        except FileMissing:
             continue
-        if real != ws and ws not in real.parents:
+        except OutsideWorkspace as exc:
             if notices is not None:
-                notices.append(f"Not reading {name} as project instructions: it resolves to {real}, "
+                notices.append(f"Not reading {name} as project instructions: it resolves to {exc.resolved}, "
                                f"outside the workspace {ws}")
             continue
-        text = _read_inside(ws, real.relative_to(ws).parts)
-        if text is not None:
-            return name, text
+        except RepoFileError as exc:
+            if notices is not None:
+                notices.append(f"Not reading {name} as project instructions: it {exc.reason}")
+            continue
+        return name, raw.decode("utf-8", errors="replace")[:MAX_INSTRUCTION_CHARS]
     return None
 
 
@@ -60,32 +61,6 @@ def instruction_notices(workspace: Path) -> list[str]:
     notices: list[str] = []
     read_project_instructions(workspace, notices)
     return notices
-
-
-def _read_inside(ws: Path, parts: tuple[str, ...]) -> str | None:
-    """A regular file under `ws`, each component opened with O_NOFOLLOW; None if it is not one."""
-    if not parts:
-        return None
-    nofollow, cloexec = getattr(os, "O_NOFOLLOW", 0), getattr(os, "O_CLOEXEC", 0)
-    try:
-        fd = os.open(ws, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | cloexec)
-    except OSError:
-        return None
-    try:
-        for part in parts[:-1]:
-            child = os.open(part, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | nofollow | cloexec, dir_fd=fd)
-            os.close(fd)
-            fd = child
-        file_fd = os.open(parts[-1], os.O_RDONLY | os.O_NONBLOCK | nofollow | cloexec, dir_fd=fd)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-    with os.fdopen(file_fd, "rb") as f:
-        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
-            return None
-        data = f.read(MAX_INSTRUCTION_CHARS * 4)  # a UTF-8 character is at most 4 bytes
-    return data.decode("utf-8", errors="replace")[:MAX_INSTRUCTION_CHARS]
 
 
 def build_system_prompt(workspace: Path, *, today: date | None = None, notices: list[str] | None = None) -> str:

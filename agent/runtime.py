@@ -61,6 +61,7 @@ class Runtime:
         self._turn: asyncio.Task | None = None
         self._warm_tokenizer = warm_tokenizer
         self._backend: asyncio.Future | None = None
+        self._sandbox_check: asyncio.Future | None = None  # a notice when commands cannot be sandboxed
         # Per model: asking a custom api_base's server for its window (once per runtime).
         self._windows: dict[str, asyncio.Future] = {}
         # Restores rolled forward at open (session/restore_journal.py), for a front end to mention.
@@ -144,6 +145,23 @@ class Runtime:
             self._discover_window(self.model)
             if self.mcp is not None:
                 self.mcp.start()
+            self._sandbox_check = asyncio.ensure_future(self._check_sandbox())
+
+    async def _check_sandbox(self) -> None:
+        """Find out once whether commands can be sandboxed here; if not, say why (once)."""
+        sandbox = self.agent.permissions.sandbox
+        if sandbox is None:
+            return
+        await in_daemon_thread(sandbox.probe)
+        if not sandbox.available:
+            from agent.events import Notice
+
+            rules = self.settings.sandbox.rules
+            self.agent.emit(Notice(message=(
+                f"No sandbox: {sandbox.why_not}. Read-only commands ask before they run"
+                + (", and so do commands your rules allow (sandbox.rules = \"off\" runs those unconfined)."
+                   if rules != "off" else "; commands your rules allow run unconfined (sandbox.rules = \"off\").")),
+                kind="warning"))
 
     async def wait_for_mcp(self) -> None:
         """`cairn -p`: give the MCP servers up to `mcp.headless_wait` seconds to be ready before
@@ -453,6 +471,8 @@ class Runtime:
             await asyncio.gather(turn, return_exceptions=True)
         if self.mcp is not None:
             await self.mcp.close()
+        if self._sandbox_check is not None:
+            self._sandbox_check.cancel()
         await self.store.close()
 
 

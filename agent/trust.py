@@ -9,6 +9,8 @@ Those are taken from the project file only when the user trusted that folder *wi
 file's content*: the record, in the user's data folder (`paths.trust_path()`, moved by
 CAIRN_HOME), maps the resolved folder to the SHA-256 of the file's bytes, so a changed
 file (a `git pull`) is untrusted again. Anything else in the file applies either way.
+A project's `.mcp.json` is trusted on its own, in a record of its own kind (MCP_JSON), keyed
+the same way: by the folder and the file's content, never by where a symlink points.
 
 When cairn itself rewrites the project file ("always for this project" in the approval
 dialog, `agent.config_write.add_project_permissions`), the new content is trusted if what it
@@ -31,7 +33,11 @@ from agent.paths import trust_path
 
 TOP_KEYS = ("yolo", "api_base", "api_key", "model")
 TABLE_KEYS = ("permissions", "mcp", "mcp_servers")  # each entry of these tables is named on its own
-NESTED_KEYS = (("context", "condense_model"), ("web", "allow_private"))
+NESTED_KEYS = (("context", "condense_model"), ("web", "allow_private"), ("sandbox", "rules"),
+               ("sandbox", "approved"))
+# Values of a nested key that narrow (or keep) what cairn may do: they need no trust.
+NARROWING: dict[tuple[str, str], tuple[Any, ...]] = {("sandbox", "rules"): ("workspace-write",),
+                                                     ("sandbox", "approved"): ("workspace-write",)}
 SECRET_KEYS = frozenset({"api_key"})
 MAX_RECORD_BYTES = 4 * 1024 * 1024  # thousands of folders; a bigger file is not ours
 MAX_SHOWN_CHARS = 200
@@ -44,6 +50,8 @@ EFFECTS = {
     "model": "this model, and so its provider, receives the conversation",
     "context.condense_model": "summaries of the conversation go to this model",
     "web.allow_private": "web-fetch may reach loopback and private addresses (local services, an intranet)",
+    "sandbox.rules": "commands allowed by a rule run outside the sandbox (writes anywhere, network)",
+    "sandbox.approved": "commands you approve run unconfined even where your own config sandboxes them",
     "permissions.allow_commands": "these commands run without asking",
     "permissions.allow": "these actions run without asking",
 }
@@ -96,7 +104,7 @@ def widening(data: dict[str, Any]) -> list[tuple[tuple[str, ...], Any]]:
             found.append(((key,), table))
     for table_name, key in NESTED_KEYS:
         table = data.get(table_name)
-        if isinstance(table, dict) and key in table and table[key] is not False:
+        if isinstance(table, dict) and key in table and table[key] not in NARROWING.get((table_name, key), (False,)):
             found.append(((table_name, key), table[key]))
     return found
 
@@ -158,37 +166,59 @@ def pending(folder: Path, config: Path, raw: bytes, data: dict[str, Any],
 
 # -- the record ------------------------------------------------------------------------------
 
+# What a record is about: each kind is its own table, keyed by the resolved folder, so
+# trusting a folder's config.toml trusts nothing of its .mcp.json and the other way round.
+# (Older versions keyed a .mcp.json by its own path in FOLDERS: such a record matches only a
+# folder of that path whose config.toml has those very bytes, so in effect it trusts
+# nothing and the user is asked again.)
+FOLDERS = "folders"  # the project config, .cairn/config.toml
+MCP_JSON = "mcp_json"  # the project's .mcp.json (agent/mcp/servers.py)
+KINDS = (FOLDERS, MCP_JSON)
 
-def _records() -> dict[str, Any]:
-    """{folder: {"sha256", "trusted_at"}}; unreadable or foreign content trusts nothing."""
+
+def _all_records() -> dict[str, dict[str, Any]]:
+    """{kind: {folder: {"sha256", "trusted_at"}}} for every kind in KINDS; unreadable or
+    foreign content trusts nothing."""
+    empty: dict[str, dict[str, Any]] = {kind: {} for kind in KINDS}
     path = trust_path()
     try:
         with path.open("rb") as f:
             raw = f.read(MAX_RECORD_BYTES + 1)
         if len(raw) > MAX_RECORD_BYTES:
-            return {}
+            return empty
         data = json.loads(raw.decode("utf-8"))
     except (OSError, ValueError, RecursionError):
-        return {}
-    folders = data.get("folders") if isinstance(data, dict) else None
-    return {k: v for k, v in folders.items() if isinstance(v, dict)} if isinstance(folders, dict) else {}
+        return empty
+    if not isinstance(data, dict):
+        return empty
+    for kind in KINDS:
+        table = data.get(kind)
+        if isinstance(table, dict):
+            empty[kind] = {k: v for k, v in table.items() if isinstance(v, dict)}
+    return empty
 
 
-def is_trusted(folder: Path, sha256: str) -> bool:
-    entry = _records().get(folder_key(folder))
+def _records(kind: str = FOLDERS) -> dict[str, Any]:
+    return _all_records()[kind]
+
+
+def is_trusted(folder: Path, sha256: str, kind: str = FOLDERS) -> bool:
+    """Whether the user trusted `folder`'s file of this `kind` with exactly this content."""
+    entry = _records(kind).get(folder_key(folder))
     return entry is not None and entry.get("sha256") == sha256
 
 
-def trust(folder: Path, sha256: str) -> Path:
-    """Record that the user trusts `folder`'s project config with this content (replacing
-    what was trusted there before). Written atomically; raises OSError when it cannot be."""
+def trust(folder: Path, sha256: str, kind: str = FOLDERS) -> Path:
+    """Record that the user trusts `folder`'s file of this `kind` (its project config, or
+    with MCP_JSON its `.mcp.json`) with this content, replacing what was trusted there
+    before. Written atomically; raises OSError when it cannot be."""
     from agent.tools.workspace import atomic_write  # the project's one atomic-write helper
 
-    records = _records()
-    records[folder_key(folder)] = {"sha256": sha256, "trusted_at": int(time.time())}
+    records = _all_records()
+    records[kind][folder_key(folder)] = {"sha256": sha256, "trusted_at": int(time.time())}
     path = trust_path()
     path.parent.mkdir(parents=True, exist_ok=True)
-    payload = json.dumps({"version": 1, "folders": records}, indent=1, sort_keys=True) + "\n"
+    payload = json.dumps({"version": 1, **records}, indent=1, sort_keys=True) + "\n"
     atomic_write(path, payload.encode("utf-8"), 0o600)
     return path
 

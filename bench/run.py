@@ -186,6 +186,7 @@ SUITE = [
     Benchmark("context_files", "context_files.py", 300, args=lambda quick: ["--quick"] if quick else ["--runs", "3"]),
     Benchmark("context_cli", "context_cli.py", 180),
     Benchmark("fs_search", "fs_search.py", 600, args=lambda quick: ["--quick"] if quick else ["--runs", "5"]),
+    Benchmark("sandbox", "sandbox.py", 180),
     Benchmark("start_to_request", "start_to_request.py", 600),
     Benchmark("cost", "cost.py", 300, parse=parse_cost,
               args=lambda quick: ["--json", *map(str, sorted(COST_FIXTURES.glob("*.jsonl")))]),

@@ -28,7 +28,7 @@ class EditorApprover:
     async def __call__(self, request: ApprovalRequest) -> Decision:
         choices = [c for c in request.choices if c in OPTIONS]
         options = [PermissionOption(option_id=c, kind=OPTIONS[c][0], name=OPTIONS[c][1]) for c in choices]  # type: ignore[arg-type]
-        detail = request.detail + (f"\n\n{request.reason}" if request.reason else "")
+        detail = request.detail + "".join(f"\n\n{text}" for text in (request.reason, request.note) if text)
         call = ToolCallUpdate(tool_call_id=self.current_call_id or f"approval-{request.key}", title=request.title,
                               raw_input={"tool": request.tool, "kind": request.kind, "detail": detail})
         response = await self.conn.request_permission(session_id=self.session_id, tool_call=call, options=options)

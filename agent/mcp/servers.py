@@ -3,9 +3,10 @@
 The user's config always applies. A project's servers widen what cairn runs (a command
 from a cloned repository), so they apply only once the user trusted them: those in
 `.cairn/config.toml` arrive through agent/config.py, which leaves them out of an untrusted
-file (agent/trust.py); a `.mcp.json` (Claude Code's format) is trusted on its own, pinned
-to its bytes like the config (`/mcp trust` records it), so a `git pull` that changes it
-asks again.
+file (agent/trust.py); a `.mcp.json` (Claude Code's format) is trusted on its own, for its
+folder and pinned to its bytes like the config (`/mcp trust` records it), so a `git pull`
+that changes it asks again. It is read as every repository file cairn reads on its own
+(agent/repo_files.py); a symlinked `.mcp.json` is refused.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pydantic import BaseModel, ValidationError
 
 from agent import trust
 from agent.config import McpServerSettings, Settings
+from agent.repo_files import FileMissing, FileTooLarge, RepoFileError, SymlinkRefused, read_repo_file
 
 MCP_JSON = ".mcp.json"
 EDITOR = "editor"  # the source of the servers an editor passes over ACP (agent/acp/server.py)
@@ -49,7 +51,7 @@ class McpJsonState(BaseModel):
     """The project's `.mcp.json` as found: its servers, and whether the user trusted it."""
 
     path: Path
-    sha256: str
+    sha256: str | None  # of the bytes read; None: the file was refused (nothing to trust)
     trusted: bool
     servers: dict[str, McpServerSettings]
     problems: list[str] = []
@@ -72,18 +74,21 @@ def _as_given(value: str) -> str:
 
 
 def read_mcp_json(workspace: Path) -> McpJsonState | None:
-    """The project's `.mcp.json`, or None when there is none (or it cannot be read)."""
+    """The project's `.mcp.json`, or None when there is none.
+
+    Read through agent/repo_files.py: a FIFO cannot block cairn, a huge file is refused,
+    and a symlink is refused outright: trust is the folder's and the content's, and a link
+    (to another project's trusted `.mcp.json`, to anywhere) is not content of this folder.
+    A refused file comes back with no servers, nothing to trust and a problem saying why."""
     path = Path(workspace) / MCP_JSON
     try:
-        with path.open("rb") as f:
-            raw = f.read(MAX_MCP_JSON_BYTES + 1)
-    except OSError:
+        raw = read_repo_file(workspace, MCP_JSON, max_bytes=MAX_MCP_JSON_BYTES)
+    except FileMissing:
         return None
+    except RepoFileError as exc:
+        return McpJsonState(path=path, sha256=None, trusted=False, servers={}, problems=[_refused(path, exc)])
     problems: list[str] = []
     servers: dict[str, McpServerSettings] = {}
-    if len(raw) > MAX_MCP_JSON_BYTES:
-        return McpJsonState(path=path, sha256=trust.digest(raw), trusted=False, servers={},
-                            problems=[f"{path} is larger than {MAX_MCP_JSON_BYTES // 1024} KiB: ignored"])
     try:
         data = json.loads(raw.decode("utf-8"))
     except (ValueError, RecursionError) as exc:
@@ -104,13 +109,27 @@ def read_mcp_json(workspace: Path) -> McpJsonState | None:
         except ValidationError as exc:
             problems.append(f"{path}: server {name!r} ignored ({exc.error_count()} invalid values)")
     sha = trust.digest(raw)
-    return McpJsonState(path=path, sha256=sha, trusted=trust.is_trusted(path, sha), servers=servers,
-                        problems=problems)
+    return McpJsonState(path=path, sha256=sha, trusted=trust.is_trusted(Path(workspace), sha, trust.MCP_JSON),
+                        servers=servers, problems=problems)
+
+
+def _refused(path: Path, exc: RepoFileError) -> str:
+    if isinstance(exc, SymlinkRefused):
+        return (f"Not using {path}: it is a symlink. A project's .mcp.json is trusted for its folder and its "
+                f"content, so cairn does not follow a link a repository could point anywhere (another "
+                f"project's trusted file, a file outside); replace the link with a copy to use it.")
+    if isinstance(exc, FileTooLarge):
+        return f"{path} is larger than {MAX_MCP_JSON_BYTES // 1024} KiB: ignored"
+    return f"Not using {path}: it {exc.reason}"
 
 
 def trust_mcp_json(state: McpJsonState) -> None:
-    """The user trusted this `.mcp.json` as it is now (raises OSError when it cannot be recorded)."""
-    trust.trust(state.path, state.sha256)
+    """The user trusted this `.mcp.json` as it is now: recorded for its folder and these bytes
+    (a record of its own kind, so the folder's config.toml trust does not cover it, nor this
+    it). A refused file (no content read) records nothing. Raises OSError when the record
+    cannot be written."""
+    if state.sha256 is not None:
+        trust.trust(state.path.parent, state.sha256, trust.MCP_JSON)
 
 
 def server_specs(settings: Settings, *, mcp_json: McpJsonState | None = None,

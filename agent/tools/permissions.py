@@ -20,6 +20,11 @@ Read-only tools never ask. A tool with a side effect builds an `ApprovalRequest`
    the subdomains too); and read-only commands (`ls`, `cat`, `git status`…, with
    options known to only read, see agent/tools/read_only.py) need no rule. A compound
    command (`;`, `&&`, `||`, `|`, `&`, newlines) is covered only if every part is.
+   What runs this way runs in the sandbox (agent/tools/sandbox.py): read-only commands with
+   the workspace read-only, rule-allowed ones with it writable (`[sandbox] rules = "off"`:
+   unconfined). Without a sandbox on the machine no command runs unasked but for rules the
+   user let run unconfined. A command whose git could reach outside the workspace (a
+   symlinked `.git`, a git folder or work tree elsewhere: agent/tools/git_guard.py) asks.
 4. Otherwise the approver (the UI's modal) answers; without one (`cairn -p`), refused.
 
 Every check is recorded; the registry stores the records with the tool's result
@@ -30,13 +35,17 @@ from __future__ import annotations
 
 import contextvars
 import os
-import shutil
-from pathlib import Path, PurePath
+from pathlib import Path
 from typing import Any, Awaitable, Callable, Literal
 
 from pydantic import BaseModel
 
-from agent.tools import read_only as read_only_programs, shell_parse
+from agent.tools import git_guard
+from agent.tools.command_plan import (  # noqa: F401 - re-exported: the decision's vocabulary
+    MAX_ANALYSED_COMMAND_BYTES, READ_ONLY_RULE, CommandPlan, analyse_command, command_scope, prefix_matches,
+    protected_reason,
+)
+from agent.tools.sandbox import Sandbox, SandboxMode
 
 Decision = Literal["once", "always", "always_project", "deny"]
 ApprovalKind = Literal["command", "edit", "outside", "mcp", "fetch"]
@@ -56,161 +65,25 @@ class ApprovalRequest(BaseModel):
     key: str  # the tool's idea of what "always" covers; commands are re-scoped here
     path: str | None = None  # edit/outside: the target (tools should set it; else derived)
     cwd: str | None = None  # command: the folder it runs in (default: the workspace)
+    escalate: bool = False  # command: to run outside the sandbox, so no rule covers it: the user is asked
     # Filled in by Permissions before the approver sees the request:
     scopes: list[str] = []  # what "always" remembers, e.g. ["command:pytest", "command:git status"]
     choices: list[Decision] = list(ALL_CHOICES)
     reason: str = ""  # why this always asks (a protected target), e.g. "it uses a subshell"
+    note: str = ""  # what else the user should know, e.g. why "always" is not offered (no sandbox)
 
 
 Approver = Callable[[ApprovalRequest], Awaitable[Decision]]
 
 
-# -- commands ---------------------------------------------------------------------------
+class CommandVerdict(BaseModel):
+    """What `Permissions.check_command` decided, and where the command must run."""
 
-MAX_ANALYSED_COMMAND_BYTES = shell_parse.MAX_COMMAND_BYTES
-READ_ONLY_RULE = "read-only"  # what covers a part proven to only read
-# No real command comes near these; beyond them the check itself would block the event loop.
-MAX_CHECKED_PARTS = 200
-MAX_CHECKED_PATHS = 1000
-# Bash builtins among the read-only programs: no PATH lookup can swap them for a file.
-_BUILTINS = {"echo", "pwd", "cd", "true", "set"}
-
-
-class CommandPlan(BaseModel):
-    """A shell command as its simple commands (words only, redirections dropped)."""
-
-    parts: list[list[str]]
-    unsafe: str = ""  # why rules must not approve it; "" when they may
-    read_only: list[bool] = []  # per part: proven to only read inside the workspace
-
-
-def analyse_command(command: str, *, workspace: Path | None = None, cwd: Path | str | None = None) -> CommandPlan:
-    """Parse without running anything (`shell_parse`), then check every word that may be a
-    path against `cwd` (default: the workspace). Conservative by design: whatever the
-    parse cannot account for, or a path that is protected or outside the workspace, makes
-    the command unsafe for rules, so it asks. Without a workspace only names are checked
-    and nothing counts as read-only."""
-    parsed = shell_parse.parse_command(command)
-    if parsed.unsafe:
-        return CommandPlan(parts=[], unsafe=parsed.unsafe)
-    parts = [list(c.words) for c in parsed.commands]
-    if len(parts) > MAX_CHECKED_PARTS:
-        return CommandPlan(parts=[], unsafe=f"it has too many commands to check ({len(parts)})")
-    checked = 0
-    ws = os.path.realpath(workspace) if workspace is not None else None
-    cwds = {os.path.realpath(os.path.join(ws, cwd or ws))} if ws is not None else set()
-    read_only: list[bool] = []
-    programs: dict[str, bool] = {}
-    for cmd in parsed.commands:
-        why, paths = read_only_programs.read_only(cmd.words) if ws is not None else ("no workspace", [])
-        if not why and cmd.words[0] not in programs:
-            programs[cmd.words[0]] = _program_outside(cmd.words[0], ws)
-        if not why and not programs[cmd.words[0]]:
-            why = f"{cmd.words[0]} would run from inside the workspace"
-        if not why and cmd.words[0] == "git":
-            why = _git_config_problem(cwds)
-        if why:
-            paths = read_only_programs.option_paths(cmd.words)
-        paths += [r.target for r in cmd.redirects if r.op == "<"]
-        for path in dict.fromkeys(paths):
-            checked += 1
-            if checked > MAX_CHECKED_PATHS:  # each costs a few system calls, on the event loop
-                return CommandPlan(parts=parts, unsafe="it names too many paths to check")
-            reason = _path_reason(path, ws, cwds)
-            if reason:
-                return CommandPlan(parts=parts, unsafe=f"it names {path} ({reason})")
-        read_only.append(not why)
-        if cmd.words[0] == "cd":  # later parts may run there (or here, if cd fails)
-            if os.environ.get("CDPATH") and not cmd.words[1].startswith(("/", "./", "../")):
-                return CommandPlan(parts=parts, unsafe="cd may follow CDPATH to a folder cairn cannot tell")
-            joined = [os.path.join(c, cmd.words[1]) for c in cwds]
-            cwds |= {os.path.normpath(j) for j in joined} | {os.path.realpath(j) for j in joined}
-    return CommandPlan(parts=parts, read_only=read_only)
-
-
-def _path_reason(path: str, ws: str | None, cwds: set[str]) -> str:
-    """Why a word that may name a file makes the command ask: protected, or outside."""
-    if path in ("", "-", "/dev/null"):
-        return ""
-    if ws is None:
-        return protected_reason(path, None)
-    if len(path.encode("utf-8", "surrogatepass")) > 4096:
-        return "too long to check"
-    for cwd in sorted(cwds):
-        joined = os.path.join(cwd, path)
-        try:
-            seen = (os.path.normpath(joined), os.path.realpath(joined))  # as written; symlinks followed
-        except (OSError, ValueError):
-            return "it cannot be resolved"
-        for target in seen:
-            reason = protected_reason(target, Path(ws))
-            if reason:
-                return reason
-    return ""
-
-
-# A repository's own .git/config can make "read-only" git run programs: `core.fsmonitor` runs
-# on `git status`, diff drivers and textconv on `git diff`/`log -p`, filters on both. A clone
-# never carries one, a repository unpacked from an archive can.
-_GIT_CONFIG_RISKS = ("fsmonitor", "textconv", "external", "[filter", "[include", "includeif", "pager",
-                     "hookspath", "command", "program", "process", "driver", "editor", "askpass", "helper")
-
-
-def _git_config_problem(cwds: set[str]) -> str:
-    """Why git may not count as read-only in these folders: its repository config runs programs."""
-    for cwd in cwds:
-        folder = cwd
-        while True:
-            dot_git = os.path.join(folder, ".git")
-            if os.path.isdir(dot_git):
-                try:
-                    with open(os.path.join(dot_git, "config"), "rb") as fh:
-                        text = fh.read(1024 * 1024).decode("utf-8", "replace").casefold()
-                except FileNotFoundError:
-                    text = ""
-                except OSError:
-                    return "the repository's git config cannot be read"
-                risk = next((r for r in _GIT_CONFIG_RISKS if r in text), "")
-                if risk:
-                    return f"the repository's git config sets {risk.strip('[')}, which can run programs"
-                break
-            if os.path.lexists(dot_git):
-                return "the repository's git folder is elsewhere (a .git file)"
-            parent = os.path.dirname(folder)
-            if parent == folder:
-                break
-            folder = parent
-    return ""
-
-
-def _program_outside(name: str, ws: str | None) -> bool:
-    """A read-only program must be what it claims: a builtin, or found on an all-absolute
-    PATH outside the workspace (a repository's own `ls` must not count)."""
-    if name in _BUILTINS:
-        return True
-    search = os.environ.get("PATH", "")
-    if any(not entry or not os.path.isabs(entry) for entry in search.split(os.pathsep)):
-        return False
-    found = shutil.which(name, path=search)
-    if found is None or ws is None:  # not found: bash runs nothing
-        return True
-    real = os.path.realpath(found)
-    return not (real == ws or real.startswith(ws.rstrip(os.sep) + os.sep))
-
-
-def command_scope(words: list[str]) -> str:
-    """What "always" covers for one simple command: its program, plus a subcommand
-    (`git status`, `npm test`) when the second word looks like one (not an option or path)."""
-    second = words[1] if len(words) > 1 else ""
-    if second and second[0].isalpha() and all(c.isalnum() or c in "-_:" for c in second):
-        return f"{words[0]} {second}"
-    return words[0]
-
-
-def prefix_matches(words: list[str], prefix: str) -> bool:
-    """`pytest -x tests` starts with `pytest`; `git statusx` does not start with `git status`."""
-    want = prefix.split()
-    return bool(want) and words[: len(want)] == want
+    allowed: bool
+    decision: str  # yolo | read_only | rule | once | always | always_project | deny | refused
+    sandbox: SandboxMode | None = None  # None: unconfined
+    harden_git: bool = False  # its git runs with the repository's programs off (agent/tools/git_guard.py)
+    git_ceiling: bool = False  # and stops looking for a repository at the workspace
 
 
 # -- web-fetch ----------------------------------------------------------------------------
@@ -235,31 +108,6 @@ def fetch_covered(key: str, keys: set[str]) -> str | None:
         if wildcard in keys:
             return wildcard
     return None
-
-
-# -- protected targets ------------------------------------------------------------------
-
-
-def protected_reason(path: str, workspace: Path | None) -> str:
-    """Why writing `path` must always ask; "" when an "always" rule may cover it.
-
-    Relative paths are taken against the workspace; without a workspace only the
-    name-based rules apply. Names compare case-insensitively (`.GIT` is `.git` on macOS)."""
-    pure = PurePath(path)
-    if workspace is not None:
-        ws = Path(workspace).expanduser().resolve()
-        target = Path(os.path.normpath(ws / os.path.expanduser(path)))
-        if target != ws and ws not in target.parents:
-            return "it is outside the workspace"
-        pure = PurePath(target.relative_to(ws))
-    parts = [part.casefold() for part in pure.parts]
-    if ".git" in parts:
-        return "files under .git/ control the repository"
-    if parts and parts[-1].startswith(".env"):
-        return ".env files usually hold secrets"
-    if parts[-2:] == [".cairn", "config.toml"]:
-        return "the project's cairn config holds these permissions"
-    return ""
 
 
 def mcp_server_rule(request: ApprovalRequest) -> list[str]:
@@ -312,6 +160,8 @@ class Permissions:
         allow_commands: list[str] | None = None,
         allow: list[str] | None = None,
         workspace: Path | None = None,
+        sandbox: Sandbox | None = None,
+        sandbox_settings: Any = None,
     ) -> None:
         self.approver = approver
         self.yolo = yolo
@@ -320,13 +170,19 @@ class Permissions:
         self.project_commands: list[str] = list(allow_commands or [])  # prefixes, from config
         self.project_keys: set[str] = set(allow or [])
         self.project_loaded = allow_commands is not None or allow is not None
+        self.sandbox = sandbox  # made for the workspace on first use when not given
+        # `[sandbox]` (agent.config.SandboxSettings): where rule-allowed and approved commands run.
+        self.sandbox_rules = getattr(sandbox_settings, "rules", "workspace-write")
+        self.sandbox_approved = getattr(sandbox_settings, "approved", "off")
+        self.sandbox_loaded = sandbox_settings is not None
 
     @classmethod
     def from_settings(cls, settings: Any, approver: Approver | None = None) -> "Permissions":
-        """What the loop should build: `settings.permissions` rules, the workspace, yolo."""
+        """What the loop should build: `settings.permissions` rules, the workspace, yolo, the sandbox."""
         perms = settings.permissions
         return cls(approver, yolo=settings.yolo, allow_commands=perms.allow_commands, allow=perms.allow,
-                   workspace=settings.workspace)
+                   workspace=settings.workspace, sandbox=Sandbox.for_settings(settings),
+                   sandbox_settings=settings.sandbox)
 
     def bind(self, workspace: Path) -> None:
         """Called by the registry before each tool call: learn the workspace, and read the
@@ -335,11 +191,26 @@ class Permissions:
             self.workspace = Path(workspace)
         if not self.project_loaded:
             self.project_loaded = True
-            from agent.config import load_permission_settings
+            from agent.config import load_settings
 
-            loaded = load_permission_settings(self.workspace)
-            self.project_commands = list(loaded.allow_commands)
-            self.project_keys = set(loaded.allow)
+            loaded = load_settings(self.workspace)
+            self.project_commands = list(loaded.permissions.allow_commands)
+            self.project_keys = set(loaded.permissions.allow)
+            if not self.sandbox_loaded:
+                self.sandbox_loaded = True
+                self.sandbox_rules, self.sandbox_approved = loaded.sandbox.rules, loaded.sandbox.approved
+        if self.sandbox is None:
+            from agent.paths import config_dir, data_dir
+
+            self.sandbox = Sandbox(self.workspace, own_folders=[data_dir(), config_dir()])
+
+    @property
+    def can_sandbox(self) -> bool:
+        return self.sandbox is not None and bool(self.sandbox.available)
+
+    def _rules_apply(self) -> bool:
+        """Whether a rule may run a command unasked: in the sandbox, or unconfined by the user's choice."""
+        return self.can_sandbox or self.sandbox_rules == "off"
 
     # -- preparing a request --------------------------------------------------------
     def _target(self, request: ApprovalRequest) -> str | None:
@@ -375,12 +246,21 @@ class Permissions:
                 update["reason"] = ""
             update["scopes"] = [request.key]
         update["choices"] = ONCE_ONLY if update["reason"] else list(ALL_CHOICES)
+        if request.escalate:  # "always" would only remember what then runs in the sandbox again
+            update["choices"] = ONCE_ONLY
+            update["note"] = "The model asks to run this outside the sandbox: with your access, files and network."
+        elif request.kind == "command" and not update["reason"] and not self._rules_apply():
+            # A remembered "always" would not apply either: rules need the sandbox.
+            update["choices"] = ONCE_ONLY
+            update["note"] = (f"No sandbox, so commands cannot run unasked: {self.sandbox.why_not}. "
+                              f"Set [sandbox] rules = \"off\" to let your rules run them unconfined."
+                              if self.sandbox is not None and self.sandbox.why_not else "")
         return request.model_copy(update=update), plan
 
     def rule_for(self, request: ApprovalRequest, plan: CommandPlan | None) -> str | None:
         """What covers the whole prepared request, or None (ask): remembered decisions and
         the allowlist, and for commands `read-only` for each part proven to only read."""
-        if request.reason:
+        if request.reason or request.escalate:
             return None
         if request.kind == "fetch":
             for source, keys in (("session", self.always), ("project", self.project_keys)):
@@ -398,9 +278,10 @@ class Permissions:
         if plan is None or not plan.parts:
             return None
         used: list[str] = []
+        rules_count = self._rules_apply()
         for words, read_only in zip(plan.parts, plan.read_only or [False] * len(plan.parts)):
-            rule = READ_ONLY_RULE if read_only else self._command_rule(words)
-            if rule is None:
+            rule = READ_ONLY_RULE if read_only and self.can_sandbox else self._command_rule(words)
+            if rule is None or (rule != READ_ONLY_RULE and not rules_count):
                 return None
             used.append(rule)
         return ", ".join(dict.fromkeys(used))
@@ -417,6 +298,12 @@ class Permissions:
 
     # -- the check ------------------------------------------------------------------
     async def check(self, request: ApprovalRequest) -> bool:
+        return (await self.check_command(request)).allowed
+
+    async def check_command(self, request: ApprovalRequest) -> CommandVerdict:
+        """The decision, and for a command where it runs: the sandbox mode and git's hardening."""
+        if request.kind == "command":
+            await self._probe_sandbox()
         request, plan = self.prepare(request)
         record: dict[str, Any] = {"tool": request.tool, "kind": request.kind, "title": request.title}
         if request.kind == "command":
@@ -426,14 +313,65 @@ class Permissions:
         elif request.path:
             record["path"] = request.path
         record["keys"] = request.scopes
+        if request.kind == "command" and plan is not None and plan.runs_git and not self.yolo:
+            request = await self._check_repository(request, plan)
         if request.reason:
             record["protected"] = request.reason
         allowed = await self._decide(request, plan, record)
         record["allowed"] = allowed
+        verdict = self._verdict(allowed, record["decision"], plan, escalate=request.escalate)
+        if verdict.sandbox is not None:
+            record["sandbox"] = verdict.sandbox
+        elif request.kind == "command" and self.sandbox is not None and self.sandbox.why_not:
+            record["no_sandbox"] = self.sandbox.why_not
         call = current_call.get()
         if call is not None:
             call.checks.append(record)
-        return allowed
+        return verdict
+
+    async def _probe_sandbox(self) -> None:
+        if self.sandbox is None and self.workspace is not None:
+            self.bind(self.workspace)
+        if self.sandbox is not None and self.sandbox.available is None:
+            from agent.background import in_daemon_thread
+
+            await in_daemon_thread(self.sandbox.probe)
+
+    async def _check_repository(self, request: ApprovalRequest, plan: CommandPlan) -> ApprovalRequest:
+        """A command that would run unasked and whose git may reach outside the workspace asks."""
+        if request.reason or self.workspace is None or self.rule_for(request, plan) is None:
+            return request
+        from agent.background import in_daemon_thread
+        from agent.secrets import command_environment
+
+        found: list[str] = []
+
+        def probe() -> None:
+            found.append(git_guard.repository_problem(plan.cwds or [str(self.workspace)], str(self.workspace),
+                                                      command_environment(dict(os.environ))))
+
+        await in_daemon_thread(probe)
+        if not found or not found[0]:
+            return request
+        return request.model_copy(update={"reason": f"git may reach outside the workspace: {found[0]}",
+                                          "choices": ONCE_ONLY})
+
+    def _verdict(self, allowed: bool, decision: str, plan: CommandPlan | None, *, escalate: bool) -> CommandVerdict:
+        if not allowed or plan is None:
+            return CommandVerdict(allowed=allowed, decision=decision)
+        if decision == "read_only":
+            sandbox: SandboxMode | None = "read-only"
+        elif decision == "rule":
+            sandbox = "workspace-write" if self.sandbox_rules != "off" else None
+        elif decision in ("once", "always", "always_project"):
+            sandbox = "workspace-write" if self.sandbox_approved != "off" and not escalate else None
+        else:  # yolo
+            sandbox = None
+        if sandbox is not None and not self.can_sandbox:
+            sandbox = None  # asked and approved (or a rule let run unconfined) where there is no sandbox
+        unasked = decision in ("read_only", "rule")
+        return CommandVerdict(allowed=True, decision=decision, sandbox=sandbox, harden_git=plan.git_read_only,
+                              git_ceiling=unasked and plan.git_read_only)
 
     async def _decide(self, request: ApprovalRequest, plan: CommandPlan | None, record: dict[str, Any]) -> bool:
         if self.yolo:

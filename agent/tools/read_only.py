@@ -38,17 +38,19 @@ _GIT_DIFF_LONG = _s(
     "ignore-space-change ignore-space-at-eol ignore-blank-lines ignore-cr-at-eol no-ext-diff no-textconv "
     "find-renames find-copies no-renames relative exit-code quiet full-index binary abbrev dirstat "
     "diff-filter unified stat-width src-prefix dst-prefix no-prefix merge-base text function-context "
-    "ita-visible-in-index indent-heuristic no-indent-heuristic anchored diff-algorithm submodule")
+    "ita-visible-in-index indent-heuristic no-indent-heuristic anchored diff-algorithm")
 _GIT_LOG_LONG = _GIT_DIFF_LONG | _s(
     "oneline graph decorate no-decorate all branches tags remotes author committer since until after "
     "before grep format pretty abbrev-commit no-merges merges first-parent reverse follow date "
     "max-count skip left-right cherry-pick cherry-mark topo-order date-order author-date-order "
     "regexp-ignore-case all-match invert-grep no-walk walk-reflogs source simplify-by-decoration "
-    "ancestry-path boundary count log-size notes no-notes show-signature mailmap use-mailmap "
+    "ancestry-path boundary count log-size notes no-notes mailmap use-mailmap "
     "full-diff expand-tabs no-expand-tabs encoding min-parents max-parents show-pulls")
+# Not listed though they only read: `--show-signature` runs the repository's gpg.program,
+# `--submodule=diff` runs git in each submodule (whose own filters the hardening cannot see).
 _GIT = {
     "status": Spec(flags="sbvuz", long=_s(
-        "short branch porcelain long verbose untracked-files ignored ignore-submodules column no-column "
+        "short branch porcelain long verbose untracked-files ignored column no-column "
         "ahead-behind no-ahead-behind renames no-renames find-renames show-stash null")),
     "diff": Spec(flags="puzRabwBMCDs", valued="U", long=_GIT_DIFF_LONG),
     "log": Spec(flags="pzuwbiEFPMCrst", valued="nUSGL", numeric=True, long=_GIT_LOG_LONG,
@@ -172,7 +174,7 @@ def _check_options(prog: str, spec: Spec, args: list[str]) -> tuple[str, list[st
             if w in spec.extra and not options_done:
                 continue  # find's `!`, `(` …
             positional.append(w)
-            paths.append(w)
+            paths.extend(_word_paths(w))
             continue
         if w == "--":
             options_done = True
@@ -214,7 +216,14 @@ def option_paths(words: tuple[str, ...]) -> list[str]:
     out: list[str] = []
     for w in words[1:]:
         if not w.startswith("-") or w == "-":
-            out.append(w)
+            out.extend(_word_paths(w))
         else:
             out.extend(w[k:] for k in range(2, len(w)) if w[k] in "/." or w[k - 1] == "=")
     return out
+
+
+def _word_paths(word: str) -> list[str]:
+    """An operand, and for `NAME=VALUE` (`-o cache_dir=/elsewhere`, `make DESTDIR=/x`) its VALUE:
+    checked as one relative path, `cache_dir=/x` would never count as outside."""
+    name, eq, value = word.partition("=")
+    return [word, value] if eq and name else [word]

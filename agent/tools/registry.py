@@ -162,6 +162,8 @@ def _with_permission(result: ToolResult, checks: list[dict]) -> ToolResult:
     content = result.content
     if last.get("decision") == "refused" and result.is_error:
         why = f" ({last['protected']})" if last.get("protected") else ""
+        if last.get("no_sandbox") and not why:
+            why = f" (no sandbox to run it unasked in: {last['no_sandbox']})"
         content = (f"Error: not allowed: {last['title']}{why} needs the user's approval, and nobody can approve "
                    f"in this mode. Do not retry it; say what you would have done. (The user can pass --yolo, "
                    f"or allow it in .cairn/config.toml [permissions].)")

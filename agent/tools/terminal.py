@@ -23,7 +23,8 @@ from pydantic import Field
 
 from agent.secrets import command_environment
 from agent.tools.base import Tool, ToolArgs, ToolContext, ToolError, ToolResult, tool_prompt
-from agent.tools.permissions import ApprovalRequest
+from agent.tools import git_guard
+from agent.tools.permissions import ApprovalRequest, CommandVerdict
 from agent.tools.workspace import confine
 
 # Memory guard per stream: the first and last halves are kept, the middle is dropped.
@@ -49,6 +50,9 @@ class TerminalArgs(ToolArgs):
     workingDirectory: str | None = Field(
         default=None, description="Folder to run in, relative to the workspace (default: the workspace root)."
     )
+    outsideSandbox: bool | None = Field(
+        default=None, description="true: the user is asked to run it outside the sandbox (only after it failed "
+                                  "there for want of write access, the network or a hidden file).")
 
 
 class StreamCapture:
@@ -164,8 +168,40 @@ def _stop_reading(proc: asyncio.subprocess.Process, readers: list[asyncio.Future
         transport.close()
 
 
-def _shell() -> str | None:
-    return shutil.which("bash")
+def _shell() -> str:
+    return shutil.which("bash") or "/bin/sh"
+
+
+# What a command says when the sandbox stopped it (bash, coreutils, Python, git, npm, curl).
+SANDBOX_SYMPTOMS = ("Read-only file system", "Network is unreachable", "Temporary failure in name resolution",
+                    "Could not resolve host", "getaddrinfo", "Operation not permitted", "EROFS", "ENETUNREACH",
+                    "EAI_AGAIN")
+
+
+def _sandbox_note(mode: str, output: str) -> str:
+    """A line for the model when a sandboxed command failed the way the sandbox makes things fail."""
+    if not any(symptom in output for symptom in SANDBOX_SYMPTOMS):
+        return ""
+    where = "nothing is writable" if mode == "read-only" else "only the workspace is writable"
+    sep = "\n" if output and not output.endswith("\n") else ""
+    return (f"{sep}[cairn] This command ran unasked in cairn's sandbox: {where} (/tmp is private), there is "
+            f"no network, and the user's secrets are hidden. If that is why it failed, call it again with "
+            f"outsideSandbox: true to ask the user to run it outside.")
+
+
+def _launch(command: str, cwd: Path, ctx: ToolContext, verdict: CommandVerdict) -> tuple[list[str], dict[str, str]]:
+    """The argv and environment that run `command` as the verdict says: in the sandbox or not,
+    with git hardened or not. Never with cairn's own key in the environment."""
+    env = {**command_environment(dict(os.environ)), **COMMAND_ENV}
+    script = command
+    if verdict.harden_git:
+        env = git_guard.hardened_environment(env, str(ctx.workspace), ceiling=verdict.git_ceiling)
+        script = git_guard.hardened_script(command)
+    argv = [_shell(), "-c", script]
+    sandbox = ctx.permissions.sandbox
+    if verdict.sandbox is not None and sandbox is not None:
+        return sandbox.argv(argv, verdict.sandbox, cwd), sandbox.environment(env)
+    return argv, env
 
 
 class Terminal(Tool):
@@ -186,24 +222,27 @@ class Terminal(Tool):
         request = ApprovalRequest(
             tool=self.name, kind="command", key=f"command:{words[0]}", title="Run command", detail=args.command,
             cwd=str(cwd),  # read-only commands and rules check their paths against this folder
+            escalate=bool(args.outsideSandbox),
         )
-        if not await ctx.permissions.check(request):
+        verdict = await ctx.permissions.check_command(request)
+        if not verdict.allowed:
             return ToolResult.error("the user denied running this command", command=args.command)
 
         timeout = args.timeout if args.timeout is not None else ctx.command_timeout
-        return await self._execute(args.command, cwd, timeout, ctx)
+        return await self._execute(args.command, cwd, timeout, ctx, verdict)
 
-    async def _execute(self, command: str, cwd: Path, timeout: float, ctx: ToolContext) -> ToolResult:
+    async def _execute(self, command: str, cwd: Path, timeout: float, ctx: ToolContext,
+                       verdict: CommandVerdict) -> ToolResult:
         started = time.monotonic()
-        spawn = asyncio.ensure_future(asyncio.create_subprocess_shell(
-            command,
+        argv, env = _launch(command, cwd, ctx, verdict)
+        spawn = asyncio.ensure_future(asyncio.create_subprocess_exec(
+            *argv,
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
             cwd=str(cwd),
-            env={**command_environment(dict(os.environ)), **COMMAND_ENV},  # never cairn's own key
+            env=env,
             start_new_session=True,
-            executable=_shell(),
         ))
         try:
             proc = await asyncio.shield(spawn)
@@ -236,11 +275,15 @@ class Terminal(Tool):
             sep = "\n" if stderr and not stderr.endswith("\n") else ""
             stderr += f"{sep}[cairn] Command timed out after {timeout:g} s; its process group was killed."
         exit_code = proc.returncode
+        if verdict.sandbox is not None and exit_code != 0 and not timed_out:
+            stderr += _sandbox_note(verdict.sandbox, stderr + out.text()[-4096:])
         content = json.dumps(
             {"command": command, "stdout": out.text(), "stderr": stderr, "exitCode": exit_code},
             ensure_ascii=False,
         )
         meta = {"exitCode": exit_code, "timedOut": timed_out, "durationMs": int((time.monotonic() - started) * 1000)}
+        if verdict.sandbox is not None:
+            meta["sandbox"] = verdict.sandbox
         if out.dropped or err.dropped:
             meta["droppedBytes"] = {"stdout": out.dropped, "stderr": err.dropped}
         return ToolResult(content=content, is_error=timed_out or exit_code != 0, meta=meta)

@@ -107,3 +107,38 @@ def test_without_the_variable_nothing_starts(workspace, _isolated_home):
         out = cairn(*base_args(srv, workspace), "-p", "hi")
     assert out.returncode == 0 and out.stdout == "plain\n"
     assert not (_isolated_home / "warm").exists()
+
+
+def _cmdline(pid: int) -> bytes:
+    with open(f"/proc/{pid}/cmdline", "rb") as f:
+        return f.read()
+
+
+@pytest.mark.skipif(not Path("/proc/self/cmdline").exists(), reason="reads /proc/<pid>/cmdline (Linux)")
+def test_the_client_hides_the_key_from_ps_while_the_backend_runs(workspace, warm_env, _isolated_home):
+    """`cairn -p --api-key KEY` handed to the backend: the client waits for the whole run, and
+    `ps` (its /proc/<pid>/cmdline) must not show the key meanwhile, as an in-process run hides it."""
+    key = "sk-warm-client-argv-0123456789abcdef"
+    with FakeLLMServer([text("cold"), hang(300, text="thinking")]) as srv:
+        srv.allow_unused = True
+        args = ["--model", "openai/fake-model", "--api-base", srv.base_url, "--api-key", key,
+                "--cwd", str(workspace)]
+        assert cairn(*args, "-p", "hi", env=warm_env).returncode == 0
+        _wait_for(_isolated_home, r"ready \(pid")
+        proc = subprocess.Popen([str(CAIRN), *args, "--continue", "-p", "think"], env=warm_env,
+                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            srv.wait_for_requests(2, timeout=TIMEOUT)  # the backend's child runs; the client waits on it
+            assert "run pid=" in _log(_isolated_home)  # the run went through the backend
+            deadline = time.monotonic() + 30
+            shown = _cmdline(proc.pid)
+            while key.encode() in shown and time.monotonic() < deadline:
+                time.sleep(0.05)
+                shown = _cmdline(proc.pid)
+            assert proc.poll() is None  # still waiting on the run
+            assert key.encode() not in shown, shown
+            assert b"--api-key" in shown  # the rest of the command line is as it was
+        finally:
+            proc.send_signal(signal.SIGINT)
+            _, err = proc.communicate(timeout=TIMEOUT)
+    assert proc.returncode == 130, err

@@ -33,6 +33,7 @@ from hypothesis import HealthCheck, event, given, note, settings
 from hypothesis import strategies as st
 
 from agent.tools.permissions import READ_ONLY_RULE, ApprovalRequest, CommandPlan, Permissions
+from agent.tools.sandbox import Sandbox as OsSandbox
 
 BASH = shutil.which("bash")
 RUN_SECONDS = 5.0
@@ -310,7 +311,10 @@ def sandbox_with_rules(root: Path, rules: list[str]):
     with pytest.MonkeyPatch.context() as mp:
         for key in ("PATH", "LC_ALL"):
             mp.setenv(key, sandbox.env[key])
-        yield sandbox, Permissions(None, allow_commands=rules, workspace=sandbox.ws)
+        box = OsSandbox(sandbox.ws)
+        if not box.probe():
+            pytest.skip(f"no sandbox on this machine: {box.why_not}")
+        yield sandbox, Permissions(None, allow_commands=rules, workspace=sandbox.ws, sandbox=box)
 
 
 @pytest.fixture(scope="module")

@@ -303,4 +303,6 @@ def test_instruction_file_that_is_a_fifo_or_device_is_skipped_without_blocking(w
     notices: list[str] = []
     prompt = bounded_sync(lambda: build_system_prompt(workspace, notices=notices))
     assert "Project instructions" not in prompt
-    assert [n.split(":")[0] for n in notices] == ["Not reading CLAUDE.md as project instructions"]
+    assert [n.split(":")[0] for n in notices] == ["Not reading AGENTS.md as project instructions",
+                                                  "Not reading CLAUDE.md as project instructions"]
+    assert "FIFO" in notices[0]  # said why: a FIFO would have blocked cairn

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import json
 
-from agent import trust
 from agent.config import load_settings
-from agent.mcp.servers import read_mcp_json, server_specs
+from agent.mcp.servers import read_mcp_json, server_specs, trust_mcp_json
 from tests.fakes.llm_server import text, tool_calls
 from tests.mcp.conftest import mcp_flags, of_type, stdio_server, tool_names
 
@@ -47,7 +46,7 @@ def test_project_servers_need_trust(workspace):
     assert specs == [] and any("not trusted" in p for p in problems)
     assert any("'sse'" in p for p in problems)
     # Trusted as it is now: its servers apply; a changed file is untrusted again.
-    trust.trust(state.path, state.sha256)
+    trust_mcp_json(state)
     specs, _ = server_specs(settings, mcp_json=read_mcp_json(workspace))
     assert [(s.name, s.source, s.command) for s in specs] == [("fromjson", ".mcp.json", "./also-evil.sh")]
     _write_project(workspace, {"fromjson": {"command": "./changed.sh"}})

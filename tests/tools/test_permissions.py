@@ -127,6 +127,7 @@ async def test_allowlisted_prefix_runs_unasked_and_is_recorded(workspace):
     assert res.meta["permission"] == {
         "tool": "terminal-execute", "kind": "command", "title": "Run command", "command": "touch made",
         "keys": ["command:touch made"], "decision": "rule", "rule": "allow_commands:touch", "allowed": True,
+        "sandbox": "workspace-write",
     }
 
 
@@ -181,16 +182,18 @@ async def test_read_only_paths_are_resolved_in_the_working_directory(workspace, 
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
-async def test_git_is_not_read_only_when_the_repository_config_runs_programs(workspace):
-    """A repository unpacked from an archive may ship .git/config: `core.fsmonitor` runs on `git status`."""
+async def test_git_runs_unasked_without_the_repository_config_running_programs(workspace):
+    """A repository unpacked from an archive may ship .git/config: `core.fsmonitor` runs on
+    `git status`. Read-only git still runs unasked, but with git's own switch forcing it off."""
     subprocess.run(["git", "init", "-q"], cwd=workspace, check=True)
     approver = FakeApprover("deny")
     ctx = make_ctx(workspace, approver)
     res = await call(ctx, "terminal-execute", command="git status --short")
     assert approver.requests == [] and res.meta["permission"]["decision"] == "read_only"
-    subprocess.run(["git", "config", "core.fsmonitor", "touch pwned"], cwd=workspace, check=True)
+    subprocess.run(["git", "config", "core.fsmonitor", "touch pwned; echo"], cwd=workspace, check=True)
     res = await call(ctx, "terminal-execute", command="git status --short")
-    assert len(approver.requests) == 1 and res.is_error and not (workspace / "pwned").exists()
+    assert approver.requests == [] and not res.is_error, res.content
+    assert not (workspace / "pwned").exists()
 
 
 async def test_always_this_session_covers_the_scope_only(workspace):
@@ -324,13 +327,13 @@ async def test_command_does_not_run_before_approval(workspace, monkeypatch):
     a slow machine cannot make the check vacuous the way a fixed sleep could."""
     order: list[str] = []
     requests = []
-    real_spawn = asyncio.create_subprocess_shell
+    real_spawn = asyncio.create_subprocess_exec
 
-    def recording_spawn(command, *args, **kwargs):
-        order.append(f"spawned {command}")
-        return real_spawn(command, *args, **kwargs)
+    def recording_spawn(*argv, **kwargs):
+        order.append(f"spawned {argv[-1]}")  # bash -c COMMAND, or the sandbox's argv ending so
+        return real_spawn(*argv, **kwargs)
 
-    monkeypatch.setattr(asyncio, "create_subprocess_shell", recording_spawn)
+    monkeypatch.setattr(asyncio, "create_subprocess_exec", recording_spawn)
 
     async def approver(request):
         requests.append(request)

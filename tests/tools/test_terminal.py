@@ -95,11 +95,11 @@ async def test_approval_request_and_denial(workspace):
 
 async def test_always_covers_the_same_program(workspace):
     approver = FakeApprover("always")
-    ctx = ToolContext(workspace=workspace, permissions=Permissions(approver))
-    await run(ctx, command="echo 1")
-    await run(ctx, command="echo 2")
-    await run(ctx, command="true")
-    assert [r.key for r in approver.requests] == ["command:echo", "command:true"]
+    ctx = ToolContext(workspace=workspace, permissions=Permissions(approver, workspace=workspace))
+    await run(ctx, command="printf 1")
+    await run(ctx, command="printf 2")
+    await run(ctx, command="sleep 0")
+    assert [r.key for r in approver.requests] == ["command:printf", "command:sleep"]
 
 
 async def test_timeout_kills_the_whole_group(ctx):

@@ -29,11 +29,24 @@ def help_text(app=None) -> str:
     if project:
         lines += ["", "Project commands (.cairn/commands/*.md)"]
         lines += [f"  {names[c.name]:<{width}} {c.description}" for c in project]
+    skipped = _skipped_commands(app)
+    if skipped:
+        lines += ["", "Project command files not used"] + [f"  {text}" for text in skipped]
     lines.append("")
     lines.append("Keys")
     for key, what in KEYS:
         lines.append(f"  {key:<22} {what}")
     return "\n".join(lines)
+
+
+def _skipped_commands(app) -> list[str]:
+    """Command files cairn refused to read (a symlink out of the workspace, a FIFO…), said here."""
+    workspace = getattr(getattr(app, "settings", None), "workspace", None)
+    if workspace is None:
+        return []
+    from agent.project_commands import command_notices
+
+    return command_notices(workspace)
 
 
 async def run(app, args: str) -> None:

@@ -92,6 +92,8 @@ class ApprovalScreen(ModalScreen[Decision]):
             yield Static(inert(f"{r.tool} · {r.kind}"), markup=False, id="approval-tool")
             if r.reason:
                 yield Static(inert(f"Always asks: {r.reason}."), markup=False, id="approval-reason")
+            if r.note:
+                yield Static(inert(r.note), markup=False, id="approval-note")
             if detail:
                 if _looks_like_diff(detail):
                     body = Static(diff_text(detail), id="approval-detail")
