@@ -66,7 +66,7 @@ IMPORT_FORMATS = ("auto", "cairn", "claude-code", "codex", "gemini-cli", "mistra
 
 
 def _add_session_parser(sub: argparse._SubParsersAction) -> None:
-    """`cairn session list|export|import`; the bodies live in agent/session_cli.py."""
+    """`cairn session list|export|import`; the bodies live in agent/session/cli.py."""
     session = sub.add_parser("session", help="list, export and import sessions")
     commands = session.add_subparsers(dest="session_command", metavar="{list,export,import}", required=True)
     listing = commands.add_parser("list", help="every session, newest first")
@@ -87,7 +87,7 @@ def _add_session_parser(sub: argparse._SubParsersAction) -> None:
 async def _context_command(args: argparse.Namespace, workspace: Path, flags: dict) -> int:
     import json
 
-    from agent.config import load_settings
+    from agent.settings.config import load_settings
     from agent.context.inspect import context_report, format_report
     from agent.session.loading import load_session_messages
     from agent.session.models import now_ms
@@ -123,9 +123,9 @@ async def _context_command(args: argparse.Namespace, workspace: Path, flags: dic
 
 def _trust_command(args: argparse.Namespace, workspace: Path) -> int:
     """`cairn trust [DIR]`: record the folder's project config as trusted with the bytes read
-    here, and print what they may now decide (agent/trust.py)."""
-    from agent import trust
-    from agent.config import project_config_path, read_project_config
+    here, and print what they may now decide (agent/settings/trust.py)."""
+    from agent.settings import trust
+    from agent.settings.config import project_config_path, read_project_config
 
     folder = Path(args.dir).expanduser() if args.dir else workspace
     if not folder.is_dir():
@@ -168,7 +168,7 @@ class RedactSecrets(logging.Filter):
     (`agent`, or litellm's via CAIRN_DEBUG=LiteLLM) wrote the record."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        from agent.secrets import redact_secrets
+        from agent.runtime.secrets import redact_secrets
 
         try:
             message = record.getMessage()
@@ -189,8 +189,8 @@ def _setup_logging(debug: bool, api_key: str | None = None) -> None:
     if not debug and not names:
         logging.getLogger("agent").addHandler(logging.NullHandler())
         return
-    from agent.config import data_dir
-    from agent.secrets import remember_secret
+    from agent.settings.config import data_dir
+    from agent.runtime.secrets import remember_secret
 
     remember_secret(api_key)
     folder = data_dir()
@@ -205,15 +205,15 @@ def _setup_logging(debug: bool, api_key: str | None = None) -> None:
 
 
 def main(argv: list[str] | None = None, *, warm: bool = True) -> int:
-    """`warm`: a `-p` run may go to the warm backend (agent/headless_warm_client.py) when the
+    """`warm`: a `-p` run may go to the warm backend (agent/headless/warm_client.py) when the
     user set CAIRN_WARM=1; the backend's own children run with warm=False."""
     args = build_parser().parse_args(argv)
     if warm and args.prompt is not None and not args.command:
-        from agent.headless_warm_client import WarmUnavailable, run_warm, start_backend, warm_requested
+        from agent.headless.warm_client import WarmUnavailable, run_warm, start_backend, warm_requested
 
         if warm_requested():
             try:
-                return run_warm(list(sys.argv[1:] if argv is None else argv))
+                return run_warm(list(sys.argv[1:] if argv is None else argv), args.api_key)
             except WarmUnavailable:
                 start_backend()  # for the runs that follow; this one runs here
     _setup_logging(args.debug, args.api_key)
@@ -228,7 +228,7 @@ def main(argv: list[str] | None = None, *, warm: bool = True) -> int:
               "`cairn session list` shows them.", file=sys.stderr)
         return 2
     if args.command == "session":
-        from agent.session_cli import run
+        from agent.session.cli import run
 
         return run(args, workspace)
     if args.command == "trust":
@@ -255,8 +255,8 @@ def main(argv: list[str] | None = None, *, warm: bool = True) -> int:
         limits = _run_limits(args)
         if isinstance(limits, int):
             return limits
-        from agent.config import load_settings
-        from agent.headless import run_headless
+        from agent.settings.config import load_settings
+        from agent.headless.run import run_headless
 
         settings = load_settings(workspace, flags=flags)
 
@@ -291,7 +291,7 @@ def _run_limits(args: argparse.Namespace):
         return 2
     if all(value is None for value in given):
         return None
-    from agent.headless_limits import RunLimits, ToolRuleError, parse_tool_rules
+    from agent.headless.limits import RunLimits, ToolRuleError, parse_tool_rules
     from agent.tools.registry import default_registry
 
     known = default_registry().names

@@ -40,5 +40,5 @@ def db_path() -> Path:
 
 
 def trust_path() -> Path:
-    """Which project configs the user trusted, and with what content (agent/trust.py)."""
+    """Which project configs the user trusted, and with what content (agent/settings/trust.py)."""
     return data_dir() / "trusted_folders.json"

@@ -6,7 +6,7 @@ import platform
 from datetime import date
 from pathlib import Path
 
-from agent.repo_files import FileMissing, OutsideWorkspace, RepoFileError, read_repo_file
+from agent.fs.repo_files import FileMissing, OutsideWorkspace, RepoFileError, read_repo_file
 
 # Project instructions, first found wins (SPEC §9).
 INSTRUCTION_FILES = ("AGENTS.md", "CLAUDE.md")
@@ -30,7 +30,7 @@ debugging, explaining. Work like a careful senior engineer:
 def read_project_instructions(workspace: Path, notices: list[str] | None = None) -> tuple[str, str] | None:
     """(name, text) of the first instruction file found in the workspace, or None.
 
-    Read through agent/repo_files.py (the text goes into every request): a file that
+    Read through agent/fs/repo_files.py (the text goes into every request): a file that
     resolves outside the workspace (a symlink planted in a cloned repository,
     `AGENTS.md -> ~/.ssh/id_rsa`), a FIFO (it would block cairn), a folder or an unreadable
     file is not read. It counts as absent, and `notices` gets one line naming it. Symlinks

@@ -37,7 +37,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from agent.config import Settings  # noqa: E402
+from agent.settings.config import Settings  # noqa: E402
 from agent.context.tokens import counter_for  # noqa: E402
 from agent.session.store import Store  # noqa: E402
 from resume import long_session  # noqa: E402

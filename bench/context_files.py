@@ -32,7 +32,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from agent.config import ContextSettings  # noqa: E402
+from agent.settings.config import ContextSettings  # noqa: E402
 from agent.context.files import grep as grepping  # noqa: E402
 from agent.context.files.manager import ContextFileError, ContextFiles  # noqa: E402
 from agent.context.files.refs import artifact_ref_id  # noqa: E402

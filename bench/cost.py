@@ -37,7 +37,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from agent.config import Settings  # noqa: E402
+from agent.settings.config import Settings  # noqa: E402
 from agent.context.builder import RequestBuilder, breakpoint_positions  # noqa: E402
 from agent.llm.caching import breakpoint_style  # noqa: E402
 from agent.llm.cost_map import model_info  # noqa: E402

@@ -93,14 +93,14 @@ def serve() -> int:
 
 # -- children -----------------------------------------------------------------------------------------
 def _settings(ws: Path, base_url: str):
-    from agent.config import load_settings
+    from agent.settings.config import load_settings
 
     return load_settings(ws, flags={"model": "openai/fake-model", "api_base": base_url, "api_key": "sk-bench",
                                     "yolo": True})
 
 
 async def child_runtime(ws: Path, base_url: str, turns: int) -> dict:
-    from agent.runtime import Runtime
+    from agent.runtime.runtime import Runtime
 
     events = {"turn_error": 0}
 

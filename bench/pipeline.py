@@ -7,7 +7,7 @@ this one). Rebuild: the very same history again (the budget step, a retry, /cont
 which the pipeline answers from its remembered steps. Prints medians of several runs,
 peak memory of a cold build, and the time per 1,000 messages to show growth is linear.
 Measured with the collector set as the app sets it once its backend is loaded
-(`agent.backend_load.settle_heap`): at the defaults, full collections walking the whole
+(`agent.runtime.backend_load.settle_heap`): at the defaults, full collections walking the whole
 history made the largest sizes look superlinear in a way the app does not see.
 
     python bench/pipeline.py [--sizes 1000 5000 20000] [--runs 5] [--quick] [--json FILE]
@@ -33,9 +33,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from agent.config import Settings  # noqa: E402
+from agent.settings.config import Settings  # noqa: E402
 from agent.context.builder import RequestBuilder  # noqa: E402
-from agent.backend_load import settle_heap  # noqa: E402
+from agent.runtime.backend_load import settle_heap  # noqa: E402
 from agent.session.models import Message, ToolCall  # noqa: E402
 from run import Row, at_most, common_args, finish  # noqa: E402
 
@@ -92,7 +92,7 @@ class Builds:
 def measure(n: int, runs: int) -> dict:
     build = Builds()
     build(generate(50), Settings(), 0)  # load the encoding outside the timings
-    settle_heap()  # the app's collector settings once its backend is loaded (agent/backend_load.py)
+    settle_heap()  # the app's collector settings once its backend is loaded (agent/runtime/backend_load.py)
     history = generate(n)
     settings = Settings()
     now = history[-1].created_at + 60_000

@@ -6,7 +6,7 @@ request arrives; this process otherwise waits, so it takes no CPU from cairn's):
 
 - **`cairn -p` start → request received** (SPEC target ≤ 1.5 s): `subprocess.Popen` of
   `cairn -p hi` until the server has the request's body; in-process (the default), and with
-  the warm backend (`CAIRN_WARM=1`, agent/headless_warm.py) once it is up (one data folder
+  the warm backend (`CAIRN_WARM=1`, agent/headless/warm.py) once it is up (one data folder
   for those runs, as a user's; the backend is stopped at the end);
 - **CPU of a whole `cairn -p hi` run** (user + system, in-process): less at the mercy of
   the machine's load than wall time;

@@ -173,7 +173,7 @@ def figures(watch: Watch, tokens: int, rate: float) -> dict[str, float]:
 
 
 async def measure(tokens: int, rates: list[float], runs: int, tmp: Path) -> dict[float, list[dict[str, float]]]:
-    from agent.config import load_settings
+    from agent.settings.config import load_settings
     from tests.fakes.llm_server import text
 
     plan = [(0.0, "warm-up")] + [(rate, f"{rate:g}/{i}") for rate in rates for i in range(runs)]

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.config import load_settings
-from agent.runtime import Runtime
+from agent.settings.config import load_settings
+from agent.runtime.runtime import Runtime
 from tests.fakes.llm_server import FakeLLMServer
 
 # Offline facts (SPEC §1) hold in tests before anything imports litellm.

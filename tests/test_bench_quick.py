@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-BENCHMARKS = ["startup", "first_token", "streaming", "resume", "pipeline", "memory", "interrupt", "context_files", "context_cli", "fs_search",
+BENCHMARKS = ["startup", "first_token", "streaming", "resume", "pipeline", "memory", "interrupt", "context_files", "context_cli", "fs_search", "sandbox",
               "start_to_request", "cost"]
 TMUX_BENCHMARKS = {"startup", "first_token", "start_to_request"}
 TIMEOUT = 900  # quick takes a few minutes on a loaded 2-core box (litellm is imported many times)

@@ -1,4 +1,4 @@
-"""Files cairn itself reads from a repository (agent/repo_files.py) and the callers that read
+"""Files cairn itself reads from a repository (agent/fs/repo_files.py) and the callers that read
 through it: a symlink out of the workspace, a FIFO or a huge file is refused with a notice,
 never read, never a hang (SPEC §13.1: a cloned repository is untrusted input).
 
@@ -15,8 +15,8 @@ from typing import Any, Callable
 
 import pytest
 
-from agent import repo_files
-from agent.repo_files import (
+from agent.fs import repo_files
+from agent.fs.repo_files import (
     FileMissing, FileTooLarge, NotRegularFile, OutsideWorkspace, SymlinkRefused, list_repo_folder, read_own_file,
     read_repo_file,
 )
@@ -159,7 +159,7 @@ def commands(workspace) -> Path:
 
 
 def test_a_fifo_command_file_does_not_hang_listing_or_help(workspace, commands):
-    from agent.project_commands import find_command, list_commands
+    from agent.settings.project_commands import find_command, list_commands
     from agent.ui.commands.help import help_text
 
     (commands / "good.md").write_text("---\ndescription: a good one\n---\nDo it.")
@@ -180,7 +180,7 @@ def test_a_fifo_command_file_does_not_hang_listing_or_help(workspace, commands):
 
 
 def test_a_command_symlinked_out_of_the_workspace_is_never_sent(workspace, commands, outside):
-    from agent.project_commands import expand_text, find_command, list_commands
+    from agent.settings.project_commands import expand_text, find_command, list_commands
 
     os.symlink(os.path.relpath(outside, commands), commands / "review.md")  # ../../../id_rsa
     assert expand_text(workspace, "/review src/x.py") is None  # what -p would send: the text as typed
@@ -193,7 +193,7 @@ def test_a_command_symlinked_out_of_the_workspace_is_never_sent(workspace, comma
 
 
 def test_a_symlinked_commands_folder_outside_is_not_listed(workspace, outside):
-    from agent.project_commands import list_commands
+    from agent.settings.project_commands import list_commands
 
     (outside.parent / "review.md").write_text(SECRET)
     (workspace / ".cairn").mkdir()
@@ -205,7 +205,7 @@ def test_a_symlinked_commands_folder_outside_is_not_listed(workspace, outside):
 
 
 def test_a_command_symlinked_inside_the_workspace_works(workspace, commands):
-    from agent.project_commands import find_command
+    from agent.settings.project_commands import find_command
 
     (workspace / "prompts").mkdir()
     (workspace / "prompts" / "review.md").write_text("Review $ARGUMENTS.")
@@ -214,7 +214,7 @@ def test_a_command_symlinked_inside_the_workspace_works(workspace, commands):
 
 
 def test_an_oversized_command_file_is_skipped_with_a_notice(workspace, commands):
-    from agent.project_commands import list_commands
+    from agent.settings.project_commands import list_commands
 
     (commands / "huge.md").write_bytes(b"Do it.\n" + b"x" * (1024 * 1024))
     assert list_commands(workspace) == []
@@ -224,8 +224,8 @@ def test_an_oversized_command_file_is_skipped_with_a_notice(workspace, commands)
 
 
 def test_the_users_own_commands_may_be_symlinks_but_not_fifos(workspace, outside):
-    from agent.config import config_dir
-    from agent.project_commands import list_commands
+    from agent.settings.config import config_dir
+    from agent.settings.project_commands import list_commands
 
     user = config_dir() / "commands"
     user.mkdir(parents=True)
@@ -255,7 +255,7 @@ def test_a_fifo_agents_md_gives_a_notice_and_the_next_file_is_read(workspace):
 
 
 def test_a_fifo_project_config_is_ignored_with_a_warning(workspace):
-    from agent.config import load_settings
+    from agent.settings.config import load_settings
 
     (workspace / ".cairn").mkdir()
     os.mkfifo(workspace / ".cairn" / "config.toml")
@@ -264,7 +264,7 @@ def test_a_fifo_project_config_is_ignored_with_a_warning(workspace):
 
 
 def test_a_fifo_user_config_is_ignored_with_a_warning(workspace):
-    from agent.config import config_dir, load_settings
+    from agent.settings.config import config_dir, load_settings
 
     config_dir().mkdir(parents=True, exist_ok=True)
     os.mkfifo(config_dir() / "config.toml")
@@ -273,7 +273,7 @@ def test_a_fifo_user_config_is_ignored_with_a_warning(workspace):
 
 
 def test_a_project_config_symlinked_out_of_the_workspace_is_not_read(workspace, tmp_path):
-    from agent.config import load_settings
+    from agent.settings.config import load_settings
 
     elsewhere = tmp_path / "other.toml"
     elsewhere.write_text("[tools]\nmax_read_lines = 7\n")

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.config import load_settings
-from agent.secrets import redact_secrets
+from agent.settings.config import load_settings
+from agent.runtime.secrets import redact_secrets
 from tests.fakes.llm_server import FakeLLMServer, text, tool_calls
 
 FLAG_KEY = "sk-test-SECRET123flagFLAG4567890abcdef"
@@ -88,7 +88,7 @@ def debug_logging(monkeypatch):
 def test_debug_log_redacts_keys_whichever_logger_writes_them(debug_logging, _isolated_home):
     # litellm 1.106 keeps keys out of its debug lines; a future version, or our own code,
     # might not: the handler's filter is what guarantees it.
-    logging.getLogger("agent.loop").debug("calling with api_key=%s", FLAG_KEY)
+    logging.getLogger("agent.turn.loop").debug("calling with api_key=%s", FLAG_KEY)
     logging.getLogger("httpcore").debug("headers {'Authorization': 'Bearer %s'}", ENV_KEY)
     try:
         raise RuntimeError(f"rejected key {FLAG_KEY}")
@@ -103,7 +103,7 @@ def test_debug_log_redacts_keys_whichever_logger_writes_them(debug_logging, _iso
 
 
 async def test_runtime_session_leaves_no_key_behind(monkeypatch, workspace, _isolated_home, debug_logging):
-    from agent.runtime import Runtime
+    from agent.runtime.runtime import Runtime
     from agent.session.export import export_jsonl, export_markdown
     from agent.session.store import Store
 

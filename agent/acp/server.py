@@ -29,8 +29,8 @@ from acp.schema import (
 from agent import __version__
 from agent.acp import updates
 from agent.acp.approvals import EditorApprover
-from agent.config import McpServerSettings
-from agent.events import AssistantFinished, Event, ToolFinished, ToolStarted, TurnFinished
+from agent.settings.config import McpServerSettings
+from agent.turn.events import AssistantFinished, Event, ToolFinished, ToolStarted, TurnFinished
 
 log = logging.getLogger("agent.acp")
 WRITE_TOOLS = ("filesystem-edit", "filesystem-create")
@@ -157,8 +157,8 @@ class CairnAcpAgent:
         return LoadSessionResponse()
 
     async def _open(self, cwd: str, resume_id: str | None, mcp_servers=None) -> AcpSession:
-        from agent.config import load_settings
-        from agent.runtime import NoModelConfigured, Runtime, SessionNotFound
+        from agent.settings.config import load_settings
+        from agent.runtime.runtime import NoModelConfigured, Runtime, SessionNotFound
         from agent.session.store import StoreOpenError
 
         folder = Path(cwd)

@@ -14,7 +14,7 @@ from typing import Any
 from acp import start_tool_call, text_block, tool_content, update_agent_message_text, update_tool_call, \
     update_user_message_text
 
-from agent.events import (
+from agent.turn.events import (
     AssistantFinished, ContextManaged, Event, LimitReached, Notice, Retrying, TextDelta, ToolFinished, ToolStarted,
     TurnError,
 )

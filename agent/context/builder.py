@@ -1,6 +1,6 @@
 """One open session's request builder: the only object that turns its history into a request.
 
-The agent owns one per session (agent/loop.py). It owns everything builds remember
+The agent owns one per session (agent/turn/loop.py). It owns everything builds remember
 (`BuildState`: records, step results, each pass's last run) and the token counter, resolves
 the model's prompt-cache policy (agent/context/cache_policy.py), and returns the whole
 request: system prompt, tool definitions, messages, parameters and cache breakpoints
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Mapping
 
-from agent.config import Settings
+from agent.settings.config import Settings
 from agent.context.cache_policy import (DEFAULT_READ_SHARE, DEFAULT_WRITE_SHARE, EXACT, SENT_META, CachePolicy)
 from agent.context.pipeline import BuildResult, TruncateTo, build_api_messages
 from agent.context.rendered import SessionImages

@@ -18,11 +18,19 @@ the same history always gives the same request.
 from __future__ import annotations
 
 from itertools import compress
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from agent.context.facts import Facts
-    from agent.context.rendered import SessionImages
+
+# What the window reads, as shapes rather than imports: the build's records (context/facts.py)
+# and the session's image bytes (context/rendered.py) both depend on this module.
+class Record(Protocol):
+    role: str
+    message: Any
+
+
+class ImageSizes(Protocol):
+    def size(self, digest: str) -> int | None: ...
+
 
 MAX_IMAGES_PER_REQUEST = 20
 MAX_IMAGE_BYTES_PER_REQUEST = 20 * 1024 * 1024  # raw bytes: base64 makes ~27 MB, under Anthropic's 32
@@ -48,7 +56,7 @@ def window_start(sizes: list[int], *, max_images: int = MAX_IMAGES_PER_REQUEST,
     return start
 
 
-def image_cut(records: list[Facts], images: SessionImages) -> Cut | None:
+def image_cut(records: list[Record], images: ImageSizes) -> Cut | None:
     """Where the images `records` carry start being sent; None when all of them are."""
     from agent.images import META_KEY, refs_of
 

@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 from pydantic import BaseModel, Field
 
-from agent.config import Settings
+from agent.settings.config import Settings
 from agent.context.cache_policy import EXACT, CacheDecision, CachePolicy, decide
 from agent.context.facts import API, CALLS, TOKENS, Facts, ensure_counted, holds, request_tokens
 from agent.context.image_window import Cut, image_cut, sent

@@ -35,7 +35,7 @@ class TokenCounter:
     @property
     def encoding(self):
         if self._encoding is None:
-            self._encoding = _load_encoding(self.encoding_name)
+            self._encoding = load_encoding(self.encoding_name)
         return self._encoding
 
     def _encode_len(self, text: str) -> int:
@@ -128,9 +128,9 @@ def _image_tokens(meta: dict[str, Any]) -> int:
 
 
 @functools.cache
-def _load_encoding(name: str):
+def load_encoding(name: str):
     """tiktoken's encoding (immutable, slow to load): loaded once per process."""
-    from agent.offline import apply_offline_env
+    from agent.runtime.offline import apply_offline_env
 
     apply_offline_env()
     import tiktoken

@@ -29,7 +29,7 @@ from agent.llm.errors import (
     QuotaError,
     RateLimitError,
 )
-from agent.secrets import redact_secrets, remember_secret
+from agent.runtime.secrets import redact_secrets, remember_secret
 from agent.session.models import ToolCall
 
 TextSink = Callable[[str], Awaitable[None] | None]
@@ -243,7 +243,7 @@ async def stream_chat(request: ChatRequest, on_text: TextSink | None = None,
 
     `into` (optional) is filled as the stream arrives, so a caller that cancels the call
     still has what streamed, half-sent tool calls included."""
-    from agent.offline import import_litellm
+    from agent.runtime.offline import import_litellm
 
     litellm = import_litellm()
     for key in keys_in_use(request.model, request.api_key):  # a /model switch may use another
@@ -400,7 +400,7 @@ def _ended_early(stream: Any, request: ChatRequest, calls: dict[int, _CallBuffer
 
 def _litellm_provider(request: ChatRequest) -> str:
     """The provider litellm routes `request` to ("gpt-4o" → openai), from its public resolver."""
-    from agent.offline import import_litellm
+    from agent.runtime.offline import import_litellm
 
     try:
         return import_litellm().get_llm_provider(request.model, api_base=request.api_base)[1]

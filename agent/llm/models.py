@@ -11,7 +11,7 @@ from typing import Any, NamedTuple
 
 from pydantic import BaseModel
 
-from agent.config import Settings, model_override
+from agent.settings.config import Settings, model_override
 
 log = logging.getLogger(__name__)
 

@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 from pydantic import BaseModel
 
-from agent.config import McpServerSettings, Settings
+from agent.settings.config import McpServerSettings, Settings
 from agent.mcp.connection import ServerConnection
 from agent.mcp.servers import McpJsonState, read_mcp_json, server_specs, trust_mcp_json
 

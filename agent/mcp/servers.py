@@ -2,11 +2,11 @@
 
 The user's config always applies. A project's servers widen what cairn runs (a command
 from a cloned repository), so they apply only once the user trusted them: those in
-`.cairn/config.toml` arrive through agent/config.py, which leaves them out of an untrusted
-file (agent/trust.py); a `.mcp.json` (Claude Code's format) is trusted on its own, for its
+`.cairn/config.toml` arrive through agent/settings/config.py, which leaves them out of an untrusted
+file (agent/settings/trust.py); a `.mcp.json` (Claude Code's format) is trusted on its own, for its
 folder and pinned to its bytes like the config (`/mcp trust` records it), so a `git pull`
 that changes it asks again. It is read as every repository file cairn reads on its own
-(agent/repo_files.py); a symlinked `.mcp.json` is refused.
+(agent/fs/repo_files.py); a symlinked `.mcp.json` is refused.
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ValidationError
 
-from agent import trust
-from agent.config import McpServerSettings, Settings
-from agent.repo_files import FileMissing, FileTooLarge, RepoFileError, SymlinkRefused, read_repo_file
+from agent.settings import trust
+from agent.settings.config import McpServerSettings, Settings
+from agent.fs.repo_files import FileMissing, FileTooLarge, RepoFileError, SymlinkRefused, read_repo_file
 
 MCP_JSON = ".mcp.json"
 EDITOR = "editor"  # the source of the servers an editor passes over ACP (agent/acp/server.py)
@@ -76,7 +76,7 @@ def _as_given(value: str) -> str:
 def read_mcp_json(workspace: Path) -> McpJsonState | None:
     """The project's `.mcp.json`, or None when there is none.
 
-    Read through agent/repo_files.py: a FIFO cannot block cairn, a huge file is refused,
+    Read through agent/fs/repo_files.py: a FIFO cannot block cairn, a huge file is refused,
     and a symlink is refused outright: trust is the folder's and the content's, and a link
     (to another project's trusted `.mcp.json`, to anywhere) is not content of this folder.
     A refused file comes back with no servers, nothing to trust and a problem saying why."""

@@ -89,7 +89,7 @@ class Recovered(BaseModel):
 
 
 def journal_dir(store) -> Path:
-    """Next to the database the store has open (agent.config.data_dir() in real use)."""
+    """Next to the database the store has open (agent.settings.config.data_dir() in real use)."""
     return Path(store.path).parent
 
 

@@ -19,7 +19,7 @@ from typing import Any, AsyncIterator, Iterable
 
 import aiosqlite
 
-from agent.config import db_path
+from agent.settings.config import db_path
 from agent.session.rows import chunks, message_params, row_to_message, row_to_session
 from agent.session.errors import (  # noqa: F401 - re-exported
     ForeignDatabase, StoreError, StoreOpenError, StoreWriteError, open_error, write_error,

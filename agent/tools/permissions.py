@@ -14,7 +14,7 @@ Read-only tools never ask. A tool with a side effect builds an `ApprovalRequest`
    followed. Their only choices are "once" and "deny": no remembered decision and no
    allowlist covers them.
 3. Remembered decisions: "always this session" (in memory), "always for this project"
-   (`[permissions]` in `.cairn/config.toml`, see `agent.config.PermissionSettings`) and the
+   (`[permissions]` in `.cairn/config.toml`, see `agent.settings.config.PermissionSettings`) and the
    command allowlist `permissions.allow_commands`, matched by whole words against each
    simple command of the parse; `fetch:<host>` for web-fetch (`fetch:*.example.com` covers
    the subdomains too); and read-only commands (`ls`, `cat`, `git status`…, with
@@ -171,7 +171,7 @@ class Permissions:
         self.project_keys: set[str] = set(allow or [])
         self.project_loaded = allow_commands is not None or allow is not None
         self.sandbox = sandbox  # made for the workspace on first use when not given
-        # `[sandbox]` (agent.config.SandboxSettings): where rule-allowed and approved commands run.
+        # `[sandbox]` (agent.settings.config.SandboxSettings): where rule-allowed and approved commands run.
         self.sandbox_rules = getattr(sandbox_settings, "rules", "workspace-write")
         self.sandbox_approved = getattr(sandbox_settings, "approved", "off")
         self.sandbox_loaded = sandbox_settings is not None
@@ -191,7 +191,7 @@ class Permissions:
             self.workspace = Path(workspace)
         if not self.project_loaded:
             self.project_loaded = True
-            from agent.config import load_settings
+            from agent.settings.config import load_settings
 
             loaded = load_settings(self.workspace)
             self.project_commands = list(loaded.permissions.allow_commands)
@@ -207,6 +207,10 @@ class Permissions:
     @property
     def can_sandbox(self) -> bool:
         return self.sandbox is not None and bool(self.sandbox.available)
+
+    def _sandbox_missing(self) -> bool:
+        """Probed, and there is none, and rules need it: "always" would never apply."""
+        return self.sandbox is not None and self.sandbox.available is False and self.sandbox_rules != "off"
 
     def _rules_apply(self) -> bool:
         """Whether a rule may run a command unasked: in the sandbox, or unconfined by the user's choice."""
@@ -249,12 +253,11 @@ class Permissions:
         if request.escalate:  # "always" would only remember what then runs in the sandbox again
             update["choices"] = ONCE_ONLY
             update["note"] = "The model asks to run this outside the sandbox: with your access, files and network."
-        elif request.kind == "command" and not update["reason"] and not self._rules_apply():
+        elif request.kind == "command" and not update["reason"] and self._sandbox_missing():
             # A remembered "always" would not apply either: rules need the sandbox.
             update["choices"] = ONCE_ONLY
             update["note"] = (f"No sandbox, so commands cannot run unasked: {self.sandbox.why_not}. "
-                              f"Set [sandbox] rules = \"off\" to let your rules run them unconfined."
-                              if self.sandbox is not None and self.sandbox.why_not else "")
+                              f"Set [sandbox] rules = \"off\" to let your rules run them unconfined.")
         return request.model_copy(update=update), plan
 
     def rule_for(self, request: ApprovalRequest, plan: CommandPlan | None) -> str | None:
@@ -333,7 +336,7 @@ class Permissions:
         if self.sandbox is None and self.workspace is not None:
             self.bind(self.workspace)
         if self.sandbox is not None and self.sandbox.available is None:
-            from agent.background import in_daemon_thread
+            from agent.runtime.background import in_daemon_thread
 
             await in_daemon_thread(self.sandbox.probe)
 
@@ -341,8 +344,8 @@ class Permissions:
         """A command that would run unasked and whose git may reach outside the workspace asks."""
         if request.reason or self.workspace is None or self.rule_for(request, plan) is None:
             return request
-        from agent.background import in_daemon_thread
-        from agent.secrets import command_environment
+        from agent.runtime.background import in_daemon_thread
+        from agent.runtime.secrets import command_environment
 
         found: list[str] = []
 
@@ -400,7 +403,7 @@ class Permissions:
 
     def _remember_project(self, keys: list[str], record: dict[str, Any]) -> None:
         """Add the keys to `[permissions]` in the project's .cairn/config.toml."""
-        from agent.config_write import add_project_permissions
+        from agent.settings.config_write import add_project_permissions
 
         try:
             if self.workspace is None:
@@ -409,9 +412,9 @@ class Permissions:
         except Exception as exc:  # the answer still holds for this session
             record["note"] = f"not saved to .cairn/config.toml: {exc}"
             return
-        from agent.config import untrusted_project_keys
+        from agent.settings.config import untrusted_project_keys
 
-        if untrusted_project_keys(self.workspace):  # folder trust: see agent/trust.py
+        if untrusted_project_keys(self.workspace):  # folder trust: see agent/settings/trust.py
             record["note"] = ("saved to .cairn/config.toml, but this folder's config is not trusted: "
                               "later sessions apply it only after `cairn trust`")
         for key in keys:

@@ -21,7 +21,7 @@ from typing import Callable
 
 from pydantic import Field
 
-from agent.secrets import command_environment
+from agent.runtime.secrets import command_environment
 from agent.tools.base import Tool, ToolArgs, ToolContext, ToolError, ToolResult, tool_prompt
 from agent.tools import git_guard
 from agent.tools.permissions import ApprovalRequest, CommandVerdict

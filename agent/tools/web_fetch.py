@@ -199,10 +199,10 @@ def _ssl_context():
 
 def _web_settings(ctx: ToolContext):
     """The loop's `[web]` settings; when a context was built without them, this workspace's
-    (user config, and the project's only as agent/config.py lets it)."""
+    (user config, and the project's only as agent/settings/config.py lets it)."""
     if ctx.web is not None:
         return ctx.web
-    from agent.config import load_settings
+    from agent.settings.config import load_settings
 
     return load_settings(ctx.workspace).web
 

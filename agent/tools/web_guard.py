@@ -9,7 +9,7 @@ IPv6 included), and then connects to the very address it checked. Checking and c
 are one step, so a name that resolves to a public address for the check and to 127.0.0.1 for
 the connection (DNS rebinding) cannot get through, and every redirect hop opens its
 connection through the same check. `allow_private` comes only from the user's settings
-(`[web] allow_private`), see agent/config.py.
+(`[web] allow_private`), see agent/settings/config.py.
 """
 
 from __future__ import annotations

@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from agent.nofollow import CLOEXEC, DIRECTORY, NOFOLLOW, DescendError, descend, is_link
+from agent.fs.atomic import atomic_write, replace_in_folder, unlink_quietly, write_all, write_temp  # noqa: F401 - atomic_write: the tools' name for it
+from agent.fs.nofollow import CLOEXEC, DIRECTORY, NOFOLLOW, DescendError, descend, is_link
 from agent.tools.base import ToolContext, ToolError
 from agent.tools.permissions import ApprovalRequest
 
@@ -289,22 +290,6 @@ def _similar_names_hint(path: Path) -> str:
 # -- writing --------------------------------------------------------------------------
 
 
-def _default_mode() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return 0o666 & ~mask
-
-
-def atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:
-    """Write via a temp file in the same folder + os.replace: all or nothing. Tools use
-    `write_file`, which also proves the folder is the one that was approved."""
-    dir_fd = os.open(path.parent, _WALK_FLAGS)
-    try:
-        _replace(dir_fd, path.name, data, mode)
-    finally:
-        os.close(dir_fd)
-
-
 def write_file(rp: ResolvedPath, data: bytes, *, before: bytes | None, mode: int | None) -> None:
     """Write `data` to the file `rp` named when the user approved it, or raise ToolError.
 
@@ -326,7 +311,7 @@ def write_file(rp: ResolvedPath, data: bytes, *, before: bytes | None, mode: int
             _create_new(rp, dir_fd, name, data, mode)
         else:
             _check_unchanged(rp, dir_fd, name, before)
-            _replace(dir_fd, name, data, mode)
+            replace_in_folder(dir_fd, name, data, mode)
     except OSError as exc:
         raise ToolError(f"cannot write {rp.display}: {exc.strerror or exc}") from None
     finally:
@@ -356,47 +341,6 @@ def _check_unchanged(rp: ResolvedPath, dir_fd: int, name: str, expected: bytes) 
         raise ToolError(f"{rp.display} changed on disk while waiting for approval; read it again and retry")
 
 
-def _write_temp(dir_fd: int, name: str, data: bytes, mode: int | None) -> str:
-    """A fully written and fsynced temporary sibling of `name`, with its final mode."""
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW | CLOEXEC
-    for attempt in range(100):
-        tmp = f".{name}.{os.urandom(6).hex()}.cairn-tmp"
-        try:
-            fd = os.open(tmp, flags, 0o600, dir_fd=dir_fd)
-            break
-        except FileExistsError:
-            if attempt == 99:
-                raise
-    try:
-        try:
-            _write_all(fd, data, mode)
-        finally:
-            os.close(fd)
-    except BaseException:
-        _unlink_quietly(tmp, dir_fd)
-        raise
-    return tmp
-
-
-def _write_all(fd: int, data: bytes, mode: int | None) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view):]
-    os.fchmod(fd, _default_mode() if mode is None else mode)
-    os.fsync(fd)
-
-
-def _replace(dir_fd: int, name: str, data: bytes, mode: int | None) -> None:
-    """The atomic write: temp file + rename, both inside the folder `dir_fd` (a symlink at
-    `name` is replaced itself, never written through)."""
-    tmp = _write_temp(dir_fd, name, data, mode)
-    try:
-        os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
-    except BaseException:
-        _unlink_quietly(tmp, dir_fd)
-        raise
-
-
 # A file system without hard links answers link() with one of these.
 _NO_HARD_LINKS = {errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP, errno.ENOSYS}
 
@@ -405,7 +349,7 @@ def _create_new(rp: ResolvedPath, dir_fd: int, name: str, data: bytes, mode: int
     """Atomic and never replacing: the temp file is hard-linked to `name` (fails if anything,
     a symlink included, appeared there). Without hard links: O_CREAT | O_EXCL | O_NOFOLLOW
     on `name` itself, removed again if the write fails."""
-    tmp = _write_temp(dir_fd, name, data, mode)
+    tmp = write_temp(dir_fd, name, data, mode)
     try:
         os.link(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
     except FileExistsError:
@@ -415,7 +359,7 @@ def _create_new(rp: ResolvedPath, dir_fd: int, name: str, data: bytes, mode: int
             raise
         _create_in_place(rp, dir_fd, name, data, mode)
     finally:
-        _unlink_quietly(tmp, dir_fd)
+        unlink_quietly(tmp, dir_fd)
 
 
 def _create_in_place(rp: ResolvedPath, dir_fd: int, name: str, data: bytes, mode: int | None) -> None:
@@ -426,11 +370,11 @@ def _create_in_place(rp: ResolvedPath, dir_fd: int, name: str, data: bytes, mode
         raise _appeared(rp, dir_fd, name) from None
     try:
         try:
-            _write_all(fd, data, mode)
+            write_all(fd, data, mode)
         finally:
             os.close(fd)
     except BaseException:
-        _unlink_quietly(name, dir_fd)
+        unlink_quietly(name, dir_fd)
         raise
 
 
@@ -441,10 +385,3 @@ def _appeared(rp: ResolvedPath, dir_fd: int, name: str) -> ToolError:
         f"{rp.display} appeared while waiting for approval; nothing was written. Read it, then "
         "edit it or create it again with overwrite=true."
     )
-
-
-def _unlink_quietly(name: str, dir_fd: int) -> None:
-    try:
-        os.unlink(name, dir_fd=dir_fd)
-    except OSError:
-        pass

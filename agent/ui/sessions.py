@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Awaitable, Callable
 from agent.ui.widgets.chat import MAX_MOUNTED
 
 if TYPE_CHECKING:
-    from agent.runtime import Runtime, SessionBranch
+    from agent.runtime.runtime import Runtime, SessionBranch
     from agent.session.rewind import RewindOutcome
     from agent.ui.app import CairnApp
 
@@ -24,7 +24,7 @@ def start(app: CairnApp, flow: Callable[[CairnApp], Awaitable[None]]) -> None:
     """Run `flow(app)` in a worker; errors become a readable notice, never a traceback."""
 
     async def guarded() -> None:
-        from agent.runtime import RuntimeBusy
+        from agent.runtime.runtime import RuntimeBusy
 
         try:
             await flow(app)

@@ -2,7 +2,7 @@
 
 Not on the spot: the turn is interrupted (its command's process group killed, the open call
 answered with an `Error:` result), the store is closed, and the app exits with 128 + the
-signal. (`cairn -p` does the same: agent/termination.py `on_termination`, not imported here since
+signal. (`cairn -p` does the same: agent/runtime/termination.py `on_termination`, not imported here since
 the runtime module stays off the path to the first frame.)
 """
 

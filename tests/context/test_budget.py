@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from agent.config import ModelOverride, Settings
+from agent.settings.config import ModelOverride, Settings
 from agent.context.budget import (
     DEFAULT_RESERVED_TOKENS, TOKEN_BUFFER_FRACTION, Budget, allowed_tokens, budget_for, compute_budget,
     context_percent, effective_threshold_percent, is_valid_threshold, reserved_tokens, threshold_tokens,
@@ -125,7 +125,7 @@ def test_budget_for_reads_settings_and_model_override():
 
 
 def test_context_report_uses_the_seed_rules_for_a_per_model_minus_one(tmp_path):
-    from agent.config import Settings
+    from agent.settings.config import Settings
     from agent.context.inspect import context_report
 
     settings = Settings(workspace=tmp_path, models={"openai/custom-x": {"context_window": 100_000,

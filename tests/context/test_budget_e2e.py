@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from agent.config import db_path
+from agent.settings.config import db_path
 from agent.context.condense_prompt import SYSTEM_PROMPT
 from agent.context.tokens import counter_for
 from agent.session.importers.cairn import parse as parse_jsonl

@@ -15,7 +15,7 @@ import random
 
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
-from agent.config import Settings
+from agent.settings.config import Settings
 from agent.context.builder import RequestBuilder, resolve_policy
 from agent.context.cache_policy import EXACT, SENT_META, CachePolicy, sent_log
 from agent.context.pipeline import build_api_messages

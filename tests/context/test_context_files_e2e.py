@@ -74,7 +74,7 @@ async def test_export_then_import_elsewhere_rebuilds_the_same_context_files(tmp_
     """Seed 004 backup/import: the files are rebuilt from the imported messages, byte for byte."""
     import hashlib
 
-    from agent.config import Settings
+    from agent.settings.config import Settings
     from agent.context.files.manager import ContextFiles
     from agent.session.export import export_jsonl
     from agent.session.importers import import_session, parse_any

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.config import ContextSettings
+from agent.settings.config import ContextSettings
 from agent.context.budget import compute_budget
 from agent.context.condense import CondenseError, CondenseResult
 from agent.context.manage import (

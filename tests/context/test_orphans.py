@@ -6,7 +6,7 @@ import copy
 
 from hypothesis import given, settings as hsettings, strategies as st
 
-from agent.config import Settings
+from agent.settings.config import Settings
 from agent.context.passes import orphans
 from agent.context.pipeline import build_api_messages
 from agent.session.models import Message, ToolCall

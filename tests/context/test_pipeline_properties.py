@@ -8,9 +8,9 @@ import json
 
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
-from agent.config import Settings
+from agent.settings.config import Settings
 from agent.context.pipeline import build_api_messages
-from agent.offline import import_litellm
+from agent.runtime.offline import import_litellm
 from agent.session.models import Message, ToolCall
 from tests.context.test_orphans import assert_valid
 

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import copy
 import json
-import time
 from datetime import datetime, timedelta, timezone
 
 import pytest
 from hypothesis import given, settings as hsettings, strategies as st
 
-from agent.config import ContextSettings
+from agent.settings.config import ContextSettings
 from agent.context.passes import terminal_outdated
 from agent.session.models import Message, ToolCall
 
@@ -421,18 +420,19 @@ def test_deterministic():
     assert [m.model_dump_json() for m in a] == [m.model_dump_json() for m in b]
 
 
-def test_long_history_is_fast():
+def test_a_long_history_keeps_only_the_newest_five():
+    """20,000 messages: all old, all but the newest 5 replaced. How fast is bench/pipeline.py's
+    to measure (the medians of whole builds), not a test's: a bound here flakes under load."""
     history = []
     base = at("00:00:00")
     for i in range(10_000):  # 20,000 messages
         history += exchange(f"c{i}", content=json.dumps({"stdout": f"line {i}", "stderr": "", "exitCode": 0}),
                             created_at=base + i * 100)
-    started = time.perf_counter()
     out, changed = terminal_outdated.apply(history, now_ms=base + 10_000 * 100 + 15 * 60 * 1000)
-    elapsed = time.perf_counter() - started
     # Ages run from 31m40s down to 16m40.1s: all old, all but the newest 5 replaced.
     assert changed == 10_000 - 5
-    assert elapsed < 2.0
+    kept = [m.tool_call_id for m in out if m.role == "tool" and m.content != PLACEHOLDER]
+    assert kept == [f"c{i}" for i in range(9_995, 10_000)]
 
 
 # --- property -----------------------------------------------------------------------------

@@ -8,7 +8,7 @@ import random
 
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
-from agent.config import Settings
+from agent.settings.config import Settings
 from agent.context.facts import Records
 from agent.context.passes import file_reads, terminal_outdated
 from agent.context.pipeline import build_api_messages

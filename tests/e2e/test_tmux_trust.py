@@ -1,5 +1,5 @@
 """The installed `cairn` in a real terminal, in a fresh folder whose `.cairn/config.toml`
-sets `yolo`: it asks whether to trust the folder before anything runs (agent/trust.py)."""
+sets `yolo`: it asks whether to trust the folder before anything runs (agent/settings/trust.py)."""
 
 from __future__ import annotations
 

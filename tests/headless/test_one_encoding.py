@@ -22,7 +22,7 @@ sys.exit(code)
 """
 WARM_UP = """
 import json, tiktoken.registry
-from agent.offline import warm_up
+from agent.runtime.backend_load import warm_up
 warm_up("o200k_base")
 print(json.dumps(sorted(tiktoken.registry.ENCODINGS)))
 """

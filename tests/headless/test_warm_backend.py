@@ -1,4 +1,4 @@
-"""The warm backend (`CAIRN_WARM=1`, agent/headless_warm.py) through the installed `cairn -p`:
+"""The warm backend (`CAIRN_WARM=1`, agent/headless/warm.py) through the installed `cairn -p`:
 the first run is in-process and starts it; later runs are forked children with the client's
 streams, folder, environment, exit code and signals; a stale backend steps aside."""
 

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agent.config import Settings, load_settings
+from agent.settings.config import Settings, load_settings
 from tests.hostile.conftest import bounded_sync
 
 DEFAULTS = Settings()
@@ -288,7 +288,7 @@ def test_saving_a_rule_keeps_every_comment_or_leaves_the_file_alone(workspace, d
     and keeps every comment and every other value, or refuses and leaves the bytes alone."""
     import tomllib
 
-    from agent.config_write import ConfigWriteError, add_project_permissions
+    from agent.settings.config_write import ConfigWriteError, add_project_permissions
 
     lines = []
     for i, line in enumerate(document.splitlines()):

@@ -75,7 +75,7 @@ async def test_a_slow_stream_that_keeps_sending_content_is_not_cut(server, open_
 
 
 def test_stream_idle_timeout_is_a_setting_with_a_default():
-    from agent.config import LLMSettings, load_settings
+    from agent.settings.config import LLMSettings, load_settings
 
     assert LLMSettings().stream_idle_timeout == 60.0
     settings = load_settings(flags={"llm": {"stream_idle_timeout": 5}})
@@ -129,7 +129,7 @@ async def test_repeated_tool_call_ids_are_made_unique_in_what_is_stored_and_sent
 
 
 def test_unique_ids_are_deterministic_and_skip_taken_suffixes():
-    from agent.stream_writer import unique_tool_call_ids
+    from agent.turn.stream_writer import unique_tool_call_ids
     from agent.session.models import Message, ToolCall
 
     history = [Message(role="assistant", tool_calls=[ToolCall(id="x", name="t"), ToolCall(id="x_2", name="t")]),

@@ -11,7 +11,7 @@ import json
 import os
 import sqlite3
 
-from agent.config import db_path
+from agent.settings.config import db_path
 from tests.fakes.llm_server import text, tool_calls
 from tests.hostile.conftest import bounded
 from tests.loop.conftest import of_type

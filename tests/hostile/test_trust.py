@@ -1,4 +1,4 @@
-"""A cloned repository's `.cairn/config.toml` cannot take over (folder trust, agent/trust.py).
+"""A cloned repository's `.cairn/config.toml` cannot take over (folder trust, agent/settings/trust.py).
 
 Each test drives the installed `cairn` in a folder whose project config is hostile: `yolo`,
 an `api_base` that would receive the user's provider key from the environment, a `model`,

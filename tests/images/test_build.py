@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import copy
 
-from agent.config import Settings
+from agent.settings.config import Settings
 from agent.context.builder import RequestBuilder
 from agent.images import image_tokens
 from agent.session.models import Message

@@ -8,7 +8,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agent.config import Settings
+from agent.settings.config import Settings
 from agent.context.builder import RequestBuilder
 from agent.context.image_window import MAX_IMAGE_BYTES_PER_REQUEST, MAX_IMAGES_PER_REQUEST, window_start
 from agent.context.tokens import TokenCounter

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import base64
 
-from agent.config import load_settings
-from agent.events import Notice
-from agent.runtime import Runtime
+from agent.settings.config import load_settings
+from agent.turn.events import Notice
+from agent.runtime.runtime import Runtime
 from agent.session.store import Store
 from tests.fakes import anthropic_server as anthropic
 from tests.fakes.llm_server import text

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import copy
 
-from agent.config import Settings
+from agent.settings.config import Settings
 from agent.context.builder import RequestBuilder
 from agent.context.rendered import TOOL_IMAGES_INTRO
 from agent.images import image_tokens

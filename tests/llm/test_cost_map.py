@@ -2,7 +2,7 @@
 
 Windows and prices are compared with `litellm.get_model_info`, request costs (prompt
 caching included) with `litellm.cost_per_token`, both on the same bundled cost map
-(LITELLM_LOCAL_MODEL_COST_MAP=True, as agent/offline.py sets it).
+(LITELLM_LOCAL_MODEL_COST_MAP=True, as agent/runtime/offline.py sets it).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from agent.llm import cost_map
-from agent.offline import import_litellm
+from agent.runtime.offline import import_litellm
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -168,7 +168,7 @@ def test_generalized_models_have_a_window_but_no_price():
 
 
 def test_model_limits_reads_the_cost_map():
-    from agent.config import Settings
+    from agent.settings.config import Settings
     from agent.llm.models import model_limits
 
     limits = model_limits(Settings(), "gemini/gemini-2.5-pro")
@@ -181,7 +181,7 @@ SCRIPT = """
 import json, sys
 from agent.llm import cost_map
 from agent.llm.models import model_limits
-from agent.config import Settings
+from agent.settings.config import Settings
 info = cost_map.model_info("anthropic/claude-sonnet-4-5")
 cost = cost_map.request_cost("openai/gpt-5.1", prompt_tokens=1000, completion_tokens=10, cache_read_tokens=500)
 limits = model_limits(Settings(), "deepseek/deepseek-chat")

@@ -17,14 +17,14 @@ from typing import Any
 
 import pytest
 
-from agent.config import load_settings
+from agent.settings.config import load_settings
 from agent.context.budget import TOKEN_BUFFER_FRACTION, budget_for
 from agent.llm.cost_map import model_info
 from agent.llm.models import (
     MAX_OUTPUT_SHARE_OF_WINDOW, SOURCE_CONFIG, SOURCE_LLAMA_CPP, SOURCE_OPENAI_MODELS, SOURCE_PRICE_MAP,
     DiscoveredWindow, model_limits, output_cap,
 )
-from agent.runtime import Runtime
+from agent.runtime.runtime import Runtime
 from tests.fakes.llm_server import FakeLLMServer, error, text
 
 SMALL_WINDOW = 4096

@@ -1,4 +1,4 @@
-"""The backend's warm-up (agent/offline.py) pays the first request's one-time costs, so the
+"""The backend's warm-up (agent/runtime/offline.py) pays the first request's one-time costs, so the
 first prompt of a session answers as fast as the later ones (bench/first_token.py: first
 prompt once loaded 1,012 → 230 ms)."""
 
@@ -15,7 +15,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 SCRIPT = textwrap.dedent("""
     import asyncio, sys
-    from agent.offline import warm_up
+    from agent.runtime.backend_load import warm_up
     from agent.llm.client import ChatRequest, stream_chat
     from tests.fakes.llm_server import FakeLLMServer, text
 

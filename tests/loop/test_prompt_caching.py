@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import json
 
-from agent.config import load_settings
+from agent.settings.config import load_settings
 from agent.llm.cost_map import request_cost
-from agent.runtime import Runtime
+from agent.runtime.runtime import Runtime
 from agent.ui.app import CairnApp
 from tests.fakes.anthropic_server import breakpoints, text, tool_use
 from tests.ui.conftest import run_prompt, wait_ready

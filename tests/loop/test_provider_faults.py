@@ -16,8 +16,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from agent.config import LLMSettings
-from agent.loop import Agent
+from agent.settings.config import LLMSettings
+from agent.turn.loop import Agent
 from tests.context.test_orphans import assert_valid
 from tests.fakes.llm_server import cut, error, hang, raw, rate_limited, text
 from tests.loop.conftest import of_type

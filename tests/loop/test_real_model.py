@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 
-from agent.config import load_settings
+from agent.settings.config import load_settings
 from agent.llm.cost_map import model_info
 from agent.llm.models import model_limits
 from tests.fakes.llm_server import text

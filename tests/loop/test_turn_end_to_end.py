@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from agent.config import db_path
+from agent.settings.config import db_path
 from tests.fakes.llm_server import text, tool_calls
 from tests.loop.conftest import of_type
 
@@ -88,7 +88,7 @@ async def test_the_loaded_backend_is_kept_out_of_the_collectors_walks(open_runti
     collection blocked a fast stream's screen for ~60-90 ms every second (bench/streaming.py)."""
     import gc
 
-    from agent.backend_load import GC_OLD_THRESHOLD, GC_YOUNG_THRESHOLD
+    from agent.runtime.backend_load import GC_OLD_THRESHOLD, GC_YOUNG_THRESHOLD
 
     runtime = await open_runtime()
     try:

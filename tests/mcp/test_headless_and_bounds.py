@@ -7,8 +7,8 @@ import io
 import re
 import types
 
-from agent.config import load_settings
-from agent.headless import run_headless
+from agent.settings.config import load_settings
+from agent.headless.run import run_headless
 from agent.mcp.names import MAX_NAME_CHARS, unique_names
 from agent.mcp.results import read_result
 from agent.mcp.schema import PERMISSIVE_SCHEMA, bounded_description, bounded_schema, first_sentence

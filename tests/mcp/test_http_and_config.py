@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from agent.config import load_settings
+from agent.settings.config import load_settings
 from agent.mcp.servers import read_mcp_json, server_specs, trust_mcp_json
 from tests.fakes.llm_server import text, tool_calls
 from tests.mcp.conftest import mcp_flags, of_type, stdio_server, tool_names

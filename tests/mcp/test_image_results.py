@@ -11,10 +11,10 @@ import json
 
 import mcp_types as types
 
-from agent.config import load_settings
+from agent.settings.config import load_settings
 from agent.images import MAX_IMAGE_BYTES
 from agent.mcp.results import MAX_IMAGES_PER_RESULT, read_result
-from agent.runtime import Runtime
+from agent.runtime.runtime import Runtime
 from tests.fakes import anthropic_server as anthropic
 from tests.fakes.llm_server import text, tool_calls
 from tests.fakes.mcp_server import PNG_1x1

@@ -3,7 +3,7 @@ lists servers, state and tools, and restarts one."""
 
 from __future__ import annotations
 
-from agent.config import load_settings
+from agent.settings.config import load_settings
 from agent.ui.app import CairnApp
 from agent.ui.widgets.chat import Notice
 from tests.mcp.conftest import mcp_flags, stdio_server

@@ -1,4 +1,4 @@
-"""A project's `.mcp.json` is trusted for its folder and its content (agent/trust.py, kind
+"""A project's `.mcp.json` is trusted for its folder and its content (agent/settings/trust.py, kind
 MCP_JSON), never through a symlink: a repository's `.mcp.json -> ../other/.mcp.json` must not
 borrow another project's trust and start its servers here."""
 
@@ -8,8 +8,8 @@ import json
 import os
 from pathlib import Path
 
-from agent import trust
-from agent.config import load_settings
+from agent.settings import trust
+from agent.settings.config import load_settings
 from agent.mcp.manager import McpManager
 from agent.mcp.servers import read_mcp_json, server_specs, trust_mcp_json
 from tests.mcp.conftest import stdio_server

@@ -15,8 +15,8 @@ import re
 from datetime import datetime, timezone
 from pathlib import Path
 
-from agent import session_cli
-from agent.config import Settings
+from agent.session import cli as session_cli
+from agent.settings.config import Settings
 from agent.context import condense_prompt
 from agent.context.files import manifest
 from agent.context.files.manager import ContextFiles
@@ -34,7 +34,7 @@ def _files(store, session_id) -> ContextFiles:
 
 async def _condensed_session(workspace: Path):
     """A session with an externalised terminal output and a condense summary whose history
-    archive was written the way agent/budget_step.py writes it."""
+    archive was written the way agent/turn/budget_step.py writes it."""
     store = await Store.open()
     session = await store.create_session(cwd=str(workspace), model="openai/fake", title="ctx files")
     u = await store.append(session, Message(role="user", content="build it, the secret word is PLUM-77"))

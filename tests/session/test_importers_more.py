@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from agent import session_cli
+from agent.session import cli as session_cli
 from agent.session.importers import detect_format, import_session, parse_any
 from agent.session.loading import load_session_messages, tool_result_ids, tool_use_ids
 from tests.conftest import SHARED

@@ -146,8 +146,8 @@ import asyncio, json, sys
 from pathlib import Path
 
 async def main(args):
-    from agent.config import load_settings
-    from agent.runtime import Runtime
+    from agent.settings.config import load_settings
+    from agent.runtime.runtime import Runtime
     ws = Path(args["workspace"])
     settings = load_settings(ws, flags={"model": "openai/fake-model", "api_base": args["api_base"],
                                         "api_key": "sk-test", "yolo": True})

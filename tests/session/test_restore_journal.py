@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 
-from agent.config import data_dir
+from agent.settings.config import data_dir
 from agent.session import restore_journal
 from agent.session.restore_journal import (
     PAUSE_ENV, PREFIX, Journal, journal_dir, recover, restore_file, temp_path, write_journal,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 
-from agent.config import db_path
+from agent.settings.config import db_path
 from agent.session.models import Message
 from tests.fakes.llm_server import text, tool_calls
 

@@ -11,9 +11,9 @@ import tomllib
 
 import pytest
 
-from agent import trust
-from agent.config import load_settings
-from agent.config_write import add_project_permissions
+from agent.settings import trust
+from agent.settings.config import load_settings
+from agent.settings.config_write import add_project_permissions
 from agent.session.models import ToolCall
 from agent.tools.base import ToolContext
 from agent.tools.permissions import MAX_ANALYSED_COMMAND_BYTES, Permissions, analyse_command
@@ -214,7 +214,7 @@ async def test_always_for_this_project_is_written_to_config_and_loaded_next_time
     config = workspace / ".cairn" / "config.toml"
     config.parent.mkdir()
     config.write_text('# my project\nmodel = "openai/x"\n\n[permissions]\nallow_commands = [\n  "ls",  # listing\n]\n')
-    trust.trust(workspace, trust.digest(config.read_bytes()))  # the user trusted this folder (agent/trust.py)
+    trust.trust(workspace, trust.digest(config.read_bytes()))  # the user trusted this folder (agent/settings/trust.py)
     approver = FakeApprover("always_project")
     ctx = make_ctx(workspace, approver)
     res = await call(ctx, "terminal-execute", command="touch one")
@@ -373,8 +373,8 @@ async def test_nobody_to_ask_refuses_with_a_clear_message(workspace):
 
 
 async def test_headless_refuses_with_a_note_stores_decisions_and_honours_project_rules(server, workspace):
-    from agent.headless import run_headless
-    from agent.runtime import Runtime
+    from agent.headless.run import run_headless
+    from agent.runtime.runtime import Runtime
     from agent.session.store import Store
 
     server.add(tool_calls([("c1", "terminal-execute", {"command": "touch made"})]), text("could not"))

@@ -103,9 +103,9 @@ async def test_always_covers_the_same_program(workspace):
 
 
 async def test_timeout_kills_the_whole_group(ctx):
-    started = time.monotonic()
+    # The command sleeps 100 s: returning at all with timedOut is the timeout firing (no
+    # elapsed-time bound, which flakes under load).
     res = await run(ctx, command="sh -c 'sleep 100 & echo $!; sleep 100'", timeout=1)
-    assert time.monotonic() - started < 5
     assert res.is_error and res.meta["timedOut"] is True
     data = json.loads(res.content)  # still the JSON, with a note
     assert "timed out after 1 s" in data["stderr"]
@@ -137,10 +137,16 @@ async def test_cancellation_kills_the_group(ctx, workspace):
     assert not ctx.processes
 
 
-async def test_background_child_holding_pipes_does_not_hang(ctx):
-    started = time.monotonic()
-    res = await run(ctx, command="(sleep 3 &) ; echo out", timeout=20)
-    assert time.monotonic() - started < 5
+async def test_background_child_holding_pipes_does_not_hang(ctx, workspace):
+    """The shell exits at once; its background child keeps stdout open until the test lets it
+    go, after the run returned. Waiting for the pipes would end only at the timeout."""
+    release = workspace / "release"
+    child = f"(while [ ! -e {release} ]; do sleep 0.05; done &) ; echo out"
+    try:
+        res = await run(ctx, command=child, timeout=20)
+    finally:
+        release.touch()
+    assert res.meta["timedOut"] is False and not res.is_error
     assert json.loads(res.content)["stdout"] == "out\n"
 
 

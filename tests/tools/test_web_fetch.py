@@ -10,8 +10,8 @@ import json
 import httpcore
 import pytest
 
-from agent import trust
-from agent.config import WebSettings, load_settings, project_config_path
+from agent.settings import trust
+from agent.settings.config import WebSettings, load_settings, project_config_path
 from agent.paths import config_dir
 from agent.session.models import ToolCall
 from agent.tools.base import ToolContext

@@ -7,7 +7,7 @@ from typing import Callable
 
 import pytest
 
-from agent.config import load_settings
+from agent.settings.config import load_settings
 from tests.fakes.llm_server import FakeLLMServer
 
 # The first Runtime.open in a process imports litellm (several seconds on a slow box).

@@ -192,7 +192,7 @@ async def test_new_clears_the_chat(make_settings, server):
 
 
 async def test_no_model_shows_how_to_set_one(workspace):
-    from agent.config import load_settings
+    from agent.settings.config import load_settings
 
     app = CairnApp(load_settings(workspace))
     async with app.run_test(size=SIZE) as pilot:
@@ -332,7 +332,7 @@ async def test_ctrl_c_during_approval_interrupts_and_closes_the_modal(make_setti
 
 
 async def test_model_command_opens_the_runtime_when_none_was_configured(workspace, server):
-    from agent.config import load_settings
+    from agent.settings.config import load_settings
 
     app = CairnApp(load_settings(workspace, flags={"api_base": server.base_url, "api_key": "sk-test"}))
     async with app.run_test(size=SIZE) as pilot:

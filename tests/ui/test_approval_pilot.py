@@ -98,7 +98,7 @@ async def test_unsafe_command_explains_why_it_asks(make_settings, server, worksp
 
 async def test_a_project_rule_that_could_not_be_saved_is_told(make_settings):
     """The approval still holds for the session; the chat says the config was not changed."""
-    from agent.events import ToolFinished, ToolStarted
+    from agent.turn.events import ToolFinished, ToolStarted
     from agent.session.models import Message, ToolCall
     from agent.ui.app import CairnApp
     from agent.ui.widgets.chat import Notice

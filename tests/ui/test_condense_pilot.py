@@ -3,7 +3,7 @@ failure notices, summaries in a resumed history, and /compact end to end against
 
 from __future__ import annotations
 
-from agent.events import CondenseStarted, ContextManaged, TurnFinished
+from agent.turn.events import CondenseStarted, ContextManaged, TurnFinished
 from agent.session.models import ContextEvent, Message, ToolCall
 from agent.ui.app import CairnApp
 from agent.ui.widgets.chat import AssistantMessage, Notice, ToolBlock, UserMessage, shown_user_text

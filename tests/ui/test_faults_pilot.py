@@ -12,7 +12,7 @@ import re
 import pytest
 from textual.screen import ModalScreen
 
-from agent.runtime import Runtime
+from agent.runtime.runtime import Runtime
 from agent.ui.app import CairnApp
 from agent.ui.widgets.chat import Notice
 from tests.fakes.llm_server import cut, error, hang, rate_limited, text, tool_calls

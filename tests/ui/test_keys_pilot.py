@@ -101,7 +101,7 @@ async def test_up_and_down_walk_the_projects_history_across_restarts(make_settin
 
 
 async def test_history_is_per_project(make_settings, server, workspace, tmp_path):
-    from agent.config import load_settings
+    from agent.settings.config import load_settings
 
     server.add(text("one"))
     app = CairnApp(make_settings())

@@ -16,7 +16,7 @@ import pytest
 
 import agent.ui.app
 
-from agent.config import load_settings
+from agent.settings.config import load_settings
 from agent.session.models import ContextEvent, Message, ToolCall
 from agent.ui.app import CairnApp
 from tests.ui.conftest import wait_for
@@ -125,7 +125,7 @@ def test_streaming_answer(snap_compare, tmp_path, size):
     """An answer still streaming (half of it in), the status line without a clock."""
 
     async def run_before(pilot) -> None:
-        from agent import events as ev
+        from agent.turn import events as ev
 
         app = pilot.app
         app.chat.add_user("Why does parse() return a Vec<T>?")
@@ -153,7 +153,7 @@ def test_approval_with_a_long_diff(snap_compare, tmp_path, size):
 @pytest.mark.parametrize("size", SIZES)
 def test_condensed_marker_and_queued_message(snap_compare, tmp_path, size):
     async def run_before(pilot) -> None:
-        from agent import events as ev
+        from agent.turn import events as ev
 
         app = pilot.app
         app.chat.show_history(conversation()[:2])

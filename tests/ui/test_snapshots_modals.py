@@ -56,7 +56,7 @@ def test_session_picker(snap_compare, tmp_path, utc, size):
 @pytest.mark.parametrize("size", SIZES)
 def test_rewind_menu(snap_compare, tmp_path, utc, size):
     async def run_before(pilot) -> None:
-        from agent.runtime import SessionBranch
+        from agent.runtime.runtime import SessionBranch
         from agent.session.rewind import RewindPoint
         from agent.ui.screens.rewind import RewindScreen
 
@@ -109,7 +109,7 @@ def test_context_report(snap_compare, tmp_path, size):
 @pytest.mark.parametrize("size", SIZES)
 def test_trust_question(snap_compare, tmp_path, size):
     async def run_before(pilot) -> None:
-        from agent.trust import ProjectTrust
+        from agent.settings.trust import ProjectTrust
         from agent.ui.screens.trust import TrustScreen
 
         pending = ProjectTrust(

@@ -16,13 +16,13 @@ HEAVY = [
     "aiosqlite",
     "sqlite3",
     "tiktoken",
-    "agent.loop",
+    "agent.turn.loop",
     "agent.session.store",
     "agent.llm.client",
     # The CLI hands the app its flags; settings (pydantic, config files) load after the first frame.
     "pydantic",
-    "agent.config",
-    "agent.runtime",
+    "agent.settings.config",
+    "agent.runtime.runtime",
 ]
 
 SCRIPT = """

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent import trust
+from agent.settings import trust
 from agent.ui.app import CairnApp
 from agent.ui.screens.approval import ApprovalScreen
 from agent.ui.screens.trust import TrustScreen

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent.config import load_settings
+from agent.settings.config import load_settings
 from agent.ui.app import CairnApp
 from agent.ui.early import TypeAhead
 from agent.ui.widgets.chat import UserMessage

@@ -30,7 +30,7 @@ from agent.context.files.refs import ContextRef, catalog_ref_id, history_ref_id,
 from agent.context.files.security import ContextFileError, shown
 
 if TYPE_CHECKING:
-    from agent.config import ContextSettings
+    from agent.settings.config import ContextSettings
 
 __all__ = ["ContextFileError", "ContextFiles", "GrepMatch", "GrepResult", "ReadResult", "TailResult"]
 
@@ -97,7 +97,7 @@ class ContextFiles:
     def __init__(self, store: Any, session_id: str, *, settings: "ContextSettings",
                  tool_definitions: Callable[[], list[dict]] | None = None, root: Path | None = None) -> None:
         if root is None:
-            from agent.config import data_dir
+            from agent.settings.config import data_dir
 
             root = data_dir() / "context"
         self.store = store

@@ -14,7 +14,8 @@ import re
 import stat
 from pathlib import Path
 
-from agent.nofollow import CLOEXEC, DIRECTORY, NOFOLLOW, DescendError, descend
+from agent.fs.atomic import replace_in_folder
+from agent.fs.nofollow import CLOEXEC, DIRECTORY, NOFOLLOW, DescendError, descend
 
 _SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 _PART = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$")
@@ -89,29 +90,13 @@ def open_file(base: Path, rel: str) -> int:
 
 
 def write_atomic(base: Path, rel: str, data: bytes) -> None:
-    """Write a file whole or not at all: a temporary sibling, fsync, then rename over the old.
-
-    A reader never sees half a file, a crash leaves the old one, and rename replaces a planted
-    symlink itself rather than writing through it."""
+    """Write a file whole or not at all (agent/fs/atomic.py), in a folder reached without
+    following a symlink: a reader never sees half a file, a crash leaves the old one, and
+    rename replaces a planted symlink itself rather than writing through it."""
     parts = parts_of(rel)
     dir_fd = _open_dir(base, parts[:-1], create=True)
-    tmp = f".{parts[-1]}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW | CLOEXEC, 0o600, dir_fd=dir_fd)
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(tmp, parts[-1], src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
-    except BaseException:
-        try:
-            os.unlink(tmp, dir_fd=dir_fd)
-        except OSError:
-            pass
-        raise
+        replace_in_folder(dir_fd, parts[-1], data, 0o600)
     finally:
         os.close(dir_fd)
 

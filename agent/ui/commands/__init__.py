@@ -4,7 +4,7 @@ Adding a command = write a module exposing a `Command` and add one line to `COMM
 Handlers receive the app and the text after the command name; they talk to the
 runtime only through the app (which owns it), never to the store or the loop.
 
-Project commands (`.cairn/commands/*.md`, agent/project_commands.py) join the built-in
+Project commands (`.cairn/commands/*.md`, agent/settings/project_commands.py) join the built-in
 ones in completion and /help; a built-in wins over a project command of the same name.
 """
 
@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Awaitable, Callable
 
 if TYPE_CHECKING:
-    from agent.project_commands import ProjectCommand
+    from agent.settings.project_commands import ProjectCommand
     from agent.ui.app import CairnApp
 
 Handler = Callable[["CairnApp", str], Awaitable[None]]
@@ -104,7 +104,7 @@ def _workspace(app: CairnApp, loaded_only: bool) -> Path | None:
 
 
 def _as_command(found: ProjectCommand) -> Command:
-    from agent.project_commands import ARGUMENTS, expand
+    from agent.settings.project_commands import ARGUMENTS, expand
 
     async def run(app: CairnApp, args: str) -> None:
         app.send_prompt(f"/{found.name} {args}".strip(), expand(found, args))
@@ -118,7 +118,7 @@ def project_commands(app: CairnApp) -> list[Command]:
     workspace = _workspace(app, loaded_only=True)
     if workspace is None:
         return []
-    from agent.project_commands import list_commands
+    from agent.settings.project_commands import list_commands
 
     return [_as_command(c) for c in list_commands(workspace) if find(c.name) is None]
 
@@ -131,7 +131,7 @@ def find_for(app: CairnApp, name: str) -> Command | None:
     workspace = _workspace(app, loaded_only=False)
     if workspace is None:
         return None
-    from agent.project_commands import find_command
+    from agent.settings.project_commands import find_command
 
     found = find_command(workspace, name)
     return _as_command(found) if found is not None else None

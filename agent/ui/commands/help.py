@@ -44,7 +44,7 @@ def _skipped_commands(app) -> list[str]:
     workspace = getattr(getattr(app, "settings", None), "workspace", None)
     if workspace is None:
         return []
-    from agent.project_commands import command_notices
+    from agent.settings.project_commands import command_notices
 
     return command_notices(workspace)
 

@@ -1,7 +1,7 @@
 """The folder-trust question: may this project's `.cairn/config.toml` widen what cairn does?
 
 Asked on start, before the runtime reads the settings, when the workspace's project config
-sets keys that need trust (agent/trust.py) and the user has not trusted this content yet.
+sets keys that need trust (agent/settings/trust.py) and the user has not trusted this content yet.
 It shows those keys with their values (api keys masked) and what each would do. Keyboard
 first, and safe against what was being typed when it appeared (it comes up at start, while
 the user may be typing a prompt): "Not now" is highlighted, so Enter, `n` or Esc decline;
@@ -25,7 +25,7 @@ from agent.ui.screens.fit import fit_scroll
 from agent.ui.widgets.tool_render import inert
 
 if TYPE_CHECKING:
-    from agent.trust import ProjectTrust
+    from agent.settings.trust import ProjectTrust
 
 TRUST_LABEL = "Trust this folder's .cairn/config.toml"
 NOT_NOW_LABEL = "Not now  (n / esc)"
@@ -34,7 +34,7 @@ MIN_LIST_LINES = 2
 
 
 def item_lines(pending: ProjectTrust) -> str:
-    from agent.trust import EFFECTS
+    from agent.settings.trust import EFFECTS
 
     lines = []
     for name, shown in pending.items:
@@ -121,13 +121,13 @@ async def settle(app) -> None:
         app.settings.project_trust = None  # answered: a second open (/model) does not ask again
         app.status.set_state("starting…")
         return
-    from agent.background import in_daemon_thread
+    from agent.runtime.background import in_daemon_thread
 
     loaded: list = []
 
     def trust_and_reload() -> None:
-        from agent import trust
-        from agent.config import load_settings
+        from agent.settings import trust
+        from agent.settings.config import load_settings
 
         trust.trust(pending.folder, pending.sha256)  # the bytes whose keys were shown
         loaded.append(load_settings(pending.folder, flags=pending.flags))

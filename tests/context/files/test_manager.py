@@ -10,7 +10,7 @@ import tracemalloc
 
 import pytest
 
-from agent.config import ContextSettings
+from agent.settings.config import ContextSettings
 from agent.context.files import grep as grepping
 from agent.context.files import manifest
 from agent.context.files.manager import ContextFileError, ContextFiles
@@ -282,14 +282,14 @@ async def test_grep_results_context_case_and_limits(store, tmp_path, engine):
         await files.grep(ref, r"(\w)\1")
 
 
-async def test_pathological_patterns_are_answered_in_time(store, tmp_path, engine):
+async def test_pathological_patterns_are_answered(store, tmp_path, engine):
+    """A backtracking engine would never finish `(a+)+$` on 100,000 a's; grep's time limit
+    raises (next test), so an answer at all is the linear-time engine at work."""
     session = await store.create_session(cwd="/w")
     message = await add_result(store, session, "x", {}, "a" * 100_000 + "b\n" + "aaa\n")
     files = files_for(store, session, tmp_path)
-    started = time.monotonic()
     found = await files.grep(artifact_ref_id(message.id), "(a+)+$")
     assert found.totalMatches == 1 and found.matches[0].line == 2
-    assert time.monotonic() - started < files.settings.files_grep_timeout
 
 
 async def test_grep_stops_at_the_time_limit(store, tmp_path, engine):

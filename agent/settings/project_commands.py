@@ -6,7 +6,7 @@ workflow forward (agent/context/condense.py looks for these blocks). Both the TU
 headless mode expand through here. It stays cheap: no heavy imports, files are read only
 when a listing or a lookup asks for them, and a bad file is skipped, never an exception.
 The project's files come from a repository that may be hostile: they are read through
-agent/repo_files.py (no symlink out of the workspace, no FIFO, a size cap), and what was
+agent/fs/repo_files.py (no symlink out of the workspace, no FIFO, a size cap), and what was
 skipped is said in the `notices` a caller passes.
 """
 
@@ -19,7 +19,7 @@ from typing import NamedTuple
 
 from pydantic import BaseModel
 
-from agent.repo_files import FileMissing, RepoFileError, list_repo_folder, read_own_file, read_repo_file
+from agent.fs.repo_files import FileMissing, RepoFileError, list_repo_folder, read_own_file, read_repo_file
 
 ARGUMENTS = "$ARGUMENTS"
 # A command is a prompt of a few lines; a bigger file is a mistake (or a repository's trick).
@@ -37,7 +37,7 @@ class ProjectCommand(BaseModel):
 
 
 class _Folder(NamedTuple):
-    """Where commands live. `workspace`: the project's, read through agent/repo_files.py (a
+    """Where commands live. `workspace`: the project's, read through agent/fs/repo_files.py (a
     cloned repository's symlink or FIFO there must not be read or block); None: the user's
     own folder, read as their files (symlinks followed, regular files only)."""
 
@@ -48,7 +48,7 @@ class _Folder(NamedTuple):
 
 def _folders(workspace: Path) -> list[_Folder]:
     """Where commands live, in order of precedence: the project's, then the user's."""
-    from agent.config import config_dir  # light: the settings module, imported only when asked
+    from agent.settings.config import config_dir  # light: the settings module, imported only when asked
 
     relative = Path(".cairn", "commands")
     return [_Folder(Path(workspace) / relative, Path(workspace), relative), _Folder(config_dir() / "commands")]
@@ -109,7 +109,7 @@ def parse(name: str, path: Path, text: str) -> ProjectCommand:
 
 def _load(name: str, path: Path, folder: _Folder, notices: list[str] | None) -> ProjectCommand | None:
     """The command in `path`, or None (said in `notices`) when it cannot be one: refused by
-    agent/repo_files.py (a symlink out of the workspace, a FIFO, too large), not UTF-8, a folder."""
+    agent/fs/repo_files.py (a symlink out of the workspace, a FIFO, too large), not UTF-8, a folder."""
     try:
         if folder.workspace is not None:
             raw = read_repo_file(folder.workspace, (folder.relative or Path()) / path.name,

@@ -13,10 +13,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from agent import trust
+from agent.settings import trust
 from agent.paths import APP_NAME, config_dir, data_dir, db_path, home_dir  # noqa: F401 - re-exported
 from agent.prompt import instruction_notices
-from agent.secrets import remember_secret
+from agent.runtime.secrets import remember_secret
 
 
 class _Section(BaseModel):
@@ -153,7 +153,7 @@ class WebSettings(_Section):
     allow_private: also fetch from loopback, private and link-local addresses (a local dev
     server, an intranet wiki). Off by default: a URL comes from the model, and the machine
     can reach what the internet cannot. A project's `.cairn/config.toml` turns it on only
-    once the user trusted that folder's config (a widening key of agent/trust.py); the
+    once the user trusted that folder's config (a widening key of agent/settings/trust.py); the
     user's own config needs no trust.
     """
 
@@ -195,7 +195,7 @@ class Settings(_Section):
     sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
     # Problems found while loading (bad TOML, wrong types); shown to the user once.
     warnings: list[str] = Field(default_factory=list, exclude=True)
-    # An `agent.trust.ProjectTrust` when the project config has widening keys the user has
+    # An `agent.settings.trust.ProjectTrust` when the project config has widening keys the user has
     # not trusted (they were left out; the TUI asks); None otherwise. Never read from a file.
     project_trust: Any = Field(default=None, exclude=True, repr=False)
 
@@ -212,10 +212,10 @@ def _read_toml_bytes(path: Path, warnings: list[str], workspace: Path | None = N
     could not be read; a file that does not parse gives {} and its bytes).
 
     With `workspace`, `path` is a repository's file (the project's `.cairn/config.toml`): it
-    is read through agent/repo_files.py below the workspace, so a symlink out of it, a FIFO
+    is read through agent/fs/repo_files.py below the workspace, so a symlink out of it, a FIFO
     (it would block cairn) or a huge file is refused with a warning. The user's own config
     may be a symlink (a dotfiles manager's) but must be a regular file too."""
-    from agent.repo_files import FileMissing, FileTooLarge, RepoFileError, read_own_file, read_repo_file
+    from agent.fs.repo_files import FileMissing, FileTooLarge, RepoFileError, read_own_file, read_repo_file
 
     raw: bytes | None = None
     try:
@@ -425,7 +425,7 @@ def load_settings(workspace: Path | None = None, flags: dict[str, Any] | None = 
     ws = (workspace or Path.cwd()).resolve()
     user = _read_toml(config_dir() / "config.toml", warnings)
     project, raw = read_project_config(ws, warnings)
-    # Folder trust (agent/trust.py): keys that widen what cairn may do or where data goes
+    # Folder trust (agent/settings/trust.py): keys that widen what cairn may do or where data goes
     # apply only when the user trusted this file's content; without that they are left out.
     pending = trust.pending(ws, project_config_path(ws), raw, project, flags) if raw is not None else None
     if pending is not None:

@@ -15,7 +15,7 @@ import sys
 from datetime import datetime
 from pathlib import Path
 
-log = logging.getLogger("agent.session_cli")
+log = logging.getLogger("agent.session.cli")
 
 PREVIEW_CHARS = 60
 
@@ -54,7 +54,7 @@ async def _list(store, args: argparse.Namespace) -> int:
 
 
 def _context_settings(workspace: Path):
-    from agent.config import load_settings
+    from agent.settings.config import load_settings
 
     return load_settings(workspace).context
 

@@ -4,7 +4,7 @@ The schema is documented in docs/headless.md; every object has `type`. A consume
 a CI step, another agent) sees the session start, each text delta, each tool call with its
 arguments and its result, retries, condenses and truncations, usage and cost per request,
 the end of each turn and one final `result` with the exit code. Events the schema does not
-name are not written: adding one to agent/events.py never breaks a consumer's parser.
+name are not written: adding one to agent/turn/events.py never breaks a consumer's parser.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any, TextIO
 
-from agent.events import (
+from agent.turn.events import (
     AssistantFinished, CondenseStarted, ContextManaged, Event, LimitReached, Notice, Retrying, TextDelta,
     ToolFinished, ToolStarted, TurnError, TurnFinished, UserMessage,
 )

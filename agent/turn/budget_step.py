@@ -12,22 +12,43 @@ import asyncio
 import functools
 import logging
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from agent.context.budget import Budget, budget_for
 from agent.context.condense import CondenseResult, condense, split_at_last_summary
 from agent.context.pipeline import BuildResult, TruncateTo
-from agent.events import CondenseStarted, ContextManaged
+from agent.turn.events import CondenseStarted, ContextManaged
 from agent.session.models import ContextEvent, ContextTrigger, Message, now_ms
+from agent.turn.writer import SessionWriter
 
-if TYPE_CHECKING:
-    from agent.loop import Agent
+
+
+class TurnAgent(Protocol):
+    """What the budget step uses of the agent hosting it (agent/turn/loop.py), as a shape:
+    the loop imports this module, so this module does not import the loop."""
+
+    session: Any
+    settings: Any
+    builder: Any
+    registry: Any
+    system_prompt: str
+    model: str
+    store: Any
+    ctx: Any
+    writer: SessionWriter
+    budget: Any
+
+    def emit(self, event: Any) -> None: ...
+
+    async def complete(self, model: str, messages: list[dict[str, Any]]) -> Any: ...
+
+    async def current_history(self) -> list[Message]: ...
 
 log = logging.getLogger("agent.context")
 
 
 class AgentContextHost:
-    def __init__(self, agent: "Agent") -> None:
+    def __init__(self, agent: TurnAgent) -> None:
         self.agent = agent
 
     @property
@@ -98,15 +119,15 @@ class AgentContextHost:
         _, replaced = split_at_last_summary(history)
         summary = result.summary
         self._counter.remember_count(summary)
-        await agent._append(summary)
+        await agent.writer.append(summary)
         # The prompt not yet answered was left out of the summary: it stays undimmed.
         unanswered = {m.meta.get("restated_from") for m in result.restate}
-        await agent._persist(agent.store.mark_condensed(
+        await agent.writer.persist(agent.store.mark_condensed(
             [m.id for m in replaced if m.id not in unanswered], summary.id))
         # The newest user message again, after the summary: the request starts at the summary
         # and must end with the user's prompt, verbatim (condense.restated).
         for message in result.restate:
-            await agent._append(message)
+            await agent.writer.append(message)
         files = agent.ctx.context_files
         if files is not None:
             when = datetime.fromtimestamp(summary.created_at / 1000, tz=timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
@@ -124,7 +145,7 @@ class AgentContextHost:
                  event.tokens_before, event.tokens_after, event.duration_ms,
                  f" — {event.error}" if event.error else "")
         try:
-            await agent._persist(agent.store.record_context_event(event))
+            await agent.writer.persist(agent.store.record_context_event(event))
         except Exception:  # a metric must never break a turn
             log.exception("could not record the context event")
         agent.emit(ContextManaged(event=event, summary=summary))

@@ -13,7 +13,7 @@ A project's `.mcp.json` is trusted on its own, in a record of its own kind (MCP_
 the same way: by the folder and the file's content, never by where a symlink points.
 
 When cairn itself rewrites the project file ("always for this project" in the approval
-dialog, `agent.config_write.add_project_permissions`), the new content is trusted if what it
+dialog, `agent.settings.config_write.add_project_permissions`), the new content is trusted if what it
 replaced was trusted or needed no trust (no file, or no widening keys): the only widening
 content then added is the rule the user just approved.
 
@@ -212,7 +212,7 @@ def trust(folder: Path, sha256: str, kind: str = FOLDERS) -> Path:
     """Record that the user trusts `folder`'s file of this `kind` (its project config, or
     with MCP_JSON its `.mcp.json`) with this content, replacing what was trusted there
     before. Written atomically; raises OSError when it cannot be."""
-    from agent.tools.workspace import atomic_write  # the project's one atomic-write helper
+    from agent.fs.atomic import atomic_write  # the project's one atomic-write helper
 
     records = _all_records()
     records[kind][folder_key(folder)] = {"sha256": sha256, "trusted_at": int(time.time())}

@@ -1,6 +1,6 @@
 """Writing the project's `.cairn/config.toml`: "always for this project" approvals.
 
-Kept apart from agent/config.py (reading, on the path to the first screen): a write is rare,
+Kept apart from agent/settings/config.py (reading, on the path to the first screen): a write is rare,
 and goes through a round-tripping TOML editor so the user's file keeps its comments and layout.
 """
 
@@ -11,8 +11,9 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from agent import trust
-from agent.config import project_config_path
+from agent.fs.atomic import atomic_write
+from agent.settings import trust
+from agent.settings.config import project_config_path
 
 
 class ConfigWriteError(Exception):
@@ -29,16 +30,16 @@ def add_project_permissions(workspace: Path, keys: list[str]) -> Path:
 
     Folder trust: the new content stays trusted when the file it replaced was trusted or
     needed no trust (missing, or without widening keys), so the rule just approved keeps
-    working; otherwise the file stays untrusted (agent.trust.trusted_after_write).
+    working; otherwise the file stays untrusted (agent.settings.trust.trusted_after_write).
     """
     import tomlkit  # a config write is rare: keep the editor off the start-up path
     from tomlkit.exceptions import TOMLKitError
 
-    from agent.repo_files import FileMissing, RepoFileError, read_repo_file
+    from agent.fs.repo_files import FileMissing, RepoFileError, read_repo_file
 
     path = project_config_path(workspace)
     try:
-        try:  # a repository's file: no FIFO, no symlink out, no huge file (agent/repo_files.py)
+        try:  # a repository's file: no FIFO, no symlink out, no huge file (agent/fs/repo_files.py)
             before: bytes | None = read_repo_file(workspace, path.relative_to(workspace), follow_inside=True)
         except FileMissing:
             before = None
@@ -82,9 +83,8 @@ def add_project_permissions(workspace: Path, keys: list[str]) -> Path:
     if raw != before:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_name(f".{path.name}.cairn-tmp")
-            tmp.write_bytes(raw)
-            os.replace(tmp, path)
+            mode = os.stat(path).st_mode & 0o7777 if before is not None else None
+            atomic_write(path, raw, mode)
         except OSError as exc:
             raise ConfigWriteError(f"cannot write {path}: {exc.strerror or exc}") from None
     trust.trusted_after_write(Path(workspace), before, data, raw)

@@ -1,6 +1,6 @@
 """The warm backend: a per-user process that forks ready-loaded `cairn -p` runs.
 
-Started by agent/headless_warm_client.py (`CAIRN_WARM=1`) as `python -m agent.headless_warm`.
+Started by agent/headless/warm_client.py (`CAIRN_WARM=1`) as `python -m agent.headless.warm`.
 It imports litellm (~2.7 s of CPU), the modules a first request loads, the loop and the
 tokenizer once, then listens on `<data dir>/warm/backend.sock` (folder 0700, peer uid
 checked). Each connection brings a command line, a folder, an environment and the client's
@@ -35,7 +35,7 @@ import time
 import traceback
 from pathlib import Path
 
-from agent.headless_warm_client import LOCK_NAME, LOG_NAME, SOCKET_NAME, fingerprint, socket_path, warm_dir
+from agent.headless.warm_client import LOCK_NAME, LOG_NAME, SOCKET_NAME, fingerprint, socket_path, warm_dir
 
 IDLE_TIMEOUT_S = 600.0
 IDLE_ENV = "CAIRN_WARM_IDLE"  # seconds without a run before the backend exits
@@ -63,8 +63,9 @@ class WarmBackend:
 
     # -- start --------------------------------------------------------------------
     def preload(self) -> None:
-        from agent.context.tokens import _load_encoding
-        from agent.offline import FIRST_REQUEST_MODULES, import_litellm
+        from agent.context.tokens import load_encoding
+        from agent.runtime.backend_load import FIRST_REQUEST_MODULES
+        from agent.runtime.offline import import_litellm
 
         import_litellm()
         try:
@@ -73,10 +74,10 @@ class WarmBackend:
             reserve_process_for_forking("cairn's warm backend")
         except ImportError:  # a litellm without the native extension: nothing to guard
             pass
-        self._import(FIRST_REQUEST_MODULES + ("agent.cli", "agent.headless", "agent.loop", "agent.runtime"))
-        from agent.config import ContextSettings
+        self._import(FIRST_REQUEST_MODULES + ("agent.cli", "agent.headless.run", "agent.turn.loop", "agent.runtime.runtime"))
+        from agent.settings.config import ContextSettings
 
-        _load_encoding(ContextSettings().tokenizer)
+        load_encoding(ContextSettings().tokenizer)
         import gc
 
         gc.freeze()  # children share these pages copy-on-write; the collector leaves them alone

@@ -1,4 +1,4 @@
-"""`cairn -p` through the warm backend (agent/headless_warm.py), when the user asked for it.
+"""`cairn -p` through the warm backend (agent/headless/warm.py), when the user asked for it.
 
 Importing litellm costs ~2.7 s of CPU before the first request can leave (bench/README.md,
 start_to_request); a headless run in a script or CI job pays it every time. With
@@ -99,9 +99,10 @@ def socket_path() -> Path | None:
     return path if len(os.fsencode(str(path))) <= MAX_SOCKET_PATH else None
 
 
-def run_warm(argv: list[str]) -> int:
+def run_warm(argv: list[str], api_key: str | None = None) -> int:
     """Run `argv` in a child of the warm backend; its exit code. Raises WarmUnavailable
-    (before anything ran) when there is no usable backend."""
+    (before anything ran) when there is no usable backend. `api_key`: the `--api-key` of
+    `argv` as the CLI parsed it, hidden from `ps` once the run is handed over."""
     path = socket_path()
     if path is None or not path.exists():
         raise WarmUnavailable("no backend")
@@ -126,31 +127,20 @@ def run_warm(argv: list[str]) -> int:
     if "pid" not in answer:
         conn.close()
         raise WarmUnavailable(answer.get("error", "refused"))
-    hide_keys(argv)
+    hide_keys(api_key)
     return _wait_for_exit(conn, reader, int(answer["pid"]))
 
 
-def hide_keys(argv: list[str]) -> None:
+def hide_keys(api_key: str | None) -> None:
     """The run is the backend's now; this process only waits, for as long as the run lasts,
     and `ps` would show its `--api-key KEY` all along (/proc/<pid>/environ, to the same user
     and so to a model's command, the key variables). Overwritten where they sit, as an
-    in-process run overwrites its own (agent/runtime.py, agent/secrets.py hide_from_proc).
+    in-process run overwrites its own (agent/runtime/runtime.py, agent/runtime/secrets.py hide_from_proc).
     Every key-like variable goes too: the environment was sent, this process needs none.
     sys.argv and os.environ, copies, keep the values."""
-    from agent.secrets import hide_from_proc, known_secrets
+    from agent.runtime.secrets import hide_from_proc, known_secrets
 
-    hide_from_proc([_api_key(argv), *known_secrets()])
-
-
-def _api_key(argv: list[str]) -> str | None:
-    """`--api-key` of this command line, read by cairn's own parser (abbreviations, `=`)."""
-    from agent.cli import build_parser  # loaded already: it called run_warm
-
-    try:
-        args, _ = build_parser().parse_known_args(argv)
-    except (SystemExit, ValueError):  # main() parsed it before: not expected
-        return None
-    return getattr(args, "api_key", None)
+    hide_from_proc([api_key, *known_secrets()])
 
 
 def _wait_for_exit(conn: socket.socket, reader, pid: int) -> int:
@@ -194,7 +184,7 @@ def start_backend() -> None:
 
     root = Path(agent.__file__).resolve().parent.parent  # importable from there, installed or not
     try:
-        subprocess.Popen([sys.executable, "-m", "agent.headless_warm"], env=backend_env(),
+        subprocess.Popen([sys.executable, "-m", "agent.headless.warm"], env=backend_env(),
                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                          start_new_session=True, close_fds=True, cwd=root)
     except OSError:

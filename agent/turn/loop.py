@@ -16,13 +16,13 @@ import random
 import signal
 from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
-from agent.config import Settings
-from agent.budget_step import AgentContextHost
+from agent.settings.config import Settings
+from agent.turn.budget_step import AgentContextHost
 from agent.context.budget import Budget, budget_for
 from agent.context.builder import RequestBuilder
 from agent.context.condense import CondenseError
 from agent.context.manage import compact, manage_context
-from agent.events import (
+from agent.turn.events import (
     Event,
     Notice,
     Retrying,
@@ -42,12 +42,13 @@ from agent.prompt import build_system_prompt
 from agent.session.loading import load_session_messages
 from agent.session.models import Message, Session, ToolCall, now_ms
 from agent.session.store import Store
-from agent.stream_writer import StreamWriter
+from agent.turn.stream_writer import StreamWriter
+from agent.turn.writer import SessionWriter
 from agent.tools.base import ToolContext
 from agent.tools.permissions import Approver, Permissions
 from agent.tools.registry import default_registry
 
-log = logging.getLogger("agent.loop")
+log = logging.getLogger("agent.turn.loop")
 
 # A model that keeps calling tools without ever answering is stopped here.
 MAX_STEPS_PER_TURN = 200
@@ -59,7 +60,7 @@ PARTIAL_CHUNKS = 64
 LIMIT_TOOL_TEXT = "Error: not run; {message}"
 
 if TYPE_CHECKING:
-    from agent.headless_limits import RunGuard
+    from agent.headless.limits import RunGuard
 
 
 class Agent:
@@ -96,7 +97,7 @@ class Agent:
         self.set_model(model)
         self.history: list[Message] | None = None
         self.session_cost = 0.0
-        self._pending_write: asyncio.Future | None = None
+        self.writer = SessionWriter(store, lambda: self.session, self._load_history)
         self._partial: list[str] = []
         self.context_host = AgentContextHost(self)
         # Limits of an unattended run, asked before each request and tool call (headless only).
@@ -165,37 +166,16 @@ class Agent:
         """A copy of the active path as the loop holds it."""
         return list(await self._load_history())
 
-    async def _persist(self, awaitable: Awaitable[Any]) -> Any:
-        """Finish a database write even if the turn is cancelled meanwhile."""
-        task = asyncio.ensure_future(awaitable)
-        self._pending_write = task
-        return await asyncio.shield(task)
-
-    async def _settle_writes(self) -> None:
-        if self._pending_write is not None and not self._pending_write.done():
-            await asyncio.gather(self._pending_write, return_exceptions=True)
-
-    async def _append(self, message: Message, file_changes=()) -> Message:
-        """Store `message` (in place) as the new head; history follows even if cancelled."""
-        history = await self._load_history()
-
-        async def write() -> Message:
-            await self.store.append(self.session, message, file_changes)
-            history.append(message)
-            return message
-
-        return await self._persist(write())
-
     # -- one turn -------------------------------------------------------------------
     async def run_turn(self, text: str) -> None:
         await self._load_history()
         status = "ok"
         try:
-            user = await self._append(Message(role="user", content=text, meta=await self._attach_images(text)))
+            user = await self.writer.append(Message(role="user", content=text, meta=await self._attach_images(text)))
             self.emit(UserMessage(message=user))
             if not self.session.title:
                 title = " ".join(text.split())[:TITLE_CHARS]
-                self.session = await self._persist(self.store.update_session(self.session, title=title))
+                self.session = await self.writer.persist(self.store.update_session(self.session, title=title))
             for _ in range(MAX_STEPS_PER_TURN):
                 limit = self.guard.before_request(self.session_cost) if self.guard is not None else None
                 if limit is not None:
@@ -237,7 +217,7 @@ class Agent:
                                         vision=self.builder.sees_images)
         for message, kind in found.notices:  # what was attached, and what was not and why
             self.emit(Notice(message=message, kind=kind))
-        await self._persist(self.builder.images.keep([a.data for a in found.attachments], self.store.put_blobs))
+        await self.writer.persist(self.builder.images.keep([a.data for a in found.attachments], self.store.put_blobs))
         return found.meta()
 
     async def _model_step(self) -> Message | None:
@@ -255,7 +235,8 @@ class Agent:
                 tools = self.guard.offered_tools(tools)
             request = self.builder.chat_request(build, tools)
             saved = self._save_request(request, build)
-            stream = StreamWriter(self, self.builder.sent_record(build))
+            stream = StreamWriter(self.writer, self.emit, model=self.model, history=lambda: self.history or [],
+                                  meta=self.builder.sent_record(build))
             try:
                 result = await stream_chat(request, on_text=stream.on_text, into=stream.partial)
             except ContextTooLongError as exc:
@@ -355,7 +336,7 @@ class Agent:
             self.emit(TurnError(message=str(exc)))
             status = "error"
         except asyncio.CancelledError:
-            await self._settle_writes()
+            await self.writer.settle()
             status = "interrupted"
         except Exception as exc:  # never a traceback on screen; the log has it
             log.exception("compact failed")
@@ -386,16 +367,16 @@ class Agent:
             message = Message(role="tool", tool_call_id=call.id, tool_name=call.name, content=result.content,
                               status="error" if result.is_error else "ok", meta=dict(result.meta))
             self.builder.counter.remember_count(message)
-            await self._persist(self.builder.images.keep(result.blobs, self.store.put_blobs))  # before it is named
+            await self.writer.persist(self.builder.images.keep(result.blobs, self.store.put_blobs))  # before it is named
             # With the checkpoints rewind restores from, in one transaction.
-            message = await self._append(message, [(e.path, e.before, e.after) for e in result.edits])
+            message = await self.writer.append(message, [(e.path, e.before, e.after) for e in result.edits])
             self.emit(ToolFinished(call=call, message=message))
         return False
 
     async def _answer_unrun(self, calls: list[ToolCall], text: str) -> None:
         """Answer calls that will not run (a run limit), so the stored history stays valid."""
         for call in calls:
-            message = await self._append(Message(role="tool", tool_call_id=call.id, tool_name=call.name,
+            message = await self.writer.append(Message(role="tool", tool_call_id=call.id, tool_name=call.name,
                                                  content=text, status="error", meta={"limit": True}))
             self.emit(ToolFinished(call=call, message=message))
 
@@ -409,7 +390,7 @@ class Agent:
         """Kill what still runs and answer every open tool call, so history stays valid."""
         for process in list(self.ctx.processes):
             _kill_group(process)
-        await self._settle_writes()
+        await self.writer.settle()
         history = await self._load_history()
         answered = {m.tool_call_id for m in history if m.role == "tool"}
         last_assistant = next((m for m in reversed(history) if m.role == "assistant"), None)
@@ -423,7 +404,7 @@ class Agent:
             if first_open and self._partial:
                 text += "\nIts output until then:\n" + "".join(self._partial)[-PARTIAL_OUTPUT_CHARS:]
             first_open = False
-            message = await self._append(
+            message = await self.writer.append(
                 Message(role="tool", tool_call_id=call.id, tool_name=call.name, content=text, status="error",
                         meta={"interrupted": True})
             )

@@ -2,9 +2,9 @@
 
 Text mode prints the final answer on stdout; json mode prints every message stored by
 this run as one JSON object per line; stream-json prints the events as they happen
-(agent/headless_stream.py, docs/headless.md), and with `--input-format stream-json` reads
-follow-up messages from stdin (agent/headless_input.py). Run limits (--max-turns, --max-cost,
---allowed-tools, --disallowed-tools) are agent/headless_limits.py. Errors go to stderr and
+(agent/headless/stream.py, docs/headless.md), and with `--input-format stream-json` reads
+follow-up messages from stdin (agent/headless/input.py). Run limits (--max-turns, --max-cost,
+--allowed-tools, --disallowed-tools) are agent/headless/limits.py. Errors go to stderr and
 give exit code 1.
 An answer cut off at the model's output limit (finish_reason "length") is still the answer:
 it is printed, stderr gets a `Note:` naming `llm.max_output_tokens`, and the exit code stays 0
@@ -25,15 +25,15 @@ import sys
 from typing import TextIO
 
 from agent import __version__
-from agent.config import Settings
-from agent.events import (
+from agent.settings.config import Settings
+from agent.turn.events import (
     AssistantFinished, ContextManaged, Event, Notice, ToolFinished, TurnError, TurnFinished, UserMessage,
 )
-from agent.headless_input import StdinMessages
-from agent.headless_limits import RunGuard, RunLimits
-from agent.headless_stream import SCHEMA_VERSION, StreamPrinter
-from agent.runtime import NoModelConfigured, Runtime, SessionNotFound
-from agent.termination import on_termination
+from agent.headless.input import StdinMessages
+from agent.headless.limits import RunGuard, RunLimits
+from agent.headless.stream import SCHEMA_VERSION, StreamPrinter
+from agent.runtime.runtime import NoModelConfigured, Runtime, SessionNotFound
+from agent.runtime.termination import on_termination
 from agent.session.models import Message
 from agent.session.store import StoreOpenError
 
@@ -135,7 +135,7 @@ async def run_headless(
     err: TextIO = sys.stderr,
 ) -> int:
     """One headless run: `prompt`, then (stream-json input) each message read from stdin.
-    The exit code: 0, 1 error, 2 usage, 3-6 a run limit (agent/headless_limits.py), 130
+    The exit code: 0, 1 error, 2 usage, 3-6 a run limit (agent/headless/limits.py), 130
     interrupted, 128+N a signal. In stream-json output the last line is always `result`."""
     stream = output_format == "stream-json"
     printer = StreamPrinter(out, err) if stream else _Printer(output_format, out, err)
@@ -229,7 +229,7 @@ async def _one_prompt(runtime: Runtime, settings: Settings, prompt: str) -> None
     if name == "/compact":
         await runtime.compact(args.strip() or None)
     else:
-        from agent.project_commands import expand_text
+        from agent.settings.project_commands import expand_text
 
         notices: list[str] = []
         expanded = expand_text(settings.workspace, prompt, notices)

@@ -4,7 +4,7 @@ A path checked and then opened by name can be swapped for a symlink in between (
 untrusted repository or a process of the model's can win). Opening each component relative
 to the one above with O_NOFOLLOW closes it. The workspace's file tools
 (agent/tools/workspace.py), the session's context files (agent/context/files/security.py)
-and the repository files cairn reads on its own (agent/repo_files.py) all walk this way;
+and the repository files cairn reads on its own (agent/fs/repo_files.py) all walk this way;
 each says in its own words what a refused component means.
 """
 

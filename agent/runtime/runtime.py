@@ -13,10 +13,10 @@ from typing import Callable
 
 from pydantic import BaseModel
 
-from agent.backend_load import load_backend
-from agent.background import in_daemon_thread
-from agent.config import McpServerSettings, Settings
-from agent.events import Event
+from agent.runtime.backend_load import load_backend
+from agent.runtime.background import in_daemon_thread
+from agent.settings.config import McpServerSettings, Settings
+from agent.turn.events import Event
 from agent.session.models import Message, Session, SessionSummary
 from agent.tools.permissions import Approver
 
@@ -99,9 +99,9 @@ class Runtime:
         # Imports happen in threads so a front end's event loop keeps drawing. The session
         # (and so the screen) needs only the store; litellm and the tokenizer load behind it.
         await in_daemon_thread(_import_agent)
-        from agent.secrets import hide_from_proc, remember_secret
+        from agent.runtime.secrets import hide_from_proc, remember_secret
         from agent.llm.client import keys_in_use
-        from agent.loop import Agent
+        from agent.turn.loop import Agent
         from agent.session.store import Store
 
         # The key stays out of what a model's command could read: its environment, and
@@ -154,7 +154,7 @@ class Runtime:
             return
         await in_daemon_thread(sandbox.probe)
         if not sandbox.available:
-            from agent.events import Notice
+            from agent.turn.events import Notice
 
             rules = self.settings.sandbox.rules
             self.agent.emit(Notice(message=(
@@ -479,7 +479,7 @@ class Runtime:
 def _mcp_manager(settings: Settings, agent, editor: dict[str, McpServerSettings]):
     """The MCP servers' manager, wired to the agent: tools into its registry, failures as notices.
     None when no server is configured or passed by the editor and the project has no `.mcp.json`."""
-    from agent.events import Notice
+    from agent.turn.events import Notice
     from agent.mcp.manager import REGISTRY_GROUP, McpManager
     from agent.mcp.servers import MCP_JSON
 
@@ -502,4 +502,4 @@ def _write_text(target: Path, text: str) -> None:
 
 
 def _import_agent() -> None:
-    import agent.loop  # noqa: F401 - the store, aiosqlite, the tools, the pipeline (not litellm)
+    import agent.turn.loop  # noqa: F401 - the store, aiosqlite, the tools, the pipeline (not litellm)

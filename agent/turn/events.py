@@ -123,7 +123,7 @@ class Notice(BaseModel):
 
 
 class LimitReached(BaseModel):
-    """A limit of an unattended run stopped it (agent/headless_limits.py): `--max-turns`,
+    """A limit of an unattended run stopped it (agent/headless/limits.py): `--max-turns`,
     `--max-cost`, or a tool call outside `--allowed-tools` / inside `--disallowed-tools`.
     Every open tool call was answered; the turn then finishes with status "limit"."""
 

@@ -12,7 +12,7 @@ project commands (`.cairn/commands/*.md`) go to the provider, `.cairn/config.tom
 - a huge file: memory, and a request no provider takes.
 
 So every such read walks down from the workspace one name at a time without following a
-symlink (agent/nofollow.py), refuses what is not a regular file before and after opening
+symlink (agent/fs/nofollow.py), refuses what is not a regular file before and after opening
 it (O_NONBLOCK: a FIFO swapped in between opens at once instead of blocking), and caps the
 size. A caller that lets symlinks *inside* the workspace count (`CLAUDE.md -> AGENTS.md`)
 says so (`follow_inside`): the link is resolved, a target outside is refused, and the
@@ -21,7 +21,7 @@ resolved path is walked the same way, so a swap after the check is refused too.
 What was refused is a typed error with a readable `reason`, so each caller says in its own
 words what it skipped (a notice, a warning), never a traceback.
 
-Standard library only: agent/prompt.py and agent/config.py read through this on the path
+Standard library only: agent/prompt.py and agent/settings/config.py read through this on the path
 to the first screen.
 """
 
@@ -32,7 +32,7 @@ import os
 import stat
 from pathlib import Path
 
-from agent.nofollow import CLOEXEC, DIRECTORY, NOFOLLOW, DescendError, descend
+from agent.fs.nofollow import CLOEXEC, DIRECTORY, NOFOLLOW, DescendError, descend
 
 DEFAULT_MAX_BYTES = 1024 * 1024  # instructions, commands, configs are a few KiB; more is a mistake or hostile
 NONBLOCK = getattr(os, "O_NONBLOCK", 0)

@@ -27,7 +27,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from agent.events import LimitReached
+from agent.turn.events import LimitReached
 from agent.session.models import ToolCall
 
 EXIT_MAX_TURNS = 3
@@ -96,7 +96,7 @@ def parse_tool_rules(text: str, known: list[str]) -> list[ToolRule]:
 
 
 class RunGuard:
-    """What one headless run may still do. Owned by the run (agent/headless.py), consulted by
+    """What one headless run may still do. Owned by the run (agent/headless/run.py), consulted by
     the loop (`Agent.guard`)."""
 
     def __init__(self, limits: RunLimits, workspace: Path) -> None:

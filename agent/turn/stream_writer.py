@@ -1,20 +1,19 @@
 """The assistant message as it streams: written on its first token, flushed while it grows,
 finalised with its tool calls, usage and cost (or kept partial when the stream fails).
 
-The agent (agent/loop.py) owns the writes; this object only decides what they hold and when.
+The agent (agent/turn/loop.py) owns the writes; this object only decides what they hold and when.
 """
 
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any
 
-from agent.events import AssistantFinished, AssistantStarted, TextDelta
+from agent.turn.events import AssistantFinished, AssistantStarted, TextDelta
 from agent.llm.client import StreamResult
 from agent.session.models import Message, ToolCall
-
-if TYPE_CHECKING:
-    from agent.loop import Agent
+from agent.turn.writer import SessionWriter
 
 STREAM_FLUSH_SECONDS = 0.5
 
@@ -22,8 +21,12 @@ STREAM_FLUSH_SECONDS = 0.5
 class StreamWriter:
     """Writes the assistant message on its first token and flushes it as it streams."""
 
-    def __init__(self, agent: "Agent", meta: dict[str, Any]) -> None:
-        self.agent = agent
+    def __init__(self, writer: SessionWriter, emit: Callable[[Any], None], *, model: str,
+                 history: Callable[[], list[Message]], meta: dict[str, Any]) -> None:
+        self.writer = writer
+        self.emit = emit
+        self.model = model
+        self.history = history  # the active path (tool call ids must stay unique in it)
         self.meta = meta  # what the request recorded (the builder's `sent_record`)
         self.message: Message | None = None
         self.text = ""
@@ -35,28 +38,28 @@ class StreamWriter:
         self._last_flush = loop.time()
         # Set before the write so an interrupt during it cannot lead to a second row.
         self.message = Message(
-            role="assistant", content=self.text, status="interrupted", meta={"model": self.agent.model, **self.meta}
+            role="assistant", content=self.text, status="interrupted", meta={"model": self.model, **self.meta}
         )
-        await self.agent._append(self.message)
+        await self.writer.append(self.message)
         if announce:  # a message without text (only a half-sent tool call) gets no chat bubble
-            self.agent.emit(AssistantStarted(message_id=self.message.id))
+            self.emit(AssistantStarted(message_id=self.message.id))
 
     async def on_text(self, chunk: str) -> None:
         self.text += chunk
         if self.message is None:
             await self._start()
-        self.agent.emit(TextDelta(message_id=self.message.id, text=chunk))
+        self.emit(TextDelta(message_id=self.message.id, text=chunk))
         now = asyncio.get_running_loop().time()
         if now - self._last_flush >= STREAM_FLUSH_SECONDS:
             self._last_flush = now
             self.message.content = self.text
-            await self.agent._persist(self.agent.store.update_message(self.message))
+            await self.writer.persist(self.writer.store.update_message(self.message))
 
     async def finish(self, result: StreamResult | None, *, status: str, error: str | None = None,
                      estimated_tokens: int | None = None, cut_at: int | None = None) -> Message | None:
         """Finalise: the full text, tool calls, usage and cost; or the partial on failure.
         `cut_at`: the output limit the answer was cut at (finish_reason "length")."""
-        await self.agent._settle_writes()
+        await self.writer.settle()
         text = result.content if result is not None else self.text
         if self.message is None:
             calls = bool(result and (result.tool_calls or result.partial_tool_calls))
@@ -68,7 +71,7 @@ class StreamWriter:
         message.status = status  # type: ignore[assignment]
         meta = dict(message.meta)
         if result is not None and status == "ok":
-            renamed = unique_tool_call_ids(result.tool_calls, self.agent.history or [])
+            renamed = unique_tool_call_ids(result.tool_calls, self.history())
             if renamed:
                 meta["renamed_tool_call_ids"] = renamed  # new id → the id the model sent
             message.tool_calls = result.tool_calls
@@ -87,8 +90,8 @@ class StreamWriter:
         if error:
             meta["error"] = error
         message.meta = meta
-        await self.agent._persist(self.agent.store.update_message(message))
-        self.agent.emit(AssistantFinished(message=message))
+        await self.writer.persist(self.writer.store.update_message(message))
+        self.emit(AssistantFinished(message=message))
         return message
 
 

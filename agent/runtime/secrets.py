@@ -57,7 +57,7 @@ OWN_KEY_VARIABLES = ("CAIRN_API_KEY",)
 def command_environment(environ: dict[str, str]) -> dict[str, str]:
     """`environ` for a command the model runs: without cairn's own key variable and without
     any variable holding a key cairn was given or uses (the provider's variable, e.g.
-    OPENAI_API_KEY, is remembered when cairn relies on it: agent/runtime.py, llm/client.py).
+    OPENAI_API_KEY, is remembered when cairn relies on it: agent/runtime/runtime.py, llm/client.py).
     A model's command has no business with the key cairn talks to its provider with."""
     secrets = _SECRETS
     return {name: value for name, value in environ.items()
