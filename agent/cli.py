@@ -20,40 +20,67 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--model", metavar="M", help="any litellm model string, e.g. anthropic/claude-sonnet-4-5")
     parser.add_argument("--api-base", metavar="URL", help="base URL of an OpenAI-compatible or custom endpoint")
     parser.add_argument("--api-key", metavar="KEY", help="API key (default: the provider's environment variable)")
-    parser.add_argument("--yolo", action="store_true", default=None,
-                        help="run commands and change files without asking")
+    parser.add_argument(
+        "--yolo", action="store_true", default=None, help="run commands and change files without asking"
+    )
     parser.add_argument("--cwd", metavar="DIR", help="workspace folder (default: the current folder)")
     parser.add_argument("--debug", action="store_true", help="write a debug log to <data dir>/cairn.log")
     group = parser.add_mutually_exclusive_group()
-    group.add_argument("--continue", dest="continue_last", action="store_true",
-                       help="resume the latest session of this folder")
+    group.add_argument(
+        "--continue", dest="continue_last", action="store_true", help="resume the latest session of this folder"
+    )
     group.add_argument("--resume", nargs="?", const="", metavar="ID", help="resume a session by id (or prefix)")
-    parser.add_argument("-p", "--print", dest="prompt", metavar="PROMPT",
-                        help="run one task headless and print the answer")
-    parser.add_argument("--output-format", choices=("text", "json", "stream-json"), default="text",
-                        help="headless output: the final answer, every stored message as JSON lines, or "
-                             "every event as a JSON line as it happens (docs/headless.md)")
-    parser.add_argument("--input-format", choices=("text", "stream-json"), default="text",
-                        help="stream-json: after PROMPT, read follow-up user messages from stdin, one JSON "
-                             "object a line (needs --output-format stream-json)")
-    parser.add_argument("--max-turns", type=int, metavar="N",
-                        help="headless: stop (exit 3) before model request N+1 of the run")
-    parser.add_argument("--max-cost", type=float, metavar="USD",
-                        help="headless: stop (exit 4) before a request once the run cost this much")
-    parser.add_argument("--allowed-tools", metavar="LIST",
-                        help="headless: only these tools, e.g. 'filesystem-read,terminal-execute(git log)'; "
-                             "another call stops the run (exit 5)")
-    parser.add_argument("--disallowed-tools", metavar="LIST",
-                        help="headless: never these tools or command prefixes; a call stops the run (exit 6)")
+    parser.add_argument(
+        "-p", "--print", dest="prompt", metavar="PROMPT", help="run one task headless and print the answer"
+    )
+    parser.add_argument(
+        "--output-format",
+        choices=("text", "json", "stream-json"),
+        default="text",
+        help="headless output: the final answer, every stored message as JSON lines, or "
+        "every event as a JSON line as it happens (docs/headless.md)",
+    )
+    parser.add_argument(
+        "--input-format",
+        choices=("text", "stream-json"),
+        default="text",
+        help="stream-json: after PROMPT, read follow-up user messages from stdin, one JSON "
+        "object a line (needs --output-format stream-json)",
+    )
+    parser.add_argument(
+        "--max-turns", type=int, metavar="N", help="headless: stop (exit 3) before model request N+1 of the run"
+    )
+    parser.add_argument(
+        "--max-cost",
+        type=float,
+        metavar="USD",
+        help="headless: stop (exit 4) before a request once the run cost this much",
+    )
+    parser.add_argument(
+        "--allowed-tools",
+        metavar="LIST",
+        help="headless: only these tools, e.g. 'filesystem-read,terminal-execute(git log)'; "
+        "another call stops the run (exit 5)",
+    )
+    parser.add_argument(
+        "--disallowed-tools",
+        metavar="LIST",
+        help="headless: never these tools or command prefixes; a call stops the run (exit 6)",
+    )
     sub = parser.add_subparsers(dest="command", metavar="{context,session,trust,acp}")
     ctx = sub.add_parser("context", help="show what the next request of a session holds, pass by pass")
     ctx.add_argument("session_id", metavar="SESSION_ID", help="session id (or a unique prefix)")
-    ctx.add_argument("--at", type=int, metavar="MS_EPOCH", help="evaluate time-based passes as if now were this instant")
+    ctx.add_argument(
+        "--at", type=int, metavar="MS_EPOCH", help="evaluate time-based passes as if now were this instant"
+    )
     ctx.add_argument("--json", action="store_true", help="print one JSON object")
     ctx.add_argument("--dump", action="store_true", help="also print the exact request messages")
     _add_session_parser(sub)
-    trust = sub.add_parser("trust", help="trust a folder's .cairn/config.toml as it is now "
-                                          "(yolo, api_base, api_key, model, [permissions] then apply)")
+    trust = sub.add_parser(
+        "trust",
+        help="trust a folder's .cairn/config.toml as it is now "
+        "(yolo, api_base, api_key, model, [permissions] then apply)",
+    )
     trust.add_argument("dir", nargs="?", metavar="DIR", help="the folder (default: --cwd or the current folder)")
     sub.add_parser("acp", help="serve the Agent Client Protocol on stdio (for editors: Zed, JetBrains, Neovim, Emacs)")
     return parser
@@ -61,8 +88,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 # agent/session/importers FORMATS, written out so that parsing the command line imports nothing
 # (tests/test_cli_session.py checks they agree).
-IMPORT_FORMATS = ("auto", "cairn", "claude-code", "codex", "gemini-cli", "mistral-vibe", "swe-agent",
-                  "mini-swe-agent", "openai")
+IMPORT_FORMATS = (
+    "auto",
+    "cairn",
+    "claude-code",
+    "codex",
+    "gemini-cli",
+    "mistral-vibe",
+    "swe-agent",
+    "mini-swe-agent",
+    "openai",
+)
 
 
 def _add_session_parser(sub: argparse._SubParsersAction) -> None:
@@ -73,14 +109,20 @@ def _add_session_parser(sub: argparse._SubParsersAction) -> None:
     listing.add_argument("--json", action="store_true", help="print one JSON array")
     export = commands.add_parser("export", help="write a session as JSONL (lossless) or Markdown (to read)")
     export.add_argument("session_id", metavar="ID", help="session id (or a unique prefix)")
-    export.add_argument("--format", choices=("md", "jsonl"), default="jsonl",
-                        help="jsonl: every message of every branch, re-importable (default); md: a transcript")
+    export.add_argument(
+        "--format",
+        choices=("md", "jsonl"),
+        default="jsonl",
+        help="jsonl: every message of every branch, re-importable (default); md: a transcript",
+    )
     export.add_argument("-o", dest="output", metavar="FILE", help="write to FILE instead of standard output")
     imp = commands.add_parser("import", help="store a session from a file and print its new id")
-    imp.add_argument("file", metavar="FILE", help="a cairn JSONL export, a Claude Code session file or "
-                                                  "OpenAI chat messages in JSON ('-': standard input)")
-    imp.add_argument("--format", default="auto", help="input format (default: detect)",
-                     choices=IMPORT_FORMATS)
+    imp.add_argument(
+        "file",
+        metavar="FILE",
+        help="a cairn JSONL export, a Claude Code session file or OpenAI chat messages in JSON ('-': standard input)",
+    )
+    imp.add_argument("--format", default="auto", help="input format (default: detect)", choices=IMPORT_FORMATS)
     imp.add_argument("--json", action="store_true", help='print {"session_id": ...}')
 
 
@@ -107,8 +149,13 @@ async def _context_command(args: argparse.Namespace, workspace: Path, flags: dic
     session_workspace = Path(session.cwd) if session.cwd and Path(session.cwd).is_dir() else workspace
     settings = load_settings(session_workspace, flags=flags)
     report = context_report(
-        history, settings=settings, session_id=session.id, model=settings.model or session.model,
-        workspace=session_workspace, now_ms=args.at if args.at is not None else now_ms(), dump=args.dump,
+        history,
+        settings=settings,
+        session_id=session.id,
+        model=settings.model or session.model,
+        workspace=session_workspace,
+        now_ms=args.at if args.at is not None else now_ms(),
+        dump=args.dump,
         last_request=last_request,
     )
     report["events"] = [e.model_dump() for e in events]
@@ -224,8 +271,10 @@ def main(argv: list[str] | None = None, *, warm: bool = True) -> int:
     flags = {"model": args.model, "api_base": args.api_base, "api_key": args.api_key, "yolo": args.yolo}
     if args.resume == "" and (args.prompt is not None or args.command):
         # Only the TUI has a picker; `cairn --resume` alone opens it.
-        print("Error: --resume needs a session id (or a unique prefix of one) here; "
-              "`cairn session list` shows them.", file=sys.stderr)
+        print(
+            "Error: --resume needs a session id (or a unique prefix of one) here; `cairn session list` shows them.",
+            file=sys.stderr,
+        )
         return 2
     if args.command == "session":
         from agent.session.cli import run
@@ -262,16 +311,30 @@ def main(argv: list[str] | None = None, *, warm: bool = True) -> int:
 
         try:
             return asyncio.run(
-                run_headless(settings, args.prompt, output_format=args.output_format, input_format=args.input_format,
-                             limits=limits, resume_id=args.resume, continue_last=args.continue_last,
-                             out=sys.stdout, err=sys.stderr)
+                run_headless(
+                    settings,
+                    args.prompt,
+                    output_format=args.output_format,
+                    input_format=args.input_format,
+                    limits=limits,
+                    resume_id=args.resume,
+                    continue_last=args.continue_last,
+                    out=sys.stdout,
+                    err=sys.stderr,
+                )
             )
         except KeyboardInterrupt:
             return 130
-    if any(v is not None for v in (args.max_turns, args.max_cost, args.allowed_tools, args.disallowed_tools)) \
-            or args.output_format != "text" or args.input_format != "text":
-        print("Error: --output-format, --input-format, --max-turns, --max-cost, --allowed-tools and "
-              "--disallowed-tools apply to a headless run (-p PROMPT).", file=sys.stderr)
+    if (
+        any(v is not None for v in (args.max_turns, args.max_cost, args.allowed_tools, args.disallowed_tools))
+        or args.output_format != "text"
+        or args.input_format != "text"
+    ):
+        print(
+            "Error: --output-format, --input-format, --max-turns, --max-cost, --allowed-tools and "
+            "--disallowed-tools apply to a headless run (-p PROMPT).",
+            file=sys.stderr,
+        )
         return 2
     return _run_tui(args, workspace, flags)
 
@@ -314,8 +377,7 @@ def _resumed_history(args: argparse.Namespace, workspace: Path):
         from agent.session.peek import peek_tail
         from agent.ui.early_history import history_lines
 
-        messages = peek_tail(db_path(), resume_id=args.resume or None,
-                             cwd=None if args.resume else str(workspace))
+        messages = peek_tail(db_path(), resume_id=args.resume or None, cwd=None if args.resume else str(workspace))
         return history_lines(messages, width) if messages else []
 
     return lines

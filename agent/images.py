@@ -55,8 +55,7 @@ _COMMAND_BLOCK = re.compile(r'<command name="[a-z0-9_-]+">\n.*?\n</command>', re
 _AT_QUOTED = re.compile(r"""(?:(?<=\s)|^)@(["'])(.+?)\1""")
 _AT_BARE = re.compile(r"""(?:(?<=\s)|^)@((?:\\.|[^\s"'])+)""")
 _QUOTED = re.compile(rf"""(["'])([^"'\n]+?\.(?:{_SUFFIX_GROUP}))\1""", re.I)
-_BARE = re.compile(rf"""(?:(?<=\s)|^)((?:\\.|[^\s"'@])+?\.(?:{_SUFFIX_GROUP}))(?=[\s,;:!?)]|\.(?:\s|$)|$)""",
-                   re.I)
+_BARE = re.compile(rf"""(?:(?<=\s)|^)((?:\\.|[^\s"'@])+?\.(?:{_SUFFIX_GROUP}))(?=[\s,;:!?)]|\.(?:\s|$)|$)""", re.I)
 
 
 class ImageError(Exception):
@@ -97,6 +96,7 @@ class PromptImages:
 
 # -- headers -----------------------------------------------------------------------------
 
+
 def sniff(data: bytes) -> tuple[str, int, int]:
     """`(mime, width, height)` from the file's first bytes; ImageError when it is not an
     image this module knows or its header is cut or implausible."""
@@ -136,11 +136,11 @@ def _jpeg_size(data: bytes) -> tuple[int, int]:
         if marker in (0x01, *range(0xD0, 0xD8)):  # markers without a length
             at += 2
             continue
-        (length,) = struct.unpack(">H", data[at + 2:at + 4])
+        (length,) = struct.unpack(">H", data[at + 2 : at + 4])
         if marker in _JPEG_SOF:
             if at + 9 > len(data):
                 break
-            height, width = struct.unpack(">HH", data[at + 5:at + 9])
+            height, width = struct.unpack(">HH", data[at + 5 : at + 9])
             return width, height
         if length < 2:
             raise ImageError("a damaged JPEG")
@@ -167,6 +167,7 @@ def image_tokens(width: int, height: int) -> int:
 
 
 # -- a message's images ---------------------------------------------------------------------
+
 
 def refs_of(meta: dict[str, Any] | None) -> list[ImageRef]:
     """The images a message's meta records; malformed entries (an edited import) are skipped."""
@@ -196,6 +197,7 @@ def tokens_of(meta: dict[str, Any] | None) -> int:
 
 
 # -- the prompt ------------------------------------------------------------------------------
+
 
 def _unescape(token: str) -> str:
     """A terminal's drop of `/a/my shot.png` is `/a/my\\ shot.png`; a `file://` URL is a path too."""
@@ -292,8 +294,9 @@ def decode_image(encoded: str, stem: str, *, max_bytes: int = MAX_IMAGE_BYTES) -
     if len(data) > max_bytes:
         raise ImageError(f"{_mb(len(data))} is over the {_mb(max_bytes)} limit for an image")
     mime, width, height = sniff(data)
-    ref = ImageRef(hash=hashlib.sha256(data).hexdigest(), name=stem + SUFFIX_OF_MIME[mime], mime=mime,
-                   width=width, height=height)
+    ref = ImageRef(
+        hash=hashlib.sha256(data).hexdigest(), name=stem + SUFFIX_OF_MIME[mime], mime=mime, width=width, height=height
+    )
     return Attachment(ref=ref, data=data)
 
 
@@ -307,8 +310,9 @@ def _mb(size: int) -> str:
     return f"{size / (1024 * 1024):.1f} MB"
 
 
-def prompt_images(text: str, workspace: Path, *, model: str, vision: bool,
-                  max_bytes: int = MAX_IMAGE_BYTES) -> PromptImages:
+def prompt_images(
+    text: str, workspace: Path, *, model: str, vision: bool, max_bytes: int = MAX_IMAGE_BYTES
+) -> PromptImages:
     """The images `text` attaches (see the module docstring), each file read once; none when
     the model does not take images (`vision`), with a notice saying so."""
     out = PromptImages()
@@ -326,15 +330,20 @@ def prompt_images(text: str, workspace: Path, *, model: str, vision: bool,
         if attachment.ref.hash in seen:
             continue
         if len(out.attachments) >= MAX_IMAGES_PER_PROMPT:
-            out.notices.append((f"{raw}: more than {MAX_IMAGES_PER_PROMPT} images in one prompt; not attached.",
-                                "warning"))
+            out.notices.append(
+                (f"{raw}: more than {MAX_IMAGES_PER_PROMPT} images in one prompt; not attached.", "warning")
+            )
             continue
         seen.add(attachment.ref.hash)
         out.attachments.append(attachment)
     if out.attachments and not vision:
         names = ", ".join(a.ref.name for a in out.attachments)
-        out.notices.append((f"{model} does not take images (litellm's model map says so); the prompt was sent "
-                            f"without {names}.", "warning"))
+        out.notices.append(
+            (
+                f"{model} does not take images (litellm's model map says so); the prompt was sent without {names}.",
+                "warning",
+            )
+        )
         out.attachments = []
     out.notices += [(f"{a.ref.label} attached", "info") for a in out.attachments]
     return out

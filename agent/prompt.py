@@ -45,8 +45,10 @@ def read_project_instructions(workspace: Path, notices: list[str] | None = None)
             continue
         except OutsideWorkspace as exc:
             if notices is not None:
-                notices.append(f"Not reading {name} as project instructions: it resolves to {exc.resolved}, "
-                               f"outside the workspace {ws}")
+                notices.append(
+                    f"Not reading {name} as project instructions: it resolves to {exc.resolved}, "
+                    f"outside the workspace {ws}"
+                )
             continue
         except RepoFileError as exc:
             if notices is not None:

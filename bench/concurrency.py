@@ -26,7 +26,10 @@ sys.path.insert(0, str(REPO))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from tests.session.test_concurrency import (  # noqa: E402
-    CAIRN, _seed_session, check_database, run_writers,
+    CAIRN,
+    _seed_session,
+    check_database,
+    run_writers,
 )
 
 
@@ -67,8 +70,10 @@ def main() -> int:
             check_database(home / "sessions.db", {**printed, **({"seed": seed} if seed else {})})
             rows = {tag: len(ms) for tag, ms in printed.items()}
             rounds = {tag: sum(m["role"] == "tool" for m in ms) for tag, ms in printed.items()}
-            print(f"{name:>4}: {len(workers)} processes, {args.seconds:.0f} s of writes ({wall:.0f} s wall): "
-                  f"messages {rows}, tool rounds {rounds}; exit 0, stderr clean, nothing lost, chains intact")
+            print(
+                f"{name:>4}: {len(workers)} processes, {args.seconds:.0f} s of writes ({wall:.0f} s wall): "
+                f"messages {rows}, tool rounds {rounds}; exit 0, stderr clean, nothing lost, chains intact"
+            )
     return 0
 
 

@@ -73,8 +73,15 @@ def one_run(argv: list[str], env: dict[str, str], session_id: str) -> tuple[floa
     """(CPU seconds, wall seconds) of one `cairn context ID --json`."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    done = subprocess.run([*argv, "context", session_id, "--json"], env=env, cwd=REPO, capture_output=True,
-                          text=True, timeout=TIMEOUT, stdin=subprocess.DEVNULL)
+    done = subprocess.run(
+        [*argv, "context", session_id, "--json"],
+        env=env,
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        stdin=subprocess.DEVNULL,
+    )
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
@@ -107,8 +114,9 @@ def measure(*, runs: int, messages: int, model: str, cairn: Path) -> dict[str, l
         return {"cpu": cpu, "wall": wall}
 
 
-def run(quick: bool = False, *, runs: int = 5, messages: int = 2_000, model: str = MODEL,
-        cairn: Path | None = None) -> list[Row]:
+def run(
+    quick: bool = False, *, runs: int = 5, messages: int = 2_000, model: str = MODEL, cairn: Path | None = None
+) -> list[Row]:
     if quick:
         runs, messages = 1, 500
     times = measure(runs=runs, messages=messages, model=model, cairn=cairn or cairn_script())
@@ -120,8 +128,14 @@ def run(quick: bool = False, *, runs: int = 5, messages: int = 2_000, model: str
     size = f"{messages:,} msgs"
     cpu = statistics.median(cpu_ms)
     return [
-        Row("context_cli", f"cairn context --json, {size}: CPU user+sys", cpu, target="≤ 1,000 ms CPU",
-            ok=at_most(cpu, TARGET_CPU_MS, quick), runs=cpu_ms),
+        Row(
+            "context_cli",
+            f"cairn context --json, {size}: CPU user+sys",
+            cpu,
+            target="≤ 1,000 ms CPU",
+            ok=at_most(cpu, TARGET_CPU_MS, quick),
+            runs=cpu_ms,
+        ),
         Row("context_cli", f"cairn context --json, {size}: wall", statistics.median(wall_ms), runs=wall_ms),
     ]
 

@@ -73,8 +73,9 @@ async def measure(store: Store, root: Path, megabytes: int, runs: int) -> dict:
     await store.append(session, Message(role="assistant", tool_calls=[call]))
     stdout = make_stdout(megabytes)
     content = json.dumps({"command": "cat big.log", "stdout": stdout, "stderr": "", "exitCode": 0})
-    message = await store.append(session, Message(role="tool", tool_call_id=call.id, tool_name=call.name,
-                                                  content=content))
+    message = await store.append(
+        session, Message(role="tool", tool_call_id=call.id, tool_name=call.name, content=content)
+    )
     del stdout, content
     settings = ContextSettings()
     files = ContextFiles(store, session.id, settings=settings, root=root)
@@ -85,7 +86,7 @@ async def measure(store: Store, root: Path, megabytes: int, runs: int) -> dict:
     async def build():
         settings.files_cache_max_bytes = 0
         await files.evict()
-        settings.files_cache_max_bytes = 1024 ** 3
+        settings.files_cache_max_bytes = 1024**3
         await files.read(ref, 0, 16)
 
     out = {"mb": size / 2**20, "build": await median_ms(min(runs, 3), build)}
@@ -122,14 +123,18 @@ async def measure_sizes(sizes: list[int], runs: int) -> list[dict]:
     with tempfile.TemporaryDirectory() as tmp:
         store = await Store.open(Path(tmp) / "bench.db")
         try:
-            print(f"{'MB':>6} {'build':>8} {'read':>7} {'tail':>7} {'rare rg':>8} {'rare re2':>9} "
-                  f"{'common rg':>10} {'common re2':>11} {'peak MB':>8}   (median ms)")
+            print(
+                f"{'MB':>6} {'build':>8} {'read':>7} {'tail':>7} {'rare rg':>8} {'rare re2':>9} "
+                f"{'common rg':>10} {'common re2':>11} {'peak MB':>8}   (median ms)"
+            )
             for mb in sizes:
                 r = await measure(store, Path(tmp) / "context", mb, runs)
                 results.append(r)
                 g = {k: v if isinstance(v, str) else f"{v:.1f}" for k, v in r.items()}
-                print(f"{r['mb']:>6.1f} {r['build']:>8.1f} {r['read']:>7.2f} {r['tail']:>7.2f} {g['rare_rg']:>8} "
-                      f"{g['rare_re2']:>9} {g['common_rg']:>10} {g['common_re2']:>11} {r['peak']:>8.2f}")
+                print(
+                    f"{r['mb']:>6.1f} {r['build']:>8.1f} {r['read']:>7.2f} {r['tail']:>7.2f} {g['rare_rg']:>8} "
+                    f"{g['rare_re2']:>9} {g['common_rg']:>10} {g['common_re2']:>11} {r['peak']:>8.2f}"
+                )
         finally:
             await store.close()
     print(f"grep time limit: {ContextSettings().files_grep_timeout:g} s; cpus: {os.cpu_count()}")
@@ -152,10 +157,16 @@ def run(quick: bool = False, *, sizes: list[int] | None = None, runs: int = 5) -
     for r in results[:-1]:
         rows += [row(r, "build (first access)", "build"), row(r, "grep rare (rg)", "rare_rg")]
     last = results[-1]
-    rows += [row(last, "build (first access)", "build"), row(last, "read 64 KiB mid-file", "read"),
-             row(last, "tail 200 lines", "tail"), row(last, "grep rare (rg)", "rare_rg"),
-             row(last, "grep common (rg)", "common_rg"), row(last, "grep rare (RE2 fallback)", "rare_re2"),
-             row(last, "grep common (RE2 fallback)", "common_re2"), row(last, "peak heap, read+tail+grep", "peak", "MB")]
+    rows += [
+        row(last, "build (first access)", "build"),
+        row(last, "read 64 KiB mid-file", "read"),
+        row(last, "tail 200 lines", "tail"),
+        row(last, "grep rare (rg)", "rare_rg"),
+        row(last, "grep common (rg)", "common_rg"),
+        row(last, "grep rare (RE2 fallback)", "rare_re2"),
+        row(last, "grep common (RE2 fallback)", "common_re2"),
+        row(last, "peak heap, read+tail+grep", "peak", "MB"),
+    ]
     return rows
 
 

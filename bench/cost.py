@@ -54,8 +54,12 @@ DEFAULT_WORKSPACE = "/workspace"  # for a session file that names no folder
 AUTOMATIC_MIN_TOKENS, AUTOMATIC_STEP = 1024, 128
 # Append-only: the passes that change what is sent are off (orphans and the summary cut stay:
 # the request must be valid).
-NO_PASSES = {"terminal_max_age_ms": 10 ** 15, "terminal_keep_recent_results": 10 ** 9,
-             "file_keep_recent_reads": 10 ** 9, "max_inline_chars": 10 ** 12}
+NO_PASSES = {
+    "terminal_max_age_ms": 10**15,
+    "terminal_keep_recent_results": 10**9,
+    "file_keep_recent_reads": 10**9,
+    "max_inline_chars": 10**12,
+}
 
 
 @dataclass
@@ -135,7 +139,7 @@ def price(requests: list[Request], model: str, cached: bool) -> float:
         # Explicit: what is up to the last breakpoint is read (the longest live prefix) or
         # written; what follows it is plain input. Each breakpoint's prefix is cached.
         last = max(r.breakpoints)
-        upto = sum(t for _, t in r.blocks[:last + 1])
+        upto = sum(t for _, t in r.blocks[: last + 1])
         total += hit_tokens * read + (upto - hit_tokens) * write + (r.tokens - upto) * price_in
         if hit >= 0:
             cache[r.blocks[hit][0]] = r.at + TTL_MS  # a hit refreshes its entry
@@ -187,12 +191,17 @@ def measure(path: Path) -> dict:
             "append_only": 1.0,
             "exact": price(exact, model, cached) / baseline,
             "auto": price(auto, model, cached) / baseline,
-            "billed": {"append_only": baseline, "exact": price(exact, model, cached),
-                       "auto": price(auto, model, cached),
-                       "floor": floor_price(exact, model) if cached else price(exact, model, cached)},
-            "last_request_tokens": {"append_only": base[-1].tokens if base else 0,
-                                    "exact": exact[-1].tokens if exact else 0,
-                                    "auto": auto[-1].tokens if auto else 0},
+            "billed": {
+                "append_only": baseline,
+                "exact": price(exact, model, cached),
+                "auto": price(auto, model, cached),
+                "floor": floor_price(exact, model) if cached else price(exact, model, cached),
+            },
+            "last_request_tokens": {
+                "append_only": base[-1].tokens if base else 0,
+                "exact": exact[-1].tokens if exact else 0,
+                "auto": auto[-1].tokens if auto else 0,
+            },
         }
         if not cached:
             out[model]["cache"] = False
@@ -214,16 +223,20 @@ def totals(files: list[dict], floors: dict[str, float] | None = None) -> dict:
 
 
 def table(result: dict, floors: dict[str, float]) -> str:
-    lines = ["| session | requests | " + " | ".join(f"{m} exact / auto" for m in MODELS) + " |",
-             "|---|---|" + "---|" * len(MODELS)]
+    lines = [
+        "| session | requests | " + " | ".join(f"{m} exact / auto" for m in MODELS) + " |",
+        "|---|---|" + "---|" * len(MODELS),
+    ]
     for f in result["files"]:
         cells = [f"{f[m]['exact']:.3f} / {f[m]['auto']:.3f}" for m in MODELS]
         lines.append(f"| {f['file'][:48]} | {f['requests']} | " + " | ".join(cells) + " |")
     cells = [f"**{result['total'][m]['exact']:.3f} / {result['total'][m]['auto']:.3f}**" for m in MODELS]
     lines.append("| total | | " + " | ".join(cells) + " |")
     lines.append("")
-    lines.append("floor of any when-to-apply policy (exact requests, every replacement free): "
-                 + ", ".join(f"{m} {floors[m]:.3f}" for m in MODELS))
+    lines.append(
+        "floor of any when-to-apply policy (exact requests, every replacement free): "
+        + ", ".join(f"{m} {floors[m]:.3f}" for m in MODELS)
+    )
     lines.append("")
     lines.append("last request tokens (append-only / exact / auto, " + MODELS[0] + "):")
     for f in result["files"]:

@@ -127,8 +127,11 @@ def measure(cairn: Path, launches: int, prompts: int) -> tuple[list[float], list
 
     first, loaded, warm = [], [], []
     counter = 0
-    with tempfile.TemporaryDirectory() as tmp, FakeLLMServer([respond], repeat=True) as server, \
-            PrivateTmux("cairn-bench-first-token") as tmux:
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        FakeLLMServer([respond], repeat=True) as server,
+        PrivateTmux("cairn-bench-first-token") as tmux,
+    ):
         for launch in range(2 * launches):
             home, ws = Path(tmp, f"home{launch}"), Path(tmp, f"ws{launch}")
             home.mkdir()
@@ -159,18 +162,29 @@ def run(quick: bool = False, *, launches: int = 3, prompts: int = 4, cairn: Path
     first_figure = "Enter → first token, first prompt at start (tmux)"
     loaded_figure = "Enter → first token, first prompt once loaded (tmux)"
     if not have_tmux():
-        return [Row("first_token", figure, None, note=SKIPPED_NO_TMUX)
-                for figure in (warm_figure, loaded_figure, first_figure)]
+        return [
+            Row("first_token", figure, None, note=SKIPPED_NO_TMUX)
+            for figure in (warm_figure, loaded_figure, first_figure)
+        ]
     if not cairn.exists():
         raise RuntimeError(f"{cairn} not found: pip install -e . first")
     first, loaded, warm = measure(cairn, launches, max(2, prompts))
     for label, values in (("warm", warm), ("first prompt once loaded", loaded), ("first prompt", first)):
-        print(f"first_token_ms {label}: median={statistics.median(values):.0f} "
-              f"runs=[{', '.join(f'{v:.0f}' for v in values)}]")
-    return [Row("first_token", warm_figure, statistics.median(warm), runs=warm),
-            Row("first_token", loaded_figure, statistics.median(loaded), runs=loaded),
-            Row("first_token", first_figure, statistics.median(first), runs=first,
-                note="includes the runtime opening (litellm import) behind the first screen")]
+        print(
+            f"first_token_ms {label}: median={statistics.median(values):.0f} "
+            f"runs=[{', '.join(f'{v:.0f}' for v in values)}]"
+        )
+    return [
+        Row("first_token", warm_figure, statistics.median(warm), runs=warm),
+        Row("first_token", loaded_figure, statistics.median(loaded), runs=loaded),
+        Row(
+            "first_token",
+            first_figure,
+            statistics.median(first),
+            runs=first,
+            note="includes the runtime opening (litellm import) behind the first screen",
+        ),
+    ]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -68,8 +68,12 @@ async def call(registry, ctx, name: str, arguments: dict) -> tuple[float, str]:
 CASES = [
     ("search rare word", "filesystem-search", {"pattern": "the_rare_needle"}, "pkg3/mod3/file7.ts:5:"),
     ("search common word (maxResults 100)", "filesystem-search", {"pattern": "common"}, "(stopped at 100"),
-    ("search, glob *.py", "filesystem-search", {"pattern": "the_rare_needle|needle_in_build", "glob": "*.py"},
-     "No matches"),
+    (
+        "search, glob *.py",
+        "filesystem-search",
+        {"pattern": "the_rare_needle|needle_in_build", "glob": "*.py"},
+        "No matches",
+    ),
     ("find *.py (newest first)", "filesystem-find", {"pattern": "*.py"}, "(stopped at 100"),
     ("find pkg0/**/*.py", "filesystem-find", {"pattern": "pkg0/**/*.py"}, "pkg0/"),
 ]
@@ -94,8 +98,15 @@ async def measure(files: int, runs: int) -> list[Row]:
                 assert "build/" not in content, (figure, "an ignored file was reported")
                 times.append(elapsed)
             print(f"  {figure:<40} median {median(times):8.1f} ms  (min {min(times):.1f}, max {max(times):.1f})")
-            rows.append(Row("fs_search", f"{figure}, {count // 1000}k files", median(times),
-                            note=f"min {min(times):.0f}, max {max(times):.0f}, n={runs}", runs=times))
+            rows.append(
+                Row(
+                    "fs_search",
+                    f"{figure}, {count // 1000}k files",
+                    median(times),
+                    note=f"min {min(times):.0f}, max {max(times):.0f}, n={runs}",
+                    runs=times,
+                )
+            )
         return rows
 
 

@@ -140,16 +140,26 @@ async def main(runs: int) -> None:
         workspace = Path(tmp) / "ws"
         workspace.mkdir()
         server = FakeLLMServer()
-        settings = load_settings(workspace, flags={
-            "model": "openai/fake-model", "api_base": server.base_url, "api_key": "sk-bench", "yolo": True,
-            "llm": {"retry_max_delay": 600}})
+        settings = load_settings(
+            workspace,
+            flags={
+                "model": "openai/fake-model",
+                "api_base": server.base_url,
+                "api_key": "sk-bench",
+                "yolo": True,
+                "llm": {"retry_max_delay": 600},
+            },
+        )
         events: list = []
         runtime = await Runtime.open(settings, on_event=events.append, approver=None)
         await runtime.ready()
         bench = Bench(runtime, server, events, workspace)
         results: dict[str, dict[str, list[float]]] = {}
-        cases = {"streaming": lambda i: bench.streaming(), "command (sleep in sh -c)": bench.command,
-                 "retry wait (429, Retry-After 300)": lambda i: bench.retry_wait()}
+        cases = {
+            "streaming": lambda i: bench.streaming(),
+            "command (sleep in sh -c)": bench.command,
+            "retry wait (429, Retry-After 300)": lambda i: bench.retry_wait(),
+        }
         try:
             for name, case in cases.items():
                 await case(-1)  # warm-up
@@ -159,8 +169,7 @@ async def main(runs: int) -> None:
         finally:
             await runtime.close()
             server.close()
-    print(f"Interrupt → turn finished (Runtime.interrupt, fake server, {runs} runs each, "
-          f"{os.cpu_count()} CPUs)")
+    print(f"Interrupt → turn finished (Runtime.interrupt, fake server, {runs} runs each, {os.cpu_count()} CPUs)")
     for name, timings in results.items():
         for key, values in timings.items():
             print(f"  {name + ':':38} {key:14} {_ms(values)}")

@@ -95,8 +95,9 @@ def serve() -> int:
 def _settings(ws: Path, base_url: str):
     from agent.settings.config import load_settings
 
-    return load_settings(ws, flags={"model": "openai/fake-model", "api_base": base_url, "api_key": "sk-bench",
-                                    "yolo": True})
+    return load_settings(
+        ws, flags={"model": "openai/fake-model", "api_base": base_url, "api_key": "sk-bench", "yolo": True}
+    )
 
 
 async def child_runtime(ws: Path, base_url: str, turns: int) -> dict:
@@ -159,8 +160,9 @@ async def child_tui(ws: Path, base_url: str, resume_id: str | None) -> dict:
 
 # -- the benchmark ------------------------------------------------------------------------------------
 def _child(args: list[str], env: dict, timeout: float) -> dict:
-    done = subprocess.run([sys.executable, __file__, *args], cwd=REPO, env=env, capture_output=True, text=True,
-                          timeout=timeout)
+    done = subprocess.run(
+        [sys.executable, __file__, *args], cwd=REPO, env=env, capture_output=True, text=True, timeout=timeout
+    )
     if done.returncode != 0:
         raise RuntimeError(f"memory child {args[:2]} failed (exit {done.returncode}):\n{done.stderr[-3000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -170,11 +172,18 @@ def measure(turns: int) -> dict:
     with tempfile.TemporaryDirectory(prefix="cairn-bench-memory-") as tmp:
         ws = Path(tmp, "ws")
         ws.mkdir()
-        (ws / "notes.txt").write_text("".join(f"note {i}: remember to run the tests before a release\n"
-                                              for i in range(40)))
+        (ws / "notes.txt").write_text(
+            "".join(f"note {i}: remember to run the tests before a release\n" for i in range(40))
+        )
         env = dict(os.environ, CAIRN_HOME=str(Path(tmp, "home")), PYTHONUNBUFFERED="1")
-        server = subprocess.Popen([sys.executable, __file__, "--serve"], cwd=REPO, env=env,
-                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        server = subprocess.Popen(
+            [sys.executable, __file__, "--serve"],
+            cwd=REPO,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
         try:
             line = server.stdout.readline().strip()
             if not line.startswith("PORT="):
@@ -182,18 +191,24 @@ def measure(turns: int) -> dict:
             base_url = f"http://127.0.0.1:{int(line.split('=', 1)[1])}/v1"
             common = ["--ws", str(ws), "--base-url", base_url]
             runtime = _child(["--child", "runtime", "--turns", str(turns), *common], env, 60 + turns * 2)
-            print(f"runtime: {turns} turns ({runtime['messages']} messages, {runtime['turn_errors']} turn errors) "
-                  f"in {runtime['seconds']:.1f} s; RSS by turn: "
-                  + ", ".join(f"{k}: {v:.0f} MB" for k, v in runtime["rss"].items())
-                  + f"; peak {runtime['rss_peak']:.0f} MB; gc-tracked objects by turn: "
-                  + ", ".join(f"{k}: {v:,}" for k, v in runtime["objects"].items())
-                  + "; mean turn ms by block: " + ", ".join(f"…{k}: {v:.0f}" for k, v in runtime["turn_ms"].items()),
-                  flush=True)
+            print(
+                f"runtime: {turns} turns ({runtime['messages']} messages, {runtime['turn_errors']} turn errors) "
+                f"in {runtime['seconds']:.1f} s; RSS by turn: "
+                + ", ".join(f"{k}: {v:.0f} MB" for k, v in runtime["rss"].items())
+                + f"; peak {runtime['rss_peak']:.0f} MB; gc-tracked objects by turn: "
+                + ", ".join(f"{k}: {v:,}" for k, v in runtime["objects"].items())
+                + "; mean turn ms by block: "
+                + ", ".join(f"…{k}: {v:.0f}" for k, v in runtime["turn_ms"].items()),
+                flush=True,
+            )
             resumed = _child(["--child", "tui", "--resume", runtime["session_id"], *common], env, 180)
             empty = _child(["--child", "tui", *common], env, 180)
             for label, got in (("tui, resumed", resumed), ("tui, empty", empty)):
-                print(f"{label}: RSS {got['rss']:.0f} MB (peak {got['rss_peak']:.0f}), "
-                      f"{got['objects']:,} gc-tracked objects, {got['widgets']} chat widgets", flush=True)
+                print(
+                    f"{label}: RSS {got['rss']:.0f} MB (peak {got['rss_peak']:.0f}), "
+                    f"{got['objects']:,} gc-tracked objects, {got['widgets']} chat widgets",
+                    flush=True,
+                )
         finally:
             server.stdin.close()
             try:
@@ -216,20 +231,37 @@ def run(quick: bool = False, *, turns: int = 500) -> list[Row]:
     first_block, last_block = min(turn_ms), max(turn_ms)
     if runtime["turn_errors"]:
         raise RuntimeError(f"{runtime['turn_errors']} turns ended in an error")
-    later = [] if last_block == first_block else [
-        Row("memory", f"runtime mean turn time, turns {max(2, last_block - 99)}–{last_block}", turn_ms[last_block],
-            note="grows with the history: every request is re-serialised")]
+    later = (
+        []
+        if last_block == first_block
+        else [
+            Row(
+                "memory",
+                f"runtime mean turn time, turns {max(2, last_block - 99)}–{last_block}",
+                turn_ms[last_block],
+                note="grows with the history: every request is re-serialised",
+            )
+        ]
+    )
     return [
         Row("memory", f"runtime RSS after {turns} turns ({runtime['messages']:,} msgs)", rss[last], unit="MB"),
         Row("memory", f"runtime RSS growth per 100 turns (turn 1 → {last})", per_100, unit="MB"),
-        Row("memory", f"runtime objects kept per turn (gc-tracked, turn 1 → {last})", objects_per_turn,
-            unit="objects"),
+        Row("memory", f"runtime objects kept per turn (gc-tracked, turn 1 → {last})", objects_per_turn, unit="objects"),
         Row("memory", f"runtime mean turn time, turns 2–{first_block}", turn_ms[first_block]),
         *later,
-        Row("memory", f"TUI RSS showing that session (--resume, {resumed['widgets']} chat widgets)", resumed["rss"],
-            unit="MB"),
-        Row("memory", "TUI RSS, that session minus an empty one", resumed["rss"] - empty["rss"], unit="MB",
-            note=f"empty: {empty['rss']:.0f} MB"),
+        Row(
+            "memory",
+            f"TUI RSS showing that session (--resume, {resumed['widgets']} chat widgets)",
+            resumed["rss"],
+            unit="MB",
+        ),
+        Row(
+            "memory",
+            "TUI RSS, that session minus an empty one",
+            resumed["rss"] - empty["rss"],
+            unit="MB",
+            note=f"empty: {empty['rss']:.0f} MB",
+        ),
     ]
 
 

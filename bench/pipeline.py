@@ -58,15 +58,18 @@ def generate(n: int, seed: int = 7) -> list[Message]:
                 path = f"src/mod{rng.randint(0, 20)}.py"
                 call = ToolCall(id=f"c{i}", name="filesystem-read", arguments=json.dumps({"filePath": path}))
                 body = f"📄 {path} (lines 1-40/40)\n" + "\n".join(
-                    f"{k}→" + " ".join(rng.choices(WORDS, k=8)) for k in range(1, 41))
+                    f"{k}→" + " ".join(rng.choices(WORDS, k=8)) for k in range(1, 41)
+                )
             else:
                 call = ToolCall(id=f"c{i}", name="terminal-execute", arguments=json.dumps({"command": "pytest -q"}))
-                body = json.dumps({"command": "pytest -q", "stdout": " ".join(rng.choices(WORDS, k=60)),
-                                   "stderr": "", "exitCode": 0})
+                body = json.dumps(
+                    {"command": "pytest -q", "stdout": " ".join(rng.choices(WORDS, k=60)), "stderr": "", "exitCode": 0}
+                )
             out.append(Message(role="assistant", tool_calls=[call], created_at=t))
             out.append(Message(role="tool", tool_call_id=call.id, tool_name=call.name, content=body, created_at=t + 50))
-        out.append(Message(role="assistant", content=" ".join(rng.choices(WORDS, k=rng.randint(10, 80))),
-                           created_at=t + 100))
+        out.append(
+            Message(role="assistant", content=" ".join(rng.choices(WORDS, k=rng.randint(10, 80))), created_at=t + 100)
+        )
     out = out[:n]
     while out and out[-1].role != "user" and not (out[-1].role == "assistant" and not out[-1].tool_calls):
         out.pop()  # end on a whole exchange, as the loop's history does when it builds
@@ -110,8 +113,7 @@ def measure(n: int, runs: int) -> dict:
         build(history, settings, now)
         rebuild.append(time.perf_counter() - start)
         now += 1_000
-        history = history + [Message(role="user", content=f"and now step {k}: " + " ".join(WORDS[:20]),
-                                     created_at=now)]
+        history = history + [Message(role="user", content=f"and now step {k}: " + " ".join(WORDS[:20]), created_at=now)]
         start = time.perf_counter()
         build(history, settings, now)
         warm.append(time.perf_counter() - start)
@@ -120,9 +122,16 @@ def measure(n: int, runs: int) -> dict:
     build(history, settings, now)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
-    return {"n": n, "cold_ms": statistics.median(cold) * 1000, "warm_ms": statistics.median(warm) * 1000,
-            "rebuild_ms": statistics.median(rebuild) * 1000, "rebuild_runs": [r * 1000 for r in rebuild],
-            "peak_mb": peak / 2**20, "cold_runs": [c * 1000 for c in cold], "warm_runs": [w * 1000 for w in warm]}
+    return {
+        "n": n,
+        "cold_ms": statistics.median(cold) * 1000,
+        "warm_ms": statistics.median(warm) * 1000,
+        "rebuild_ms": statistics.median(rebuild) * 1000,
+        "rebuild_runs": [r * 1000 for r in rebuild],
+        "peak_mb": peak / 2**20,
+        "cold_runs": [c * 1000 for c in cold],
+        "warm_runs": [w * 1000 for w in warm],
+    }
 
 
 def run(quick: bool = False, *, sizes: list[int] | None = None, runs: int = 5) -> list[Row]:
@@ -137,29 +146,53 @@ def run(quick: bool = False, *, sizes: list[int] | None = None, runs: int = 5) -
         with spawn.Pool(1) as pool:
             r = pool.apply(measure, (n, runs))
         results.append(r)
-        print(f"{r['n']:>9} {r['cold_ms']:>9.1f} {r['warm_ms']:>9.1f} {r['warm_ms'] * 1000 / n:>12.2f} {r['peak_mb']:>8.1f}")
+        print(
+            f"{r['n']:>9} {r['cold_ms']:>9.1f} {r['warm_ms']:>9.1f} {r['warm_ms'] * 1000 / n:>12.2f} {r['peak_mb']:>8.1f}"
+        )
     print("targets (SPEC §10): 5,000 messages warm ≤ 30 ms, cold ≤ 1,500 ms")
 
     rows = []
     for r in results:
         at_target = r["n"] == TARGET_SIZE
-        rows.append(Row("pipeline", f"cold build, {r['n']:,} msgs", r["cold_ms"], runs=r["cold_runs"],
-                        target="≤ 1,500 ms" if at_target else "—",
-                        ok=at_most(r["cold_ms"], COLD_MS, quick) if at_target else None))
-        rows.append(Row("pipeline", f"warm build (next request), {r['n']:,} msgs", r["warm_ms"], runs=r["warm_runs"],
-                        target="≤ 30 ms" if at_target else "—",
-                        ok=at_most(r["warm_ms"], WARM_MS, quick) if at_target else None))
-        rows.append(Row("pipeline", f"rebuild (same history), {r['n']:,} msgs", r["rebuild_ms"],
-                        runs=r["rebuild_runs"]))
+        rows.append(
+            Row(
+                "pipeline",
+                f"cold build, {r['n']:,} msgs",
+                r["cold_ms"],
+                runs=r["cold_runs"],
+                target="≤ 1,500 ms" if at_target else "—",
+                ok=at_most(r["cold_ms"], COLD_MS, quick) if at_target else None,
+            )
+        )
+        rows.append(
+            Row(
+                "pipeline",
+                f"warm build (next request), {r['n']:,} msgs",
+                r["warm_ms"],
+                runs=r["warm_runs"],
+                target="≤ 30 ms" if at_target else "—",
+                ok=at_most(r["warm_ms"], WARM_MS, quick) if at_target else None,
+            )
+        )
+        rows.append(
+            Row("pipeline", f"rebuild (same history), {r['n']:,} msgs", r["rebuild_ms"], runs=r["rebuild_runs"])
+        )
     if len(results) >= 2:
         first, last = results[0], results[-1]
         for kind in ("cold", "warm"):
             per_k = [r[f"{kind}_ms"] * 1000 / r["n"] for r in results]
             shown = " · ".join(f"{r['n'] / 1000:g}k {v:.{0 if v >= 10 else 1}f}" for r, v in zip(results, per_k))
             ratio = per_k[-1] / per_k[0]
-            rows.append(Row("pipeline", f"{kind} ms per 1,000 msgs ({shown}): "
-                                        f"{last['n'] / 1000:g}k ÷ {first['n'] / 1000:g}k",
-                            ratio, unit="×", target="linear: ≤ 2×", ok=at_most(ratio, GROWTH, quick)))
+            rows.append(
+                Row(
+                    "pipeline",
+                    f"{kind} ms per 1,000 msgs ({shown}): {last['n'] / 1000:g}k ÷ {first['n'] / 1000:g}k",
+                    ratio,
+                    unit="×",
+                    target="linear: ≤ 2×",
+                    ok=at_most(ratio, GROWTH, quick),
+                )
+            )
     return rows
 
 

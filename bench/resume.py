@@ -54,8 +54,10 @@ SESSION_TITLE = "a long session"
 TARGET_MS = 500.0
 # Past this, more runs only make the benchmark slow: three are enough for the median.
 FAR_OVER_MS = 5_000.0
-WORDS = ("the quick brown fox jumps over a lazy dog while reading files and running tests "
-         "def class return import self value result error assert print path config").split()
+WORDS = (
+    "the quick brown fox jumps over a lazy dog while reading files and running tests "
+    "def class return import self value result error assert print path config"
+).split()
 COMMANDS = ["pytest -q", "git status", "ls -la src", "npm run build", "rg TODO", "make lint", "cat setup.cfg"]
 
 
@@ -72,7 +74,7 @@ class _Text:
 
     def chars(self, n: int) -> str:
         start = self.rng.randrange(0, len(self.pool) - n)
-        return self.pool[start:start + n]
+        return self.pool[start : start + n]
 
 
 def _lines(rng: random.Random, gen: _Text, size: int) -> list[str]:
@@ -91,7 +93,8 @@ def _tool_result(rng: random.Random, gen: _Text, i: int) -> tuple[ToolCall, str]
         path = f"src/pkg{rng.randint(0, 9)}/mod{rng.randint(0, 40)}.py"
         lines = _lines(rng, gen, size - 6 * size // 60)  # room for the `N→` prefixes
         body = f"📄 {path} (lines 1-{len(lines)}/{len(lines)})\n" + "\n".join(
-            f"{k}→{line}" for k, line in enumerate(lines, start=1))
+            f"{k}→{line}" for k, line in enumerate(lines, start=1)
+        )
         call = ToolCall(id=f"call_{i:06d}", name="filesystem-read", arguments=json.dumps({"filePath": path}))
     else:
         command = rng.choice(COMMANDS)
@@ -122,15 +125,25 @@ def long_session(n: int, cwd: str, marker: str, seed: int = 11) -> tuple[Session
                 break
             i += 1
             call, body = _tool_result(rng, gen, i)
-            add(role="assistant", content=gen.words(0, 20) or None, tool_calls=[call],
-                meta={"model": "openai/fake-model", "usage": {"prompt_tokens": 1000, "completion_tokens": 50}})
+            add(
+                role="assistant",
+                content=gen.words(0, 20) or None,
+                tool_calls=[call],
+                meta={"model": "openai/fake-model", "usage": {"prompt_tokens": 1000, "completion_tokens": 50}},
+            )
             add(role="tool", tool_call_id=call.id, tool_name=call.name, content=body)
         if len(out) < n - 1:
             add(role="assistant", content=gen.words(10, 120), meta={"model": "openai/fake-model"})
     add(role="assistant", content=f"All done. {marker}", meta={"model": "openai/fake-model"})
     out = out[:n]
-    session = Session(cwd=cwd, model="openai/fake-model", title=SESSION_TITLE, created_at=out[0].created_at,
-                      updated_at=out[-1].created_at, head_id=out[-1].id)
+    session = Session(
+        cwd=cwd,
+        model="openai/fake-model",
+        title=SESSION_TITLE,
+        created_at=out[0].created_at,
+        updated_at=out[-1].created_at,
+        head_id=out[-1].id,
+    )
     return session, out
 
 
@@ -139,10 +152,17 @@ def small_session(rng: random.Random, cwd: str, t: int) -> tuple[Session, list[M
     for k in range(10):
         role = "user" if k % 2 == 0 else "assistant"
         text = " ".join(rng.choices(WORDS, k=rng.randint(5, 80)))
-        out.append(Message(role=role, content=text, parent_id=out[-1].id if out else None, seq=k + 1,
-                           created_at=t + k * 5_000))
-    session = Session(cwd=cwd, model="openai/fake-model", title=out[0].content[:60], created_at=t,
-                      updated_at=out[-1].created_at, head_id=out[-1].id)
+        out.append(
+            Message(role=role, content=text, parent_id=out[-1].id if out else None, seq=k + 1, created_at=t + k * 5_000)
+        )
+    session = Session(
+        cwd=cwd,
+        model="openai/fake-model",
+        title=out[0].content[:60],
+        created_at=t,
+        updated_at=out[-1].created_at,
+        head_id=out[-1].id,
+    )
     return session, out
 
 
@@ -186,8 +206,9 @@ async def store_timings(db: Path, session_id: str, runs: int, n_sessions: int) -
         await store.close()
 
 
-def tui_run(tmux: PrivateTmux, cairn: Path, home: Path, ws: Path, session_id: str,
-            marker: str) -> tuple[float, float, float]:
+def tui_run(
+    tmux: PrivateTmux, cairn: Path, home: Path, ws: Path, session_id: str, marker: str
+) -> tuple[float, float, float]:
     """(ms to the prompt, ms to the last history message on screen, ms until the app itself
     shows it: the status line names the session, which the first screen does not)."""
     command = (
@@ -196,8 +217,9 @@ def tui_run(tmux: PrivateTmux, cairn: Path, home: Path, ws: Path, session_id: st
     )
     # Fine-grained near the target, coarser after: each capture costs CPU the app needs.
     app = (marker, SESSION_TITLE)
-    seen = tmux.times_to_texts(command, [READY_TEXT, marker, app], timeout=TIMEOUT,
-                               poll=lambda elapsed: 0.01 if elapsed < 2 else 0.05)
+    seen = tmux.times_to_texts(
+        command, [READY_TEXT, marker, app], timeout=TIMEOUT, poll=lambda elapsed: 0.01 if elapsed < 2 else 0.05
+    )
     return seen.get(READY_TEXT, seen[app]), seen.get(marker, seen[app]), seen[app]
 
 
@@ -216,9 +238,11 @@ def measure(*, runs: int, messages: int, sessions: int, cairn: Path, warmup: int
         db = home / "sessions.db"  # agent.settings.config.db_path() under CAIRN_HOME
         start = time.perf_counter()
         session_id, size = asyncio.run(populate(db, str(ws), messages, sessions, marker))
-        print(f"generated {messages:,} messages ({size / 2**20:.0f} MB of content) + "
-              f"{sessions:,} sessions × 10 in {time.perf_counter() - start:.1f} s; "
-              f"db {db.stat().st_size / 2**20:.0f} MB")
+        print(
+            f"generated {messages:,} messages ({size / 2**20:.0f} MB of content) + "
+            f"{sessions:,} sessions × 10 in {time.perf_counter() - start:.1f} s; "
+            f"db {db.stat().st_size / 2**20:.0f} MB"
+        )
         times = asyncio.run(store_timings(db, session_id, runs, sessions))
         if tui:
             # The bytecode a real install has, without paying an uncounted run for it.
@@ -230,8 +254,9 @@ def measure(*, runs: int, messages: int, sessions: int, cairn: Path, warmup: int
                 for _ in range(runs):
                     tui_runs.append(tui_run(tmux, cairn, home, ws, session_id, marker))
                     if len(tui_runs) >= 3 and min(r[2] for r in tui_runs) > FAR_OVER_MS:
-                        print(f"(cairn --resume: stopped after {len(tui_runs)} runs, "
-                              f"all over {FAR_OVER_MS / 1000:.0f} s)")
+                        print(
+                            f"(cairn --resume: stopped after {len(tui_runs)} runs, all over {FAR_OVER_MS / 1000:.0f} s)"
+                        )
                         break
             times["tui_prompt"] = [r[0] / 1000 for r in tui_runs]
             times["tui_history"] = [r[1] / 1000 for r in tui_runs]
@@ -239,8 +264,16 @@ def measure(*, runs: int, messages: int, sessions: int, cairn: Path, warmup: int
     return times
 
 
-def run(quick: bool = False, *, runs: int = 5, messages: int = 10_000, sessions: int = 1_000,
-        cairn: Path | None = None, warmup: int = 0, tui: bool = True) -> list[Row]:
+def run(
+    quick: bool = False,
+    *,
+    runs: int = 5,
+    messages: int = 10_000,
+    sessions: int = 1_000,
+    cairn: Path | None = None,
+    warmup: int = 0,
+    tui: bool = True,
+) -> list[Row]:
     if quick:
         runs, messages, sessions, warmup = 1, 1_000, 50, 0
     cairn = cairn or cairn_script()
@@ -271,8 +304,9 @@ def run(quick: bool = False, *, runs: int = 5, messages: int = 10_000, sessions:
             return Row("resume", figure, None, target=target, note=SKIPPED_NO_TMUX if skip_tui else "not run")
         ms = [v * 1000 for v in times[key]]
         value = statistics.median(ms)
-        return Row("resume", figure, value, target=target, runs=ms,
-                   ok=None if limit is None else at_most(value, limit, quick))
+        return Row(
+            "resume", figure, value, target=target, runs=ms, ok=None if limit is None else at_most(value, limit, quick)
+        )
 
     size = f"{messages:,} msgs"
     return [
@@ -294,8 +328,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-tui", action="store_true", help="store-level timings only (no tmux)")
     common_args(parser)
     args = parser.parse_args(argv)
-    rows = run(args.quick, runs=args.runs, messages=args.messages, sessions=args.sessions, cairn=Path(args.cairn),
-               warmup=args.warmup, tui=not args.no_tui)
+    rows = run(
+        args.quick,
+        runs=args.runs,
+        messages=args.messages,
+        sessions=args.sessions,
+        cairn=Path(args.cairn),
+        warmup=args.warmup,
+        tui=not args.no_tui,
+    )
     return finish(rows, args.json)
 
 

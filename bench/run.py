@@ -121,8 +121,9 @@ def print_table(rows: list[Row], title: str = "", file=None) -> None:
     for cell in cells:
         shown = ("" if cell[0] == previous else cell[0],) + cell[1:]
         previous = cell[0]
-        print(" | ".join((c.rjust(w) if i == 2 else c.ljust(w)) for i, (c, w) in enumerate(zip(shown, widths))),
-              file=file)
+        print(
+            " | ".join((c.rjust(w) if i == 2 else c.ljust(w)) for i, (c, w) in enumerate(zip(shown, widths))), file=file
+        )
 
 
 # -- the suite -------------------------------------------------------------------------------------
@@ -135,8 +136,10 @@ class Benchmark:
     args: Callable[[bool], list[str]] = lambda quick: ["--quick"] if quick else []
 
 
-_INTERRUPT_LINE = re.compile(r"^\s+(?P<case>.+?):\s+(?P<key>turn finished|group gone)\s+median\s+"
-                             r"(?P<median>[\d.]+) ms\s+\(min (?P<min>[\d.]+), max (?P<max>[\d.]+), n=(?P<n>\d+)\)")
+_INTERRUPT_LINE = re.compile(
+    r"^\s+(?P<case>.+?):\s+(?P<key>turn finished|group gone)\s+median\s+"
+    r"(?P<median>[\d.]+) ms\s+\(min (?P<min>[\d.]+), max (?P<max>[\d.]+), n=(?P<n>\d+)\)"
+)
 
 
 def parse_interrupt(output: str, quick: bool) -> list[Row]:
@@ -146,8 +149,14 @@ def parse_interrupt(output: str, quick: bool) -> list[Row]:
         m = _INTERRUPT_LINE.match(line)
         if m:
             case = m["case"].split(" (")[0]
-            rows.append(Row("interrupt", f"interrupt() → {m['key']}: {case}", float(m["median"]),
-                            note=f"min {m['min']}, max {m['max']}, n={m['n']}"))
+            rows.append(
+                Row(
+                    "interrupt",
+                    f"interrupt() → {m['key']}: {case}",
+                    float(m["median"]),
+                    note=f"min {m['min']}, max {m['max']}, n={m['n']}",
+                )
+            )
     if not rows:
         raise ValueError("no `median … ms` lines in bench/interrupt.py's output")
     return rows
@@ -168,9 +177,17 @@ def parse_cost(output: str, quick: bool) -> list[Row]:
             rows.append(Row("cost", f"{model} (no cache): auto ÷ append-only", total["auto"], unit="×"))
             continue
         worst = max(f[model]["auto"] for f in result["files"])
-        rows.append(Row("cost", f"{model}: auto ÷ append-only cached", total["auto"], unit="×",
-                        target=f"≤ {COST_TARGET}", ok=total["auto"] <= COST_TARGET,
-                        note=f"exact {total['exact']:.3f}; worst session {worst:.3f} (≤ 1.0)"))
+        rows.append(
+            Row(
+                "cost",
+                f"{model}: auto ÷ append-only cached",
+                total["auto"],
+                unit="×",
+                target=f"≤ {COST_TARGET}",
+                ok=total["auto"] <= COST_TARGET,
+                note=f"exact {total['exact']:.3f}; worst session {worst:.3f} (≤ 1.0)",
+            )
+        )
     return rows
 
 
@@ -181,15 +198,21 @@ SUITE = [
     Benchmark("resume", "resume.py", 360),
     Benchmark("pipeline", "pipeline.py", 300),
     Benchmark("memory", "memory.py", 480),
-    Benchmark("interrupt", "interrupt.py", 240, parse=parse_interrupt,
-              args=lambda quick: ["--runs", "1" if quick else "7"]),
+    Benchmark(
+        "interrupt", "interrupt.py", 240, parse=parse_interrupt, args=lambda quick: ["--runs", "1" if quick else "7"]
+    ),
     Benchmark("context_files", "context_files.py", 300, args=lambda quick: ["--quick"] if quick else ["--runs", "3"]),
     Benchmark("context_cli", "context_cli.py", 180),
     Benchmark("fs_search", "fs_search.py", 600, args=lambda quick: ["--quick"] if quick else ["--runs", "5"]),
     Benchmark("sandbox", "sandbox.py", 180),
     Benchmark("start_to_request", "start_to_request.py", 600),
-    Benchmark("cost", "cost.py", 300, parse=parse_cost,
-              args=lambda quick: ["--json", *map(str, sorted(COST_FIXTURES.glob("*.jsonl")))]),
+    Benchmark(
+        "cost",
+        "cost.py",
+        300,
+        parse=parse_cost,
+        args=lambda quick: ["--json", *map(str, sorted(COST_FIXTURES.glob("*.jsonl")))],
+    ),
 ]
 
 
@@ -206,14 +229,22 @@ def run_one(bench: Benchmark, quick: bool, verbose: bool) -> tuple[list[Row], fl
         env = dict(os.environ, PYTHONUNBUFFERED="1", LITELLM_LOCAL_MODEL_COST_MAP="True")
         start = time.perf_counter()
         try:
-            done = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True,
-                                  timeout=bench.timeout * (0.6 if quick else 1.0))
+            done = subprocess.run(
+                command,
+                cwd=REPO,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=bench.timeout * (0.6 if quick else 1.0),
+            )
         except subprocess.TimeoutExpired as exc:
             elapsed = time.perf_counter() - start
             output = (exc.stdout or b"").decode() if isinstance(exc.stdout, bytes) else (exc.stdout or "")
             if verbose:
                 print(output, file=sys.stderr)
-            return [Row(bench.name, "(the whole benchmark)", None, note=f"FAILED: timed out after {elapsed:.0f} s")], elapsed
+            return [
+                Row(bench.name, "(the whole benchmark)", None, note=f"FAILED: timed out after {elapsed:.0f} s")
+            ], elapsed
         elapsed = time.perf_counter() - start
         if verbose:
             print(done.stdout, file=sys.stderr)
@@ -226,8 +257,10 @@ def run_one(bench: Benchmark, quick: bool, verbose: bool) -> tuple[list[Row], fl
                 return bench.parse(done.stdout, quick), elapsed
             return [Row(**r) for r in json.loads(out.read_text())], elapsed
         except Exception as exc:
-            print(f"--- {bench.name} failed ({exc}); its output:\n{_tail(done.stdout)}\n{_tail(done.stderr, 25)}",
-                  file=sys.stderr)
+            print(
+                f"--- {bench.name} failed ({exc}); its output:\n{_tail(done.stdout)}\n{_tail(done.stderr, 25)}",
+                file=sys.stderr,
+            )
             reason = _tail(done.stderr, 1) or str(exc)
             return [Row(bench.name, "(the whole benchmark)", None, note=f"FAILED: {reason[:80]}")], elapsed
 
@@ -235,16 +268,21 @@ def run_one(bench: Benchmark, quick: bool, verbose: bool) -> tuple[list[Row], fl
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="one run at small sizes: proves every benchmark runs")
-    parser.add_argument("--only", nargs="+", metavar="NAME", choices=[b.name for b in SUITE],
-                        help="run only these benchmarks")
+    parser.add_argument(
+        "--only", nargs="+", metavar="NAME", choices=[b.name for b in SUITE], help="run only these benchmarks"
+    )
     parser.add_argument("-v", "--verbose", action="store_true", help="show each benchmark's own output")
     parser.add_argument("--strict", action="store_true", help="exit 1 when a figure misses its target")
     args = parser.parse_args(argv)
     chosen = [b for b in SUITE if not args.only or b.name in args.only]
     rows: list[Row] = []
     started = time.perf_counter()
-    print(f"cairn benchmarks ({'quick' if args.quick else 'full'}; {os.cpu_count()} CPUs, "
-          f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())})", file=sys.stderr, flush=True)
+    print(
+        f"cairn benchmarks ({'quick' if args.quick else 'full'}; {os.cpu_count()} CPUs, "
+        f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())})",
+        file=sys.stderr,
+        flush=True,
+    )
     for bench in chosen:
         print(f"  {bench.name:<14} …", end="", file=sys.stderr, flush=True)
         got, elapsed = run_one(bench, args.quick, args.verbose)
@@ -253,9 +291,12 @@ def main(argv: list[str] | None = None) -> int:
         rows += got
     total = time.perf_counter() - started
     print()
-    print_table(rows, title=f"cairn benchmarks — {'quick (figures not judged)' if args.quick else 'medians'}; "
-                            f"{os.cpu_count()} CPUs; load average at the end "
-                            f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}; {total:.0f} s in all")
+    print_table(
+        rows,
+        title=f"cairn benchmarks — {'quick (figures not judged)' if args.quick else 'medians'}; "
+        f"{os.cpu_count()} CPUs; load average at the end "
+        f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}; {total:.0f} s in all",
+    )
     failed = [r for r in rows if r.note.startswith("FAILED")]
     for row in failed:
         print(f"{row.benchmark}: {row.note}")

@@ -44,8 +44,13 @@ def make_repo(root: Path) -> None:
         folder.mkdir(parents=True)
         for f in range(20):
             (folder / f"mod{f}.py").write_text(f"VALUE = {d * 20 + f}\n")
-    env = {**os.environ, "GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@b", "GIT_COMMITTER_NAME": "b",
-           "GIT_COMMITTER_EMAIL": "b@b"}
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "b",
+        "GIT_AUTHOR_EMAIL": "b@b",
+        "GIT_COMMITTER_NAME": "b",
+        "GIT_COMMITTER_EMAIL": "b@b",
+    }
     for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "bench"]):
         subprocess.run(["git", *args], cwd=root, env=env, check=True)
     (root / "pkg0" / "mod0.py").write_text("VALUE = -1\n")
@@ -53,8 +58,9 @@ def make_repo(root: Path) -> None:
 
 async def call(registry, ctx: ToolContext, command: str) -> tuple[float, dict]:
     start = time.perf_counter()
-    result = await registry.execute(ToolCall(id="b", name="terminal-execute",
-                                             arguments=json.dumps({"command": command})), ctx)
+    result = await registry.execute(
+        ToolCall(id="b", name="terminal-execute", arguments=json.dumps({"command": command})), ctx
+    )
     elapsed = (time.perf_counter() - start) * 1000
     if result.is_error:
         raise RuntimeError(result.content)
@@ -83,12 +89,21 @@ async def measure(runs: int) -> list[Row]:
                     times[name].append(elapsed)
             base, boxed = median(times["unconfined"]), median(times["unasked"])
             overhead = boxed - base
-            print(f"  {command:<12} unconfined {base:6.1f} ms   unasked (checked, hardened, sandboxed) "
-                  f"{boxed:6.1f} ms   overhead {overhead:5.1f} ms")
-            rows.append(Row("sandbox", f"{command}: sandbox overhead (unasked − unconfined)", overhead,
-                            target=f"≤ {TARGET_MS:g} ms", ok=at_most(overhead, TARGET_MS, runs < 5),
-                            note=f"unconfined {base:.1f} ms, unasked {boxed:.1f} ms, n={runs}",
-                            runs=times["unasked"]))
+            print(
+                f"  {command:<12} unconfined {base:6.1f} ms   unasked (checked, hardened, sandboxed) "
+                f"{boxed:6.1f} ms   overhead {overhead:5.1f} ms"
+            )
+            rows.append(
+                Row(
+                    "sandbox",
+                    f"{command}: sandbox overhead (unasked − unconfined)",
+                    overhead,
+                    target=f"≤ {TARGET_MS:g} ms",
+                    ok=at_most(overhead, TARGET_MS, runs < 5),
+                    note=f"unconfined {base:.1f} ms, unasked {boxed:.1f} ms, n={runs}",
+                    runs=times["unasked"],
+                )
+            )
         return rows
 
 

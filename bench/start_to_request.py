@@ -82,8 +82,9 @@ def _env(home: Path, warm: bool = False) -> dict[str, str]:
     return env
 
 
-def headless_once(cairn: Path, server, arrivals: Arrivals, tmp: Path, i: int, warm: bool = False,
-                  cpu: list[float] | None = None) -> float:
+def headless_once(
+    cairn: Path, server, arrivals: Arrivals, tmp: Path, i: int, warm: bool = False, cpu: list[float] | None = None
+) -> float:
     home, ws = (tmp / "home-warm", tmp / "ws-warm") if warm else (tmp / f"home-p{i}", tmp / f"ws-p{i}")
     home.mkdir(exist_ok=True)
     ws.mkdir(exist_ok=True)
@@ -92,9 +93,25 @@ def headless_once(cairn: Path, server, arrivals: Arrivals, tmp: Path, i: int, wa
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     proc = subprocess.Popen(
-        [str(cairn), "--model", "openai/fake-model", "--api-base", server.base_url, "--api-key", "sk-bench",
-         "--cwd", str(ws), "-p", "hi"],
-        env=_env(home, warm), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        [
+            str(cairn),
+            "--model",
+            "openai/fake-model",
+            "--api-base",
+            server.base_url,
+            "--api-key",
+            "sk-bench",
+            "--cwd",
+            str(ws),
+            "-p",
+            "hi",
+        ],
+        env=_env(home, warm),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         arrived = arrivals.wait()
     finally:
@@ -107,14 +124,15 @@ def headless_once(cairn: Path, server, arrivals: Arrivals, tmp: Path, i: int, wa
     return (arrived - start) * 1000
 
 
-def tui_once(cairn: Path, server, arrivals: Arrivals, tmux: PrivateTmux, tmp: Path, i: int,
-             lost: list[int]) -> float:
+def tui_once(cairn: Path, server, arrivals: Arrivals, tmux: PrivateTmux, tmp: Path, i: int, lost: list[int]) -> float:
     home, ws = tmp / f"home-t{i}", tmp / f"ws-t{i}"
     home.mkdir()
     ws.mkdir()
     name = f"str-{os.getpid()}-{i}"
-    command = (f"env -u PYTHONDONTWRITEBYTECODE CAIRN_HOME={home} {cairn} --model openai/fake-model "
-               f"--api-base {server.base_url} --api-key sk-bench --cwd {ws}")
+    command = (
+        f"env -u PYTHONDONTWRITEBYTECODE CAIRN_HOME={home} {cairn} --model openai/fake-model "
+        f"--api-base {server.base_url} --api-key sk-bench --cwd {ws}"
+    )
     start = time.perf_counter()
     started = tmux.run("new-session", "-d", "-s", name, "-x", "120", "-y", "36", command)
     if started.returncode != 0:
@@ -190,8 +208,9 @@ def stop_backend(home: Path) -> None:
         pass
 
 
-def run(quick: bool = False, *, runs: int = 5, cairn: Path | None = None, warm_backend: bool = True,
-        tui_runs: bool = True) -> list[Row]:
+def run(
+    quick: bool = False, *, runs: int = 5, cairn: Path | None = None, warm_backend: bool = True, tui_runs: bool = True
+) -> list[Row]:
     from tests.fakes.llm_server import FakeLLMServer
 
     cairn = cairn or cairn_script()
@@ -218,23 +237,55 @@ def run(quick: bool = False, *, runs: int = 5, cairn: Path | None = None, warm_b
                     ms = tui_once(cairn, server, arrivals, tmux, Path(tmp), i, lost)
                     if i:
                         tui.append(ms)
-                    print(f"  TUI prompt at {TUI_PROMPT_DELAY} s → request: {ms:,.0f} ms"
-                          f"{'' if i else ' (warm-up, not counted)'}")
+                    print(
+                        f"  TUI prompt at {TUI_PROMPT_DELAY} s → request: {ms:,.0f} ms"
+                        f"{'' if i else ' (warm-up, not counted)'}"
+                    )
     p_median = statistics.median(headless)
-    rows = [Row("start_to_request", "cairn -p start → request received", p_median, target="≤ 1,500 ms",
-                ok=at_most(p_median, HEADLESS_TARGET_MS, quick), runs=headless)]
-    rows.append(Row("start_to_request", "cairn -p hi: CPU user+sys of the whole run (in-process)",
-                    statistics.median(cpu), runs=cpu))
+    rows = [
+        Row(
+            "start_to_request",
+            "cairn -p start → request received",
+            p_median,
+            target="≤ 1,500 ms",
+            ok=at_most(p_median, HEADLESS_TARGET_MS, quick),
+            runs=headless,
+        )
+    ]
+    rows.append(
+        Row(
+            "start_to_request",
+            "cairn -p hi: CPU user+sys of the whole run (in-process)",
+            statistics.median(cpu),
+            runs=cpu,
+        )
+    )
     if warm:
         w_median = statistics.median(warm)
-        rows.append(Row("start_to_request", "cairn -p start → request received, warm backend (CAIRN_WARM=1)",
-                        w_median, target="≤ 1,500 ms", ok=at_most(w_median, HEADLESS_TARGET_MS, quick), runs=warm))
+        rows.append(
+            Row(
+                "start_to_request",
+                "cairn -p start → request received, warm backend (CAIRN_WARM=1)",
+                w_median,
+                target="≤ 1,500 ms",
+                ok=at_most(w_median, HEADLESS_TARGET_MS, quick),
+                runs=warm,
+            )
+        )
     figure = f"TUI prompt sent {TUI_PROMPT_DELAY} s after launch → request received"
     if tui:
         t_median = statistics.median(tui)
-        rows.append(Row("start_to_request", figure, t_median, target="≤ 2,000 ms (issue 20)",
-                        ok=at_most(t_median, TUI_TARGET_MS, quick), runs=tui,
-                        note=f"keys or Enter typed early lost (typed again) in {len(set(lost))} of {runs + 1} launches"))
+        rows.append(
+            Row(
+                "start_to_request",
+                figure,
+                t_median,
+                target="≤ 2,000 ms (issue 20)",
+                ok=at_most(t_median, TUI_TARGET_MS, quick),
+                runs=tui,
+                note=f"keys or Enter typed early lost (typed again) in {len(set(lost))} of {runs + 1} launches",
+            )
+        )
         print(f"  {rows[-1].note}")
     else:
         rows.append(Row("start_to_request", figure, None, note=SKIPPED_NO_TMUX if tui_runs else "not run (--no-tui)"))
@@ -249,8 +300,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-warm", action="store_true", help="skip the warm-backend runs (an older cairn)")
     parser.add_argument("--no-tui", action="store_true", help="skip the TUI runs")
     args = parser.parse_args(argv)
-    return finish(run(args.quick, runs=args.runs, cairn=args.cairn, warm_backend=not args.no_warm,
-                      tui_runs=not args.no_tui), args.json)
+    return finish(
+        run(args.quick, runs=args.runs, cairn=args.cairn, warm_backend=not args.no_warm, tui_runs=not args.no_tui),
+        args.json,
+    )
 
 
 if __name__ == "__main__":

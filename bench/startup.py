@@ -61,8 +61,10 @@ def run(quick: bool = False, *, runs: int = 5, warmup: int = 1, cairn: Path | No
         runs, warmup = 1, 0
     cairn = cairn or cairn_script()
     if not have_tmux():
-        return [Row("startup", FIGURE, None, target="≤ 300 ms", note=SKIPPED_NO_TMUX),
-                Row("startup", APP_FIGURE, None, note=SKIPPED_NO_TMUX)]
+        return [
+            Row("startup", FIGURE, None, target="≤ 300 ms", note=SKIPPED_NO_TMUX),
+            Row("startup", APP_FIGURE, None, note=SKIPPED_NO_TMUX),
+        ]
     if not cairn.exists():
         raise RuntimeError(f"{cairn} not found: pip install -e . first")
     pairs = measure(cairn, runs, warmup)
@@ -70,8 +72,10 @@ def run(quick: bool = False, *, runs: int = 5, warmup: int = 1, cairn: Path | No
     value, app_value = statistics.median(prompt), statistics.median(app)
     print(f"startup_to_prompt_ms median={value:.0f} runs=[{', '.join(f'{r:.0f}' for r in prompt)}]")
     print(f"startup_to_app_ms median={app_value:.0f} runs=[{', '.join(f'{r:.0f}' for r in app)}]")
-    return [Row("startup", FIGURE, value, target="≤ 300 ms", ok=at_most(value, TARGET_MS, quick), runs=prompt),
-            Row("startup", APP_FIGURE, app_value, runs=app)]
+    return [
+        Row("startup", FIGURE, value, target="≤ 300 ms", ok=at_most(value, TARGET_MS, quick), runs=prompt),
+        Row("startup", APP_FIGURE, app_value, runs=app),
+    ]
 
 
 def main(argv: list[str] | None = None) -> int:

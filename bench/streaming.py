@@ -73,7 +73,7 @@ def answer_text(tokens: int, marker: str) -> str:
     from tests.fakes.llm_server import filler_text
 
     words = filler_text(tokens * CHARS_PER_TOKEN // 3).split(" ")
-    paragraphs = [" ".join(words[i:i + PARAGRAPH_WORDS]) for i in range(0, len(words), PARAGRAPH_WORDS)]
+    paragraphs = [" ".join(words[i : i + PARAGRAPH_WORDS]) for i in range(0, len(words), PARAGRAPH_WORDS)]
     body = "\n\n".join(paragraphs)[: tokens * CHARS_PER_TOKEN - len(marker) - 1].rstrip()
     body += " " * (tokens * CHARS_PER_TOKEN - len(marker) - len(body))
     return body + marker
@@ -146,8 +146,12 @@ async def heartbeat(app, period: float = 0.005) -> None:
 def start_server(script: list[dict], tmp: Path) -> tuple[subprocess.Popen, str]:
     path = tmp / "script.json"
     path.write_text(json.dumps(script))
-    proc = subprocess.Popen([sys.executable, "-m", "tests.fakes", "--port", "0", "--script", str(path)],
-                            cwd=REPO, stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tests.fakes", "--port", "0", "--script", str(path)],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     line = proc.stdout.readline().strip()
     if not line.startswith("PORT="):
         proc.kill()
@@ -180,16 +184,20 @@ async def measure(tokens: int, rates: list[float], runs: int, tmp: Path) -> dict
     markers = [f"ZQ{i:04d}X" for i in range(len(plan))]
     script = []
     for (rate, _), marker in zip(plan, markers):
-        step = text(answer_text(200 if rate == 0 else tokens, marker), chunk_size=CHARS_PER_TOKEN,
-                    delay=0.0 if rate == 0 else 1 / rate)
+        step = text(
+            answer_text(200 if rate == 0 else tokens, marker),
+            chunk_size=CHARS_PER_TOKEN,
+            delay=0.0 if rate == 0 else 1 / rate,
+        )
         script.append({"type": "text", **{k: getattr(step, k) for k in ("text", "chunk_size", "delay")}})
     server, base_url = start_server(script, tmp)
     results: dict[float, list[dict[str, float]]] = {}
     try:
         ws = tmp / "ws"
         ws.mkdir()
-        settings = load_settings(ws, flags={"model": "openai/fake-model", "api_base": base_url,
-                                            "api_key": "sk-bench", "yolo": True})
+        settings = load_settings(
+            ws, flags={"model": "openai/fake-model", "api_base": base_url, "api_key": "sk-bench", "yolo": True}
+        )
         app = make_app_class()(settings)
         async with app.run_test(size=(120, 36)) as pilot:
             beat = asyncio.create_task(heartbeat(app))
@@ -216,11 +224,14 @@ async def measure(tokens: int, rates: list[float], runs: int, tmp: Path) -> dict
                     if rate:
                         got = figures(watch, tokens, rate)
                         results.setdefault(rate, []).append(got)
-                        print(f"  {tokens} tokens at {rate:>5g}/s: behind {got['behind']:7.1f} ms, "
-                              f"screen {got['rate']:7.0f} tok/s, received {got['received']:7.0f}/s, "
-                              f"worst frame gap {got['gap']:6.1f} ms, "
-                              f"worst stall {got['stall']:6.1f} ms, after last delta "
-                              f"{got['after_last_delta']:6.1f} ms ({got['deltas']} deltas)", flush=True)
+                        print(
+                            f"  {tokens} tokens at {rate:>5g}/s: behind {got['behind']:7.1f} ms, "
+                            f"screen {got['rate']:7.0f} tok/s, received {got['received']:7.0f}/s, "
+                            f"worst frame gap {got['gap']:6.1f} ms, "
+                            f"worst stall {got['stall']:6.1f} ms, after last delta "
+                            f"{got['after_last_delta']:6.1f} ms ({got['deltas']} deltas)",
+                            flush=True,
+                        )
                     await pilot.pause(0.2)
             finally:
                 beat.cancel()
@@ -247,18 +258,36 @@ def run(quick: bool = False, *, tokens: int = 2000, rates: list[float] | None = 
         name = f"{tokens:,} tok at {rate:,.0f} tok/s"
         judged_behind = rate <= TARGET_RATE
         rows += [
-            Row("streaming", f"{name}: last token on screen after stream end", med("behind"),
+            Row(
+                "streaming",
+                f"{name}: last token on screen after stream end",
+                med("behind"),
                 target="≤ 250 ms" if judged_behind else "—",
                 ok=at_most(med("behind"), MARGIN_MS, quick) if judged_behind else None,
-                runs=[g["behind"] for g in got]),
-            Row("streaming", f"{name}: screen rate", med("rate"), unit="tok/s",
+                runs=[g["behind"] for g in got],
+            ),
+            Row(
+                "streaming",
+                f"{name}: screen rate",
+                med("rate"),
+                unit="tok/s",
                 target="—" if judged_behind else "≥ 1,000 tok/s",
                 ok=None if judged_behind else at_least(med("rate"), TARGET_RATE, quick),
-                runs=[g["rate"] for g in got]),
-            Row("streaming", f"{name}: text deltas received (litellm + loop)", med("received"), unit="deltas/s",
-                runs=[g["received"] for g in got]),
-            Row("streaming", f"{name}: last token on screen after last delta", med("after_last_delta"),
-                runs=[g["after_last_delta"] for g in got]),
+                runs=[g["rate"] for g in got],
+            ),
+            Row(
+                "streaming",
+                f"{name}: text deltas received (litellm + loop)",
+                med("received"),
+                unit="deltas/s",
+                runs=[g["received"] for g in got],
+            ),
+            Row(
+                "streaming",
+                f"{name}: last token on screen after last delta",
+                med("after_last_delta"),
+                runs=[g["after_last_delta"] for g in got],
+            ),
             Row("streaming", f"{name}: worst gap between chat frames", med("gap"), runs=[g["gap"] for g in got]),
             Row("streaming", f"{name}: worst event-loop stall", med("stall"), runs=[g["stall"] for g in got]),
         ]

@@ -30,8 +30,14 @@ class PrivateTmux:
     def __exit__(self, *exc: object) -> None:
         self.run("kill-server")
 
-    def times_to_texts(self, command: str, texts: list[str | tuple[str, ...]], *, timeout: float,
-                       poll: Callable[[float], float] = lambda elapsed: 0.005) -> dict:
+    def times_to_texts(
+        self,
+        command: str,
+        texts: list[str | tuple[str, ...]],
+        *,
+        timeout: float,
+        poll: Callable[[float], float] = lambda elapsed: 0.005,
+    ) -> dict:
         """Run `command` in a 120×36 pane; ms from launch until each text was first on screen
         (a tuple: until all of its texts were on the same screen), keyed by the item.
 

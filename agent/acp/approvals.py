@@ -29,8 +29,11 @@ class EditorApprover:
         choices = [c for c in request.choices if c in OPTIONS]
         options = [PermissionOption(option_id=c, kind=OPTIONS[c][0], name=OPTIONS[c][1]) for c in choices]  # type: ignore[arg-type]
         detail = request.detail + "".join(f"\n\n{text}" for text in (request.reason, request.note) if text)
-        call = ToolCallUpdate(tool_call_id=self.current_call_id or f"approval-{request.key}", title=request.title,
-                              raw_input={"tool": request.tool, "kind": request.kind, "detail": detail})
+        call = ToolCallUpdate(
+            tool_call_id=self.current_call_id or f"approval-{request.key}",
+            title=request.title,
+            raw_input={"tool": request.tool, "kind": request.kind, "detail": detail},
+        )
         response = await self.conn.request_permission(session_id=self.session_id, tool_call=call, options=options)
         outcome = response.outcome
         chosen = getattr(outcome, "option_id", None)

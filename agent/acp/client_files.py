@@ -37,5 +37,6 @@ class EditorRead(FsRead):
 
 def with_editor_reads(registry: ToolRegistry, conn: Any, session_id: Callable[[], str]) -> ToolRegistry:
     """The same tools, `filesystem-read` reading through the editor."""
-    return ToolRegistry([EditorRead(conn, session_id) if name == FsRead.name else registry.get(name)
-                         for name in registry.names])
+    return ToolRegistry(
+        [EditorRead(conn, session_id) if name == FsRead.name else registry.get(name) for name in registry.names]
+    )

@@ -22,8 +22,14 @@ from typing import Any
 
 from acp import PROTOCOL_VERSION, RequestError, run_agent
 from acp.schema import (
-    AgentCapabilities, Implementation, InitializeResponse, LoadSessionResponse, McpCapabilities, NewSessionResponse,
-    PromptCapabilities, PromptResponse,
+    AgentCapabilities,
+    Implementation,
+    InitializeResponse,
+    LoadSessionResponse,
+    McpCapabilities,
+    NewSessionResponse,
+    PromptCapabilities,
+    PromptResponse,
 )
 
 from agent import __version__
@@ -62,8 +68,12 @@ class AcpSession:
             self.status = event.status
         elif isinstance(event, AssistantFinished) and event.message.meta.get("finish_reason") == "length":
             self.cut_off = True
-        if isinstance(event, ToolFinished) and self.writes_through_client and event.call.name in WRITE_TOOLS \
-                and event.message.status == "ok":
+        if (
+            isinstance(event, ToolFinished)
+            and self.writes_through_client
+            and event.call.name in WRITE_TOOLS
+            and event.message.status == "ok"
+        ):
             self.queue.put_nowait(("write", event))
         for update in updates.for_event(event):
             self.queue.put_nowait(("update", update))
@@ -130,16 +140,19 @@ class CairnAcpAgent:
     def on_connect(self, conn: Any) -> None:
         self.conn = conn
 
-    async def initialize(self, protocol_version: int, client_capabilities=None, client_info=None,
-                         **kwargs: Any) -> InitializeResponse:
+    async def initialize(
+        self, protocol_version: int, client_capabilities=None, client_info=None, **kwargs: Any
+    ) -> InitializeResponse:
         fs = getattr(client_capabilities, "fs", None)
         self.client_writes = bool(getattr(fs, "write_text_file", False))
         self.client_reads = bool(getattr(fs, "read_text_file", False))
         return InitializeResponse(
             protocol_version=min(protocol_version, PROTOCOL_VERSION),
-            agent_capabilities=AgentCapabilities(load_session=True,
-                                                 prompt_capabilities=PromptCapabilities(embedded_context=True),
-                                                 mcp_capabilities=McpCapabilities(http=True, sse=False)),
+            agent_capabilities=AgentCapabilities(
+                load_session=True,
+                prompt_capabilities=PromptCapabilities(embedded_context=True),
+                mcp_capabilities=McpCapabilities(http=True, sse=False),
+            ),
             agent_info=Implementation(name="cairn", title="cairn", version=__version__),
         )
 
@@ -151,8 +164,7 @@ class CairnAcpAgent:
         return NewSessionResponse(session_id=session.id)
 
     async def load_session(self, cwd: str, session_id: str, mcp_servers=None, **kwargs: Any) -> LoadSessionResponse:
-        session = self.sessions.get(session_id) or await self._open(cwd, resume_id=session_id,
-                                                                    mcp_servers=mcp_servers)
+        session = self.sessions.get(session_id) or await self._open(cwd, resume_id=session_id, mcp_servers=mcp_servers)
         await session.send_all(updates.for_history(await session.runtime.history()))
         return LoadSessionResponse()
 
@@ -168,12 +180,20 @@ class CairnAcpAgent:
         holder: list[AcpSession] = []
         approver = EditorApprover(self.conn, session_id="")
         try:
-            runtime = await Runtime.open(settings, on_event=lambda e: holder[0].on_event(e) if holder else None,
-                                         approver=approver, resume_id=resume_id,
-                                         editor_mcp=editor_servers(mcp_servers or []))
+            runtime = await Runtime.open(
+                settings,
+                on_event=lambda e: holder[0].on_event(e) if holder else None,
+                approver=approver,
+                resume_id=resume_id,
+                editor_mcp=editor_servers(mcp_servers or []),
+            )
         except NoModelConfigured:
-            raise RequestError.invalid_params({"model": "no model configured: start cairn acp with --model, set "
-                                               "CAIRN_MODEL or a provider key such as ANTHROPIC_API_KEY"}) from None
+            raise RequestError.invalid_params(
+                {
+                    "model": "no model configured: start cairn acp with --model, set "
+                    "CAIRN_MODEL or a provider key such as ANTHROPIC_API_KEY"
+                }
+            ) from None
         except SessionNotFound as exc:
             raise RequestError.resource_not_found(str(exc)) from None
         except StoreOpenError as exc:
@@ -231,8 +251,9 @@ def editor_servers(servers: list) -> dict[str, McpServerSettings]:
         if getattr(server, "url", None):
             out[name] = McpServerSettings(url=server.url, headers={h.name: h.value for h in server.headers or []})
         elif getattr(server, "command", None):
-            out[name] = McpServerSettings(command=server.command, args=list(server.args or []),
-                                          env={e.name: e.value for e in server.env or []})
+            out[name] = McpServerSettings(
+                command=server.command, args=list(server.args or []), env={e.name: e.value for e in server.env or []}
+            )
     return out
 
 
@@ -254,6 +275,7 @@ def prompt_text(blocks: list) -> str:
 
 def serve(flags: dict[str, Any]) -> int:
     """`cairn acp`: serve until the editor closes stdin."""
+
     async def main() -> None:
         agent = CairnAcpAgent(flags)
         try:
@@ -266,4 +288,3 @@ def serve(flags: dict[str, Any]) -> int:
     except KeyboardInterrupt:
         return 130
     return 0
-

@@ -11,21 +11,44 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from acp import start_tool_call, text_block, tool_content, update_agent_message_text, update_tool_call, \
-    update_user_message_text
+from acp import (
+    start_tool_call,
+    text_block,
+    tool_content,
+    update_agent_message_text,
+    update_tool_call,
+    update_user_message_text,
+)
 
 from agent.turn.events import (
-    AssistantFinished, ContextManaged, Event, LimitReached, Notice, Retrying, TextDelta, ToolFinished, ToolStarted,
+    AssistantFinished,
+    ContextManaged,
+    Event,
+    LimitReached,
+    Notice,
+    Retrying,
+    TextDelta,
+    ToolFinished,
+    ToolStarted,
     TurnError,
 )
 from agent.session.models import Message, ToolCall
 
 # A tool result shown in the editor: whole up to here (the store keeps it all).
 MAX_SHOWN_RESULT_CHARS = 20_000
-TOOL_KINDS = {"filesystem-read": "read", "context-read": "read", "context-tail": "read", "context-list": "read",
-              "filesystem-edit": "edit", "filesystem-create": "edit", "filesystem-search": "search",
-              "filesystem-find": "search", "context-grep": "search", "terminal-execute": "execute",
-              "web-fetch": "fetch"}
+TOOL_KINDS = {
+    "filesystem-read": "read",
+    "context-read": "read",
+    "context-tail": "read",
+    "context-list": "read",
+    "filesystem-edit": "edit",
+    "filesystem-create": "edit",
+    "filesystem-search": "search",
+    "filesystem-find": "search",
+    "context-grep": "search",
+    "terminal-execute": "execute",
+    "web-fetch": "fetch",
+}
 
 
 def _arguments(call: ToolCall) -> Any:
@@ -39,7 +62,9 @@ def tool_title(call: ToolCall) -> str:
     """`terminal-execute: pytest -x`, `filesystem-read: src/app.py`: what the editor lists."""
     args = _arguments(call)
     if isinstance(args, dict):
-        subject = args.get("command") or args.get("filePath") or args.get("pattern") or args.get("url") or args.get("id")
+        subject = (
+            args.get("command") or args.get("filePath") or args.get("pattern") or args.get("url") or args.get("id")
+        )
         if isinstance(subject, (str, list)):
             shown = subject if isinstance(subject, str) else ", ".join(str(s) for s in subject)
             return f"{call.name}: {' '.join(shown.split())[:200]}"
@@ -47,17 +72,26 @@ def tool_title(call: ToolCall) -> str:
 
 
 def started(call: ToolCall):
-    return start_tool_call(call.id, tool_title(call), kind=TOOL_KINDS.get(call.name, "other"),  # type: ignore[arg-type]
-                           status="in_progress", raw_input=_arguments(call))
+    return start_tool_call(
+        call.id,
+        tool_title(call),
+        kind=TOOL_KINDS.get(call.name, "other"),  # type: ignore[arg-type]
+        status="in_progress",
+        raw_input=_arguments(call),
+    )
 
 
 def finished(call_id: str, result: Message):
     text = result.content or ""
     if len(text) > MAX_SHOWN_RESULT_CHARS:
-        text = text[:MAX_SHOWN_RESULT_CHARS] + f"\n… ({len(result.content or '') - MAX_SHOWN_RESULT_CHARS:,} more characters)"
+        text = (
+            text[:MAX_SHOWN_RESULT_CHARS]
+            + f"\n… ({len(result.content or '') - MAX_SHOWN_RESULT_CHARS:,} more characters)"
+        )
     failed = result.status != "ok" or text.startswith("Error:")
-    return update_tool_call(call_id, status="failed" if failed else "completed",
-                            content=[tool_content(text_block(text))] if text else None)
+    return update_tool_call(
+        call_id, status="failed" if failed else "completed", content=[tool_content(text_block(text))] if text else None
+    )
 
 
 def for_event(event: Event) -> list:
@@ -76,8 +110,11 @@ def for_event(event: Event) -> list:
     if isinstance(event, Retrying):
         return [update_agent_message_text(f"\n(retrying in {event.delay:.0f} s: {event.reason})\n")]
     if isinstance(event, ContextManaged) and event.event.action == "condense" and event.event.outcome == "ok":
-        return [update_agent_message_text(f"\n(context condensed: {event.event.tokens_before:,} → "
-                                          f"{event.event.tokens_after:,} tokens)\n")]
+        return [
+            update_agent_message_text(
+                f"\n(context condensed: {event.event.tokens_before:,} → {event.event.tokens_after:,} tokens)\n"
+            )
+        ]
     if isinstance(event, AssistantFinished):
         return []
     return []

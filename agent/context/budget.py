@@ -80,7 +80,7 @@ def threshold_tokens(window: int, percent: float) -> int:
 
 
 def context_percent(tokens: int, window: int) -> float:
-    """"(100 * prevContextTokens) / contextWindow"."""
+    """ "(100 * prevContextTokens) / contextWindow"."""
     return 100 * tokens / window if window > 0 else math.inf
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Mapping
 
 from agent.settings.config import Settings
-from agent.context.cache_policy import (DEFAULT_READ_SHARE, DEFAULT_WRITE_SHARE, EXACT, SENT_META, CachePolicy)
+from agent.context.cache_policy import DEFAULT_READ_SHARE, DEFAULT_WRITE_SHARE, EXACT, SENT_META, CachePolicy
 from agent.context.pipeline import BuildResult, TruncateTo, build_api_messages
 from agent.context.rendered import SessionImages
 from agent.context.state import BuildState
@@ -56,8 +56,7 @@ def resolve_policy(settings: Settings, model: str) -> CachePolicy:
 
 
 class RequestBuilder:
-    def __init__(self, settings: Settings, model: str,
-                 windows: Mapping[str, DiscoveredWindow] | None = None) -> None:
+    def __init__(self, settings: Settings, model: str, windows: Mapping[str, DiscoveredWindow] | None = None) -> None:
         """`windows`: the windows the models' servers reported, owned by the agent (it adds to
         them); a request's output limit is the one the budget reserves with that window."""
         self.settings = settings
@@ -99,22 +98,44 @@ class RequestBuilder:
         `mcp.inline_tool_tokens`."""
         if not definitions:
             return []
-        return request_tools(self.catalog, definitions, inline_tokens=self.settings.mcp.inline_tool_tokens,
-                             count=self.counter.count_tools)
+        return request_tools(
+            self.catalog,
+            definitions,
+            inline_tokens=self.settings.mcp.inline_tool_tokens,
+            count=self.counter.count_tools,
+        )
 
-    def build(self, history: list[Message], *, now_ms: int, tools: list[dict[str, Any]] | None,
-              system_prompt: str | None, truncate: TruncateTo | None = None, flush: bool = False) -> BuildResult:
+    def build(
+        self,
+        history: list[Message],
+        *,
+        now_ms: int,
+        tools: list[dict[str, Any]] | None,
+        system_prompt: str | None,
+        truncate: TruncateTo | None = None,
+        flush: bool = False,
+    ) -> BuildResult:
         """The next request's messages (SPEC §4). `flush`: apply every pending replacement (the
         budget needs the room). `tools`: the registry's definitions (`request_tools` picks)."""
         self.catalog.read_history(history)
         tools = self.request_tools(tools)
-        return build_api_messages(history, now_ms=now_ms, settings=self.settings, tools=tools,
-                                  system_prompt=system_prompt, truncate=truncate, policy=self.policy, flush=flush,
-                                  state=self.state, counter=self.counter,
-                                  images=self.images if self.sees_images else None)
+        return build_api_messages(
+            history,
+            now_ms=now_ms,
+            settings=self.settings,
+            tools=tools,
+            system_prompt=system_prompt,
+            truncate=truncate,
+            policy=self.policy,
+            flush=flush,
+            state=self.state,
+            counter=self.counter,
+            images=self.images if self.sees_images else None,
+        )
 
-    def payload(self, build: BuildResult, tools: list[dict[str, Any]]) -> tuple[list[dict[str, Any]],
-                                                                                 list[dict[str, Any]]]:
+    def payload(
+        self, build: BuildResult, tools: list[dict[str, Any]]
+    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         """The messages and tools to send: with cache breakpoints where the provider needs them
         (after the system prompt and tools, on the end of the last request, on the newest message)."""
         from agent.llm.caching import breakpoint_style, with_breakpoints
@@ -137,8 +158,13 @@ class RequestBuilder:
         limit), no tools."""
         return self._request(model, messages, [])
 
-    def _request(self, model: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]],
-                 estimated_tokens: int | None = None) -> ChatRequest:
+    def _request(
+        self,
+        model: str,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]],
+        estimated_tokens: int | None = None,
+    ) -> ChatRequest:
         """`max_tokens`: the model's output limit (`model_limits`: a model's own override, else
         `llm.max_output_tokens`, else litellm's map, else `context.default_max_output_tokens`;
         capped to fit the window its server reported), the same figure the budget reserves."""
@@ -146,11 +172,18 @@ class RequestBuilder:
         from agent.llm.models import model_limits
 
         llm = self.settings.llm
-        return ChatRequest(model=model, messages=messages, tools=tools, api_base=self.settings.api_base,
-                           api_key=self.settings.api_key, temperature=llm.temperature, timeout=llm.request_timeout,
-                           idle_timeout=llm.stream_idle_timeout,
-                           max_tokens=model_limits(self.settings, model, self.windows.get(model)).max_output_tokens,
-                           estimated_tokens=estimated_tokens)
+        return ChatRequest(
+            model=model,
+            messages=messages,
+            tools=tools,
+            api_base=self.settings.api_base,
+            api_key=self.settings.api_key,
+            temperature=llm.temperature,
+            timeout=llm.request_timeout,
+            idle_timeout=llm.stream_idle_timeout,
+            max_tokens=model_limits(self.settings, model, self.windows.get(model)).max_output_tokens,
+            estimated_tokens=estimated_tokens,
+        )
 
     @staticmethod
     def sent_record(build: BuildResult) -> dict[str, Any]:

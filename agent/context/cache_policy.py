@@ -129,7 +129,7 @@ class SentScan:
             self._messages = list(history)
         if self._last < 0:
             return NOTHING_SENT
-        return SentLog(self._at, self._frozen, frozenset(m.id for m in history[self._last + 1:]))
+        return SentLog(self._at, self._frozen, frozenset(m.id for m in history[self._last + 1 :]))
 
 
 class CacheDecision(BaseModel):
@@ -143,8 +143,9 @@ class CacheDecision(BaseModel):
     reason: str | None = None  # why a pending batch was applied: cold, pays, budget
 
 
-def decide(before: list[Facts], after: list[Facts], log: SentLog, policy: CachePolicy, *, now_ms: int,
-           flush: bool) -> tuple[list[int], CacheDecision]:
+def decide(
+    before: list[Facts], after: list[Facts], log: SentLog, policy: CachePolicy, *, now_ms: int, flush: bool
+) -> tuple[list[int], CacheDecision]:
     """The positions of `after` to send as in `before` (held), and the decision to record.
 
     `before`/`after`: the records before and after the replacing passes (same positions,
@@ -167,12 +168,12 @@ def decide(before: list[Facts], after: list[Facts], log: SentLog, policy: CacheP
     keep = set(held)
     applied_now = [after[i].id for i in changed if i not in keep and after[i].id not in applied]
     held_tokens = sum(before[i].tokens - after[i].tokens for i in held)
-    return held, CacheDecision(mode=policy.mode, at=now_ms, held=len(held), held_tokens=held_tokens,
-                               applied_now=applied_now, reason=reason)
+    return held, CacheDecision(
+        mode=policy.mode, at=now_ms, held=len(held), held_tokens=held_tokens, applied_now=applied_now, reason=reason
+    )
 
 
-def paying_cut(before: list[Facts], after: list[Facts], pending: list[int], log: SentLog,
-               policy: CachePolicy) -> int:
+def paying_cut(before: list[Facts], after: list[Facts], pending: list[int], log: SentLog, policy: CachePolicy) -> int:
     """How many of `pending` (oldest first) to keep holding: the newest ones are applied when
     what they free, read from the cache on the requests expected to follow, pays for
     writing again what the last request carried from the earliest of them on (it was

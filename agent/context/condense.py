@@ -73,7 +73,7 @@ def split_at_last_summary(history: list[Message]) -> tuple[Message | None, list[
     """Step 1: (the newest summary or None, the messages after it). Earlier ones are in it."""
     for index in range(len(history) - 1, -1, -1):
         if history[index].kind == "summary":
-            return history[index], history[index + 1:]
+            return history[index], history[index + 1 :]
     return None, list(history)
 
 
@@ -102,9 +102,15 @@ def restated(messages: list[Message]) -> list[Message]:
     (pass 1), so the newest user message must follow it to be the request's last user turn,
     verbatim — inside the summary's "Recent user messages" the model has nothing to answer.
     Its attached images come along (the same blobs): the question may be about them."""
-    return [Message(role="user", content=m.content, kind="message",
-                    meta={"restated_from": m.id, **{k: v for k, v in m.meta.items() if k == IMAGES}})
-            for m in messages]
+    return [
+        Message(
+            role="user",
+            content=m.content,
+            kind="message",
+            meta={"restated_from": m.id, **{k: v for k, v in m.meta.items() if k == IMAGES}},
+        )
+        for m in messages
+    ]
 
 
 def check_enough(previous: Message | None, messages: list[Message]) -> None:
@@ -158,8 +164,14 @@ def _request_tokens(request: list[dict], count: Count) -> int:
 
 
 def prepare_condense_request(
-    history: list[Message], *, instructions: str | None, workspace: Path, automatic: bool, folded_context: str,
-    keep_recent_user_tokens: int = KEEP_RECENT_USER_TOKENS, count: Count = default_count,
+    history: list[Message],
+    *,
+    instructions: str | None,
+    workspace: Path,
+    automatic: bool,
+    folded_context: str,
+    keep_recent_user_tokens: int = KEEP_RECENT_USER_TOKENS,
+    count: Count = default_count,
     max_request_tokens: int = DEFAULT_MAX_REQUEST_TOKENS,
 ) -> tuple[list[dict], list[Message], list[Message]]:
     """(request for the summary model, the range replaced, the user messages kept verbatim).
@@ -176,8 +188,11 @@ def prepare_condense_request(
     kept_ids = {m.id for m in kept}
     answered = {m.tool_call_id for m in messages if m.role == "tool" and m.tool_call_id}
     names = {tc.id: tc.name for m in messages for tc in m.tool_calls}
-    entries = [prompt.render_kept(m) if m.id in kept_ids else prompt.render_message(m, answered, names)
-               for m in messages if m.kind != "note"]
+    entries = [
+        prompt.render_kept(m) if m.id in kept_ids else prompt.render_message(m, answered, names)
+        for m in messages
+        if m.kind != "note"
+    ]
     blocks = command_blocks(([previous] if previous else []) + messages)
     files = re.findall(r"^## File Context: (.+)$", folded_context, re.M)
     attached = [f"{len(kept)} recent user messages"] if kept else []
@@ -185,8 +200,13 @@ def prepare_condense_request(
     attached += [f"outlines of {', '.join(files)}"] if files else []
 
     def build(body: list[str], dropped: int) -> list[dict]:
-        return prompt.request_messages(body, previous=previous.content if previous else None, attached=attached,
-                                       instructions=instructions, dropped=dropped)
+        return prompt.request_messages(
+            body,
+            previous=previous.content if previous else None,
+            attached=attached,
+            instructions=instructions,
+            dropped=dropped,
+        )
 
     request, dropped = build(entries, 0), 0
     total = _request_tokens(request, count)
@@ -205,8 +225,10 @@ def prepare_condense_request(
         request = build(entries, dropped)
         total = _request_tokens(request, count)
     if total > max_request_tokens:
-        raise CondenseError(f"The summary request does not fit the summary model ({total} > "
-                            f"{max_request_tokens} tokens) even after trimming the oldest messages.")
+        raise CondenseError(
+            f"The summary request does not fit the summary model ({total} > "
+            f"{max_request_tokens} tokens) even after trimming the oldest messages."
+        )
     return request, messages, kept
 
 
@@ -214,8 +236,14 @@ async def _git(workspace: Path, *args: str) -> str | None:
     """stdout of a git command in `workspace`, None when git or the repository is missing."""
     try:
         proc = await asyncio.create_subprocess_exec(
-            "git", "-C", str(workspace), *args, stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL)
+            "git",
+            "-C",
+            str(workspace),
+            *args,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.DEVNULL,
+        )
     except OSError:
         return None
     try:
@@ -239,8 +267,9 @@ async def environment_details(workspace: Path, now_ms: int) -> str:
             branch = f"(detached at {head.strip()})" if head else "(unknown)"
         lines.append(f"Git branch: {branch.strip()}")
         changed = status.splitlines()
-        shown = changed[:GIT_STATUS_LINES] + ([f"… {len(changed) - GIT_STATUS_LINES} more"]
-                                              if len(changed) > GIT_STATUS_LINES else [])
+        shown = changed[:GIT_STATUS_LINES] + (
+            [f"… {len(changed) - GIT_STATUS_LINES} more"] if len(changed) > GIT_STATUS_LINES else []
+        )
         lines.append("Git status:" + ("".join(f"\n{c}" for c in shown) if shown else " clean"))
     lines.append("Date: " + datetime.fromtimestamp(now_ms / 1000, tz=timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
     return prompt.reminder("\n".join(lines))
@@ -251,14 +280,24 @@ def _default_fold(workspace: Path) -> Callable[[list[str]], str]:
         from agent.context.folding import fold_files
 
         return fold_files(paths, workspace=workspace).text if paths else ""
+
     return fold
 
 
 async def condense(
-    history: list[Message], *, model: str, api_base: str | None = None, api_key: str | None = None,
-    instructions: str | None = None, workspace: Path, automatic: bool,
-    fold: Callable[[list[str]], str] | None = None, keep_recent_user_tokens: int = KEEP_RECENT_USER_TOKENS,
-    count: Count = default_count, max_request_tokens: int = DEFAULT_MAX_REQUEST_TOKENS, now_ms: int | None = None,
+    history: list[Message],
+    *,
+    model: str,
+    api_base: str | None = None,
+    api_key: str | None = None,
+    instructions: str | None = None,
+    workspace: Path,
+    automatic: bool,
+    fold: Callable[[list[str]], str] | None = None,
+    keep_recent_user_tokens: int = KEEP_RECENT_USER_TOKENS,
+    count: Count = default_count,
+    max_request_tokens: int = DEFAULT_MAX_REQUEST_TOKENS,
+    now_ms: int | None = None,
     send: Callable[[str, list[dict]], Awaitable[Any]] | None = None,
 ) -> CondenseResult:
     """Summarise the messages since the last summary of `history` (the active path) with `model`.
@@ -283,7 +322,7 @@ async def condense(
     start = trailing_prompt(messages)
     if start < len(messages):
         prompt_messages = [m for m in messages[start:] if m.role == "user"]
-        history = history[:len(history) - (len(messages) - start)]
+        history = history[: len(history) - (len(messages) - start)]
         previous, messages = split_at_last_summary(history)
     elif _turn_in_progress(messages):
         prompt_messages = [m for m in messages if m.role == "user" and m.kind == "message"][-1:]
@@ -294,30 +333,65 @@ async def condense(
     paths = list(dict.fromkeys([*earlier, *read_paths(messages)]))  # step 6: files of the whole session
     folded = await asyncio.to_thread(fold or _default_fold(workspace), paths) if paths else ""
     request, replaced, kept = prepare_condense_request(
-        history, instructions=instructions, workspace=workspace, automatic=automatic, folded_context=folded,
-        keep_recent_user_tokens=keep_recent_user_tokens, count=count, max_request_tokens=max_request_tokens)
+        history,
+        instructions=instructions,
+        workspace=workspace,
+        automatic=automatic,
+        folded_context=folded,
+        keep_recent_user_tokens=keep_recent_user_tokens,
+        count=count,
+        max_request_tokens=max_request_tokens,
+    )
     try:
         if send is not None:
             result = await send(model, request)
         else:
-            result = await stream_chat(ChatRequest(model=model, messages=request, tools=[], api_base=api_base,
-                                                   api_key=api_key))
+            result = await stream_chat(
+                ChatRequest(model=model, messages=request, tools=[], api_base=api_base, api_key=api_key)
+            )
     except LLMError as exc:
         raise CondenseError(f"Condensing failed: {exc}") from exc
     first, last = replaced[0], replaced[-1]
     environment = await environment_details(workspace, now) if automatic else ""
     blocks = command_blocks(([previous] if previous else []) + replaced)
-    content = prompt.summary_content(result.content, ref=history_ref_id(first.id, last.id), kept=kept,
-                                     blocks=blocks, folded=folded, environment=environment)
+    content = prompt.summary_content(
+        result.content,
+        ref=history_ref_id(first.id, last.id),
+        kept=kept,
+        blocks=blocks,
+        folded=folded,
+        environment=environment,
+    )
     tokens_before = sum(count(m) for m in ([previous] if previous else []) + replaced)
-    summary = Message(session_id=last.session_id, parent_id=(head or last).id, role="user", content=content,
-                      kind="summary", created_at=now)
+    summary = Message(
+        session_id=last.session_id,
+        parent_id=(head or last).id,
+        role="user",
+        content=content,
+        kind="summary",
+        created_at=now,
+    )
     tokens_after = count(summary)
-    summary.meta = {"condensed": {
-        "first_id": first.id, "last_id": last.id, "count": len(replaced), "tokens_before": tokens_before,
-        "tokens_after": tokens_after, "automatic": automatic, "instructions": instructions or None,
-        "model": model, "folded_files": paths, "cost": result.cost}}
-    return CondenseResult(summary=summary, replaced_first_id=first.id, replaced_last_id=last.id,
-                          tokens_before=tokens_before, tokens_after=tokens_after,
-                          history_text=prompt.history_markdown(replaced, workspace=workspace, now_ms=now),
-                          restate=restated(prompt_messages))
+    summary.meta = {
+        "condensed": {
+            "first_id": first.id,
+            "last_id": last.id,
+            "count": len(replaced),
+            "tokens_before": tokens_before,
+            "tokens_after": tokens_after,
+            "automatic": automatic,
+            "instructions": instructions or None,
+            "model": model,
+            "folded_files": paths,
+            "cost": result.cost,
+        }
+    }
+    return CondenseResult(
+        summary=summary,
+        replaced_first_id=first.id,
+        replaced_last_id=last.id,
+        tokens_before=tokens_before,
+        tokens_after=tokens_after,
+        history_text=prompt.history_markdown(replaced, workspace=workspace, now_ms=now),
+        restate=restated(prompt_messages),
+    )

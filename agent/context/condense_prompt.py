@@ -46,11 +46,15 @@ Output only the summary, with no preamble."""
 
 REQUEST_HEADER = "Summarise the conversation below (from the start of the session or the previous summary)."
 PREVIOUS_SUMMARY = "## Previous summary (everything before it was already summarised)\n\n{text}"
-TRIMMED_NOTE = ("[{count} older messages of this range were left out of this request because it was too "
-                "long; they are kept in the conversation archive. Summarise what remains.]")
+TRIMMED_NOTE = (
+    "[{count} older messages of this range were left out of this request because it was too "
+    "long; they are kept in the conversation archive. Summarise what remains.]"
+)
 KEPT_USER = "[recent user message, kept verbatim after your summary: {preview}]"
-ATTACHED = ("Attached to your summary automatically (do not repeat them): {items}. "
-            "Mention a file only for what was learned or changed in it.")
+ATTACHED = (
+    "Attached to your summary automatically (do not repeat them): {items}. "
+    "Mention a file only for what was learned or changed in it."
+)
 INSTRUCTIONS = "Additional instructions from the user for this summary:\n{text}"
 FINAL_ASK = "Now write the summary."
 
@@ -75,7 +79,7 @@ def clip(text: str, limit: int) -> str:
         return text
     tail = int(limit * TAIL_FRACTION)
     head = limit - tail
-    return f"{text[:head]}\n… [{len(text) - limit} characters omitted] …\n{text[len(text) - tail:]}"
+    return f"{text[:head]}\n… [{len(text) - limit} characters omitted] …\n{text[len(text) - tail :]}"
 
 
 def render_message(message: Message, answered: set[str], names: dict[str, str]) -> str:
@@ -105,8 +109,9 @@ def render_kept(message: Message, preview_chars: int = 200) -> str:
     return "## User\n" + KEPT_USER.format(preview=clip(text, preview_chars))
 
 
-def request_messages(entries: list[str], *, previous: str | None, attached: list[str], instructions: str | None,
-                     dropped: int) -> list[dict]:
+def request_messages(
+    entries: list[str], *, previous: str | None, attached: list[str], instructions: str | None, dropped: int
+) -> list[dict]:
     """Step 4's request: the system prompt, then one user message holding the previous summary,
     the transcript (`dropped` oldest entries left out, said so), what is attached anyway, and
     the user's `/compact` instructions."""
@@ -133,19 +138,31 @@ def history_markdown(messages: list[Message], *, workspace: Path, now_ms: int) -
     from agent.session.export import export_markdown
 
     title = f"Conversation archive: {len(messages)} messages condensed"
-    session = Session(id=messages[0].session_id or "-", title=title, cwd=str(workspace),
-                      created_at=messages[0].created_at, updated_at=now_ms)
+    session = Session(
+        id=messages[0].session_id or "-",
+        title=title,
+        cwd=str(workspace),
+        created_at=messages[0].created_at,
+        updated_at=now_ms,
+    )
     return export_markdown(session, messages)
 
 
-def summary_content(text: str, *, ref: str, kept: list[Message], blocks: list[str], folded: str,
-                    environment: str) -> str:
+def summary_content(
+    text: str, *, ref: str, kept: list[Message], blocks: list[str], folded: str, environment: str
+) -> str:
     """Step 7: the summary, then what it must carry verbatim, each part in its own block."""
-    parts = [text.strip(), reminder(f"## Conversation archive\nThe messages this summary replaces are in context "
-                                     f"file {ref} (read or grep it with the context tools).")]
+    parts = [
+        text.strip(),
+        reminder(
+            f"## Conversation archive\nThe messages this summary replaces are in context "
+            f"file {ref} (read or grep it with the context tools)."
+        ),
+    ]
     if kept:
-        parts.append(reminder("## Recent user messages (verbatim)\n\n"
-                               + "\n\n".join((m.content or "").strip() for m in kept)))
+        parts.append(
+            reminder("## Recent user messages (verbatim)\n\n" + "\n\n".join((m.content or "").strip() for m in kept))
+        )
     if blocks:
         parts.append(reminder("## Active workflows\n" + "\n".join(blocks)))
     parts += [p for p in (folded.strip(), environment) if p]

@@ -49,16 +49,43 @@ class Facts(Rendered):
     `read_ok` are filled in by the passes (each the first time it needs it); `origin` is
     the original a content copy shares its structure with (see `copy`)."""
 
-    __slots__ = ("snapshot", "id", "role", "tool_call_id", "tool_name", "created_at", "status", "kind", "time",
-                 "length", "calls", "blank", "error", "stderr_error", "read_ok", "origin", "copy_key", "copied",
-                 "copies")
+    __slots__ = (
+        "snapshot",
+        "id",
+        "role",
+        "tool_call_id",
+        "tool_name",
+        "created_at",
+        "status",
+        "kind",
+        "time",
+        "length",
+        "calls",
+        "blank",
+        "error",
+        "stderr_error",
+        "read_ok",
+        "origin",
+        "copy_key",
+        "copied",
+        "copies",
+    )
 
     def __init__(self, message: Message, snapshot: tuple) -> None:
         # Not Rendered.__init__: the fields come from the snapshot, not from pydantic again.
         self.message = message
         self.snapshot = snapshot
-        (self.id, self.role, content, tool_calls, self.tool_call_id, self.tool_name, created, self.status,
-         self.kind) = snapshot
+        (
+            self.id,
+            self.role,
+            content,
+            tool_calls,
+            self.tool_call_id,
+            self.tool_name,
+            created,
+            self.status,
+            self.kind,
+        ) = snapshot
         self.content = content
         self.tool_calls = tool_calls
         self.api = message.to_api()
@@ -70,7 +97,9 @@ class Facts(Rendered):
         self.length = len(content) if content else 0
         self.calls: tuple[tuple[str, str, str], ...] = (
             tuple((tc.id, tc.name, tc.arguments or "{}") for tc in tool_calls)
-            if self.role == "assistant" and tool_calls else ())
+            if self.role == "assistant" and tool_calls
+            else ()
+        )
         # An assistant message with nothing to say (orphans drops it when it has no calls).
         self.blank = self.role == "assistant" and not (content or "").strip()
         self.error = self.stderr_error = self.read_ok = None
@@ -174,12 +203,18 @@ class Records:
 
         The same list object comes back when nothing changed since the last call."""
         last_messages, last_facts, last_snapshots = self._last
-        if (len(history) == len(last_messages) and all(map(is_, history, last_messages))
-                and holds(history, last_snapshots, 0, len(history))):
+        if (
+            len(history) == len(last_messages)
+            and all(map(is_, history, last_messages))
+            and holds(history, last_snapshots, 0, len(history))
+        ):
             return last_facts  # nothing changed
         try:  # where the same object still has the same fields
-            same = list(map(and_, map(is_, history, last_messages),
-                            map(eq, map(_SNAPSHOT, map(_DICT, history)), last_snapshots)))
+            same = list(
+                map(
+                    and_, map(is_, history, last_messages), map(eq, map(_SNAPSHOT, map(_DICT, history)), last_snapshots)
+                )
+            )
         except (KeyError, AttributeError):
             same = list(map(and_, map(is_, history, last_messages), map(eq, map(_snapshot, history), last_snapshots)))
         try:
@@ -219,5 +254,3 @@ def ensure_counted(facts: list[Facts], counter: TokenCounter) -> None:
 def request_tokens(facts: list[Facts]) -> int:
     """Tokens of `facts` as a request (counted, see `ensure_counted`), with the reply priming."""
     return sum(map(TOKENS, facts)) + REPLY_PRIMING if facts else 0
-
-

@@ -40,8 +40,9 @@ REFILL_SHARE = 0.5  # an overflowing window keeps at most this share of each bud
 Cut = tuple[int, int]
 
 
-def window_start(sizes: list[int], *, max_images: int = MAX_IMAGES_PER_REQUEST,
-                 max_bytes: int = MAX_IMAGE_BYTES_PER_REQUEST) -> int:
+def window_start(
+    sizes: list[int], *, max_images: int = MAX_IMAGES_PER_REQUEST, max_bytes: int = MAX_IMAGE_BYTES_PER_REQUEST
+) -> int:
     """The index of the first image sent, for images of these byte `sizes` in order."""
     keep_images, keep_bytes = int(max_images * REFILL_SHARE), int(max_bytes * REFILL_SHARE)
     start = held = held_bytes = 0

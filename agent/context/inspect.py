@@ -46,8 +46,9 @@ def context_report(
         limits = model_limits(settings, model)
     window = limits.context_window if limits else settings.context.default_context_window
     # The seed-001 rules (a per-model -1 or invalid value means the global percent).
-    budget = budget_for(settings, model or "", window=window,
-                        max_output_tokens=limits.max_output_tokens if limits else None)
+    budget = budget_for(
+        settings, model or "", window=window, max_output_tokens=limits.max_output_tokens if limits else None
+    )
     report: dict[str, Any] = {
         "session_id": session_id,
         "now_ms": now_ms,
@@ -77,25 +78,38 @@ def context_report(
 def _cache(build, builder: RequestBuilder) -> dict[str, Any]:
     """How the cache policy treated the next request's seed replacements (SPEC §12.11)."""
     decision = build.cache
-    return {"policy": builder.policy.mode, "ttl_ms": builder.policy.ttl_ms, "held": decision.held,
-            "held_tokens": decision.held_tokens, "applying": len(decision.applied_now), "reason": decision.reason}
+    return {
+        "policy": builder.policy.mode,
+        "ttl_ms": builder.policy.ttl_ms,
+        "held": decision.held,
+        "held_tokens": decision.held_tokens,
+        "applying": len(decision.applied_now),
+        "reason": decision.reason,
+    }
 
 
-def _last_request(sent: dict[str, Any] | None, history: list[Message], builder: RequestBuilder,
-                  dump: bool) -> dict[str, Any] | None:
+def _last_request(
+    sent: dict[str, Any] | None, history: list[Message], builder: RequestBuilder, dump: bool
+) -> dict[str, Any] | None:
     """The request sent last, exactly as it went out, with what the provider said of it."""
     if sent is None:
         return None
     messages, tools = sent.get("messages") or [], sent.get("tools") or []
     out: dict[str, Any] = {
-        "sent_at": sent.get("sent_at"), "model": sent.get("model"), "message_count": len(messages),
+        "sent_at": sent.get("sent_at"),
+        "model": sent.get("model"),
+        "message_count": len(messages),
         "tokens": builder.counter.count_messages(messages) + builder.counter.count_tools(tools),
     }
     answer = next((m for m in reversed(history) if m.role == "assistant" and m.meta.get("usage")), None)
     if answer is not None and (answer.meta.get("sent") or {}).get("at") == sent.get("sent_at"):
         usage = answer.meta["usage"]
-        out.update(prompt_tokens=usage.get("prompt_tokens"), cache_read_tokens=usage.get("cache_read_tokens"),
-                   cache_write_tokens=usage.get("cache_write_tokens"), cost=answer.meta.get("cost"))
+        out.update(
+            prompt_tokens=usage.get("prompt_tokens"),
+            cache_read_tokens=usage.get("cache_read_tokens"),
+            cache_write_tokens=usage.get("cache_write_tokens"),
+            cost=answer.meta.get("cost"),
+        )
     if dump:
         out["messages"] = messages
     return out
@@ -118,7 +132,8 @@ def format_report(report: dict[str, Any]) -> str:
     lines = [
         f"Session {report['session_id']}  ·  model {report['model'] or '(none)'}",
         f"[{'█' * filled}{'░' * (bar_width - filled)}] {tokens['total']:,} / {window:,} tokens ({share:.1%})"
-        f"  ·  condense at {report['threshold']:,}" + (f" (allowed {report['allowed']:,})" if "allowed" in report else ""),
+        f"  ·  condense at {report['threshold']:,}"
+        + (f" (allowed {report['allowed']:,})" if "allowed" in report else ""),
         *_over_budget_line(report),
         *([f"  window {window:,} tokens, from {report['window_source']}"] if report.get("window_source") else []),
         "",
@@ -141,7 +156,10 @@ def format_report(report: dict[str, Any]) -> str:
     lines += _cache_lines(report)
     cal = report.get("calibration") or {}
     if cal.get("reported"):
-        lines += ["", f"  last request: tiktoken estimate {cal['estimated'] or 0:,} · provider reported {cal['reported']:,}"]
+        lines += [
+            "",
+            f"  last request: tiktoken estimate {cal['estimated'] or 0:,} · provider reported {cal['reported']:,}",
+        ]
     return "\n".join(lines)
 
 
@@ -151,20 +169,28 @@ def _cache_lines(report: dict[str, Any]) -> list[str]:
     if cache:
         line = f"  prompt cache: policy {cache['policy']}"
         if cache["held"]:
-            line += (f" · {cache['held']} replacements held while the cache is warm "
-                     f"({cache['held_tokens']:,} tokens; applied when it is cold, when they pay, or when the "
-                     f"budget needs them)")
+            line += (
+                f" · {cache['held']} replacements held while the cache is warm "
+                f"({cache['held_tokens']:,} tokens; applied when it is cold, when they pay, or when the "
+                f"budget needs them)"
+            )
         elif cache["reason"]:
             line += f" · {cache['applying']} held replacements applied now ({cache['reason']})"
         lines += ["", line]
     last = report.get("last_request")
     if last:
-        when = datetime.fromtimestamp(last["sent_at"] / 1000).strftime("%Y-%m-%d %H:%M:%S") if last.get("sent_at") else "?"
-        line = f"  last request sent {when} to {last.get('model') or '?'}: {last['message_count']} messages, " \
-               f"{last['tokens']:,} tokens (tiktoken)"
+        when = (
+            datetime.fromtimestamp(last["sent_at"] / 1000).strftime("%Y-%m-%d %H:%M:%S") if last.get("sent_at") else "?"
+        )
+        line = (
+            f"  last request sent {when} to {last.get('model') or '?'}: {last['message_count']} messages, "
+            f"{last['tokens']:,} tokens (tiktoken)"
+        )
         if last.get("prompt_tokens"):
             read = last.get("cache_read_tokens") or 0
-            line += f"; provider: {last['prompt_tokens']:,} prompt tokens, {read / last['prompt_tokens']:.0%} from cache"
+            line += (
+                f"; provider: {last['prompt_tokens']:,} prompt tokens, {read / last['prompt_tokens']:.0%} from cache"
+            )
         if last.get("cost") is not None:
             line += f", ${last['cost']:.4f}"
         lines.append(line)
@@ -185,19 +211,25 @@ def _event_lines(events: list[dict[str, Any]]) -> list[str]:
     condenses = [e for e in events if e["action"] == "condense"]
     ok = sum(e["outcome"] == "ok" for e in condenses)
     fallbacks = sum(e["action"] == "truncate" for e in events)
-    lines = ["", f"  context management (newest {len(events)}): {ok}/{len(condenses)} condenses succeeded, "
-                 f"{fallbacks} truncations",
-             f"  {'when':<12}{'action':<10}{'trigger':<10}{'outcome':<9}{'before':>10}{'after':>10}{'ratio':>7}"
-             f"{'time':>9}"]
+    lines = [
+        "",
+        f"  context management (newest {len(events)}): {ok}/{len(condenses)} condenses succeeded, "
+        f"{fallbacks} truncations",
+        f"  {'when':<12}{'action':<10}{'trigger':<10}{'outcome':<9}{'before':>10}{'after':>10}{'ratio':>7}{'time':>9}",
+    ]
     for e in events:
         when = datetime.fromtimestamp(e["created_at"] / 1000).strftime("%m-%d %H:%M")
         ratio = e["tokens_after"] / e["tokens_before"] if e["tokens_before"] else 1.0
-        lines.append(f"  {when:<12}{e['action']:<10}{e['trigger']:<10}{e['outcome']:<9}{e['tokens_before']:>10,}"
-                     f"{e['tokens_after']:>10,}{ratio:>7.0%}{e['duration_ms'] / 1000:>8.1f}s")
+        lines.append(
+            f"  {when:<12}{e['action']:<10}{e['trigger']:<10}{e['outcome']:<9}{e['tokens_before']:>10,}"
+            f"{e['tokens_after']:>10,}{ratio:>7.0%}{e['duration_ms'] / 1000:>8.1f}s"
+        )
         detail = e.get("detail") or {}
         if e.get("error"):
             lines.append(f"    {e['error']}")
         elif e["action"] == "truncate" and detail.get("messages_deleted") is not None:
-            lines.append(f"    {detail['messages_deleted']} messages left out, {detail.get('calls_removed', 0)} tool "
-                         f"calls dropped, {detail.get('results_folded', 0)} file reads folded")
+            lines.append(
+                f"    {detail['messages_deleted']} messages left out, {detail.get('calls_removed', 0)} tool "
+                f"calls dropped, {detail.get('results_folded', 0)} file reads folded"
+            )
     return lines

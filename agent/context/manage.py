@@ -61,8 +61,9 @@ class ContextHost(Protocol):
 
     def condense_started(self, trigger: ContextTrigger, tokens: int) -> None: ...
 
-    async def condense(self, history: list[Message], trigger: ContextTrigger,
-                       instructions: str | None) -> CondenseResult: ...
+    async def condense(
+        self, history: list[Message], trigger: ContextTrigger, instructions: str | None
+    ) -> CondenseResult: ...
 
     async def commit(self, result: CondenseResult) -> list[Message]:
         """Store the summary (and its history file); returns the history now held."""
@@ -103,7 +104,11 @@ def _elapsed_ms(start: float) -> int:
 
 
 async def run_condense(
-    history: list[Message], host: ContextHost, *, trigger: ContextTrigger, tokens: int,
+    history: list[Message],
+    host: ContextHost,
+    *,
+    trigger: ContextTrigger,
+    tokens: int,
     instructions: str | None = None,
 ) -> tuple[CondenseResult, list[Message]]:
     """Steps 3–4 of condensing with the bookkeeping: progress, the summary stored, the event.
@@ -113,17 +118,31 @@ async def run_condense(
     try:
         result = await host.condense(history, trigger, instructions)
     except CondenseError as exc:
-        await host.record(ContextEvent(
-            session_id=host.session_id, action="condense", trigger=trigger, outcome="failed",
-            tokens_before=tokens, tokens_after=tokens, duration_ms=_elapsed_ms(start), error=str(exc),
-            detail={"instructions": instructions} if instructions else {}), None)
+        await host.record(
+            ContextEvent(
+                session_id=host.session_id,
+                action="condense",
+                trigger=trigger,
+                outcome="failed",
+                tokens_before=tokens,
+                tokens_after=tokens,
+                duration_ms=_elapsed_ms(start),
+                error=str(exc),
+                detail={"instructions": instructions} if instructions else {},
+            ),
+            None,
+        )
         raise
     history = await host.commit(result)
     return result, history
 
 
 async def manage_context(
-    history: list[Message], host: ContextHost, *, budget: Budget, cfg: "ContextSettings",
+    history: list[Message],
+    host: ContextHost,
+    *,
+    budget: Budget,
+    cfg: "ContextSettings",
     rejected: TokenBreakdown | None = None,
 ) -> Managed:
     """The request for the next model call, within the budget (seed §3.3.5 steps 1–6).
@@ -131,8 +150,11 @@ async def manage_context(
     `rejected`: the provider refused a request of that size (by our count) as too long; the
     result then aims at `OVERFLOW_SHRINK` of its messages."""
     trigger: ContextTrigger = "auto" if rejected is None else "overflow"
-    limit = None if rejected is None else min(
-        budget.threshold, rejected.total - int(rejected.messages * (1 - OVERFLOW_SHRINK)))
+    limit = (
+        None
+        if rejected is None
+        else min(budget.threshold, rejected.total - int(rejected.messages * (1 - OVERFLOW_SHRINK)))
+    )
 
     def fits(build: BuildResult) -> bool:
         total = build.tokens.total
@@ -158,37 +180,79 @@ async def manage_context(
             condensed = True
             build = await host.build(history, None, flush=True)
             still_over = not fits(build)
-            await host.record(ContextEvent(
-                session_id=host.session_id, action="condense", trigger=trigger, outcome="ok",
-                tokens_before=tokens, tokens_after=build.tokens.total, duration_ms=_elapsed_ms(start),
-                summary_id=result.summary.id, detail=_condense_detail(result, still_over)), result.summary)
+            await host.record(
+                ContextEvent(
+                    session_id=host.session_id,
+                    action="condense",
+                    trigger=trigger,
+                    outcome="ok",
+                    tokens_before=tokens,
+                    tokens_after=build.tokens.total,
+                    duration_ms=_elapsed_ms(start),
+                    summary_id=result.summary.id,
+                    detail=_condense_detail(result, still_over),
+                ),
+                result.summary,
+            )
             if not still_over:
                 return Managed(build=build, history=history, condensed=True)
     tokens = build.tokens.total
     start = time.perf_counter()
     truncated = await host.build(history, host.truncate_to(truncation_target(cfg, budget, limit)), flush=True)
     report = truncated.truncation
-    await host.record(ContextEvent(
-        session_id=host.session_id, action="truncate", trigger=trigger,
-        outcome="ok" if report is None or report.reached else "partial",
-        tokens_before=tokens, tokens_after=truncated.tokens.total, duration_ms=_elapsed_ms(start),
-        detail=report.model_dump(include={"target", "messages_deleted", "calls_removed", "results_removed",
-                                          "results_folded", "files_folded", "orphans_repaired"}) if report else {},
-    ), None)
+    await host.record(
+        ContextEvent(
+            session_id=host.session_id,
+            action="truncate",
+            trigger=trigger,
+            outcome="ok" if report is None or report.reached else "partial",
+            tokens_before=tokens,
+            tokens_after=truncated.tokens.total,
+            duration_ms=_elapsed_ms(start),
+            detail=report.model_dump(
+                include={
+                    "target",
+                    "messages_deleted",
+                    "calls_removed",
+                    "results_removed",
+                    "results_folded",
+                    "files_folded",
+                    "orphans_repaired",
+                }
+            )
+            if report
+            else {},
+        ),
+        None,
+    )
     return Managed(build=truncated, history=history, condensed=condensed, truncated=True)
 
 
 async def compact(
-    history: list[Message], host: ContextHost, *, instructions: str | None, tokens: int,
+    history: list[Message],
+    host: ContextHost,
+    *,
+    instructions: str | None,
+    tokens: int,
 ) -> tuple[CondenseResult, list[Message]]:
     """`/compact [instructions]`: condense now, whatever the budget says. Raises CondenseError."""
     start = time.perf_counter()
     result, history = await run_condense(history, host, trigger="manual", tokens=tokens, instructions=instructions)
     build = await host.build(history, None)
-    await host.record(ContextEvent(
-        session_id=host.session_id, action="condense", trigger="manual", outcome="ok", tokens_before=tokens,
-        tokens_after=build.tokens.total, duration_ms=_elapsed_ms(start), summary_id=result.summary.id,
-        detail=_condense_detail(result, False)), result.summary)
+    await host.record(
+        ContextEvent(
+            session_id=host.session_id,
+            action="condense",
+            trigger="manual",
+            outcome="ok",
+            tokens_before=tokens,
+            tokens_after=build.tokens.total,
+            duration_ms=_elapsed_ms(start),
+            summary_id=result.summary.id,
+            detail=_condense_detail(result, False),
+        ),
+        result.summary,
+    )
     return result, history
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 from operator import is_
 from typing import Any
 
+
 class Memo:
     __slots__ = ("_last",)
 
@@ -37,8 +38,12 @@ class Memo:
         """For a `source` that starts with the very items of the step's last source (the loop's
         next request: the history a few messages longer): how many, and `(output, extra)` then."""
         entry = self._last.get(step)
-        if (entry is not None and entry[1] == params and len(entry[0]) <= len(source)
-                and all(map(is_, entry[0], source))):
+        if (
+            entry is not None
+            and entry[1] == params
+            and len(entry[0]) <= len(source)
+            and all(map(is_, entry[0], source))
+        ):
             return len(entry[0]), entry[2], entry[3]
         return None
 

@@ -23,8 +23,17 @@ from agent.context.facts import API, CALLS, TOKENS, Facts, ensure_counted, holds
 from agent.context.image_window import Cut, image_cut, sent
 from agent.context.memo import Memo
 from agent.context.passes import active_path, externalize, file_reads, orphans, terminal_outdated
-from agent.context.rendered import (SessionImages, ToolImages, attach_images, call_rows, copy_parts, copy_request,
-                                     group_start, tool_images, with_tool_images)
+from agent.context.rendered import (
+    SessionImages,
+    ToolImages,
+    attach_images,
+    call_rows,
+    copy_parts,
+    copy_request,
+    group_start,
+    tool_images,
+    with_tool_images,
+)
 from agent.context.state import BuildState
 from agent.context.tokens import REPLY_PRIMING, TokenCounter, counter_for
 from agent.context.truncation import MIDDLE_END, MIDDLE_START, TruncationReport, no_fold, truncate_until_fits
@@ -53,6 +62,7 @@ class TruncateTo:
 
 
 log = logging.getLogger("agent.context")
+
 
 class PassReport(BaseModel):
     name: str
@@ -114,8 +124,19 @@ def build_api_messages(
     # on the last records for those taken as unchanged, which is checked while the request
     # is copied (see _copy_checked). Truncation reads the messages themselves: check first.
     known = state.records.unchecked_records(history) if truncate is None else None
-    args = (now_ms, settings, truncate, counter, system_prompt, system_tokens + tool_tokens, state, policy, log, flush,
-            images)
+    args = (
+        now_ms,
+        settings,
+        truncate,
+        counter,
+        system_prompt,
+        system_tokens + tool_tokens,
+        state,
+        policy,
+        log,
+        flush,
+        images,
+    )
     built = _build(history, known, *args)
     if built is None:  # a message was edited in place: build again, every message checked
         built = _build(history, None, *args)
@@ -125,9 +146,21 @@ def build_api_messages(
     return result
 
 
-def _build(history: list[Message], known: tuple[list[Facts], list[tuple], int] | None, now_ms: int,
-           settings: Settings, truncate: TruncateTo | None, counter, system_prompt: str | None, fixed_tokens: int,
-           state: BuildState, policy: CachePolicy, log, flush: bool, images: SessionImages | None):
+def _build(
+    history: list[Message],
+    known: tuple[list[Facts], list[tuple], int] | None,
+    now_ms: int,
+    settings: Settings,
+    truncate: TruncateTo | None,
+    counter,
+    system_prompt: str | None,
+    fixed_tokens: int,
+    state: BuildState,
+    policy: CachePolicy,
+    log,
+    flush: bool,
+    images: SessionImages | None,
+):
     """`(request, steps, tokens, truncation, cache decision)`; None when `known` records turned out stale."""
     encoding = counter.encoding_name
     memo = state.memo
@@ -153,9 +186,15 @@ def _build(history: list[Message], known: tuple[list[Facts], list[tuple], int] |
     truncation: TruncationReport | None = None
     if truncate is not None:
         # Truncation works on messages and folds files on disk: never remembered.
-        result = truncate_until_fits([f.message for f in current], count=counter.count_stored,
-                                     max_tokens=truncate.max_tokens, middle_start=truncate.middle_start,
-                                     middle_end=truncate.middle_end, fold=truncate.fold, fixed_tokens=fixed_tokens)
+        result = truncate_until_fits(
+            [f.message for f in current],
+            count=counter.count_stored,
+            max_tokens=truncate.max_tokens,
+            middle_start=truncate.middle_start,
+            middle_end=truncate.middle_end,
+            fold=truncate.fold,
+            fixed_tokens=fixed_tokens,
+        )
         truncation = r = result.report
         changed = r.orphans_repaired + r.calls_removed + r.results_removed + r.results_folded + r.messages_deleted
         truncated = state.records.facts_of(result.messages)
@@ -164,8 +203,9 @@ def _build(history: list[Message], known: tuple[list[Facts], list[tuple], int] |
 
     cut = _image_cut(current, images, memo)
     key = (encoding, images.version if images is not None else None, cut)
-    apis, (tokens, calls_at, rows, parts_at, inserts) = (memo.recall(REQUEST, current, key)
-                                                         or _request(current, counter, memo, key, images, cut))
+    apis, (tokens, calls_at, rows, parts_at, inserts) = memo.recall(REQUEST, current, key) or _request(
+        current, counter, memo, key, images, cut
+    )
     api: list[dict[str, Any]] = []
     if system_prompt:
         api.append({"role": "system", "content": system_prompt})
@@ -176,8 +216,17 @@ def _build(history: list[Message], known: tuple[list[Facts], list[tuple], int] |
     return api, steps, tokens, truncation, decision
 
 
-def _hold(outputs: dict[str, list[Facts]], current: list[Facts], steps: list[tuple[str, int, int]], log,
-          policy: CachePolicy, now_ms: int, flush: bool, counter, memo: Memo) -> tuple[list[Facts], CacheDecision]:
+def _hold(
+    outputs: dict[str, list[Facts]],
+    current: list[Facts],
+    steps: list[tuple[str, int, int]],
+    log,
+    policy: CachePolicy,
+    now_ms: int,
+    flush: bool,
+    counter,
+    memo: Memo,
+) -> tuple[list[Facts], CacheDecision]:
     """`current` (the replacing passes' output) with the replacements the policy holds put
     back as they were, and the decision; the replacing passes' steps count only what was applied.
 
@@ -211,8 +260,15 @@ def _hold(outputs: dict[str, list[Facts]], current: list[Facts], steps: list[tup
     return out, decision
 
 
-def _copy_checked(history: list[Message], snapshots: list[tuple], unchecked: int, apis: list[dict[str, Any]],
-                  calls_at: list[int], rows: list, api: list[dict[str, Any]]) -> bool:
+def _copy_checked(
+    history: list[Message],
+    snapshots: list[tuple],
+    unchecked: int,
+    apis: list[dict[str, Any]],
+    calls_at: list[int],
+    rows: list,
+    api: list[dict[str, Any]],
+) -> bool:
     """Append fresh copies of `apis` to `api` (callers, provider adapters, may edit theirs)
     while checking that the first `unchecked` messages still have the fields of `snapshots`;
     False if one does not.
@@ -279,8 +335,9 @@ def _image_cut(current: list[Facts], images: SessionImages | None, memo: Memo) -
     return remembered[1]
 
 
-def _request(current: list[Facts], counter, memo: Memo, key: tuple, images: SessionImages | None,
-             cut: Cut | None) -> tuple[list[dict[str, Any]], tuple[int, list[int], list, list[int], list[ToolImages]]]:
+def _request(
+    current: list[Facts], counter, memo: Memo, key: tuple, images: SessionImages | None, cut: Cut | None
+) -> tuple[list[dict[str, Any]], tuple[int, list[int], list, list[int], list[ToolImages]]]:
     """The final records' API forms and `(tokens, calls_at, rows, parts_at, inserts)` for
     `copy_request`, `copy_parts` and `with_tool_images`, remembered under `key` (encoding,
     images, image cut); what the last request had for the records this one starts with is reused."""
@@ -308,8 +365,13 @@ def _request(current: list[Facts], counter, memo: Memo, key: tuple, images: Sess
         tail_inserts = tool_images(current, start, images, counter.count_message, cut)
         tokens += sum(made for _, _, made in tail_inserts)
         inserts = inserts + tail_inserts
-    extra = (tokens, calls_at + tail_at, rows + call_rows(tail_at, [current[i].calls for i in tail_at]),
-             parts_at + tail_parts, inserts)
+    extra = (
+        tokens,
+        calls_at + tail_at,
+        rows + call_rows(tail_at, [current[i].calls for i in tail_at]),
+        parts_at + tail_parts,
+        inserts,
+    )
     return memo.remember(REQUEST, current, key, apis + tail_apis, extra), extra
 
 
@@ -318,8 +380,9 @@ def _carried_tokens(record: Facts, api: dict[str, Any], index: int, cut: Cut | N
     from agent.images import image_tokens, refs_of
 
     refs = refs_of(record.message.meta)
-    return counter.count_message(api) + sum(image_tokens(ref.width, ref.height)
-                                            for ordinal, ref in enumerate(refs) if sent(cut, index, ordinal))
+    return counter.count_message(api) + sum(
+        image_tokens(ref.width, ref.height) for ordinal, ref in enumerate(refs) if sent(cut, index, ordinal)
+    )
 
 
 def _passes(settings: Settings, now_ms: int) -> list[tuple[str, Callable, dict[str, Any]]]:
@@ -328,18 +391,37 @@ def _passes(settings: Settings, now_ms: int) -> list[tuple[str, Callable, dict[s
     return [
         (active_path.NAME, active_path.run, {}),
         (orphans.NAME, orphans.run, {}),
-        (terminal_outdated.NAME, terminal_outdated.run,
-         {"now_ms": now_ms, "keep_recent": cfg.terminal_keep_recent_results, "max_age_ms": cfg.terminal_max_age_ms,
-          "placeholder": cfg.terminal_outdated_placeholder}),
-        (file_reads.NAME, file_reads.run,
-         {"workspace": str(settings.workspace), "keep_recent": cfg.file_keep_recent_reads,
-          "placeholder": cfg.file_read_placeholder}),
+        (
+            terminal_outdated.NAME,
+            terminal_outdated.run,
+            {
+                "now_ms": now_ms,
+                "keep_recent": cfg.terminal_keep_recent_results,
+                "max_age_ms": cfg.terminal_max_age_ms,
+                "placeholder": cfg.terminal_outdated_placeholder,
+            },
+        ),
+        (
+            file_reads.NAME,
+            file_reads.run,
+            {
+                "workspace": str(settings.workspace),
+                "keep_recent": cfg.file_keep_recent_reads,
+                "placeholder": cfg.file_read_placeholder,
+            },
+        ),
         (externalize.NAME, externalize.run, {"limit": cfg.max_inline_chars, "preview": cfg.inline_preview_chars}),
     ]
 
 
-def _result(api: list[dict[str, Any]], steps: list[tuple[str, int, int]], tokens: int, system_tokens: int,
-            tool_tokens: int, truncation: TruncationReport | None) -> BuildResult:
+def _result(
+    api: list[dict[str, Any]],
+    steps: list[tuple[str, int, int]],
+    tokens: int,
+    system_tokens: int,
+    tool_tokens: int,
+    truncation: TruncationReport | None,
+) -> BuildResult:
     report: list[PassReport] = []
     after = tokens
     for name, changed, added in reversed(steps):
@@ -348,8 +430,9 @@ def _result(api: list[dict[str, Any]], steps: list[tuple[str, int, int]], tokens
     report.reverse()
     for entry in report:
         if entry.changed:  # seed 000 §6.4, seed 003 §6: one line per pass that changed something
-            log.info("%s: %d changed, %d → %d tokens", entry.name, entry.changed,
-                     entry.tokens_before, entry.tokens_after)
+            log.info(
+                "%s: %d changed, %d → %d tokens", entry.name, entry.changed, entry.tokens_before, entry.tokens_after
+            )
     breakdown = TokenBreakdown(system=system_tokens, tools=tool_tokens, messages=tokens)
     # Built from validated parts: validating 5,000 plain dicts again cost more than a pass.
     return BuildResult.model_construct(messages=api, report=report, tokens=breakdown, truncation=truncation)

@@ -45,8 +45,14 @@ def call_rows(calls_at: list[int], calls: list[tuple[tuple[str, str, str], ...]]
     return [(index, *those[0], those[1:]) for index, those in zip(calls_at, calls)]
 
 
-def copy_request(apis: list[dict[str, Any]], calls_at: list[int], rows: list[CallRow],
-                 out: list[dict[str, Any]], start: int = 0, stop: int | None = None) -> None:
+def copy_request(
+    apis: list[dict[str, Any]],
+    calls_at: list[int],
+    rows: list[CallRow],
+    out: list[dict[str, Any]],
+    start: int = 0,
+    stop: int | None = None,
+) -> None:
     """Append a fresh copy of each of `apis[start:stop]` to `out`; `calls_at` (ascending)
     says which of `apis` have tool calls, `rows` (see `call_rows`) gives them.
 
@@ -55,17 +61,18 @@ def copy_request(apis: list[dict[str, Any]], calls_at: list[int], rows: list[Cal
     stop = len(apis) if stop is None else stop
     base = len(out) - start
     out.extend(map(dict.copy, apis[start:stop] if start or stop < len(apis) else apis))
-    for index, call_id, name, arguments, more in rows[bisect_left(calls_at, start):bisect_left(calls_at, stop)]:
+    for index, call_id, name, arguments, more in rows[bisect_left(calls_at, start) : bisect_left(calls_at, stop)]:
         copied = [{"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}]
         if more:
-            copied += [{"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
-                       for call_id, name, arguments in more]
+            copied += [
+                {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
+                for call_id, name, arguments in more
+            ]
         out[base + index]["tool_calls"] = copied
 
 
-
-
 # -- attached images (agent/images.py) --------------------------------------------------------
+
 
 class SessionImages:
     """The bytes of the images one session's messages attach, by hash: owned by the session's
@@ -127,8 +134,13 @@ class SessionImages:
         return url
 
 
-def attach_images(records: list[Rendered], apis: list[dict[str, Any]], images: SessionImages | None,
-                  cut: Cut | None = None, offset: int = 0) -> tuple[list[int], list[int]]:
+def attach_images(
+    records: list[Rendered],
+    apis: list[dict[str, Any]],
+    images: SessionImages | None,
+    cut: Cut | None = None,
+    offset: int = 0,
+) -> tuple[list[int], list[int]]:
     """Give the user messages among `records` that attach images their request form, in
     `apis` (their API forms, same positions): OpenAI content parts (the text, then each image
     as an `image_url` data URL, which litellm turns into each provider's image block), or,
@@ -149,8 +161,11 @@ def attach_images(records: list[Rendered], apis: list[dict[str, Any]], images: S
         api = dict(apis[index])
         text = api.get("content") or ""
         carried = [sent(cut, offset + index, ordinal) for ordinal in range(len(refs))]
-        shown = [(ref, images.data_url(ref.hash, ref.mime) if carry else None)
-                 for ref, carry in zip(refs, carried)] if images is not None else []
+        shown = (
+            [(ref, images.data_url(ref.hash, ref.mime) if carry else None) for ref, carry in zip(refs, carried)]
+            if images is not None
+            else []
+        )
         if images is not None and not all(carried):
             cut_at.append(index)
         if not any(url for _, url in shown):
@@ -182,8 +197,13 @@ def copy_parts(api: list[dict[str, Any]], parts_at: list[int], offset: int) -> N
 ToolImages = tuple[int, dict[str, Any], int]
 
 
-def tool_images(records: list[Rendered], start: int, images: SessionImages,
-                count_message: Callable[[dict[str, Any]], int], cut: Cut | None = None) -> list[ToolImages]:
+def tool_images(
+    records: list[Rendered],
+    start: int,
+    images: SessionImages,
+    count_message: Callable[[dict[str, Any]], int],
+    cut: Cut | None = None,
+) -> list[ToolImages]:
     """For a model that sees images: one user message per group of tool results (the answers
     to one assistant message) among `records[start:]` whose results attach images, to follow
     the group's last result. OpenAI's tool messages take text only, and a user message after
@@ -205,7 +225,7 @@ def tool_images(records: list[Rendered], start: int, images: SessionImages,
             end += 1
         parts: list[dict[str, Any]] = [{"type": "text", "text": TOOL_IMAGES_INTRO}]
         image_cost = 0
-        for at, record in enumerate(records[index:end + 1], index):
+        for at, record in enumerate(records[index : end + 1], index):
             for ordinal, ref in enumerate(refs_of(record.message.meta)):
                 url = images.data_url(ref.hash, ref.mime) if sent(cut, at, ordinal) else None
                 if url is not None:

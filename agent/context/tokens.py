@@ -96,17 +96,24 @@ class TokenCounter:
         """The count written with the message (see `remember_count`), if it still applies:
         same encoding and same content length (a pass's shortened copy shares the meta)."""
         stored = message.meta.get(TOKENS_META_KEY) if message.meta else None
-        if (isinstance(stored, dict) and stored.get("encoding") == self.encoding_name
-                and stored.get("chars") == len(message.content or "") and isinstance(stored.get("count"), int)
-                and not message.tool_calls):
+        if (
+            isinstance(stored, dict)
+            and stored.get("encoding") == self.encoding_name
+            and stored.get("chars") == len(message.content or "")
+            and isinstance(stored.get("count"), int)
+            and not message.tool_calls
+        ):
             return stored["count"]
         return None
 
     def remember_count(self, message: "Message") -> None:
         """Put the message's count in its meta before it is stored, so that resuming a long
         session does not encode every old tool output again (98 MB took ~11 s)."""
-        message.meta[TOKENS_META_KEY] = {"encoding": self.encoding_name, "chars": len(message.content or ""),
-                                         "count": self.count_stored(message)}
+        message.meta[TOKENS_META_KEY] = {
+            "encoding": self.encoding_name,
+            "chars": len(message.content or ""),
+            "count": self.count_stored(message),
+        }
 
     def count_messages(self, messages: list[dict[str, Any]]) -> int:
         if not messages:

@@ -64,7 +64,7 @@ def write_temp(dir_fd: int, name: str, data: bytes, mode: int | None) -> str:
 def write_all(fd: int, data: bytes, mode: int | None) -> None:
     view = memoryview(data)
     while view:
-        view = view[os.write(fd, view):]
+        view = view[os.write(fd, view) :]
     os.fchmod(fd, default_mode() if mode is None else mode)
     os.fsync(fd)
 

@@ -84,8 +84,14 @@ class FileUnreadable(RepoFileError):
 # -- reading ------------------------------------------------------------------------------------
 
 
-def read_repo_file(workspace: Path | str, path: Path | str, *, max_bytes: int = DEFAULT_MAX_BYTES,
-                   truncate: bool = False, follow_inside: bool = False) -> bytes:
+def read_repo_file(
+    workspace: Path | str,
+    path: Path | str,
+    *,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    truncate: bool = False,
+    follow_inside: bool = False,
+) -> bytes:
     """The bytes of the regular file `path` (relative to `workspace`, or absolute inside it).
 
     Raises a RepoFileError subclass for anything else. Larger than `max_bytes`: FileTooLarge,
@@ -156,7 +162,7 @@ def _locate(workspace: Path | str, path: Path | str, follow_inside: bool) -> tup
         base = next((b for b in (ws, given) if _inside(norm, b)), None)
         if base is None:
             raise OutsideWorkspace(shown, f"is outside the workspace {ws}")
-        norm = norm[len(base):].lstrip(os.sep) or "."
+        norm = norm[len(base) :].lstrip(os.sep) or "."
     parts = [p for p in norm.split(os.sep) if p not in ("", ".")]
     if ".." in parts:
         raise OutsideWorkspace(shown, f"leads outside the workspace {ws}")
@@ -171,7 +177,7 @@ def _locate(workspace: Path | str, path: Path | str, follow_inside: bool) -> tup
             raise SymlinkRefused(shown, "is a symlink loop") from None
         if not _inside(real, ws):
             raise OutsideWorkspace(shown, f"resolves to {real}, outside the workspace {ws}", Path(real))
-        parts = [p for p in real[len(ws):].split(os.sep) if p]
+        parts = [p for p in real[len(ws) :].split(os.sep) if p]
     return ws, parts, shown
 
 
@@ -188,12 +194,15 @@ def _open_folder(ws: str, parts: list[str], shown: str, *, target: bool = False)
     try:
         return descend(top, parts, flags=flags)
     except DescendError as exc:
-        where = os.sep.join(parts[:exc.index + 1])
+        where = os.sep.join(parts[: exc.index + 1])
         last = target and exc.index == len(parts) - 1  # the folder asked for, not one on the way
         if exc.is_link:
-            raise SymlinkRefused(shown, "is a symlink, which cairn does not follow in a repository" if last else
-                                 f"is reached through the symlink {where}, which cairn does not follow "
-                                 f"in a repository") from None
+            raise SymlinkRefused(
+                shown,
+                "is a symlink, which cairn does not follow in a repository"
+                if last
+                else f"is reached through the symlink {where}, which cairn does not follow in a repository",
+            ) from None
         if isinstance(exc.cause, FileNotFoundError):
             raise FileMissing(shown, "does not exist") from None
         if exc.cause.errno == errno.ENOTDIR:
@@ -250,8 +259,13 @@ def _check_kind(mode: int, shown: str) -> None:
 
 
 def _size_text(n: int) -> str:
-    return f"{n // (1024 * 1024)} MiB" if n >= 1024 * 1024 and n % (1024 * 1024) == 0 else \
-        f"{n // 1024} KiB" if n >= 1024 else f"{n} bytes"
+    return (
+        f"{n // (1024 * 1024)} MiB"
+        if n >= 1024 * 1024 and n % (1024 * 1024) == 0
+        else f"{n // 1024} KiB"
+        if n >= 1024
+        else f"{n} bytes"
+    )
 
 
 def _read_fd(fd: int, shown: str, max_bytes: int, truncate: bool) -> bytes:
@@ -260,8 +274,9 @@ def _read_fd(fd: int, shown: str, max_bytes: int, truncate: bool) -> bytes:
         st = os.fstat(fd)
         _check_kind(st.st_mode, shown)
         if st.st_size > max_bytes and not truncate:
-            raise FileTooLarge(shown, f"is larger than {_size_text(max_bytes)} ({st.st_size} bytes)",
-                               st.st_size, max_bytes)
+            raise FileTooLarge(
+                shown, f"is larger than {_size_text(max_bytes)} ({st.st_size} bytes)", st.st_size, max_bytes
+            )
         want = max_bytes if truncate else max_bytes + 1  # one more: a file that grew since fstat
         chunks: list[bytes] = []
         got = 0

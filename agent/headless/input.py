@@ -39,8 +39,11 @@ def parse_line(line: str) -> str | None:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        texts = [part.get("text") for part in content
-                 if isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str)]
+        texts = [
+            part.get("text")
+            for part in content
+            if isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str)
+        ]
         if texts:
             return "\n".join(texts)
     raise InputError('expected "text" or "message": {"content": ...} with text')

@@ -34,8 +34,12 @@ EXIT_MAX_TURNS = 3
 EXIT_MAX_COST = 4
 EXIT_TOOL_NOT_ALLOWED = 5
 EXIT_TOOL_DISALLOWED = 6
-EXIT_CODES: dict[str, int] = {"max_turns": EXIT_MAX_TURNS, "max_cost": EXIT_MAX_COST,
-                              "tool_not_allowed": EXIT_TOOL_NOT_ALLOWED, "tool_disallowed": EXIT_TOOL_DISALLOWED}
+EXIT_CODES: dict[str, int] = {
+    "max_turns": EXIT_MAX_TURNS,
+    "max_cost": EXIT_MAX_COST,
+    "tool_not_allowed": EXIT_TOOL_NOT_ALLOWED,
+    "tool_disallowed": EXIT_TOOL_DISALLOWED,
+}
 COMMAND_TOOL = "terminal-execute"
 _RULE = re.compile(r"^\s*([A-Za-z0-9_.*?\[\]-]+)\s*(?:\((.*)\))?\s*$", re.DOTALL)
 
@@ -131,11 +135,17 @@ class RunGuard:
         self.run_cost = max(0.0, session_cost - self.start_cost)
         max_turns, max_cost = self.limits.max_turns, self.limits.max_cost
         if max_turns is not None and self.requests >= max_turns:
-            return self._reach("max_turns", f"the run reached --max-turns {max_turns} "
-                                            f"({self.requests} model requests) and the model wanted to go on")
+            return self._reach(
+                "max_turns",
+                f"the run reached --max-turns {max_turns} "
+                f"({self.requests} model requests) and the model wanted to go on",
+            )
         if max_cost is not None and self.run_cost >= max_cost:
-            return self._reach("max_cost", f"the run cost ${self.run_cost:.4f} (provider-reported usage at "
-                                           f"litellm's prices), reaching --max-cost {max_cost:g}")
+            return self._reach(
+                "max_cost",
+                f"the run cost ${self.run_cost:.4f} (provider-reported usage at "
+                f"litellm's prices), reaching --max-cost {max_cost:g}",
+            )
         self.requests += 1
         return None
 
@@ -146,8 +156,9 @@ class RunGuard:
     # -- before each tool call ---------------------------------------------------------------
     def before_tool(self, call: ToolCall) -> LimitReached | None:
         if not self.offered(call.name):
-            allowed = self.limits.allowed is not None and not any(r.matches_name(call.name)
-                                                                  for r in self.limits.allowed)
+            allowed = self.limits.allowed is not None and not any(
+                r.matches_name(call.name) for r in self.limits.allowed
+            )
             limit = "tool_not_allowed" if allowed else "tool_disallowed"
             flag = "--allowed-tools" if allowed else "--disallowed-tools"
             return self._reach(limit, f"the model called {call.name}, which {flag} does not permit", call)
@@ -163,14 +174,22 @@ class RunGuard:
             return None
         parts = self._parts(command)
         if denied and (parts is None or any(_starts(words, p) for words in parts for p in denied)):
-            return self._reach("tool_disallowed", f"the command `{command}` matches --disallowed-tools "
-                                                  f"({', '.join(f'{COMMAND_TOOL}({p})' for p in denied)})"
-                               + ("; it could not be parsed, so it may" if parts is None else ""), call)
-        if not any_command and (parts is None or not all(any(_starts(words, p) for p in allowed_prefixes if p)
-                                                         for words in parts)):
-            return self._reach("tool_not_allowed", f"the command `{command}` is not covered by --allowed-tools "
-                                                   f"({', '.join(f'{COMMAND_TOOL}({p})' for p in allowed_prefixes)})",
-                               call)
+            return self._reach(
+                "tool_disallowed",
+                f"the command `{command}` matches --disallowed-tools "
+                f"({', '.join(f'{COMMAND_TOOL}({p})' for p in denied)})"
+                + ("; it could not be parsed, so it may" if parts is None else ""),
+                call,
+            )
+        if not any_command and (
+            parts is None or not all(any(_starts(words, p) for p in allowed_prefixes if p) for words in parts)
+        ):
+            return self._reach(
+                "tool_not_allowed",
+                f"the command `{command}` is not covered by --allowed-tools "
+                f"({', '.join(f'{COMMAND_TOOL}({p})' for p in allowed_prefixes)})",
+                call,
+            )
         return None
 
     def _parts(self, command: str) -> list[list[str]] | None:
@@ -181,8 +200,12 @@ class RunGuard:
         return None if parsed.unsafe else [list(c.words) for c in parsed.commands]
 
     def _reach(self, limit: str, message: str, call: ToolCall | None = None) -> LimitReached:
-        self.reached = LimitReached(limit=limit, message=f"Stopped: {message}.",  # type: ignore[arg-type]
-                                    exit_code=EXIT_CODES[limit], tool_call_id=call.id if call else None)
+        self.reached = LimitReached(
+            limit=limit,
+            message=f"Stopped: {message}.",  # type: ignore[arg-type]
+            exit_code=EXIT_CODES[limit],
+            tool_call_id=call.id if call else None,
+        )
         return self.reached
 
 
@@ -199,4 +222,3 @@ def _command_of(call: ToolCall) -> str:
         return ""
     command = data.get("command") if isinstance(data, dict) else None
     return command if isinstance(command, str) else ""
-

@@ -27,7 +27,14 @@ from typing import TextIO
 from agent import __version__
 from agent.settings.config import Settings
 from agent.turn.events import (
-    AssistantFinished, ContextManaged, Event, Notice, ToolFinished, TurnError, TurnFinished, UserMessage,
+    AssistantFinished,
+    ContextManaged,
+    Event,
+    Notice,
+    ToolFinished,
+    TurnError,
+    TurnFinished,
+    UserMessage,
 )
 from agent.headless.input import StdinMessages
 from agent.headless.limits import RunGuard, RunLimits
@@ -92,8 +99,10 @@ class _Printer:
 def _stopped(signum: int, err: TextIO) -> int:
     """After SIGTERM/SIGHUP: one line (if stderr is still there), exit code 128 + signal."""
     try:
-        err.write(f"Error: stopped by {signal.Signals(signum).name}; what ran is saved "
-                  "(`cairn -p … --continue` resumes it).\n")
+        err.write(
+            f"Error: stopped by {signal.Signals(signum).name}; what ran is saved "
+            "(`cairn -p … --continue` resumes it).\n"
+        )
         err.flush()
     except (OSError, ValueError):  # the terminal that closed was stderr
         pass
@@ -106,10 +115,12 @@ def describe_refusal(message: Message) -> str:
     if not isinstance(permission, dict) or permission.get("decision") != "refused":
         return ""
     what = permission.get("command") or permission.get("path") or ""
-    subject = f"{permission.get('title', 'a tool call')}" + (f": {what}" if what and what not in
-                                                             str(permission.get("title")) else "")
-    return (f"Note: not allowed without approval: {subject}. Pass --yolo, or allow it in "
-            f".cairn/config.toml [permissions].")
+    subject = f"{permission.get('title', 'a tool call')}" + (
+        f": {what}" if what and what not in str(permission.get("title")) else ""
+    )
+    return (
+        f"Note: not allowed without approval: {subject}. Pass --yolo, or allow it in .cairn/config.toml [permissions]."
+    )
 
 
 def describe_context_event(managed: ContextManaged) -> str:
@@ -118,8 +129,10 @@ def describe_context_event(managed: ContextManaged) -> str:
     if e.action == "condense" and e.outcome == "failed":
         return f"Note: condensing failed ({e.error}); truncating the request instead."
     verb = "condensed" if e.action == "condense" else "truncated for this request"
-    return (f"Note: context {verb} ({e.trigger}): {e.tokens_before:,} → {e.tokens_after:,} tokens"
-            f" in {e.duration_ms / 1000:.1f} s.")
+    return (
+        f"Note: context {verb} ({e.trigger}): {e.tokens_before:,} → {e.tokens_after:,} tokens"
+        f" in {e.duration_ms / 1000:.1f} s."
+    )
 
 
 async def run_headless(
@@ -168,7 +181,11 @@ async def run_headless(
     try:
         try:
             runtime = await Runtime.open(
-                settings, on_event=printer, approver=None, resume_id=resume_id, continue_last=continue_last,
+                settings,
+                on_event=printer,
+                approver=None,
+                resume_id=resume_id,
+                continue_last=continue_last,
                 warm_up=False,
             )
         except NoModelConfigured:
@@ -188,9 +205,17 @@ async def run_headless(
         session_id.append(runtime.session.id)
         if isinstance(printer, StreamPrinter):
             printer.session_cost_of = lambda: runtime.agent.session_cost
-            printer.writer.write({"type": "session", "schema": SCHEMA_VERSION, "session_id": runtime.session.id,
-                                  "model": runtime.model, "cwd": str(settings.workspace),
-                                  "resumed": bool(resume_id or continue_last), "cairn": __version__})
+            printer.writer.write(
+                {
+                    "type": "session",
+                    "schema": SCHEMA_VERSION,
+                    "session_id": runtime.session.id,
+                    "model": runtime.model,
+                    "cwd": str(settings.workspace),
+                    "resumed": bool(resume_id or continue_last),
+                    "cairn": __version__,
+                }
+            )
         for recovered in runtime.recovered:
             err.write(f"Note: {recovered.describe()}\n")
         inputs = StdinMessages(sys.stdin) if input_format == "stream-json" else None

@@ -13,8 +13,19 @@ import json
 from typing import Any, TextIO
 
 from agent.turn.events import (
-    AssistantFinished, CondenseStarted, ContextManaged, Event, LimitReached, Notice, Retrying, TextDelta,
-    ToolFinished, ToolStarted, TurnError, TurnFinished, UserMessage,
+    AssistantFinished,
+    CondenseStarted,
+    ContextManaged,
+    Event,
+    LimitReached,
+    Notice,
+    Retrying,
+    TextDelta,
+    ToolFinished,
+    ToolStarted,
+    TurnError,
+    TurnFinished,
+    UserMessage,
 )
 
 SCHEMA_VERSION = 1
@@ -38,10 +49,15 @@ def to_json(event: Event) -> dict[str, Any] | None:
         return {"type": "text", "message_id": event.message_id, "text": event.text}
     if isinstance(event, AssistantFinished):
         m = event.message
-        return {"type": "assistant", "message_id": m.id, "status": m.status, "text": m.content or "",
-                "tool_calls": [{"id": c.id, "name": c.name, "arguments": _arguments(c.arguments)}
-                               for c in m.tool_calls],
-                "finish_reason": m.meta.get("finish_reason"), "error": m.meta.get("error")}
+        return {
+            "type": "assistant",
+            "message_id": m.id,
+            "status": m.status,
+            "text": m.content or "",
+            "tool_calls": [{"id": c.id, "name": c.name, "arguments": _arguments(c.arguments)} for c in m.tool_calls],
+            "finish_reason": m.meta.get("finish_reason"),
+            "error": m.meta.get("error"),
+        }
     if isinstance(event, ToolStarted):
         c = event.call
         return {"type": "tool_call", "id": c.id, "name": c.name, "arguments": _arguments(c.arguments)}
@@ -49,19 +65,37 @@ def to_json(event: Event) -> dict[str, Any] | None:
         m = event.message
         content = m.content or ""
         permission = m.meta.get("permission") if isinstance(m.meta.get("permission"), dict) else {}
-        return {"type": "tool_result", "id": event.call.id, "name": event.call.name, "status": m.status,
-                "content": content[:MAX_RESULT_CHARS], "truncated": len(content) > MAX_RESULT_CHARS,
-                "refused": permission.get("decision") == "refused"}
+        return {
+            "type": "tool_result",
+            "id": event.call.id,
+            "name": event.call.name,
+            "status": m.status,
+            "content": content[:MAX_RESULT_CHARS],
+            "truncated": len(content) > MAX_RESULT_CHARS,
+            "refused": permission.get("decision") == "refused",
+        }
     if isinstance(event, Retrying):
-        return {"type": "retry", "attempt": event.attempt, "max_attempts": event.max_attempts,
-                "delay_s": round(event.delay, 3), "reason": event.reason}
+        return {
+            "type": "retry",
+            "attempt": event.attempt,
+            "max_attempts": event.max_attempts,
+            "delay_s": round(event.delay, 3),
+            "reason": event.reason,
+        }
     if isinstance(event, CondenseStarted):
         return {"type": "condense_started", "trigger": event.trigger, "tokens": event.tokens}
     if isinstance(event, ContextManaged):
         e = event.event
-        line = {"type": "context", "action": e.action, "trigger": e.trigger, "outcome": e.outcome,
-                "tokens_before": e.tokens_before, "tokens_after": e.tokens_after, "duration_ms": e.duration_ms,
-                "error": e.error}
+        line = {
+            "type": "context",
+            "action": e.action,
+            "trigger": e.trigger,
+            "outcome": e.outcome,
+            "tokens_before": e.tokens_before,
+            "tokens_after": e.tokens_after,
+            "duration_ms": e.duration_ms,
+            "error": e.error,
+        }
         if event.summary is not None:
             line["summary"] = {"message_id": event.summary.id, "text": event.summary.content or ""}
         return line
@@ -70,8 +104,13 @@ def to_json(event: Event) -> dict[str, Any] | None:
     if isinstance(event, TurnError):
         return {"type": "error", "message": event.message}
     if isinstance(event, LimitReached):
-        return {"type": "limit", "limit": event.limit, "message": event.message, "exit_code": event.exit_code,
-                "tool_call_id": event.tool_call_id}
+        return {
+            "type": "limit",
+            "limit": event.limit,
+            "message": event.message,
+            "exit_code": event.exit_code,
+            "tool_call_id": event.tool_call_id,
+        }
     if isinstance(event, TurnFinished):
         return {"type": "turn_end", "status": event.status}
     return None
@@ -82,10 +121,18 @@ def usage_line(message, run_cost: float, session_cost: float) -> dict[str, Any] 
     usage = message.meta.get("usage")
     if not isinstance(usage, dict):
         return None
-    return {"type": "usage", "message_id": message.id, "model": message.meta.get("model"),
-            "prompt_tokens": usage.get("prompt_tokens"), "completion_tokens": usage.get("completion_tokens"),
-            "cache_read_tokens": usage.get("cache_read_tokens"), "cache_write_tokens": usage.get("cache_write_tokens"),
-            "cost": message.meta.get("cost") or 0.0, "run_cost": run_cost, "session_cost": session_cost}
+    return {
+        "type": "usage",
+        "message_id": message.id,
+        "model": message.meta.get("model"),
+        "prompt_tokens": usage.get("prompt_tokens"),
+        "completion_tokens": usage.get("completion_tokens"),
+        "cache_read_tokens": usage.get("cache_read_tokens"),
+        "cache_write_tokens": usage.get("cache_write_tokens"),
+        "cost": message.meta.get("cost") or 0.0,
+        "run_cost": run_cost,
+        "session_cost": session_cost,
+    }
 
 
 class StreamWriter:
@@ -142,11 +189,24 @@ class StreamPrinter:
             self.status = event.status
 
     def result(self, *, exit_code: int, session_id: str | None, message: str | None = None) -> None:
-        status = ("ok" if exit_code == 0 else "interrupted" if exit_code >= 128  # Ctrl-C, SIGTERM, SIGHUP
-                  else "limit" if self.limit is not None else "error")
-        line: dict[str, Any] = {"type": "result", "status": status, "exit_code": exit_code,
-                                "session_id": session_id, "requests": self.requests,
-                                "run_cost": round(self.run_cost, 10), "text": self.final_text}
+        status = (
+            "ok"
+            if exit_code == 0
+            else "interrupted"
+            if exit_code >= 128  # Ctrl-C, SIGTERM, SIGHUP
+            else "limit"
+            if self.limit is not None
+            else "error"
+        )
+        line: dict[str, Any] = {
+            "type": "result",
+            "status": status,
+            "exit_code": exit_code,
+            "session_id": session_id,
+            "requests": self.requests,
+            "run_cost": round(self.run_cost, 10),
+            "text": self.final_text,
+        }
         if self.limit is not None:
             line.update(limit=self.limit.limit, message=self.limit.message)
         elif message or self.errors:

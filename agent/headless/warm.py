@@ -74,7 +74,9 @@ class WarmBackend:
             reserve_process_for_forking("cairn's warm backend")
         except ImportError:  # a litellm without the native extension: nothing to guard
             pass
-        self._import(FIRST_REQUEST_MODULES + ("agent.cli", "agent.headless.run", "agent.turn.loop", "agent.runtime.runtime"))
+        self._import(
+            FIRST_REQUEST_MODULES + ("agent.cli", "agent.headless.run", "agent.turn.loop", "agent.runtime.runtime")
+        )
         from agent.settings.config import ContextSettings
 
         load_encoding(ContextSettings().tokenizer)
@@ -198,10 +200,10 @@ def _run_child(conn: socket.socket, fds: list[int], hello: dict, folder: Path) -
             os.close(fd)
         encoding = hello.get("encoding") or "utf-8"
         sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False), encoding=encoding)
-        sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding=encoding,
-                                      line_buffering=os.isatty(1))
-        sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding=encoding, errors="backslashreplace",
-                                      line_buffering=True)
+        sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding=encoding, line_buffering=os.isatty(1))
+        sys.stderr = io.TextIOWrapper(
+            io.FileIO(2, "w", closefd=False), encoding=encoding, errors="backslashreplace", line_buffering=True
+        )
         os.chdir(hello["cwd"])
         os.environ.clear()
         os.environ.update(hello["env"])

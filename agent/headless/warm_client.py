@@ -33,12 +33,34 @@ MAX_SOCKET_PATH = 100
 CONNECT_TIMEOUT_S = 2.0
 # Variables that change what litellm or the HTTP stack set up at import: a backend started
 # under other values is stale. (Secrets never enter the fingerprint or the backend's environment.)
-IMPORT_TIME_ENV_PREFIXES = ("LITELLM_", "TIKTOKEN_", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY",
-                            "SSL_CERT_", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "PYTHON")
+IMPORT_TIME_ENV_PREFIXES = (
+    "LITELLM_",
+    "TIKTOKEN_",
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "NO_PROXY",
+    "ALL_PROXY",
+    "SSL_CERT_",
+    "REQUESTS_CA_BUNDLE",
+    "CURL_CA_BUNDLE",
+    "PYTHON",
+)
 # The backend's own environment: enough to run Python and find its data, no API keys (a model's
 # command could read /proc/<pid>/environ of a process that kept them).
-BACKEND_ENV_NAMES = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "CAIRN_HOME", "XDG_DATA_HOME",
-                     "XDG_CONFIG_HOME", "USER", "LOGNAME", "CAIRN_WARM_IDLE")
+BACKEND_ENV_NAMES = (
+    "PATH",
+    "HOME",
+    "LANG",
+    "LC_ALL",
+    "LC_CTYPE",
+    "TMPDIR",
+    "CAIRN_HOME",
+    "XDG_DATA_HOME",
+    "XDG_CONFIG_HOME",
+    "USER",
+    "LOGNAME",
+    "CAIRN_WARM_IDLE",
+)
 SECRET_WORDS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "CREDENTIAL")
 FORWARDED_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
@@ -62,8 +84,9 @@ def _is_secret(name: str) -> bool:
 
 
 def import_time_env(environ: dict[str, str]) -> dict[str, str]:
-    return {k: v for k, v in sorted(environ.items())
-            if k.upper().startswith(IMPORT_TIME_ENV_PREFIXES) and not _is_secret(k)}
+    return {
+        k: v for k, v in sorted(environ.items()) if k.upper().startswith(IMPORT_TIME_ENV_PREFIXES) and not _is_secret(k)
+    }
 
 
 def fingerprint(environ: dict[str, str] | None = None) -> str:
@@ -111,12 +134,16 @@ def run_warm(argv: list[str], api_key: str | None = None) -> int:
     try:
         conn.connect(str(path))
         # The environment sent holds API keys: only to a backend of this very user.
-        peer_uid = struct.unpack("3i", conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED,
-                                                       struct.calcsize("3i")))[1]
+        peer_uid = struct.unpack("3i", conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i")))[1]
         if peer_uid != os.getuid():
             raise OSError(f"the backend socket belongs to uid {peer_uid}")
-        hello = {"fingerprint": fingerprint(), "argv": argv, "cwd": os.getcwd(), "env": dict(os.environ),
-                 "encoding": getattr(sys.stdout, "encoding", None) or "utf-8"}
+        hello = {
+            "fingerprint": fingerprint(),
+            "argv": argv,
+            "cwd": os.getcwd(),
+            "env": dict(os.environ),
+            "encoding": getattr(sys.stdout, "encoding", None) or "utf-8",
+        }
         payload = json.dumps(hello).encode() + b"\n"
         socket.send_fds(conn, [payload], [0, 1, 2])
         reader = conn.makefile("rb")
@@ -146,6 +173,7 @@ def hide_keys(api_key: str | None) -> None:
 def _wait_for_exit(conn: socket.socket, reader, pid: int) -> int:
     """Forward Ctrl-C, SIGTERM and SIGHUP to the child (it ends as an in-process run would)
     and wait for its exit code. The run has started: from here on it is never re-run."""
+
     def forward(signum: int, _frame) -> None:
         try:
             os.kill(pid, signum)
@@ -163,8 +191,7 @@ def _wait_for_exit(conn: socket.socket, reader, pid: int) -> int:
     try:
         return int(json.loads(line)["exit"])
     except (ValueError, KeyError, TypeError):
-        sys.stderr.write("Error: the warm backend's run ended without an exit status (see "
-                         f"{warm_dir() / LOG_NAME}).\n")
+        sys.stderr.write(f"Error: the warm backend's run ended without an exit status (see {warm_dir() / LOG_NAME}).\n")
         return 1
 
 
@@ -184,8 +211,15 @@ def start_backend() -> None:
 
     root = Path(agent.__file__).resolve().parent.parent  # importable from there, installed or not
     try:
-        subprocess.Popen([sys.executable, "-m", "agent.headless.warm"], env=backend_env(),
-                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                         start_new_session=True, close_fds=True, cwd=root)
+        subprocess.Popen(
+            [sys.executable, "-m", "agent.headless.warm"],
+            env=backend_env(),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+            close_fds=True,
+            cwd=root,
+        )
     except OSError:
         pass

@@ -34,21 +34,45 @@ MAX_BREAKPOINTS = 4
 # Bedrock's Mantle endpoint (Claude goes through AmazonAnthropicClaudeConfig), and the
 # gateways whose litellm config keeps cache_control for Claude (openrouter, databricks,
 # snowflake). A non-Claude model behind them is "automatic" or "none" (below).
-_CLAUDE_CARRIERS = frozenset({
-    "anthropic", "bedrock", "bedrock_mantle", "vertex_ai", "vertex_ai_beta", "azure_ai",
-    "openrouter", "databricks", "snowflake",
-})
+_CLAUDE_CARRIERS = frozenset(
+    {
+        "anthropic",
+        "bedrock",
+        "bedrock_mantle",
+        "vertex_ai",
+        "vertex_ai_beta",
+        "azure_ai",
+        "openrouter",
+        "databricks",
+        "snowflake",
+    }
+)
 # Providers that cache a repeated prefix without being asked (and report the hits in
 # usage.prompt_tokens_details.cached_tokens or an equivalent litellm maps there).
 # Gemini and Vertex AI Gemini are deliberately here and never "explicit": litellm turns
 # cache_control on a Gemini request into a separately created (and billed) context cache.
 # dashscope, zai and minimax keep cache_control in litellm too, but they cache implicitly
 # and pass OpenAI-format marks through unconverted, so none are sent there.
-_AUTOMATIC = frozenset({
-    "openai", "azure", "azure_ai", "deepseek", "gemini", "xai", "groq",
-    "mistral", "fireworks_ai", "together_ai", "deepinfra", "moonshot", "dashscope", "zai", "minimax",
-    "openrouter",
-})
+_AUTOMATIC = frozenset(
+    {
+        "openai",
+        "azure",
+        "azure_ai",
+        "deepseek",
+        "gemini",
+        "xai",
+        "groq",
+        "mistral",
+        "fireworks_ai",
+        "together_ai",
+        "deepinfra",
+        "moonshot",
+        "dashscope",
+        "zai",
+        "minimax",
+        "openrouter",
+    }
+)
 # Model names litellm routes without a provider prefix.
 _BARE_AUTOMATIC = ("gpt-", "chatgpt-", "o1", "o3", "o4", "gemini-", "deepseek-", "grok-")
 
@@ -195,7 +219,7 @@ def with_breakpoints(
             index -= 1
         if index >= 0 and index not in taken:
             targets.add(index)
-    for index in sorted(targets, reverse=True)[:max(0, budget)]:
+    for index in sorted(targets, reverse=True)[: max(0, budget)]:
         marked = _marked(out[index])
         assert marked is not None  # _carries_here said so
         out[index] = marked
@@ -237,6 +261,9 @@ def cache_tokens(usage: Any) -> tuple[int, int]:
     """
     details = _field(usage, "prompt_tokens_details")
     read = _count(_field(usage, "cache_read_input_tokens")) or _count(_field(details, "cached_tokens"))
-    write = (_count(_field(usage, "cache_creation_input_tokens")) or _count(_field(details, "cache_write_tokens"))
-             or _count(_field(details, "cache_creation_tokens")))
+    write = (
+        _count(_field(usage, "cache_creation_input_tokens"))
+        or _count(_field(details, "cache_write_tokens"))
+        or _count(_field(details, "cache_creation_tokens"))
+    )
     return read, write

@@ -123,8 +123,11 @@ _NOISE = re.compile(r"^(?:litellm\.\w+|[A-Z]\w*(?:Error|Exception)|Timeout Error
 # "<TransferEncodingError: 400, message='…'>" (an exception's repr inside a message) → its name.
 _REPR = re.compile(r"<(\w+): [^<>]*>")
 # What the openai SDK (and litellm's own checks) say when no key was given at all.
-_MISSING_KEY = re.compile(r"missing credentials|api_key client option must be set|missing \w* ?api key"
-                          r"|no api key|api key (?:is )?(?:missing|not set|required)", re.IGNORECASE)
+_MISSING_KEY = re.compile(
+    r"missing credentials|api_key client option must be set|missing \w* ?api key"
+    r"|no api key|api key (?:is )?(?:missing|not set|required)",
+    re.IGNORECASE,
+)
 # litellm parses ~1 ms per chunk; chunks already buffered are iterated without returning to
 # the event loop, so a fast stream would freeze the screen for hundreds of ms without this.
 STREAM_YIELD_S = 0.05
@@ -168,8 +171,7 @@ def keys_in_use(model: str, api_key: str | None) -> list[str]:
     provider's own variable (what litellm reads when none is given). They are remembered as
     secrets: redacted wherever they could be written, kept from the model's commands."""
     variable = KEY_VARIABLE.get(_provider(model))
-    return [k for k in (api_key, os.environ.get("CAIRN_API_KEY"), os.environ.get(variable) if variable else None)
-            if k]
+    return [k for k in (api_key, os.environ.get("CAIRN_API_KEY"), os.environ.get(variable) if variable else None) if k]
 
 
 def map_exception(exc: Exception, model: str, api_base: str | None = None) -> LLMError:
@@ -191,8 +193,10 @@ def map_exception(exc: Exception, model: str, api_base: str | None = None) -> LL
     if isinstance(exc, litellm.ContextWindowExceededError):
         return ContextTooLongError(f"The conversation is too long for {model}: {_short(exc)}")
     if (isinstance(exc, litellm.RateLimitError) or status == 429) and _NO_QUOTA.search(str(exc)):
-        return QuotaError(f"The provider says the account for {model} is out of quota or credit: "
-                          f"{_short(exc)} (check the plan and billing; retrying will not help).")
+        return QuotaError(
+            f"The provider says the account for {model} is out of quota or credit: "
+            f"{_short(exc)} (check the plan and billing; retrying will not help)."
+        )
     if isinstance(exc, litellm.RateLimitError) or status == 429:
         return RateLimitError(f"Rate limited by the provider: {_short(exc)}", retry_after=_retry_after(exc))
     if isinstance(exc, (litellm.Timeout, litellm.APIConnectionError)):
@@ -232,13 +236,19 @@ def _cost(model: str, result: StreamResult) -> float:
 
     if not result.prompt_tokens and not result.completion_tokens:
         return 0.0
-    cost = request_cost(model, prompt_tokens=result.prompt_tokens or 0, completion_tokens=result.completion_tokens or 0,
-                        cache_read_tokens=result.cache_read_tokens, cache_write_tokens=result.cache_write_tokens)
+    cost = request_cost(
+        model,
+        prompt_tokens=result.prompt_tokens or 0,
+        completion_tokens=result.completion_tokens or 0,
+        cache_read_tokens=result.cache_read_tokens,
+        cache_write_tokens=result.cache_write_tokens,
+    )
     return cost.total if cost is not None else 0.0  # models without a price (local, custom): no cost shown
 
 
-async def stream_chat(request: ChatRequest, on_text: TextSink | None = None,
-                      into: StreamResult | None = None) -> StreamResult:
+async def stream_chat(
+    request: ChatRequest, on_text: TextSink | None = None, into: StreamResult | None = None
+) -> StreamResult:
     """Stream one completion. On failure raises LLMError with `.partial` (a StreamResult).
 
     `into` (optional) is filled as the stream arrives, so a caller that cancels the call
@@ -332,14 +342,17 @@ async def stream_chat(request: ChatRequest, on_text: TextSink | None = None,
         if _ended_early(stream, request, calls):
             if not result.content and not calls:
                 raise ProviderError(_EMPTY, retryable=True)
-            raise NetworkError(f"The response stream from {request.model} ended before the model finished "
-                               "(no finish reason).")
+            raise NetworkError(
+                f"The response stream from {request.model} ended before the model finished (no finish reason)."
+            )
     except BaseException as exc:
         result.partial_tool_calls = [vars(b) for _, b in sorted(calls.items())]
         _log_request(request, result, started, failed=exc)
         if isinstance(exc, TimeoutError) and watchdog is not None and watchdog.expired():
-            err = NetworkError(f"The response stream from {request.model} sent no content for {idle:g} s "
-                               "(only keep-alives, or nothing at all); gave up waiting.")
+            err = NetworkError(
+                f"The response stream from {request.model} sent no content for {idle:g} s "
+                "(only keep-alives, or nothing at all); gave up waiting."
+            )
             err.partial = result  # type: ignore[attr-defined]
             raise err from None
         if isinstance(exc, Exception):
@@ -364,8 +377,9 @@ async def stream_chat(request: ChatRequest, on_text: TextSink | None = None,
     return result
 
 
-def _log_request(request: ChatRequest, result: StreamResult, started: float,
-                 failed: BaseException | None = None) -> None:
+def _log_request(
+    request: ChatRequest, result: StreamResult, started: float, failed: BaseException | None = None
+) -> None:
     """The request's line in the debug log: what was sent, what the provider reported back."""
     if not log.isEnabledFor(logging.INFO):
         return
@@ -376,12 +390,24 @@ def _log_request(request: ChatRequest, result: StreamResult, started: float,
     outcome = ""
     if failed is not None:
         outcome = f" failed={type(failed).__name__}" + (f": {_short(failed)}" if isinstance(failed, Exception) else "")
-    log.info("request model=%s messages=%d tools=%d max_tokens=%s tokens_estimated=%s prompt_tokens=%s "
-             "completion_tokens=%s cache_read_tokens=%d cache_write_tokens=%d duration=%.2fs finish_reason=%s "
-             "cost=%.6f%s", request.model, len(request.messages), len(request.tools), known(request.max_tokens),
-             known(request.estimated_tokens), known(result.prompt_tokens), known(result.completion_tokens),
-             result.cache_read_tokens, result.cache_write_tokens, time.monotonic() - started,
-             known(result.finish_reason), result.cost, outcome)
+    log.info(
+        "request model=%s messages=%d tools=%d max_tokens=%s tokens_estimated=%s prompt_tokens=%s "
+        "completion_tokens=%s cache_read_tokens=%d cache_write_tokens=%d duration=%.2fs finish_reason=%s "
+        "cost=%.6f%s",
+        request.model,
+        len(request.messages),
+        len(request.tools),
+        known(request.max_tokens),
+        known(request.estimated_tokens),
+        known(result.prompt_tokens),
+        known(result.completion_tokens),
+        result.cache_read_tokens,
+        result.cache_write_tokens,
+        time.monotonic() - started,
+        known(result.finish_reason),
+        result.cost,
+        outcome,
+    )
 
 
 def _ended_early(stream: Any, request: ChatRequest, calls: dict[int, _CallBuffer]) -> bool:
@@ -394,8 +420,9 @@ def _ended_early(stream: Any, request: ChatRequest, calls: dict[int, _CallBuffer
     received = getattr(stream, STREAM_FINISH_REASON_ATTRIBUTE, "unknown")
     if received is not None:
         return False
-    return (_litellm_provider(request) in _FINISH_REASON_PROVIDERS
-            or any(_broken_json(b.arguments) for b in calls.values()))
+    return _litellm_provider(request) in _FINISH_REASON_PROVIDERS or any(
+        _broken_json(b.arguments) for b in calls.values()
+    )
 
 
 def _litellm_provider(request: ChatRequest) -> str:

@@ -41,8 +41,12 @@ COST_MAP_FILE = "model_prices_and_context_window_backup.json"
 # litellm's provider list (its `provider_list` is an enum we cannot read without the import).
 PROVIDERS_FILE = "provider_endpoints_support_backup.json"
 _RESERVED_KEYS = frozenset({"sample_spec", "fallback_generalizations"})
-_PRICE_KEYS = ("input_cost_per_token", "output_cost_per_token", "cache_read_input_token_cost",
-               "cache_creation_input_token_cost")
+_PRICE_KEYS = (
+    "input_cost_per_token",
+    "output_cost_per_token",
+    "cache_read_input_token_cost",
+    "cache_creation_input_token_cost",
+)
 _TIER_KEY = re.compile(rf"^({'|'.join(_PRICE_KEYS)})_above_(\d+(?:\.\d+)?)(k?)_tokens$")
 _INCLUSIVE_THRESHOLD_PROVIDERS = frozenset({"xai"})  # billed at the higher tier from the threshold on
 _DATED_SUFFIX = re.compile(r"-\d{4}-\d{2}-\d{2}$")
@@ -196,8 +200,13 @@ def _build(raw: dict[str, Any], providers: set[str]) -> CostMap:
             if isinstance(alias, str) and alias not in entries:
                 entries[alias] = info
     routing, capabilities = _rules(raw.get("fallback_generalizations"))
-    return CostMap(entries=MappingProxyType(entries), lowercase=MappingProxyType({k.lower(): k for k in entries}),
-                   providers=frozenset(providers), routing=routing, capabilities=capabilities)
+    return CostMap(
+        entries=MappingProxyType(entries),
+        lowercase=MappingProxyType({k.lower(): k for k in entries}),
+        providers=frozenset(providers),
+        routing=routing,
+        capabilities=capabilities,
+    )
 
 
 def _rules(block: Any) -> tuple[tuple[tuple[re.Pattern, str], ...], tuple[_Rule, ...]]:
@@ -361,8 +370,14 @@ def model_info(model: str) -> ModelPrices | None:
 
 
 # -- pricing a request -----------------------------------------------------------------------------
-def request_cost(model: str | ModelPrices, *, prompt_tokens: int, completion_tokens: int = 0,
-                 cache_read_tokens: int = 0, cache_write_tokens: int = 0) -> RequestCost | None:
+def request_cost(
+    model: str | ModelPrices,
+    *,
+    prompt_tokens: int,
+    completion_tokens: int = 0,
+    cache_read_tokens: int = 0,
+    cache_write_tokens: int = 0,
+) -> RequestCost | None:
     """USD of one request; None when the model is unknown or unpriced.
 
     `prompt_tokens` counts every input token, cache reads and writes included (litellm's
@@ -374,15 +389,19 @@ def request_cost(model: str | ModelPrices, *, prompt_tokens: int, completion_tok
     rates = info.rates(prompt_tokens)
     read, write = max(cache_read_tokens, 0), max(cache_write_tokens, 0)
     uncached = max(prompt_tokens - read - write, 0)
-    return RequestCost(input=uncached * rates.input + read * rates.cache_read + write * rates.cache_write,
-                       output=max(completion_tokens, 0) * rates.output)
+    return RequestCost(
+        input=uncached * rates.input + read * rates.cache_read + write * rates.cache_write,
+        output=max(completion_tokens, 0) * rates.output,
+    )
 
 
-def input_cost(model: str | ModelPrices, *, prompt_tokens: int, cache_read_tokens: int = 0,
-               cache_write_tokens: int = 0) -> float | None:
+def input_cost(
+    model: str | ModelPrices, *, prompt_tokens: int, cache_read_tokens: int = 0, cache_write_tokens: int = 0
+) -> float | None:
     """USD of a request's input alone (what prompt caching changes); None when unpriced."""
-    cost = request_cost(model, prompt_tokens=prompt_tokens, cache_read_tokens=cache_read_tokens,
-                        cache_write_tokens=cache_write_tokens)
+    cost = request_cost(
+        model, prompt_tokens=prompt_tokens, cache_read_tokens=cache_read_tokens, cache_write_tokens=cache_write_tokens
+    )
     return None if cost is None else cost.input
 
 

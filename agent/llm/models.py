@@ -90,14 +90,24 @@ def model_limits(settings: Settings, model: str, discovered: DiscoveredWindow | 
         context_window, source = discovered.tokens, discovered.source
     else:
         context_window, source = settings.context.default_context_window, SOURCE_DEFAULT
-    max_output = (override.max_output_tokens or settings.llm.max_output_tokens or output
-                  or settings.context.default_max_output_tokens)
+    max_output = (
+        override.max_output_tokens
+        or settings.llm.max_output_tokens
+        or output
+        or settings.context.default_max_output_tokens
+    )
     if source != SOURCE_PRICE_MAP and max_output > output_cap(context_window):
-        log.info("output limit %d capped at %d: the %d-token window (%s) holds prompt and reply",
-                 max_output, output_cap(context_window), context_window, source)
+        log.info(
+            "output limit %d capped at %d: the %d-token window (%s) holds prompt and reply",
+            max_output,
+            output_cap(context_window),
+            context_window,
+            source,
+        )
         max_output = output_cap(context_window)
-    return ModelLimits(context_window=context_window, max_output_tokens=max_output,
-                       from_litellm=info is not None, window_source=source)
+    return ModelLimits(
+        context_window=context_window, max_output_tokens=max_output, from_litellm=info is not None, window_source=source
+    )
 
 
 def output_cap(window: int) -> int:
@@ -119,8 +129,18 @@ def needs_window_discovery(settings: Settings, model: str) -> bool:
 
 
 # litellm routes whose model names are the server's own ids (`openai/qwen2.5` → `qwen2.5`).
-_LOCAL_PREFIXES = ("openai", "hosted_vllm", "ollama", "ollama_chat", "llamafile", "lm_studio", "custom_openai",
-                   "text-completion-openai", "vllm", "llama_cpp")
+_LOCAL_PREFIXES = (
+    "openai",
+    "hosted_vllm",
+    "ollama",
+    "ollama_chat",
+    "llamafile",
+    "lm_studio",
+    "custom_openai",
+    "text-completion-openai",
+    "vllm",
+    "llama_cpp",
+)
 _VERSION_SEGMENT = re.compile(r"/v\d+$")
 
 
@@ -214,8 +234,9 @@ def _from_ollama(answer: Any) -> int | None:
     return None
 
 
-def probe_window(api_base: str, model: str, api_key: str | None = None,
-                 timeout: float = DISCOVERY_TIMEOUT_S) -> DiscoveredWindow | None:
+def probe_window(
+    api_base: str, model: str, api_key: str | None = None, timeout: float = DISCOVERY_TIMEOUT_S
+) -> DiscoveredWindow | None:
     """Ask the model's server for its window: llama.cpp `GET {root}/props`, then the
     OpenAI-compatible `GET {base}/models` (vLLM's `max_model_len`), then Ollama's
     `POST {root}/api/show` (`root`: the base without its `/v1`). Each request waits at most
@@ -245,8 +266,9 @@ def probe_window(api_base: str, model: str, api_key: str | None = None,
     return None
 
 
-def discover_window(api_base: str, model: str, api_key: str | None = None,
-                    timeout: float = DISCOVERY_TIMEOUT_S) -> int | None:
+def discover_window(
+    api_base: str, model: str, api_key: str | None = None, timeout: float = DISCOVERY_TIMEOUT_S
+) -> int | None:
     """The window `probe_window` finds, in tokens (None: none found)."""
     found = probe_window(api_base, model, api_key, timeout)
     return found.tokens if found else None

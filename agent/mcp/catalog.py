@@ -73,8 +73,13 @@ def loader_definition(base: dict[str, Any], definitions: list[dict[str, Any]]) -
     return {**base, "function": function}
 
 
-def request_tools(state: CatalogState, definitions: list[dict[str, Any]], *, inline_tokens: int,
-                  count: Callable[[list[dict[str, Any]]], int]) -> list[dict[str, Any]]:
+def request_tools(
+    state: CatalogState,
+    definitions: list[dict[str, Any]],
+    *,
+    inline_tokens: int,
+    count: Callable[[list[dict[str, Any]]], int],
+) -> list[dict[str, Any]]:
     """The tools of the next request, from the registry's full definitions."""
     base: list[dict[str, Any]] = []
     remote: list[dict[str, Any]] = []

@@ -51,8 +51,10 @@ class RemoteTool:
     note: str = ""  # why the server's schema was replaced by a permissive one
 
     def definition(self) -> dict[str, Any]:
-        return {"type": "function",
-                "function": {"name": self.exposed, "description": self.description, "parameters": self.schema}}
+        return {
+            "type": "function",
+            "function": {"name": self.exposed, "description": self.description, "parameters": self.schema},
+        }
 
 
 def readable_error(exc: BaseException) -> str:
@@ -79,8 +81,14 @@ def _is_timeout(exc: BaseException) -> bool:
 
 
 class ServerConnection:
-    def __init__(self, spec: ServerSpec, *, startup_timeout: float, log_dir: Path,
-                 on_change: Callable[["ServerConnection"], None]) -> None:
+    def __init__(
+        self,
+        spec: ServerSpec,
+        *,
+        startup_timeout: float,
+        log_dir: Path,
+        on_change: Callable[["ServerConnection"], None],
+    ) -> None:
         self.spec = spec
         self.startup_timeout = startup_timeout
         self.log_dir = log_dir
@@ -196,10 +204,12 @@ class ServerConnection:
             from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
 
             http = create_mcp_http_client(headers=dict(spec.headers) or None)
-            return Client(_OwnedHttp(streamable_http_client(spec.url or "", http_client=http), http),
-                          read_timeout_seconds=timeout)
-        params = StdioServerParameters(command=spec.command or "", args=list(spec.args), env=dict(spec.env) or None,
-                                       cwd=spec.cwd)
+            return Client(
+                _OwnedHttp(streamable_http_client(spec.url or "", http_client=http), http), read_timeout_seconds=timeout
+            )
+        params = StdioServerParameters(
+            command=spec.command or "", args=list(spec.args), env=dict(spec.env) or None, cwd=spec.cwd
+        )
         return Client(_StdioWithLog(params, self._open_log()), read_timeout_seconds=timeout)
 
     def _open_log(self) -> Any:
@@ -240,11 +250,19 @@ class ServerConnection:
             schema, note = bounded_schema(tool.input_schema)
             description = bounded_description(tool.description or tool.title or "")
             if note:
-                description = bounded_description(f"{description} (cairn: {note}; pass the arguments the "
-                                                  f"description names)")
-            tools.append(RemoteTool(server=self.name, name=tool.name, exposed=exposed[tool.name],
-                                    description=description or f"Tool {tool.name} of MCP server {self.name}.",
-                                    schema=schema, note=note))
+                description = bounded_description(
+                    f"{description} (cairn: {note}; pass the arguments the description names)"
+                )
+            tools.append(
+                RemoteTool(
+                    server=self.name,
+                    name=tool.name,
+                    exposed=exposed[tool.name],
+                    description=description or f"Tool {tool.name} of MCP server {self.name}.",
+                    schema=schema,
+                    note=note,
+                )
+            )
         return tools
 
     # -- calls ------------------------------------------------------------------------
@@ -253,12 +271,16 @@ class ServerConnection:
         during the call, or did not answer within its timeout)."""
         client = self._client
         if self.state != "ready" or client is None:
-            raise McpCallError(f"MCP server '{self.name}' is {self.state}"
-                               + (f": {self.error}" if self.error else "") + ". /mcp restarts it.")
+            raise McpCallError(
+                f"MCP server '{self.name}' is {self.state}"
+                + (f": {self.error}" if self.error else "")
+                + ". /mcp restarts it."
+            )
         timeout = self.spec.timeout
         try:
-            return await asyncio.wait_for(client.call_tool(tool, arguments, read_timeout_seconds=timeout),
-                                          timeout + CALL_GRACE_SECONDS)
+            return await asyncio.wait_for(
+                client.call_tool(tool, arguments, read_timeout_seconds=timeout), timeout + CALL_GRACE_SECONDS
+            )
         except asyncio.CancelledError:
             raise
         except asyncio.TimeoutError:
@@ -271,8 +293,10 @@ class ServerConnection:
                 why = "the server stopped during the call" + (f" (stderr: {tail})" if tail else "")
                 self._set("failed", why)
                 self._stop.set()
-                raise McpCallError(f"MCP server '{self.name}' stopped while running {tool}; its tools are "
-                                   f"withdrawn until it is restarted (/mcp).") from None
+                raise McpCallError(
+                    f"MCP server '{self.name}' stopped while running {tool}; its tools are "
+                    f"withdrawn until it is restarted (/mcp)."
+                ) from None
             raise McpCallError(f"MCP server '{self.name}' refused the call: {readable_error(exc)}") from None
 
 

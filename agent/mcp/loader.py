@@ -24,8 +24,11 @@ DESCRIPTION = (Path(__file__).with_name("mcp_tool_schema.md")).read_text(encodin
 
 
 class LoadArgs(ToolArgs):
-    names: list[str] = Field(min_length=1, max_length=MAX_NAMES_PER_CALL,
-                             description="Exact names of the MCP tools to load, e.g. [\"mcp__github__list_issues\"].")
+    names: list[str] = Field(
+        min_length=1,
+        max_length=MAX_NAMES_PER_CALL,
+        description='Exact names of the MCP tools to load, e.g. ["mcp__github__list_issues"].',
+    )
 
 
 class McpToolSchema(Tool):
@@ -42,12 +45,18 @@ class McpToolSchema(Tool):
         found = [n for n in wanted if n in available]
         missing = [n for n in wanted if n not in available]
         if not found:
-            raise ToolError(f"no MCP tool named {', '.join(missing)[:300]}; the names are in this tool's "
-                            f"description")
-        schemas = [{"name": n, "description": available[n]["function"]["description"],
-                    "parameters": available[n]["function"]["parameters"]} for n in found]
-        text = (f"Loaded {len(found)} MCP tool schema(s); call them by name from now on.\n"
-                + json.dumps(schemas, ensure_ascii=False, indent=1))
+            raise ToolError(f"no MCP tool named {', '.join(missing)[:300]}; the names are in this tool's description")
+        schemas = [
+            {
+                "name": n,
+                "description": available[n]["function"]["description"],
+                "parameters": available[n]["function"]["parameters"],
+            }
+            for n in found
+        ]
+        text = f"Loaded {len(found)} MCP tool schema(s); call them by name from now on.\n" + json.dumps(
+            schemas, ensure_ascii=False, indent=1
+        )
         if missing:
             text += f"\nNot found: {', '.join(missing)[:300]}"
         return ToolResult(content=text, meta={LOADED_META: found})

@@ -38,8 +38,15 @@ class ServerStatus(BaseModel):
 
 
 class McpManager:
-    def __init__(self, settings: Settings, *, on_tools: Callable[[list[Any]], None], notify: Notify,
-                 log_dir: Path | None = None, editor: dict[str, McpServerSettings] | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        on_tools: Callable[[list[Any]], None],
+        notify: Notify,
+        log_dir: Path | None = None,
+        editor: dict[str, McpServerSettings] | None = None,
+    ) -> None:
         """`editor`: the servers an ACP client passed for this session (servers.py `server_specs`)."""
         if log_dir is None:
             from agent.paths import data_dir
@@ -60,9 +67,11 @@ class McpManager:
         self.mcp_json = read_mcp_json(self.settings.workspace)
         specs, self.problems = server_specs(self.settings, mcp_json=self.mcp_json, editor=self.editor)
         self.connections = {
-            spec.name: ServerConnection(spec, startup_timeout=self.settings.mcp.startup_timeout,
-                                        log_dir=self.log_dir, on_change=self._changed)
-            for spec in specs}
+            spec.name: ServerConnection(
+                spec, startup_timeout=self.settings.mcp.startup_timeout, log_dir=self.log_dir, on_change=self._changed
+            )
+            for spec in specs
+        }
 
     # -- lifecycle --------------------------------------------------------------------
     def start(self) -> None:
@@ -78,8 +87,7 @@ class McpManager:
     async def wait_ready(self, timeout: float) -> None:
         """Wait until every server is ready or failed, at most `timeout` seconds."""
         self.start()
-        waits = [asyncio.ensure_future(c.settled.wait()) for c in self.connections.values()
-                 if c.state == "starting"]
+        waits = [asyncio.ensure_future(c.settled.wait()) for c in self.connections.values() if c.state == "starting"]
         if not waits:
             return
         _, pending = await asyncio.wait(waits, timeout=timeout)
@@ -114,9 +122,17 @@ class McpManager:
 
     # -- what is there ----------------------------------------------------------------
     def status(self) -> list[ServerStatus]:
-        return [ServerStatus(name=c.name, state=c.state, transport=c.spec.transport, source=c.spec.source,
-                             tools=[t.exposed for t in c.tools], error=c.error)
-                for c in self.connections.values()]
+        return [
+            ServerStatus(
+                name=c.name,
+                state=c.state,
+                transport=c.spec.transport,
+                source=c.spec.source,
+                tools=[t.exposed for t in c.tools],
+                error=c.error,
+            )
+            for c in self.connections.values()
+        ]
 
     def tools(self) -> list[Any]:
         """The tools of the servers that are ready (McpTool), the loader first."""
@@ -124,8 +140,12 @@ class McpManager:
         from agent.mcp.tool import McpTool
 
         limit = self.settings.mcp.max_result_chars
-        tools: list[Any] = [McpTool(remote, c, max_result_chars=limit)
-                            for c in self.connections.values() if c.state == "ready" for remote in c.tools]
+        tools: list[Any] = [
+            McpTool(remote, c, max_result_chars=limit)
+            for c in self.connections.values()
+            if c.state == "ready"
+            for remote in c.tools
+        ]
         if not tools:
             return []
         return [McpToolSchema(self.definitions), *tools]
@@ -135,8 +155,11 @@ class McpManager:
 
     def _changed(self, connection: ServerConnection) -> None:
         if connection.state == "failed":
-            self.notify(f"MCP server '{connection.name}' failed: {connection.error}. Its tools are withdrawn; "
-                        f"/mcp restart {connection.name} tries again.", "warning")
+            self.notify(
+                f"MCP server '{connection.name}' failed: {connection.error}. Its tools are withdrawn; "
+                f"/mcp restart {connection.name} tries again.",
+                "warning",
+            )
         elif connection.state == "ready":
             log.info("MCP server %s ready with %d tools", connection.name, len(connection.tools))
         try:

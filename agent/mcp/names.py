@@ -32,7 +32,7 @@ def tool_name(server: str, tool: str) -> str:
     if len(name) <= MAX_NAME_CHARS and name == f"{PREFIX}{server}{SEPARATOR}{tool}":
         return name
     if len(name) > MAX_NAME_CHARS:  # keep the start, mark it with the original's hash
-        name = name[:MAX_NAME_CHARS - HASH_CHARS - 1] + "_" + _digest(f"{server}\0{tool}")
+        name = name[: MAX_NAME_CHARS - HASH_CHARS - 1] + "_" + _digest(f"{server}\0{tool}")
     return name
 
 
@@ -44,11 +44,11 @@ def unique_names(server: str, tools: list[str]) -> dict[str, str]:
     for tool in tools:
         name = tool_name(server, tool)
         if name in used:
-            base = name[:MAX_NAME_CHARS - HASH_CHARS - 1]
+            base = name[: MAX_NAME_CHARS - HASH_CHARS - 1]
             name = f"{base}_{_digest(f'{server}{chr(0)}{tool}')}"
             n = 2
             while name in used:  # a hash collision too: count on
-                name = f"{base[:-len(str(n))]}{n}_{_digest(tool)}"
+                name = f"{base[: -len(str(n))]}{n}_{_digest(tool)}"
                 n += 1
         used.add(name)
         out[tool] = name
@@ -57,4 +57,3 @@ def unique_names(server: str, tools: list[str]) -> dict[str, str]:
 
 def is_mcp_name(name: str) -> bool:
     return name.startswith(PREFIX)
-

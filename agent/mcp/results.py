@@ -84,8 +84,10 @@ def block_text(block: Any) -> str:
 def read_result(result: Any, max_chars: int, *, image_stem: str) -> ResultContent:
     """What cairn keeps of a CallToolResult; its images are named `<image_stem>-<n>.<suffix>`."""
     images: list[Attachment] = []
-    parts = [_image(b, image_stem, images) if getattr(b, "type", None) == "image" else block_text(b)
-             for b in (getattr(result, "content", None) or [])]
+    parts = [
+        _image(b, image_stem, images) if getattr(b, "type", None) == "image" else block_text(b)
+        for b in (getattr(result, "content", None) or [])
+    ]
     structured = getattr(result, "structured_content", None)
     if not parts and structured is not None:
         try:
@@ -96,12 +98,13 @@ def read_result(result: Any, max_chars: int, *, image_stem: str) -> ResultConten
     meta: dict[str, Any] = {}
     if len(text) > max_chars:
         meta["mcp_cut_chars"] = len(text)
-        text = (text[:max_chars] + f"\n[… cut: the result was {len(text):,} characters; "
-                f"cairn keeps the first {max_chars:,} (mcp.max_result_chars)]")
+        text = (
+            text[:max_chars] + f"\n[… cut: the result was {len(text):,} characters; "
+            f"cairn keeps the first {max_chars:,} (mcp.max_result_chars)]"
+        )
     kinds = sorted({getattr(b, "type", "") for b in (getattr(result, "content", None) or [])} - {"text"})
     if kinds:
         meta["mcp_content"] = kinds
     if images:
         meta[META_KEY] = [a.ref.model_dump() for a in images]
     return ResultContent(text=text, is_error=bool(getattr(result, "is_error", False)), meta=meta, images=images)
-

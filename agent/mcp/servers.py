@@ -94,7 +94,7 @@ def read_mcp_json(workspace: Path) -> McpJsonState | None:
     except (ValueError, RecursionError) as exc:
         data, problems = {}, [f"{path} is not valid JSON ({exc}): ignored"]
     table = data.get("mcpServers") if isinstance(data, dict) else None
-    for name, entry in (table.items() if isinstance(table, dict) else []):
+    for name, entry in table.items() if isinstance(table, dict) else []:
         if not isinstance(entry, dict):
             problems.append(f"{path}: server {name!r} is not an object")
             continue
@@ -102,22 +102,30 @@ def read_mcp_json(workspace: Path) -> McpJsonState | None:
         if kind not in ("stdio", "http", "streamable-http"):
             problems.append(f"{path}: server {name!r} uses transport {kind!r}; cairn speaks stdio and http")
             continue
-        fields = {k: entry[k] for k in ("command", "args", "env", "cwd", "url", "headers", "enabled", "timeout")
-                  if k in entry}
+        fields = {
+            k: entry[k] for k in ("command", "args", "env", "cwd", "url", "headers", "enabled", "timeout") if k in entry
+        }
         try:
             servers[str(name)] = McpServerSettings.model_validate(fields)
         except ValidationError as exc:
             problems.append(f"{path}: server {name!r} ignored ({exc.error_count()} invalid values)")
     sha = trust.digest(raw)
-    return McpJsonState(path=path, sha256=sha, trusted=trust.is_trusted(Path(workspace), sha, trust.MCP_JSON),
-                        servers=servers, problems=problems)
+    return McpJsonState(
+        path=path,
+        sha256=sha,
+        trusted=trust.is_trusted(Path(workspace), sha, trust.MCP_JSON),
+        servers=servers,
+        problems=problems,
+    )
 
 
 def _refused(path: Path, exc: RepoFileError) -> str:
     if isinstance(exc, SymlinkRefused):
-        return (f"Not using {path}: it is a symlink. A project's .mcp.json is trusted for its folder and its "
-                f"content, so cairn does not follow a link a repository could point anywhere (another "
-                f"project's trusted file, a file outside); replace the link with a copy to use it.")
+        return (
+            f"Not using {path}: it is a symlink. A project's .mcp.json is trusted for its folder and its "
+            f"content, so cairn does not follow a link a repository could point anywhere (another "
+            f"project's trusted file, a file outside); replace the link with a copy to use it."
+        )
     if isinstance(exc, FileTooLarge):
         return f"{path} is larger than {MAX_MCP_JSON_BYTES // 1024} KiB: ignored"
     return f"Not using {path}: it {exc.reason}"
@@ -132,8 +140,9 @@ def trust_mcp_json(state: McpJsonState) -> None:
         trust.trust(state.path.parent, state.sha256, trust.MCP_JSON)
 
 
-def server_specs(settings: Settings, *, mcp_json: McpJsonState | None = None,
-                 editor: dict[str, McpServerSettings] | None = None) -> tuple[list[ServerSpec], list[str]]:
+def server_specs(
+    settings: Settings, *, mcp_json: McpJsonState | None = None, editor: dict[str, McpServerSettings] | None = None
+) -> tuple[list[ServerSpec], list[str]]:
     """The enabled servers in a stable order (config first, then those the editor passed over
     ACP, then `.mcp.json`), and one line per problem (an unusable entry, an untrusted
     `.mcp.json`). The editor's are the user's own, from their editor's settings: they need no
@@ -155,8 +164,10 @@ def server_specs(settings: Settings, *, mcp_json: McpJsonState | None = None,
     if mcp_json is not None:
         problems.extend(mcp_json.problems)
         if mcp_json.servers and not mcp_json.trusted:
-            problems.append(f"Not starting the {len(mcp_json.servers)} MCP server(s) of {mcp_json.path}: it is not "
-                            f"trusted. Review it and run /mcp trust in cairn.")
+            problems.append(
+                f"Not starting the {len(mcp_json.servers)} MCP server(s) of {mcp_json.path}: it is not "
+                f"trusted. Review it and run /mcp trust in cairn."
+            )
         elif mcp_json.trusted:
             taken = {s.name: "the editor" if s.source == EDITOR else s.source for s in specs}
             for name, cfg in mcp_json.servers.items():
@@ -169,8 +180,16 @@ def server_specs(settings: Settings, *, mcp_json: McpJsonState | None = None,
     return specs, problems
 
 
-def _spec(name: str, cfg: McpServerSettings, source: str, default_timeout: float, problems: list[str],
-          workspace: Path, *, literal: bool = False) -> ServerSpec | None:
+def _spec(
+    name: str,
+    cfg: McpServerSettings,
+    source: str,
+    default_timeout: float,
+    problems: list[str],
+    workspace: Path,
+    *,
+    literal: bool = False,
+) -> ServerSpec | None:
     expand_ = _as_given if literal else expand
     if not cfg.enabled:
         return None
@@ -186,7 +205,12 @@ def _spec(name: str, cfg: McpServerSettings, source: str, default_timeout: float
         if not url.startswith(("http://", "https://")):
             problems.append(f"MCP server {name!r} ({source}): url must start with http:// or https://")
             return None
-        return ServerSpec(transport="http", url=url, headers={k: expand_(v) for k, v in cfg.headers.items()},
-                          **common)
-    return ServerSpec(transport="stdio", command=expand_(cfg.command or ""), args=[expand_(a) for a in cfg.args],
-                      env={k: expand_(v) for k, v in cfg.env.items()}, cwd=cwd or str(workspace), **common)
+        return ServerSpec(transport="http", url=url, headers={k: expand_(v) for k, v in cfg.headers.items()}, **common)
+    return ServerSpec(
+        transport="stdio",
+        command=expand_(cfg.command or ""),
+        args=[expand_(a) for a in cfg.args],
+        env={k: expand_(v) for k, v in cfg.env.items()},
+        cwd=cwd or str(workspace),
+        **common,
+    )

@@ -44,8 +44,13 @@ class McpTool(Tool):
         shown = json.dumps(arguments, ensure_ascii=False, indent=1)
         if len(shown) > MAX_SHOWN_ARGUMENT_CHARS:
             shown = shown[:MAX_SHOWN_ARGUMENT_CHARS] + f"\n… ({len(shown):,} characters)"
-        request = ApprovalRequest(tool=self.name, kind="mcp", key=self.name, detail=shown,
-                                  title=f"Call MCP tool {self.remote.name} of server {self.remote.server}")
+        request = ApprovalRequest(
+            tool=self.name,
+            kind="mcp",
+            key=self.name,
+            detail=shown,
+            title=f"Call MCP tool {self.remote.name} of server {self.remote.server}",
+        )
         if not await ctx.permissions.check(request):
             return ToolResult.error(f"the user denied calling {self.name}")
         try:

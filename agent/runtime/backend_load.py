@@ -38,13 +38,20 @@ FIRST_REQUEST_MODULES = (
 )
 # The warm-up request's one tool: a request with tools first passes litellm's MCP check,
 # whose imports (~0.8 s) the first prompt paid before the warm-up sent a tool as well.
-_WARM_UP_TOOLS = [{"type": "function", "function": {"name": "noop", "description": "warm-up",
-                                                     "parameters": {"type": "object", "properties": {}}}}]
+_WARM_UP_TOOLS = [
+    {
+        "type": "function",
+        "function": {"name": "noop", "description": "warm-up", "parameters": {"type": "object", "properties": {}}},
+    }
+]
 
 
 async def _mock_request(litellm) -> None:
     stream = await litellm.acompletion(
-        model="openai/warm-up", messages=[{"role": "user", "content": "hi"}], stream=True, mock_response="ok",
+        model="openai/warm-up",
+        messages=[{"role": "user", "content": "hi"}],
+        stream=True,
+        mock_response="ok",
         tools=_WARM_UP_TOOLS,
     )
     async for _ in stream:

@@ -126,8 +126,9 @@ class Runtime:
                 session = await store.latest_session(str(settings.workspace))
             if session is None:
                 session = await store.create_session(cwd=str(settings.workspace), model=model)
-            agent = Agent(settings=settings, store=store, session=session, model=model,
-                          on_event=on_event, approver=approver)
+            agent = Agent(
+                settings=settings, store=store, session=session, model=model, on_event=on_event, approver=approver
+            )
         except BaseException:
             # aiosqlite's thread is not a daemon: an open store would keep the process alive.
             await store.close()
@@ -157,11 +158,19 @@ class Runtime:
             from agent.turn.events import Notice
 
             rules = self.settings.sandbox.rules
-            self.agent.emit(Notice(message=(
-                f"No sandbox: {sandbox.why_not}. Read-only commands ask before they run"
-                + (", and so do commands your rules allow (sandbox.rules = \"off\" runs those unconfined)."
-                   if rules != "off" else "; commands your rules allow run unconfined (sandbox.rules = \"off\").")),
-                kind="warning"))
+            self.agent.emit(
+                Notice(
+                    message=(
+                        f"No sandbox: {sandbox.why_not}. Read-only commands ask before they run"
+                        + (
+                            ', and so do commands your rules allow (sandbox.rules = "off" runs those unconfined).'
+                            if rules != "off"
+                            else '; commands your rules allow run unconfined (sandbox.rules = "off").'
+                        )
+                    ),
+                    kind="warning",
+                )
+            )
 
     async def wait_for_mcp(self) -> None:
         """`cairn -p`: give the MCP servers up to `mcp.headless_wait` seconds to be ready before
@@ -183,8 +192,13 @@ class Runtime:
     def backend_ready(self) -> bool:
         backend = self._backend
         window = self._windows.get(self.model)
-        return (backend is not None and backend.done() and not backend.cancelled() and backend.exception() is None
-                and (window is None or window.done()))
+        return (
+            backend is not None
+            and backend.done()
+            and not backend.cancelled()
+            and backend.exception() is None
+            and (window is None or window.done())
+        )
 
     def _discover_window(self, model: str) -> None:
         """Ask the server behind a custom `api_base` how big `model`'s window is, in a thread
@@ -302,13 +316,19 @@ class Runtime:
         await self.ready()
         history = await self.agent.current_history()
         report = context_report(
-            history, settings=self.settings, session_id=self.session.id, model=self.model,
-            workspace=self.settings.workspace, now_ms=now_ms if now_ms is not None else clock(),
-            last_request=await self.store.last_request(self.session.id), limits=self.agent.limits,
+            history,
+            settings=self.settings,
+            session_id=self.session.id,
+            model=self.model,
+            workspace=self.settings.workspace,
+            now_ms=now_ms if now_ms is not None else clock(),
+            last_request=await self.store.last_request(self.session.id),
+            limits=self.agent.limits,
             tools=self.agent.registry.definitions(),
         )
-        report["events"] = [e.model_dump() for e in await self.store.context_events(self.session.id,
-                                                                                   limit=MAX_LISTED_EVENTS)]
+        report["events"] = [
+            e.model_dump() for e in await self.store.context_events(self.session.id, limit=MAX_LISTED_EVENTS)
+        ]
         files = self.agent.ctx.context_files
         report["refs"] = [ref.model_dump() for ref in await files.list(limit=MAX_LISTED_REFS)] if files else []
         return report
@@ -350,14 +370,23 @@ class Runtime:
         source = self.session
         path = await self.store.active_path(source.id)
         ids = {m.id: new_id() for m in path}
-        copies = [m.model_copy(update={"id": ids[m.id], "parent_id": ids.get(m.parent_id) if m.parent_id else None,
-                                       "seq": i})
-                  for i, m in enumerate(path, start=1)]
-        fork = Session(title=f"{source.title or 'untitled'} (fork)", cwd=source.cwd, model=self.model,
-                       head_id=copies[-1].id if copies else None, parent_session_id=source.id)
+        copies = [
+            m.model_copy(update={"id": ids[m.id], "parent_id": ids.get(m.parent_id) if m.parent_id else None, "seq": i})
+            for i, m in enumerate(path, start=1)
+        ]
+        fork = Session(
+            title=f"{source.title or 'untitled'} (fork)",
+            cwd=source.cwd,
+            model=self.model,
+            head_id=copies[-1].id if copies else None,
+            parent_session_id=source.id,
+        )
         await self.store.insert_session(fork, copies)
-        changes = [c.model_copy(update={"session_id": fork.id, "message_id": ids[c.message_id]})
-                   for c in await self.store.file_changes(source.id) if c.message_id in ids]
+        changes = [
+            c.model_copy(update={"session_id": fork.id, "message_id": ids[c.message_id]})
+            for c in await self.store.file_changes(source.id)
+            if c.message_id in ids
+        ]
         await self.store.copy_file_changes(changes)
         self.agent.switch_session(fork)
         return fork
@@ -374,8 +403,9 @@ class Runtime:
         from agent.session.rewind import plan_restore
 
         path = await self.store.active_path(self.session.id)
-        return plan_restore(path, message_id, await self.store.file_changes(self.session.id),
-                            workspace=self.settings.workspace)
+        return plan_restore(
+            path, message_id, await self.store.file_changes(self.session.id), workspace=self.settings.workspace
+        )
 
     async def rewind(self, message_id: str, *, restore_files: bool):
         """Move the head to just before that user turn (and optionally restore files)."""
@@ -405,8 +435,14 @@ class Runtime:
                 continue
             path = await self.store.active_path(self.session.id, head_id=leaf.id)
             last_user = next((m for m in reversed(path) if m.role == "user"), None)
-            out.append(SessionBranch(leaf_id=leaf.id, created_at=leaf.created_at, messages=len(path),
-                                     preview=one_line(last_user.content if last_user else leaf.content or "")))
+            out.append(
+                SessionBranch(
+                    leaf_id=leaf.id,
+                    created_at=leaf.created_at,
+                    messages=len(path),
+                    preview=one_line(last_user.content if last_user else leaf.content or ""),
+                )
+            )
             if len(out) >= limit:
                 break
         return out
@@ -485,8 +521,12 @@ def _mcp_manager(settings: Settings, agent, editor: dict[str, McpServerSettings]
 
     if not settings.mcp.servers and not editor and not (settings.workspace / MCP_JSON).is_file():
         return None
-    return McpManager(settings, on_tools=lambda tools: agent.registry.set_group(REGISTRY_GROUP, tools),
-                      notify=lambda message, kind: agent.emit(Notice(message=message, kind=kind)), editor=editor)
+    return McpManager(
+        settings,
+        on_tools=lambda tools: agent.registry.set_group(REGISTRY_GROUP, tools),
+        notify=lambda message, kind: agent.emit(Notice(message=message, kind=kind)),
+        editor=editor,
+    )
 
 
 def _find_window(settings: Settings, model: str, out: list) -> None:

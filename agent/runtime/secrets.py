@@ -35,8 +35,10 @@ REDACTED = "[REDACTED]"
 _KEY_PATTERNS = (
     (re.compile(r"\b(sk-(?:ant-|proj-)?)[A-Za-z0-9_\-]{16,}"), r"\1" + REDACTED),
     (re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._\-~+/=]{8,}"), r"\1" + REDACTED),
-    (re.compile(r"(?i)((?:api[_-]?key|x-api-key|x-goog-api-key)[\"']?\s*[:=]\s*[\"']?)[^\"'\s,}]{8,}"),
-     r"\1" + REDACTED),
+    (
+        re.compile(r"(?i)((?:api[_-]?key|x-api-key|x-goog-api-key)[\"']?\s*[:=]\s*[\"']?)[^\"'\s,}]{8,}"),
+        r"\1" + REDACTED,
+    ),
 )
 
 
@@ -60,8 +62,7 @@ def command_environment(environ: dict[str, str]) -> dict[str, str]:
     OPENAI_API_KEY, is remembered when cairn relies on it: agent/runtime/runtime.py, llm/client.py).
     A model's command has no business with the key cairn talks to its provider with."""
     secrets = _SECRETS
-    return {name: value for name, value in environ.items()
-            if name not in OWN_KEY_VARIABLES and value not in secrets}
+    return {name: value for name, value in environ.items() if name not in OWN_KEY_VARIABLES and value not in secrets}
 
 
 def hide_from_proc(values: list[str | None]) -> bool:
@@ -81,7 +82,7 @@ def hide_from_proc(values: list[str | None]) -> bool:
         return False
     try:
         stat = Path("/proc/self/stat").read_bytes()
-        fields = stat[stat.rindex(b")") + 2:].split()  # from field 3 on: the name may hold spaces
+        fields = stat[stat.rindex(b")") + 2 :].split()  # from field 3 on: the name may hold spaces
         arg_start, arg_end, env_start, env_end = (int(f) for f in fields[45:49])
     except (OSError, ValueError):
         return False

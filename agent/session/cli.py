@@ -38,15 +38,18 @@ def _local(ms: int) -> str:
 async def _list(store, args: argparse.Namespace) -> int:
     summaries = await store.list_summaries()
     if args.json:
-        rows = [{**s.session.model_dump(), "first_prompt": s.first_prompt, "message_count": s.message_count}
-                for s in summaries]
+        rows = [
+            {**s.session.model_dump(), "first_prompt": s.first_prompt, "message_count": s.message_count}
+            for s in summaries
+        ]
         _write_stdout(json.dumps(rows, ensure_ascii=False) + "\n")
         return 0
     lines = []
     for s in summaries:
         label = " ".join((s.session.title or s.first_prompt or "(empty)").split())[:PREVIEW_CHARS]
-        lines.append(f"{s.session.id}  {_local(s.session.updated_at)}  {s.message_count:>5} msgs  {label}"
-                     f"  [{s.session.cwd}]")
+        lines.append(
+            f"{s.session.id}  {_local(s.session.updated_at)}  {s.message_count:>5} msgs  {label}  [{s.session.cwd}]"
+        )
     _write_stdout("\n".join(lines) + "\n" if lines else "")
     if not lines:
         print("No sessions yet.", file=sys.stderr)
@@ -68,8 +71,11 @@ async def _context_records(store, session, messages, workspace: Path) -> list[di
     from agent.session.export import context_file_records
 
     files = ContextFiles(store, session.id, settings=_context_settings(workspace))
-    named = {ref for ref, e in manifest.load(files.folder)["entries"].items()
-             if isinstance(e, dict) and e.get("kind") == "history"}
+    named = {
+        ref
+        for ref, e in manifest.load(files.folder)["entries"].items()
+        if isinstance(e, dict) and e.get("kind") == "history"
+    }
     for m in messages:
         condensed = (m.meta or {}).get("condensed") if m.kind == "summary" else None
         if isinstance(condensed, dict) and condensed.get("first_id") and condensed.get("last_id"):
@@ -93,8 +99,12 @@ async def _export(store, args: argparse.Namespace, workspace: Path) -> int:
         text = export_markdown(session, await load_session_messages(store, session.id))
     else:
         messages = await store.all_messages(session.id)
-        text = export_jsonl(session, messages, await _context_records(store, session, messages, workspace),
-                            images=await image_records(messages, store.get_blob))
+        text = export_jsonl(
+            session,
+            messages,
+            await _context_records(store, session, messages, workspace),
+            images=await image_records(messages, store.get_blob),
+        )
     if args.output is None:
         _write_stdout(text)
         return 0
@@ -128,8 +138,9 @@ async def _import(store, args: argparse.Namespace, workspace: Path) -> int:
     except ImportFormatError as exc:
         raise _BadInput(f"{args.file}: {exc}") from None
     if imported.context_files:
-        notes = await restore_context_files(store, session, imported.context_files, id_map=id_map,
-                                            settings=_context_settings(workspace))
+        notes = await restore_context_files(
+            store, session, imported.context_files, id_map=id_map, settings=_context_settings(workspace)
+        )
         for note in notes:
             print(f"Warning: {note}", file=sys.stderr)
     from agent.session.importers.report import report, report_text

@@ -36,8 +36,9 @@ def open_error(exc: BaseException, path: Path) -> StoreOpenError:
     cause = str(exc).strip() or type(exc).__name__
     lower = cause.lower()
     folder = path.parent
-    aside = (f"It was not changed: move it aside (e.g. `mv {path} {path}.broken`) and start cairn again "
-             "to begin a new one.")
+    aside = (
+        f"It was not changed: move it aside (e.g. `mv {path} {path}.broken`) and start cairn again to begin a new one."
+    )
     if isinstance(exc, ForeignDatabase):
         return StoreOpenError(f"{path} is not a cairn session database (it holds other tables: {cause}). {aside}")
     if "not a database" in lower or "malformed" in lower or "corrupt" in lower:
@@ -46,16 +47,21 @@ def open_error(exc: BaseException, path: Path) -> StoreOpenError:
         return StoreOpenError(f"The disk holding {path} is full ({cause}): free some space and start cairn again.")
     writable = os.access(folder, os.W_OK) if folder.is_dir() else False
     if isinstance(exc, OSError) and not folder.is_dir():
-        return StoreOpenError(f"Cannot create the data folder {folder} ({exc.strerror or cause}): set CAIRN_HOME "
-                              "to a writable folder.")
+        return StoreOpenError(
+            f"Cannot create the data folder {folder} ({exc.strerror or cause}): set CAIRN_HOME to a writable folder."
+        )
     if "readonly" in lower or "read-only" in lower or "unable to open" in lower or isinstance(exc, PermissionError):
         if not writable:
-            return StoreOpenError(f"The data folder {folder} is read-only, so the session database {path.name} "
-                                  f"cannot be written ({cause}): make it writable, or set CAIRN_HOME to a writable "
-                                  "folder.")
+            return StoreOpenError(
+                f"The data folder {folder} is read-only, so the session database {path.name} "
+                f"cannot be written ({cause}): make it writable, or set CAIRN_HOME to a writable "
+                "folder."
+            )
         if path.exists() and not os.access(path, os.W_OK):
-            return StoreOpenError(f"The session database {path} is read-only ({cause}): make it writable "
-                                  "(chmod u+w), or set CAIRN_HOME to another folder.")
+            return StoreOpenError(
+                f"The session database {path} is read-only ({cause}): make it writable "
+                "(chmod u+w), or set CAIRN_HOME to another folder."
+            )
     return StoreOpenError(f"Cannot open the session database {path} ({cause}).")
 
 
@@ -71,8 +77,7 @@ def write_error(exc: BaseException, path: Path) -> StoreWriteError:
         what = f"another process kept it locked ({cause}): close other cairn windows on it, then send again"
     else:
         what = f"{cause}; see the log for details"
-    return StoreWriteError(f"Could not save to the session database {path}: {what}. "
-                           "Nothing already saved was lost.")
+    return StoreWriteError(f"Could not save to the session database {path}: {what}. Nothing already saved was lost.")
 
 
 def _disk_full(folder: Path) -> bool:

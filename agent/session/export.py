@@ -59,8 +59,9 @@ def _line(record: dict) -> str:
     return json.dumps(record, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
 
-def export_jsonl(session: Session, messages: list[Message], context_files: list[dict] = (),
-                 images: list[dict] = ()) -> str:
+def export_jsonl(
+    session: Session, messages: list[Message], context_files: list[dict] = (), images: list[dict] = ()
+) -> str:
     """Header line, then one line per message in seq order (pass `store.all_messages`), then
     the `image_records` of the messages and the `context_file_records` of the session's folder."""
     lines = [_line({**session.model_dump(), "type": "session", "format": FORMAT, "version": VERSION})]
@@ -85,8 +86,15 @@ async def image_records(messages: list[Message], get_blob: Callable[[str], Await
     for digest in sorted(mimes):
         data = await get_blob(digest)
         if data is not None:
-            records.append({"hash": digest, "mime": mimes[digest], "size": len(data), "encoding": "base64",
-                            "content": base64.b64encode(data).decode("ascii")})
+            records.append(
+                {
+                    "hash": digest,
+                    "mime": mimes[digest],
+                    "size": len(data),
+                    "encoding": "base64",
+                    "content": base64.b64encode(data).decode("ascii"),
+                }
+            )
     return records
 
 
@@ -108,11 +116,19 @@ def context_file_records(folder: Path) -> list[dict]:
         if kind not in CONTEXT_KINDS or not isinstance(entry, dict) or entry.get("kind") != kind:
             continue
         source = entry.get("source") if isinstance(entry.get("source"), dict) else {}
-        record = {"id": ref_id, "kind": kind, "path": str(entry.get("path") or ""), "source": source,
-                  "mimeType": entry.get("mimeType"), "sha256": entry.get("sha256"), "size": entry.get("size")}
+        record = {
+            "id": ref_id,
+            "kind": kind,
+            "path": str(entry.get("path") or ""),
+            "source": source,
+            "mimeType": entry.get("mimeType"),
+            "sha256": entry.get("sha256"),
+            "size": entry.get("size"),
+        }
         if kind == "history":
-            record.update(created=int(entry.get("created") or 0), hint=str(entry.get("hint") or ""),
-                          encoding=None, content=None)
+            record.update(
+                created=int(entry.get("created") or 0), hint=str(entry.get("hint") or ""), encoding=None, content=None
+            )
             try:
                 fd = security.open_file(folder, record["path"])
                 with os.fdopen(fd, "rb") as f:
@@ -130,6 +146,7 @@ def context_file_records(folder: Path) -> list[dict]:
 
 
 # -- Markdown ---------------------------------------------------------------------------
+
 
 def _when(ms: int | None) -> str:
     if not ms or ms <= 0:
@@ -178,16 +195,23 @@ def _message_markdown(message: Message) -> str:
     if message.content:
         parts.append(message.content)
     for call in message.tool_calls:
-        parts.append(f"**Tool call** `{call.name}` (`{call.id}`)\n\n{_fence(_pretty_arguments(call.arguments), 'json')}")
+        parts.append(
+            f"**Tool call** `{call.name}` (`{call.id}`)\n\n{_fence(_pretty_arguments(call.arguments), 'json')}"
+        )
     return "\n\n".join(parts)
 
 
 def export_markdown(session: Session, messages: list[Message]) -> str:
     """A transcript of `messages` (the active path) under a short header about the session."""
     lines = [f"# {session.title or 'Untitled session'}", ""]
-    facts = [("Session", f"`{session.id}`"), ("Folder", f"`{session.cwd}`" if session.cwd else ""),
-             ("Model", session.model), ("Created", _when(session.created_at)),
-             ("Updated", _when(session.updated_at)), ("Messages", str(len(messages)))]
+    facts = [
+        ("Session", f"`{session.id}`"),
+        ("Folder", f"`{session.cwd}`" if session.cwd else ""),
+        ("Model", session.model),
+        ("Created", _when(session.created_at)),
+        ("Updated", _when(session.updated_at)),
+        ("Messages", str(len(messages))),
+    ]
     lines += [f"- **{name}:** {value}" for name, value in facts if value]
     body = [_message_markdown(m) for m in messages]
     return "\n".join(lines) + "\n\n---\n\n" + "\n\n".join(body) + ("\n" if body else "")

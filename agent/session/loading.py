@@ -29,13 +29,13 @@ def drop_unmatched_tool_calls(messages: list[Message]) -> list[Message]:
     unmatched = tool_use_ids(messages) - tool_result_ids(messages)
     if not unmatched:
         return list(messages)
-    log.debug("[load_session_messages] Found %d unmatched tool call(s): %s",
-              len(unmatched), ", ".join(sorted(unmatched)))
+    log.debug(
+        "[load_session_messages] Found %d unmatched tool call(s): %s", len(unmatched), ", ".join(sorted(unmatched))
+    )
     kept: list[Message] = []
     for message in messages:
         if message.role == "assistant" and any(tc.id in unmatched for tc in message.tool_calls):
-            log.debug("[load_session_messages] Leaving out assistant message %s with unmatched tool calls",
-                      message.id)
+            log.debug("[load_session_messages] Leaving out assistant message %s with unmatched tool calls", message.id)
             continue
         kept.append(message)
     return kept

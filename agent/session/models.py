@@ -127,5 +127,5 @@ class ContextEvent(BaseModel):
 
     @property
     def ratio(self) -> float:
-        """"压缩率（压缩后/压缩前）"."""
+        """ "压缩率（压缩后/压缩前）"."""
         return self.tokens_after / self.tokens_before if self.tokens_before else 1.0

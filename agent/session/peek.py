@@ -27,24 +27,28 @@ def _session_head(conn: sqlite3.Connection, resume_id: str | None, cwd: str | No
         rows = conn.execute("SELECT id, head_id FROM sessions WHERE id = ?", (resume_id,)).fetchall()
         if not rows:
             escaped = resume_id.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-            rows = conn.execute("SELECT id, head_id FROM sessions WHERE id LIKE ? ESCAPE '\\' LIMIT 2",
-                                (escaped + "%",)).fetchall()
+            rows = conn.execute(
+                "SELECT id, head_id FROM sessions WHERE id LIKE ? ESCAPE '\\' LIMIT 2", (escaped + "%",)
+            ).fetchall()
     elif cwd is not None:
         try:
-            rows = conn.execute(f"SELECT id, head_id FROM sessions WHERE cwd = ? ORDER BY {LATEST_FIRST} LIMIT 1",
-                                (cwd,)).fetchall()
+            rows = conn.execute(
+                f"SELECT id, head_id FROM sessions WHERE cwd = ? ORDER BY {LATEST_FIRST} LIMIT 1", (cwd,)
+            ).fetchall()
         except sqlite3.OperationalError:
             # A database from before `touched` (the store adds it when it opens): its
             # migration gives every row its rowid, so this is the order the store will see.
-            rows = conn.execute("SELECT id, head_id FROM sessions WHERE cwd = ? ORDER BY updated_at DESC, rowid DESC"
-                                " LIMIT 1", (cwd,)).fetchall()
+            rows = conn.execute(
+                "SELECT id, head_id FROM sessions WHERE cwd = ? ORDER BY updated_at DESC, rowid DESC LIMIT 1", (cwd,)
+            ).fetchall()
     else:
         return None
     return (rows[0][0], rows[0][1]) if len(rows) == 1 and rows[0][1] else None
 
 
-def peek_tail(db: Path, *, resume_id: str | None = None, cwd: str | None = None,
-              limit: int = PEEK_MESSAGES) -> list[dict[str, Any]] | None:
+def peek_tail(
+    db: Path, *, resume_id: str | None = None, cwd: str | None = None, limit: int = PEEK_MESSAGES
+) -> list[dict[str, Any]] | None:
     """The newest `limit` messages on the session's active path, oldest first, as plain dicts
     (`tool_calls` and `meta` decoded); None when there is nothing to show."""
     if not db.is_file():

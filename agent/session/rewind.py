@@ -18,7 +18,13 @@ from pydantic import BaseModel
 
 from agent.session.models import FileChange, Message, Session
 from agent.session.restore_journal import (
-    Journal, JournalEntry, file_hash, journal_dir, pause_for_tests, restore_file, write_journal,
+    Journal,
+    JournalEntry,
+    file_hash,
+    journal_dir,
+    pause_for_tests,
+    restore_file,
+    write_journal,
 )
 
 PREVIEW_CHARS = 80
@@ -81,8 +87,15 @@ def rewind_points(path: list[Message], changes: list[FileChange]) -> list[Rewind
         # A prompt restated after a condense summary is the same turn as the one typed before it.
         if message.role == "user" and message.kind == "message" and not message.meta.get("restated_from"):
             text = message.content or ""
-            points.append(RewindPoint(message_id=message.id, created_at=message.created_at, text=text,
-                                      preview=one_line(text), files_changed=len(touched)))
+            points.append(
+                RewindPoint(
+                    message_id=message.id,
+                    created_at=message.created_at,
+                    text=text,
+                    preview=one_line(text),
+                    files_changed=len(touched),
+                )
+            )
     return points
 
 
@@ -93,8 +106,14 @@ def read_bytes(path: str) -> bytes | None:
         return None
 
 
-def plan_restore(path: list[Message], message_id: str, changes: list[FileChange], *, workspace: Path,
-                 read: Callable[[str], bytes | None] = read_bytes) -> list[FileRestore]:
+def plan_restore(
+    path: list[Message],
+    message_id: str,
+    changes: list[FileChange],
+    *,
+    workspace: Path,
+    read: Callable[[str], bytes | None] = read_bytes,
+) -> list[FileRestore]:
     """What restoring files to just before `message_id` would do, file by file."""
     first: dict[str, FileChange] = {}
     last: dict[str, FileChange] = {}
@@ -103,13 +122,21 @@ def plan_restore(path: list[Message], message_id: str, changes: list[FileChange]
         last[change.path] = change
     plan: list[FileRestore] = []
     for file_path, change in first.items():
-        plan.append(_restore(file_path, workspace, file_hash(read(file_path)), change.before_hash,
-                             expected=(last[file_path].after_hash,)))
+        plan.append(
+            _restore(
+                file_path,
+                workspace,
+                file_hash(read(file_path)),
+                change.before_hash,
+                expected=(last[file_path].after_hash,),
+            )
+        )
     return sorted(plan, key=lambda f: f.display)
 
 
-def _restore(file_path: str, workspace: Path, disk: str | None, wanted: str | None, *,
-             expected: tuple[str | None, ...]) -> FileRestore:
+def _restore(
+    file_path: str, workspace: Path, disk: str | None, wanted: str | None, *, expected: tuple[str | None, ...]
+) -> FileRestore:
     """One file's step: nothing when the disk already holds `wanted`; a conflict when it holds
     none of the states cairn left it in (`expected`: changed outside cairn); else bring it back."""
     if disk == wanted:
@@ -118,8 +145,9 @@ def _restore(file_path: str, workspace: Path, disk: str | None, wanted: str | No
         action = "conflict"
     else:
         action = "delete" if wanted is None else "restore"
-    return FileRestore(path=file_path, display=_display(file_path, workspace), action=action,
-                       before_hash=wanted, current_hash=disk)
+    return FileRestore(
+        path=file_path, display=_display(file_path, workspace), action=action, before_hash=wanted, current_hash=disk
+    )
 
 
 def _after_fork(path: list[Message], other: list[Message]) -> set[str]:
@@ -132,8 +160,14 @@ def _after_fork(path: list[Message], other: list[Message]) -> set[str]:
     return {m.id for m in path[shared:]}
 
 
-def plan_branch_switch(current: list[Message], target: list[Message], changes: list[FileChange], *,
-                       workspace: Path, read: Callable[[str], bytes | None] = read_bytes) -> list[FileRestore]:
+def plan_branch_switch(
+    current: list[Message],
+    target: list[Message],
+    changes: list[FileChange],
+    *,
+    workspace: Path,
+    read: Callable[[str], bytes | None] = read_bytes,
+) -> list[FileRestore]:
     """What bringing the files to where branch `target` left them would do, file by file.
 
     Only changes made after the two branches parted count. A file the target branch changed
@@ -154,8 +188,15 @@ def plan_branch_switch(current: list[Message], target: list[Message], changes: l
             target_last[change.path] = change.after_hash
     plan: list[FileRestore] = []
     for file_path, fork in fork_state.items():
-        plan.append(_restore(file_path, workspace, file_hash(read(file_path)), target_last.get(file_path, fork),
-                             expected=(current_last.get(file_path, fork), fork)))
+        plan.append(
+            _restore(
+                file_path,
+                workspace,
+                file_hash(read(file_path)),
+                target_last.get(file_path, fork),
+                expected=(current_last.get(file_path, fork), fork),
+            )
+        )
     return sorted(plan, key=lambda f: f.display)
 
 
@@ -171,8 +212,9 @@ def needs_restore(plan: list[FileRestore]) -> bool:
 
 
 def journal_entry(item: FileRestore) -> JournalEntry:
-    return JournalEntry(path=item.path, display=item.display, target_hash=item.before_hash,
-                        original_hash=item.current_hash)
+    return JournalEntry(
+        path=item.path, display=item.display, target_hash=item.before_hash, original_hash=item.current_hash
+    )
 
 
 async def apply_restore(store, plan: list[FileRestore], outcome: RewindOutcome) -> RewindOutcome:
@@ -193,8 +235,9 @@ async def apply_restore(store, plan: list[FileRestore], outcome: RewindOutcome) 
     return outcome
 
 
-async def rewind_with_files(store, session: Session, plan: list[FileRestore], outcome: RewindOutcome,
-                            to_head: str | None) -> Session:
+async def rewind_with_files(
+    store, session: Session, plan: list[FileRestore], outcome: RewindOutcome, to_head: str | None
+) -> Session:
     """Restore the planned files and move the head, all or nothing across a kill -9: the
     journal is on disk before the first file is touched and removed after the head moved."""
     entries = [journal_entry(item) for item in plan if item.action in ("delete", "restore")]

@@ -12,7 +12,7 @@ def chunks(ids: Iterable[str], size: int = 500) -> Iterator[tuple[list[str], str
     """Distinct ids in batches small enough for SQLite's parameter limit, with their `?,?,…`."""
     unique = list(dict.fromkeys(ids))
     for start in range(0, len(unique), size):
-        chunk = unique[start:start + size]
+        chunk = unique[start : start + size]
         yield chunk, ",".join("?" * len(chunk))
 
 

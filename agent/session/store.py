@@ -22,7 +22,12 @@ import aiosqlite
 from agent.settings.config import db_path
 from agent.session.rows import chunks, message_params, row_to_message, row_to_session
 from agent.session.errors import (  # noqa: F401 - re-exported
-    ForeignDatabase, StoreError, StoreOpenError, StoreWriteError, open_error, write_error,
+    ForeignDatabase,
+    StoreError,
+    StoreOpenError,
+    StoreWriteError,
+    open_error,
+    write_error,
 )
 from agent.session.schema import ACTIVE_PATH_SQL, LATEST_FIRST, MIGRATIONS, NEXT_TOUCHED_SQL
 from agent.session.models import ContextEvent, FileChange, Message, Session, SessionSummary, ToolCall, now_ms
@@ -31,16 +36,17 @@ BUSY_TIMEOUT_MS = 30_000
 # The picker shows a one-line preview; never read a whole pasted file for it.
 FIRST_PROMPT_PREVIEW_CHARS = 300
 # Blobs a message's meta names (attached images, agent/images.py): kept while any message names them.
-_IMAGE_HASHES = ("SELECT hash FROM (SELECT json_extract(image.value, '$.hash') AS hash FROM messages,"
-                 " json_each(messages.meta, '$.images') AS image WHERE messages.meta LIKE '%\"images\"%'"
-                 " AND json_valid(messages.meta) AND json_type(messages.meta, '$.images') = 'array'"
-                 " AND image.type = 'object') WHERE hash IS NOT NULL")
+_IMAGE_HASHES = (
+    "SELECT hash FROM (SELECT json_extract(image.value, '$.hash') AS hash FROM messages,"
+    " json_each(messages.meta, '$.images') AS image WHERE messages.meta LIKE '%\"images\"%'"
+    " AND json_valid(messages.meta) AND json_type(messages.meta, '$.images') = 'array'"
+    " AND image.type = 'object') WHERE hash IS NOT NULL"
+)
 _INSERT_MESSAGE = (
     "INSERT INTO messages (id, session_id, parent_id, seq, role, content, tool_calls,"
     " tool_call_id, tool_name, created_at, status, kind, meta)"
     " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
-
 
 
 async def _refuse_foreign(conn: aiosqlite.Connection) -> None:
@@ -83,8 +89,10 @@ async def _enable_wal(conn: aiosqlite.Connection) -> None:
 # all bytes of a value; only its pattern must not start with NUL.
 _LARGE_PREFIX = "substr(CAST(content AS BLOB), 1, ?)"
 _LARGE_PREFIX_USES = 65
-_LARGE_CHARS = " + ".join(f"length(CAST(replace({_LARGE_PREFIX}, x'{b:02X}', '') AS BLOB))"
-                          for b in range(0x80, 0xC0)) + f" - 63 * length({_LARGE_PREFIX})"
+_LARGE_CHARS = (
+    " + ".join(f"length(CAST(replace({_LARGE_PREFIX}, x'{b:02X}', '') AS BLOB))" for b in range(0x80, 0xC0))
+    + f" - 63 * length({_LARGE_PREFIX})"
+)
 _LARGE_TOOL_RESULT = (
     "SELECT id, seq, tool_call_id, tool_name, created_at, status FROM messages"
     " WHERE session_id = ? AND seq > ? AND role = 'tool' AND length(CAST(content AS BLOB)) > ?"
@@ -188,8 +196,9 @@ class Store:
             return (await cur.fetchone())[0] or 0
 
     # -- sessions -------------------------------------------------------------------
-    async def create_session(self, *, cwd: str, model: str = "", title: str = "",
-                             parent_session_id: str | None = None) -> Session:
+    async def create_session(
+        self, *, cwd: str, model: str = "", title: str = "", parent_session_id: str | None = None
+    ) -> Session:
         session = Session(cwd=cwd, model=model, title=title, parent_session_id=parent_session_id)
         async with self._transaction():
             await self._insert_session_row(session)
@@ -199,8 +208,16 @@ class Store:
         await self.conn.execute(
             "INSERT INTO sessions (id, title, cwd, created_at, updated_at, head_id, model, parent_session_id,"
             f" touched) VALUES (?, ?, ?, ?, ?, ?, ?, ?, {NEXT_TOUCHED_SQL})",
-            (session.id, session.title, session.cwd, session.created_at, session.updated_at,
-             session.head_id, session.model, session.parent_session_id),
+            (
+                session.id,
+                session.title,
+                session.cwd,
+                session.created_at,
+                session.updated_at,
+                session.head_id,
+                session.model,
+                session.parent_session_id,
+            ),
         )
 
     async def get_session(self, session_id: str) -> Session | None:
@@ -247,8 +264,9 @@ class Store:
         async with self.conn.execute(sql, params) as cur:
             rows = await cur.fetchall()
         return [
-            SessionSummary(session=row_to_session(r), first_prompt=r["first_prompt"] or "",
-                           message_count=r["message_count"])
+            SessionSummary(
+                session=row_to_session(r), first_prompt=r["first_prompt"] or "", message_count=r["message_count"]
+            )
             for r in rows
         ]
 
@@ -318,8 +336,9 @@ class Store:
         ) as cur:
             return (await cur.fetchone())[0]
 
-    async def append(self, session: Session, message: Message,
-                     file_changes: Iterable[tuple[str, bytes | None, bytes | None]] = ()) -> Message:
+    async def append(
+        self, session: Session, message: Message, file_changes: Iterable[tuple[str, bytes | None, bytes | None]] = ()
+    ) -> Message:
         """Write a message as the new head of the session (its parent is the old head).
 
         Fills `session_id`, `parent_id` and `seq` on the given object, so callers holding
@@ -363,16 +382,28 @@ class Store:
             for chunk, marks in chunks(message_ids):
                 await self.conn.execute(
                     f"UPDATE messages SET meta = json_set(coalesce(meta, '{{}}'), '$.condensed_by', ?)"
-                    f" WHERE id IN ({marks})", [summary_id, *chunk])
+                    f" WHERE id IN ({marks})",
+                    [summary_id, *chunk],
+                )
 
     async def record_context_event(self, event: ContextEvent) -> ContextEvent:
         async with self._transaction():
             cur = await self.conn.execute(
                 "INSERT INTO context_events (session_id, created_at, action, trigger, outcome, tokens_before,"
                 " tokens_after, duration_ms, summary_id, error, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (event.session_id, event.created_at, event.action, event.trigger, event.outcome,
-                 event.tokens_before, event.tokens_after, event.duration_ms, event.summary_id, event.error,
-                 json.dumps(event.detail, ensure_ascii=False, default=str)),
+                (
+                    event.session_id,
+                    event.created_at,
+                    event.action,
+                    event.trigger,
+                    event.outcome,
+                    event.tokens_before,
+                    event.tokens_after,
+                    event.duration_ms,
+                    event.summary_id,
+                    event.error,
+                    json.dumps(event.detail, ensure_ascii=False, default=str),
+                ),
             )
             event.id = cur.lastrowid or 0
         return event
@@ -380,12 +411,14 @@ class Store:
     async def context_events(self, session_id: str, limit: int = 100) -> list[ContextEvent]:
         """The newest `limit` budget events of a session, oldest first."""
         async with self.conn.execute(
-            "SELECT * FROM (SELECT * FROM context_events WHERE session_id = ? ORDER BY id DESC LIMIT ?)"
-            " ORDER BY id", (session_id, limit),
+            "SELECT * FROM (SELECT * FROM context_events WHERE session_id = ? ORDER BY id DESC LIMIT ?) ORDER BY id",
+            (session_id, limit),
         ) as cur:
             rows = await cur.fetchall()
-        return [ContextEvent(**{k: r[k] for k in r.keys() if k != "detail"}, detail=json.loads(r["detail"] or "{}"))
-                for r in rows]
+        return [
+            ContextEvent(**{k: r[k] for k in r.keys() if k != "detail"}, detail=json.loads(r["detail"] or "{}"))
+            for r in rows
+        ]
 
     # -- the request sent last (`/context`, `cairn context`) -------------------------------
     async def save_request(self, session_id: str, *, sent_at: int, model: str, request_json: str) -> None:
@@ -394,7 +427,8 @@ class Store:
         async with self._transaction():
             await self.conn.execute(
                 "INSERT OR REPLACE INTO sent_requests (session_id, sent_at, model, body) VALUES (?, ?, ?, ?)",
-                (session_id, sent_at, model, body))
+                (session_id, sent_at, model, body),
+            )
 
     async def last_request(self, session_id: str) -> dict[str, Any] | None:
         """`{"sent_at", "model", **request}` of the session's last request, or None."""
@@ -417,13 +451,10 @@ class Store:
 
     async def all_messages(self, session_id: str) -> list[Message]:
         """Every stored message of a session (all branches), in creation order."""
-        async with self.conn.execute(
-            "SELECT * FROM messages WHERE session_id = ? ORDER BY seq", (session_id,)
-        ) as cur:
+        async with self.conn.execute("SELECT * FROM messages WHERE session_id = ? ORDER BY seq", (session_id,)) as cur:
             return [row_to_message(r) for r in await cur.fetchall()]
 
-    async def active_path(self, session_id: str, head_id: str | None = None,
-                          limit: int | None = None) -> list[Message]:
+    async def active_path(self, session_id: str, head_id: str | None = None, limit: int | None = None) -> list[Message]:
         """Root → head chain via parent_id (a recursive query; other branches are not read).
 
         With `limit`, only the newest `limit` messages of the chain are read."""
@@ -505,8 +536,9 @@ class Store:
                 (session_id, *chunk),
             ) as cur:
                 for row in await cur.fetchall():
-                    found.append((row["seq"], ToolCall(id=row["id"], name=row["name"] or "",
-                                                       arguments=row["arguments"] or "")))
+                    found.append(
+                        (row["seq"], ToolCall(id=row["id"], name=row["name"] or "", arguments=row["arguments"] or ""))
+                    )
         return found
 
     # -- file checkpoints -------------------------------------------------------------
@@ -517,20 +549,29 @@ class Store:
         )
         return digest
 
-    async def _insert_change(self, session_id: str, message_id: str, path: str,
-                             before: bytes | None, after: bytes | None) -> FileChange:
+    async def _insert_change(
+        self, session_id: str, message_id: str, path: str, before: bytes | None, after: bytes | None
+    ) -> FileChange:
         """Keep a file's bytes before and after a tool changed it (content-addressed); the
         caller holds the transaction (see `append`)."""
         change = FileChange(
-            session_id=session_id, message_id=message_id, path=path,
+            session_id=session_id,
+            message_id=message_id,
+            path=path,
             before_hash=await self._put_blob(before) if before is not None else None,
             after_hash=await self._put_blob(after) if after is not None else None,
         )
         cur = await self.conn.execute(
             "INSERT INTO file_changes (session_id, message_id, path, before_hash, after_hash, created_at)"
             " VALUES (?, ?, ?, ?, ?, ?)",
-            (change.session_id, change.message_id, change.path, change.before_hash, change.after_hash,
-             change.created_at),
+            (
+                change.session_id,
+                change.message_id,
+                change.path,
+                change.before_hash,
+                change.after_hash,
+                change.created_at,
+            ),
         )
         change.id = cur.lastrowid or 0
         return change

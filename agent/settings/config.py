@@ -85,7 +85,7 @@ class ContextSettings(_Section):
     files_tail_max_lines: int = Field(2_000, ge=1)
     files_grep_max_results: int = Field(50, ge=1)
     files_grep_timeout: float = Field(5.0, ge=0)
-    files_cache_max_bytes: int = Field(1024 ** 3, ge=0)
+    files_cache_max_bytes: int = Field(1024**3, ge=0)
     files_ttl_days: int = Field(30, ge=0)
     redact: bool = False
     # Seed 003: old successful terminal outputs become a placeholder.
@@ -207,7 +207,9 @@ def _read_toml(path: Path, warnings: list[str]) -> dict[str, Any]:
     return _read_toml_bytes(path, warnings)[0]
 
 
-def _read_toml_bytes(path: Path, warnings: list[str], workspace: Path | None = None) -> tuple[dict[str, Any], bytes | None]:
+def _read_toml_bytes(
+    path: Path, warnings: list[str], workspace: Path | None = None
+) -> tuple[dict[str, Any], bytes | None]:
     """The parsed file and the bytes it was parsed from (None when there is no file or it
     could not be read; a file that does not parse gives {} and its bytes).
 
@@ -220,8 +222,7 @@ def _read_toml_bytes(path: Path, warnings: list[str], workspace: Path | None = N
     raw: bytes | None = None
     try:
         if workspace is not None:
-            raw = read_repo_file(workspace, path.relative_to(workspace), max_bytes=MAX_CONFIG_BYTES,
-                                 follow_inside=True)
+            raw = read_repo_file(workspace, path.relative_to(workspace), max_bytes=MAX_CONFIG_BYTES, follow_inside=True)
         else:
             raw = read_own_file(path, max_bytes=MAX_CONFIG_BYTES)
     except FileMissing:
@@ -304,8 +305,11 @@ class _Warner:
 
 def _sections() -> dict[str, type[_Section]]:
     """Settings' fields that are tables of known keys (every `_Section` field)."""
-    return {name: field.annotation for name, field in Settings.model_fields.items()
-            if isinstance(field.annotation, type) and issubclass(field.annotation, _Section)}
+    return {
+        name: field.annotation
+        for name, field in Settings.model_fields.items()
+        if isinstance(field.annotation, type) and issubclass(field.annotation, _Section)
+    }
 
 
 def _drop_unknown_keys(data: dict[str, Any], warnings: list[str]) -> None:
@@ -379,8 +383,7 @@ def _validate(data: dict[str, Any], warnings: list[str]) -> Settings:
         settings = Settings(workspace=data.get("workspace") or Path.cwd())
     ctx = settings.context
     if not ctx.truncation_middle_start < ctx.truncation_middle_end:
-        warnings.append("Config values context.truncation_middle_start/end ignored: the start must be "
-                        "below the end")
+        warnings.append("Config values context.truncation_middle_start/end ignored: the start must be below the end")
         default = ContextSettings()
         ctx.truncation_middle_start = default.truncation_middle_start
         ctx.truncation_middle_end = default.truncation_middle_end

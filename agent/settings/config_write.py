@@ -53,8 +53,10 @@ def add_project_permissions(workspace: Path, keys: list[str]) -> Path:
     section = data.get("permissions", {})
     if not isinstance(section, dict):
         raise ConfigWriteError(f"{path}: `permissions` is not a table")
-    wanted = {"allow_commands": [k.split(":", 1)[1] for k in keys if k.startswith("command:")],
-              "allow": [k for k in keys if not k.startswith("command:")]}
+    wanted = {
+        "allow_commands": [k.split(":", 1)[1] for k in keys if k.startswith("command:")],
+        "allow": [k for k in keys if not k.startswith("command:")],
+    }
     expected = {**data, "permissions": dict(section)}
     try:
         if "permissions" not in doc:
@@ -77,8 +79,9 @@ def add_project_permissions(workspace: Path, keys: list[str]) -> Path:
     except (TOMLKitError, tomllib.TOMLDecodeError, TypeError, ValueError, AttributeError):
         ok = False
     if not ok:
-        raise ConfigWriteError(f"{path} is laid out in a way cairn cannot update safely; "
-                               f"add {keys[-1]!r} to its [permissions] yourself")
+        raise ConfigWriteError(
+            f"{path} is laid out in a way cairn cannot update safely; add {keys[-1]!r} to its [permissions] yourself"
+        )
     raw = after.encode("utf-8")
     if raw != before:
         try:

@@ -97,13 +97,13 @@ def parse(name: str, path: Path, text: str) -> ProjectCommand:
                 key, sep, value = line.partition(":")
                 if sep and key.strip().lower() == "description":
                     description = value.strip().strip("\"'").strip()
-            body = "\n".join(lines[end + 1:])
+            body = "\n".join(lines[end + 1 :])
     body = body.strip()
     if not description:
         first = next((line.strip() for line in body.split("\n") if line.strip()), "")
         description = first.lstrip("#").strip()
     if len(description) > DESCRIPTION_MAX:
-        description = description[:DESCRIPTION_MAX - 1].rstrip() + "…"
+        description = description[: DESCRIPTION_MAX - 1].rstrip() + "…"
     return ProjectCommand(name=name, description=description, path=path, body=body)
 
 
@@ -112,8 +112,12 @@ def _load(name: str, path: Path, folder: _Folder, notices: list[str] | None) -> 
     agent/fs/repo_files.py (a symlink out of the workspace, a FIFO, too large), not UTF-8, a folder."""
     try:
         if folder.workspace is not None:
-            raw = read_repo_file(folder.workspace, (folder.relative or Path()) / path.name,
-                                 max_bytes=MAX_COMMAND_BYTES, follow_inside=True)
+            raw = read_repo_file(
+                folder.workspace,
+                (folder.relative or Path()) / path.name,
+                max_bytes=MAX_COMMAND_BYTES,
+                follow_inside=True,
+            )
         else:
             raw = read_own_file(path, max_bytes=MAX_COMMAND_BYTES)
         return parse(name, path, raw.decode("utf-8"))

@@ -33,11 +33,12 @@ from agent.paths import trust_path
 
 TOP_KEYS = ("yolo", "api_base", "api_key", "model")
 TABLE_KEYS = ("permissions", "mcp", "mcp_servers")  # each entry of these tables is named on its own
-NESTED_KEYS = (("context", "condense_model"), ("web", "allow_private"), ("sandbox", "rules"),
-               ("sandbox", "approved"))
+NESTED_KEYS = (("context", "condense_model"), ("web", "allow_private"), ("sandbox", "rules"), ("sandbox", "approved"))
 # Values of a nested key that narrow (or keep) what cairn may do: they need no trust.
-NARROWING: dict[tuple[str, str], tuple[Any, ...]] = {("sandbox", "rules"): ("workspace-write",),
-                                                     ("sandbox", "approved"): ("workspace-write",)}
+NARROWING: dict[tuple[str, str], tuple[Any, ...]] = {
+    ("sandbox", "rules"): ("workspace-write",),
+    ("sandbox", "approved"): ("workspace-write",),
+}
 SECRET_KEYS = frozenset({"api_key"})
 MAX_RECORD_BYTES = 4 * 1024 * 1024  # thousands of folders; a bigger file is not ours
 MAX_SHOWN_CHARS = 200
@@ -145,13 +146,16 @@ def shown_items(data: dict[str, Any]) -> list[tuple[str, str]]:
 
 def notice(config: Path, folder: Path, names: list[str]) -> str:
     shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
-    return (f"Not using {shown} from {config}: this folder's config is not trusted. "
-            f"Trust it with `cairn trust {folder}` (or when cairn asks on start); "
-            f"everything else in it applies.")
+    return (
+        f"Not using {shown} from {config}: this folder's config is not trusted. "
+        f"Trust it with `cairn trust {folder}` (or when cairn asks on start); "
+        f"everything else in it applies."
+    )
 
 
-def pending(folder: Path, config: Path, raw: bytes, data: dict[str, Any],
-            flags: dict[str, Any] | None = None) -> ProjectTrust | None:
+def pending(
+    folder: Path, config: Path, raw: bytes, data: dict[str, Any], flags: dict[str, Any] | None = None
+) -> ProjectTrust | None:
     """What needs the user's trust in this config, or None when it may apply as it is."""
     items = shown_items(data)
     if not items:
@@ -159,9 +163,14 @@ def pending(folder: Path, config: Path, raw: bytes, data: dict[str, Any],
     sha = digest(raw)
     if is_trusted(folder, sha):
         return None
-    return ProjectTrust(folder=Path(folder_key(folder)), config=config, sha256=sha, items=items,
-                        notice=notice(config, Path(folder_key(folder)), [name for name, _ in items]),
-                        flags=dict(flags or {}))
+    return ProjectTrust(
+        folder=Path(folder_key(folder)),
+        config=config,
+        sha256=sha,
+        items=items,
+        notice=notice(config, Path(folder_key(folder)), [name for name, _ in items]),
+        flags=dict(flags or {}),
+    )
 
 
 # -- the record ------------------------------------------------------------------------------
@@ -232,4 +241,3 @@ def trusted_after_write(folder: Path, before: bytes | None, before_data: dict[st
         trust(folder, digest(after))
     except OSError:
         pass
-

@@ -160,6 +160,5 @@ class Tool:
         """OpenAI function-tool definition sent to the model."""
         return {
             "type": "function",
-            "function": {"name": self.name, "description": self.description,
-                         "parameters": arguments_schema(self.Args)},
+            "function": {"name": self.name, "description": self.description, "parameters": arguments_schema(self.Args)},
         }

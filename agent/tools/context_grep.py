@@ -13,8 +13,12 @@ MAX_CONTEXT_LINES = 20
 
 class GrepArgs(RefArgs):
     pattern: str = Field(description="Regular expression (RE2 syntax: no backreferences or lookaround).")
-    maxResults: int | None = Field(default=None, ge=1, le=MAX_RESULTS, description="At most this many matches (default 50).")
-    contextLines: int = Field(default=0, ge=0, le=MAX_CONTEXT_LINES, description="Lines of context before and after each match.")
+    maxResults: int | None = Field(
+        default=None, ge=1, le=MAX_RESULTS, description="At most this many matches (default 50)."
+    )
+    contextLines: int = Field(
+        default=0, ge=0, le=MAX_CONTEXT_LINES, description="Lines of context before and after each match."
+    )
     caseSensitive: bool = Field(default=False, description="Match case exactly (default: ignore case).")
 
 
@@ -26,7 +30,13 @@ class ContextGrep(Tool):
     async def run(self, args: GrepArgs, ctx: ToolContext) -> ToolResult:
         if not args.pattern:
             raise ToolError("pattern is empty; give a regular expression to search for")
-        found = await call(files_of(ctx).grep(
-            args.id, args.pattern, max_results=args.maxResults, context_lines=args.contextLines,
-            case_sensitive=args.caseSensitive))
+        found = await call(
+            files_of(ctx).grep(
+                args.id,
+                args.pattern,
+                max_results=args.maxResults,
+                context_lines=args.contextLines,
+                case_sensitive=args.caseSensitive,
+            )
+        )
         return as_result(found, id=args.id, totalMatches=found.totalMatches)

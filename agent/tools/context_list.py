@@ -14,8 +14,10 @@ MAX_LIST = 200
 
 class ListArgs(ToolArgs):
     kind: Literal["artifact", "history", "catalog"] | None = Field(
-        default=None, description="Only this kind: artifact (large tool outputs), history (condensed "
-                                  "conversation), catalog (tool definitions).")
+        default=None,
+        description="Only this kind: artifact (large tool outputs), history (condensed "
+        "conversation), catalog (tool definitions).",
+    )
     limit: int = Field(default=50, ge=1, le=MAX_LIST, description="At most this many, newest first.")
 
 

@@ -9,8 +9,11 @@ from agent.tools.context_common import RefArgs, as_result, call, files_of
 
 
 class ReadPageArgs(RefArgs):
-    offset: int = Field(default=0, ge=0, description="Byte offset to start at (0 = the beginning); "
-                                                     "use nextOffset from the previous page.")
+    offset: int = Field(
+        default=0,
+        ge=0,
+        description="Byte offset to start at (0 = the beginning); use nextOffset from the previous page.",
+    )
     limit: int | None = Field(default=None, ge=1, description="Bytes to read (default 8192; larger values are capped).")
 
 

@@ -18,7 +18,9 @@ from agent.tools.workspace import ResolvedPath, TextFile, confine, read_text, wr
 
 
 class CreateArgs(ToolArgs):
-    filePath: str = Field(description="Path of the file to create, relative to the workspace. Missing folders are created.")
+    filePath: str = Field(
+        description="Path of the file to create, relative to the workspace. Missing folders are created."
+    )
     content: str = Field(description="The complete content of the file.")
     overwrite: bool = Field(
         default=False, description="Replace the file if it already exists. Without it an existing file is refused."
@@ -67,7 +69,9 @@ class FsCreate(Tool):
             detail=diff if before else args.content,
         )
         if not await ctx.permissions.check(request):
-            return ToolResult.error(f"the user denied {'overwriting' if before else 'creating'} this file", path=rp.display)
+            return ToolResult.error(
+                f"the user denied {'overwriting' if before else 'creating'} this file", path=rp.display
+            )
 
         data = args.content.encode("utf-8")
         # At write time, through the folders that were approved: a path swapped meanwhile is

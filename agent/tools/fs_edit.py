@@ -126,9 +126,7 @@ class FsEdit(Tool):
         new_text, count = plan_edit(text, search, replace, args.replaceAll, rp.display)
         diff = make_diff(text, new_text, rp.display)
 
-        request = ApprovalRequest(
-            tool=self.name, kind="edit", key="edit", title=f"Edit {rp.display}", detail=diff
-        )
+        request = ApprovalRequest(tool=self.name, kind="edit", key="edit", title=f"Edit {rp.display}", detail=diff)
         if not await ctx.permissions.check(request):
             return ToolResult.error("the user denied this edit", path=rp.display)
 
@@ -141,4 +139,3 @@ class FsEdit(Tool):
             meta={"path": rp.display, "diff": diff, "replacements": count},
             edits=[FileEdit(path=str(rp.path), before=original.data, after=data)],
         )
-

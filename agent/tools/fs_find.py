@@ -26,9 +26,13 @@ FIND_TIMEOUT_SECONDS = 30.0
 
 
 class FindArgs(ToolArgs):
-    pattern: str = Field(description='Glob of the files to find, relative to path: "*.py" matches in every folder, '
-                                     '"src/**/*.ts" only under src, "**/test_*.py" at any depth.')
-    path: str | None = Field(default=None, description="Folder to look in, relative to the workspace (default: the whole workspace).")
+    pattern: str = Field(
+        description='Glob of the files to find, relative to path: "*.py" matches in every folder, '
+        '"src/**/*.ts" only under src, "**/test_*.py" at any depth.'
+    )
+    path: str | None = Field(
+        default=None, description="Folder to look in, relative to the workspace (default: the whole workspace)."
+    )
     maxResults: int = Field(default=DEFAULT_MAX_RESULTS, ge=1, le=MAX_RESULTS, description="At most this many paths.")
 
 
@@ -51,8 +55,15 @@ class FsFind(Tool):
             raise ToolError(f"{rp.display} is not a folder; give the folder to look in as path")
         flags = [*COMMON_FLAGS, "--files", "--sortr", "modified", *type_flags(glob)]
         with folder_cwd(rp) as (cwd, fds):
-            out = await self.rg.run(flags, ctx, cwd=cwd, max_lines=args.maxResults, timeout=FIND_TIMEOUT_SECONDS,
-                                    pass_fds=fds, keep=lambda line: glob.matches(_relative(line)))
+            out = await self.rg.run(
+                flags,
+                ctx,
+                cwd=cwd,
+                max_lines=args.maxResults,
+                timeout=FIND_TIMEOUT_SECONDS,
+                pass_fds=fds,
+                keep=lambda line: glob.matches(_relative(line)),
+            )
         if out.failed:
             raise out.error()
         prefix = "" if rp.display == "." else rp.display.rstrip("/") + "/"
@@ -64,7 +75,10 @@ class FsFind(Tool):
         if out.timed_out:
             notes.append(f"(stopped after {FIND_TIMEOUT_SECONDS:g} s the list is incomplete; narrow the path)")
         if not paths:
-            return ToolResult(content="\n".join([f"No files match {glob.text!r} in {where}", *notes]),
-                              meta={"files": 0, "timed_out": out.timed_out})
-        return ToolResult(content="\n".join(paths + notes),
-                          meta={"files": len(paths), "more": out.more, "timed_out": out.timed_out})
+            return ToolResult(
+                content="\n".join([f"No files match {glob.text!r} in {where}", *notes]),
+                meta={"files": 0, "timed_out": out.timed_out},
+            )
+        return ToolResult(
+            content="\n".join(paths + notes), meta={"files": len(paths), "more": out.more, "timed_out": out.timed_out}
+        )

@@ -83,10 +83,7 @@ def check_range(display: str, start: int | None, end: int | None) -> None:
 
 
 def _more_note(last: int, total: int | str) -> str:
-    return (
-        f"… showing up to line {last} of {total}. To read further, call filesystem-read "
-        f"with startLine={last + 1}."
-    )
+    return f"… showing up to line {last} of {total}. To read further, call filesystem-read with startLine={last + 1}."
 
 
 def format_whole(rp: ResolvedPath, data: bytes, start: int | None, end: int | None, cap: int) -> str:

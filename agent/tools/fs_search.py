@@ -30,10 +30,16 @@ SEARCH_TIMEOUT_SECONDS = 30.0
 
 class SearchArgs(ToolArgs):
     pattern: str = Field(description="Regular expression to search for (RE2 syntax: no backreferences or lookaround).")
-    path: str | None = Field(default=None, description="File or folder to search, relative to the workspace (default: the whole workspace).")
-    glob: str | None = Field(default=None, description='Only search files whose path matches this glob, e.g. "*.py" or "src/**/*.{ts,tsx}".')
+    path: str | None = Field(
+        default=None, description="File or folder to search, relative to the workspace (default: the whole workspace)."
+    )
+    glob: str | None = Field(
+        default=None, description='Only search files whose path matches this glob, e.g. "*.py" or "src/**/*.{ts,tsx}".'
+    )
     caseSensitive: bool = Field(default=False, description="Match case exactly (default: ignore case).")
-    maxResults: int = Field(default=DEFAULT_MAX_RESULTS, ge=1, le=MAX_RESULTS, description="At most this many matching lines.")
+    maxResults: int = Field(
+        default=DEFAULT_MAX_RESULTS, ge=1, le=MAX_RESULTS, description="At most this many matching lines."
+    )
 
 
 def _validate(pattern: str, case_sensitive: bool) -> None:
@@ -47,8 +53,16 @@ def _validate(pattern: str, case_sensitive: bool) -> None:
 
 
 def _flags(args: SearchArgs, glob: Glob | None) -> list[str]:
-    flags = [*COMMON_FLAGS, "--line-number", "--sort", "path", "--max-columns", str(MAX_COLUMNS),
-             "--max-columns-preview", "--case-sensitive" if args.caseSensitive else "--ignore-case"]
+    flags = [
+        *COMMON_FLAGS,
+        "--line-number",
+        "--sort",
+        "path",
+        "--max-columns",
+        str(MAX_COLUMNS),
+        "--max-columns-preview",
+        "--case-sensitive" if args.caseSensitive else "--ignore-case",
+    ]
     return flags + (type_flags(glob) if glob else []) + ["-e", args.pattern]
 
 
@@ -107,22 +121,33 @@ class FsSearch(Tool):
         where = "the workspace" if rp.display == "." else rp.display
         notes = []
         if out.more:
-            notes.append(f"(stopped at {args.maxResults} matching lines; narrow the pattern, path or glob, "
-                         f"or raise maxResults)")
+            notes.append(
+                f"(stopped at {args.maxResults} matching lines; narrow the pattern, path or glob, or raise maxResults)"
+            )
         if out.timed_out:
-            notes.append(f"(stopped after {SEARCH_TIMEOUT_SECONDS:g} s: the results are incomplete; "
-                         f"narrow the path or the glob)")
+            notes.append(
+                f"(stopped after {SEARCH_TIMEOUT_SECONDS:g} s: the results are incomplete; narrow the path or the glob)"
+            )
         if not lines:
-            text = f"No matches for {args.pattern!r} in {where}" + (f" (files matching {args.glob!r})" if args.glob else "")
+            text = f"No matches for {args.pattern!r} in {where}" + (
+                f" (files matching {args.glob!r})" if args.glob else ""
+            )
             return ToolResult(content="\n".join([text, *notes]), meta={"matches": 0, "timed_out": out.timed_out})
-        return ToolResult(content="\n".join(lines + notes),
-                          meta={"matches": len(lines), "more": out.more, "timed_out": out.timed_out})
+        return ToolResult(
+            content="\n".join(lines + notes), meta={"matches": len(lines), "more": out.more, "timed_out": out.timed_out}
+        )
 
     async def _folder(self, rp: ResolvedPath, args: SearchArgs, glob: Glob | None, ctx: ToolContext) -> RgOutput:
         with folder_cwd(rp) as (cwd, fds):
-            return await self.rg.run([*_flags(args, glob), "--with-filename", "--null"], ctx, cwd=cwd,
-                                     max_lines=args.maxResults, timeout=SEARCH_TIMEOUT_SECONDS, pass_fds=fds,
-                                     keep=_in_glob(glob) if glob else None)
+            return await self.rg.run(
+                [*_flags(args, glob), "--with-filename", "--null"],
+                ctx,
+                cwd=cwd,
+                max_lines=args.maxResults,
+                timeout=SEARCH_TIMEOUT_SECONDS,
+                pass_fds=fds,
+                keep=_in_glob(glob) if glob else None,
+            )
 
     async def _file(self, rp: ResolvedPath, args: SearchArgs, ctx: ToolContext) -> RgOutput:
         """One file: rg reads the descriptor that was checked (stdin), never the path again."""
@@ -134,5 +159,11 @@ class FsSearch(Tool):
             if looks_binary(await asyncio.to_thread(f.read, BINARY_SNIFF_BYTES)):
                 raise ToolError(f"{rp.display} is a binary file; filesystem-search only searches text")
             f.seek(0)
-            return await self.rg.run([*_flags(args, None), "--no-filename", "-"], ctx, cwd=str(rp.root or rp.path.parent),
-                                     max_lines=args.maxResults, timeout=SEARCH_TIMEOUT_SECONDS, stdin=f.fileno())
+            return await self.rg.run(
+                [*_flags(args, None), "--no-filename", "-"],
+                ctx,
+                cwd=str(rp.root or rp.path.parent),
+                max_lines=args.maxResults,
+                timeout=SEARCH_TIMEOUT_SECONDS,
+                stdin=f.fileno(),
+            )

@@ -35,9 +35,21 @@ HARDENED_CONFIG: tuple[tuple[str, str], ...] = (
     ("core.untrackedCache", "false"),
 )
 # Variables that would make git run or read something of the repository's choosing.
-DROPPED_VARIABLES = ("GIT_EXTERNAL_DIFF", "GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_INDEX_FILE",
-                     "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_CONFIG",
-                     "GIT_CONFIG_PARAMETERS", "GIT_ASKPASS", "GIT_SSH", "GIT_SSH_COMMAND", "GIT_EDITOR")
+DROPPED_VARIABLES = (
+    "GIT_EXTERNAL_DIFF",
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_COMMON_DIR",
+    "GIT_INDEX_FILE",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_CONFIG",
+    "GIT_CONFIG_PARAMETERS",
+    "GIT_ASKPASS",
+    "GIT_SSH",
+    "GIT_SSH_COMMAND",
+    "GIT_EDITOR",
+)
 
 # The `git` every hardened command calls: filter drivers git knows are emptied (an empty
 # command is "no filter" to git), diff/log/show run without textconv or external diff, and
@@ -105,9 +117,15 @@ def _inside(path: str, ws: str) -> bool:
 def _rev_parse(cwd: str, env: dict[str, str], *args: str) -> list[str] | None:
     """git's answer in `cwd`, one line per item; None when git says no (no repository here)."""
     try:
-        done = subprocess.run(["git", "rev-parse", "--path-format=absolute", *args], cwd=cwd, env=env,
-                              stdin=subprocess.DEVNULL, capture_output=True, timeout=PROBE_TIMEOUT_SECONDS,
-                              start_new_session=True)
+        done = subprocess.run(
+            ["git", "rev-parse", "--path-format=absolute", *args],
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=PROBE_TIMEOUT_SECONDS,
+            start_new_session=True,
+        )
     except subprocess.TimeoutExpired as exc:
         raise OSError("git did not answer in time (its config may be a FIFO)") from exc
     if done.returncode != 0:

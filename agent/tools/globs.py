@@ -59,11 +59,11 @@ def _translate(pattern: str) -> str:
         elif ch == "?":
             out.append("[^/]")
         elif ch == "[":
-            end = pattern.find("]", i + 2 if pattern[i + 1:i + 2] in ("!", "^", "]") else i + 1)
+            end = pattern.find("]", i + 2 if pattern[i + 1 : i + 2] in ("!", "^", "]") else i + 1)
             if end < 0:
                 out.append("\\[")
             else:
-                body = pattern[i + 1:end]
+                body = pattern[i + 1 : end]
                 negate = body[:1] in ("!", "^")
                 body = body[1:] if negate else body
                 out.append("[" + ("^" if negate else "") + body.replace("\\", "\\\\") + "]")

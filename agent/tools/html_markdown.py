@@ -11,8 +11,23 @@ from __future__ import annotations
 import re
 
 # Elements whose text is never page content.
-DROPPED_ELEMENTS = ("script", "style", "noscript", "template", "svg", "canvas", "iframe", "object", "embed",
-                    "form", "button", "select", "input", "textarea", "head")
+DROPPED_ELEMENTS = (
+    "script",
+    "style",
+    "noscript",
+    "template",
+    "svg",
+    "canvas",
+    "iframe",
+    "object",
+    "embed",
+    "form",
+    "button",
+    "select",
+    "input",
+    "textarea",
+    "head",
+)
 _BLANK_RUNS = re.compile(r"\n{3,}")
 
 

@@ -42,7 +42,12 @@ from pydantic import BaseModel
 
 from agent.tools import git_guard
 from agent.tools.command_plan import (  # noqa: F401 - re-exported: the decision's vocabulary
-    MAX_ANALYSED_COMMAND_BYTES, READ_ONLY_RULE, CommandPlan, analyse_command, command_scope, prefix_matches,
+    MAX_ANALYSED_COMMAND_BYTES,
+    READ_ONLY_RULE,
+    CommandPlan,
+    analyse_command,
+    command_scope,
+    prefix_matches,
     protected_reason,
 )
 from agent.tools.sandbox import Sandbox, SandboxMode
@@ -101,7 +106,7 @@ def fetch_covered(key: str, keys: set[str]) -> str | None:
     for any host under that domain (not the domain itself: `fetch:example.com` says that)."""
     if key in keys:
         return key
-    host = key[len(FETCH_PREFIX):]
+    host = key[len(FETCH_PREFIX) :]
     labels = host.split(".")
     for i in range(1, len(labels)):
         wildcard = FETCH_PREFIX + "*." + ".".join(labels[i:])
@@ -115,7 +120,7 @@ def mcp_server_rule(request: ApprovalRequest) -> list[str]:
     tool of a server the user trusts whole."""
     if request.kind != "mcp" or not request.key.startswith("mcp__"):
         return []
-    server = request.key[len("mcp__"):].split("__", 1)[0]
+    server = request.key[len("mcp__") :].split("__", 1)[0]
     return [f"mcp__{server}__*"]
 
 
@@ -127,9 +132,15 @@ def describe_scopes(keys: list[str]) -> str:
     if commands:
         words.append(", ".join(f"`{c}`" for c in commands) + " commands")
     for key in others:
-        words.append("file edits in the workspace" if key == "edit" else
-                     key.split(":", 1)[1] if key.startswith("outside:") else
-                     f"fetching from {key.split(':', 1)[1]}" if key.startswith(FETCH_PREFIX) else key)
+        words.append(
+            "file edits in the workspace"
+            if key == "edit"
+            else key.split(":", 1)[1]
+            if key.startswith("outside:")
+            else f"fetching from {key.split(':', 1)[1]}"
+            if key.startswith(FETCH_PREFIX)
+            else key
+        )
     return "; ".join(words)
 
 
@@ -180,9 +191,15 @@ class Permissions:
     def from_settings(cls, settings: Any, approver: Approver | None = None) -> "Permissions":
         """What the loop should build: `settings.permissions` rules, the workspace, yolo, the sandbox."""
         perms = settings.permissions
-        return cls(approver, yolo=settings.yolo, allow_commands=perms.allow_commands, allow=perms.allow,
-                   workspace=settings.workspace, sandbox=Sandbox.for_settings(settings),
-                   sandbox_settings=settings.sandbox)
+        return cls(
+            approver,
+            yolo=settings.yolo,
+            allow_commands=perms.allow_commands,
+            allow=perms.allow,
+            workspace=settings.workspace,
+            sandbox=Sandbox.for_settings(settings),
+            sandbox_settings=settings.sandbox,
+        )
 
     def bind(self, workspace: Path) -> None:
         """Called by the registry before each tool call: learn the workspace, and read the
@@ -256,8 +273,10 @@ class Permissions:
         elif request.kind == "command" and not update["reason"] and self._sandbox_missing():
             # A remembered "always" would not apply either: rules need the sandbox.
             update["choices"] = ONCE_ONLY
-            update["note"] = (f"No sandbox, so commands cannot run unasked: {self.sandbox.why_not}. "
-                              f"Set [sandbox] rules = \"off\" to let your rules run them unconfined.")
+            update["note"] = (
+                f"No sandbox, so commands cannot run unasked: {self.sandbox.why_not}. "
+                f'Set [sandbox] rules = "off" to let your rules run them unconfined.'
+            )
         return request.model_copy(update=update), plan
 
     def rule_for(self, request: ApprovalRequest, plan: CommandPlan | None) -> str | None:
@@ -350,14 +369,18 @@ class Permissions:
         found: list[str] = []
 
         def probe() -> None:
-            found.append(git_guard.repository_problem(plan.cwds or [str(self.workspace)], str(self.workspace),
-                                                      command_environment(dict(os.environ))))
+            found.append(
+                git_guard.repository_problem(
+                    plan.cwds or [str(self.workspace)], str(self.workspace), command_environment(dict(os.environ))
+                )
+            )
 
         await in_daemon_thread(probe)
         if not found or not found[0]:
             return request
-        return request.model_copy(update={"reason": f"git may reach outside the workspace: {found[0]}",
-                                          "choices": ONCE_ONLY})
+        return request.model_copy(
+            update={"reason": f"git may reach outside the workspace: {found[0]}", "choices": ONCE_ONLY}
+        )
 
     def _verdict(self, allowed: bool, decision: str, plan: CommandPlan | None, *, escalate: bool) -> CommandVerdict:
         if not allowed or plan is None:
@@ -373,8 +396,13 @@ class Permissions:
         if sandbox is not None and not self.can_sandbox:
             sandbox = None  # asked and approved (or a rule let run unconfined) where there is no sandbox
         unasked = decision in ("read_only", "rule")
-        return CommandVerdict(allowed=True, decision=decision, sandbox=sandbox, harden_git=plan.git_read_only,
-                              git_ceiling=unasked and plan.git_read_only)
+        return CommandVerdict(
+            allowed=True,
+            decision=decision,
+            sandbox=sandbox,
+            harden_git=plan.git_read_only,
+            git_ceiling=unasked and plan.git_read_only,
+        )
 
     async def _decide(self, request: ApprovalRequest, plan: CommandPlan | None, record: dict[str, Any]) -> bool:
         if self.yolo:
@@ -415,8 +443,10 @@ class Permissions:
         from agent.settings.config import untrusted_project_keys
 
         if untrusted_project_keys(self.workspace):  # folder trust: see agent/settings/trust.py
-            record["note"] = ("saved to .cairn/config.toml, but this folder's config is not trusted: "
-                              "later sessions apply it only after `cairn trust`")
+            record["note"] = (
+                "saved to .cairn/config.toml, but this folder's config is not trusted: "
+                "later sessions apply it only after `cairn trust`"
+            )
         for key in keys:
             if key.startswith("command:"):
                 self.project_commands.append(key.split(":", 1)[1])

@@ -111,11 +111,12 @@ class ToolRegistry:
                 f"invalid JSON in tool arguments: {_short(reason)}. Send the arguments as a JSON object."
             )
         except RecursionError:
-            return ToolResult.error("invalid JSON in tool arguments: nested too deeply. Send the arguments as a JSON object.")
+            return ToolResult.error(
+                "invalid JSON in tool arguments: nested too deeply. Send the arguments as a JSON object."
+            )
         if not isinstance(data, dict):
             return ToolResult.error(
-                f"tool arguments must be a JSON object, got {type(data).__name__}. "
-                f"Send the arguments as a JSON object."
+                f"tool arguments must be a JSON object, got {type(data).__name__}. Send the arguments as a JSON object."
             )
         try:
             args = tool.Args.model_validate(data)
@@ -164,9 +165,11 @@ def _with_permission(result: ToolResult, checks: list[dict]) -> ToolResult:
         why = f" ({last['protected']})" if last.get("protected") else ""
         if last.get("no_sandbox") and not why:
             why = f" (no sandbox to run it unasked in: {last['no_sandbox']})"
-        content = (f"Error: not allowed: {last['title']}{why} needs the user's approval, and nobody can approve "
-                   f"in this mode. Do not retry it; say what you would have done. (The user can pass --yolo, "
-                   f"or allow it in .cairn/config.toml [permissions].)")
+        content = (
+            f"Error: not allowed: {last['title']}{why} needs the user's approval, and nobody can approve "
+            f"in this mode. Do not retry it; say what you would have done. (The user can pass --yolo, "
+            f"or allow it in .cairn/config.toml [permissions].)"
+        )
     return result.model_copy(update={"meta": meta, "content": content})
 
 
@@ -183,8 +186,18 @@ def default_registry() -> ToolRegistry:
     from agent.tools.terminal import Terminal
     from agent.tools.web_fetch import WebFetch
 
-    return ToolRegistry([FsRead(), FsEdit(), FsCreate(), Terminal(),
-                         ContextList(), ContextRead(), ContextTail(), ContextGrep(),
-                         FsSearch(),
-                         FsFind(),
-                         WebFetch()])
+    return ToolRegistry(
+        [
+            FsRead(),
+            FsEdit(),
+            FsCreate(),
+            Terminal(),
+            ContextList(),
+            ContextRead(),
+            ContextTail(),
+            ContextGrep(),
+            FsSearch(),
+            FsFind(),
+            WebFetch(),
+        ]
+    )

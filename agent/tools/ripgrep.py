@@ -36,8 +36,7 @@ READ_CHUNK_BYTES = 64 * 1024
 # Flags every workspace search shares: no user rg config file (the results must not depend on
 # it), no colours, hidden files searched but never the repository's own `.git` folder, and
 # `.gitignore` honoured even in a folder that is not (yet) a git repository.
-COMMON_FLAGS = ("--no-config", "--color", "never", "--hidden", "--glob", "!.git", "--no-require-git",
-                "--no-messages")
+COMMON_FLAGS = ("--no-config", "--color", "never", "--hidden", "--glob", "!.git", "--no-require-git", "--no-messages")
 
 NOTHING_SEARCHED = "No files were searched"
 
@@ -68,8 +67,12 @@ class RgOutput:
     def failed(self) -> bool:
         """rg reported an error and found nothing: its message is the answer. (It also exits 2
         when its filters left no file to search, silently under --no-messages: no matches.)"""
-        return (self.returncode not in (None, 0, 1) and not self.lines and bool(self.stderr)
-                and NOTHING_SEARCHED not in self.stderr)
+        return (
+            self.returncode not in (None, 0, 1)
+            and not self.lines
+            and bool(self.stderr)
+            and NOTHING_SEARCHED not in self.stderr
+        )
 
     def error(self) -> ToolError:
         lines = self.stderr.removeprefix("rg: ").splitlines()[:MAX_ERROR_LINES]
@@ -92,16 +95,32 @@ class Ripgrep:
             raise ToolError(f"ripgrep (rg) is not installed; reinstall cairn (it depends on {RG_DISTRIBUTION})")
         return self._path
 
-    async def run(self, args: list[str], ctx: ToolContext, *, cwd: str, max_lines: int, timeout: float,
-                  stdin: int | None = None, pass_fds: tuple[int, ...] = (),
-                  keep: Callable[[bytes], bool] | None = None) -> RgOutput:
+    async def run(
+        self,
+        args: list[str],
+        ctx: ToolContext,
+        *,
+        cwd: str,
+        max_lines: int,
+        timeout: float,
+        stdin: int | None = None,
+        pass_fds: tuple[int, ...] = (),
+        keep: Callable[[bytes], bool] | None = None,
+    ) -> RgOutput:
         """rg's first `max_lines` output lines that `keep` accepts (more: there were others),
         within `timeout` s."""
         try:
             proc = await asyncio.create_subprocess_exec(
-                self.path, *args, cwd=cwd, stdin=stdin if stdin is not None else asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, start_new_session=True,
-                limit=MAX_LINE_BYTES, pass_fds=pass_fds)
+                self.path,
+                *args,
+                cwd=cwd,
+                stdin=stdin if stdin is not None else asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                start_new_session=True,
+                limit=MAX_LINE_BYTES,
+                pass_fds=pass_fds,
+            )
         except OSError as exc:
             raise ToolError(f"cannot start ripgrep: {exc.strerror or exc}") from None
         ctx.processes.add(proc)
@@ -133,8 +152,9 @@ class Ripgrep:
         return out
 
 
-async def _read_lines(stream: asyncio.StreamReader, out: RgOutput, max_lines: int,
-                      keep: Callable[[bytes], bool] | None) -> None:
+async def _read_lines(
+    stream: asyncio.StreamReader, out: RgOutput, max_lines: int, keep: Callable[[bytes], bool] | None
+) -> None:
     while True:
         try:
             line = await stream.readline()

@@ -30,9 +30,23 @@ SandboxMode = Literal["read-only", "workspace-write"]
 # Hidden from every sandboxed command (those that exist; `~` is the user's home). Others
 # come from `[sandbox] hide`.
 SECRET_PATHS = (
-    "~/.ssh", "~/.aws", "~/.config/gcloud", "~/.netrc", "~/.git-credentials", "~/.gnupg", "~/.docker",
-    "~/.kube", "~/.azure", "~/.config/gh", "~/.pypirc", "~/.npmrc", "~/.cargo/credentials.toml",
-    "~/.cargo/credentials", "~/.config/hub", "~/.password-store", "~/.local/share/keyrings",
+    "~/.ssh",
+    "~/.aws",
+    "~/.config/gcloud",
+    "~/.netrc",
+    "~/.git-credentials",
+    "~/.gnupg",
+    "~/.docker",
+    "~/.kube",
+    "~/.azure",
+    "~/.config/gh",
+    "~/.pypirc",
+    "~/.npmrc",
+    "~/.cargo/credentials.toml",
+    "~/.cargo/credentials",
+    "~/.config/hub",
+    "~/.password-store",
+    "~/.local/share/keyrings",
 )
 # Replaced by empty folders: sockets of the user's agents and daemons live there (ssh-agent,
 # D-Bus, Docker's socket); a filesystem socket ignores the network namespace.
@@ -57,8 +71,9 @@ class Sandbox:
     Owned by the session's `Permissions` (which decides what may run unasked) and used by
     `terminal-execute` (which runs it)."""
 
-    def __init__(self, workspace: Path, *, hide: Iterable[str] = (), own_folders: Iterable[Path] = (),
-                 bwrap: str | None = None) -> None:
+    def __init__(
+        self, workspace: Path, *, hide: Iterable[str] = (), own_folders: Iterable[Path] = (), bwrap: str | None = None
+    ) -> None:
         self.workspace = os.path.realpath(workspace)
         self.hide = [*SECRET_PATHS, *hide]
         self.own_folders = [str(p) for p in own_folders]
@@ -93,8 +108,12 @@ class Sandbox:
         if self.bwrap is None:
             return False, "bubblewrap (bwrap) is not installed; install it (Debian/Ubuntu: apt install bubblewrap)"
         try:
-            done = subprocess.run(self.argv(["true"], "read-only", self.workspace), stdin=subprocess.DEVNULL,
-                                  capture_output=True, timeout=PROBE_TIMEOUT_SECONDS)
+            done = subprocess.run(
+                self.argv(["true"], "read-only", self.workspace),
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                timeout=PROBE_TIMEOUT_SECONDS,
+            )
         except (OSError, subprocess.SubprocessError) as exc:
             return False, f"bubblewrap cannot run here ({exc})"
         if done.returncode != 0:

@@ -94,8 +94,15 @@ _NODE_REASONS = {
     "comment": "it has a comment inside a command",
     "ERROR": "it cannot be parsed",
 }
-_CONTROL_FLOW = {"if_statement", "while_statement", "for_statement", "c_style_for_statement",
-                 "case_statement", "until_statement", "select_statement"}
+_CONTROL_FLOW = {
+    "if_statement",
+    "while_statement",
+    "for_statement",
+    "c_style_for_statement",
+    "case_statement",
+    "until_statement",
+    "select_statement",
+}
 _WORD_TYPES = {"word", "string", "raw_string", "concatenation", "number"}
 _STATEMENT_TYPES = {"command", "list", "pipeline", "redirected_statement"}
 _SEPARATORS = {";", "&", "&&", "||", "|", "|&", "\n"}
@@ -141,11 +148,12 @@ def _locale_reads_utf8() -> bool:
     if charset in ("utf-8", "utf8") or value in ("c", "posix"):
         return True
     return charset.startswith(("iso8859", "iso-8859", "latin", "koi8", "cp125")) or (
-        not charset and value.startswith(("en_", "de_", "fr_", "es_", "it_", "pt_", "nl_")))
+        not charset and value.startswith(("en_", "de_", "fr_", "es_", "it_", "pt_", "nl_"))
+    )
 
 
 def _dollar_reason(text: str, i: int) -> str:
-    after = text[i + 1: i + 3]
+    after = text[i + 1 : i + 3]
     if after.startswith("(("):
         return "it uses arithmetic expansion $((…))"
     if after.startswith("("):
@@ -173,7 +181,7 @@ def word_value(text: str) -> str:
             end = text.find("'", i + 1)
             if end < 0:
                 raise Unsafe("it has an unterminated quote")
-            out.append(text[i + 1:end])
+            out.append(text[i + 1 : end])
             i = end + 1
         elif ch == '"':
             i += 1
@@ -273,8 +281,8 @@ class _Walk:
                 if child.type not in _SEPARATORS:
                     raise Unsafe(f"it uses {child.type!r}, which cairn does not check")
             elif child.type == "comment":
-                before = self.src[child.start_byte - 1:child.start_byte]
-                after = self.src[child.end_byte:child.end_byte + 1]
+                before = self.src[child.start_byte - 1 : child.start_byte]
+                after = self.src[child.end_byte : child.end_byte + 1]
                 if (child.start_byte and before not in (b" ", b"\t", b"\n")) or after not in (b"", b"\n"):
                     raise Unsafe("it has a # the parser and bash could read differently")
             elif child.type in _STATEMENT_TYPES:
@@ -306,7 +314,7 @@ class _Walk:
 
     def digits_before(self, redirect) -> None:
         """bash reads `<2>&1` as `<` then `2>&1`: digits right before an operator are its fd."""
-        if self.src[redirect.start_byte - 1:redirect.start_byte].isdigit():
+        if self.src[redirect.start_byte - 1 : redirect.start_byte].isdigit():
             raise Unsafe("it cannot be parsed (digits right before a redirection)")
 
     def simple(self, node) -> None:
@@ -323,9 +331,9 @@ class _Walk:
         pos = node.start_byte
         prev_word = False
         for part in parts:
-            for child in (part.children if part.type == "command" else [part]):
+            for child in part.children if part.type == "command" else [part]:
                 is_redirect = child.type == "file_redirect"
-                starts_digit = self.src[child.start_byte:child.start_byte + 1].isdigit()
+                starts_digit = self.src[child.start_byte : child.start_byte + 1].isdigit()
                 self.gap(pos, child.start_byte, " \t", need=prev_word and (not is_redirect or starts_digit))
                 if is_redirect and prev_word:
                     self.digits_before(child)
@@ -412,20 +420,113 @@ class _Walk:
 
 # -- commands that run other code or change the shell --------------------------------------
 
-RESERVED = {"if", "then", "else", "elif", "fi", "case", "esac", "for", "select", "while", "until",
-            "do", "done", "in", "function", "time", "coproc", "{", "}", "!", "[[", "]]"}
-RUNNERS = {"eval", "exec", "source", ".", "command", "builtin", "xargs", "sudo", "doas", "su", "env",
-           "nohup", "timeout", "nice", "ionice", "setsid", "stdbuf", "chroot", "watch", "parallel",
-           "busybox", "unbuffer", "script", "flock", "runuser", "pkexec", "strace", "ltrace", "gdb"}
+RESERVED = {
+    "if",
+    "then",
+    "else",
+    "elif",
+    "fi",
+    "case",
+    "esac",
+    "for",
+    "select",
+    "while",
+    "until",
+    "do",
+    "done",
+    "in",
+    "function",
+    "time",
+    "coproc",
+    "{",
+    "}",
+    "!",
+    "[[",
+    "]]",
+}
+RUNNERS = {
+    "eval",
+    "exec",
+    "source",
+    ".",
+    "command",
+    "builtin",
+    "xargs",
+    "sudo",
+    "doas",
+    "su",
+    "env",
+    "nohup",
+    "timeout",
+    "nice",
+    "ionice",
+    "setsid",
+    "stdbuf",
+    "chroot",
+    "watch",
+    "parallel",
+    "busybox",
+    "unbuffer",
+    "script",
+    "flock",
+    "runuser",
+    "pkexec",
+    "strace",
+    "ltrace",
+    "gdb",
+}
 SHELLS = {"sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "csh", "tcsh", "yash", "ash"}
 # Builtins that change how the rest of the command is read or run (aliases, options,
 # variables, the directory stack): what follows them cannot be checked.
-STATE_BUILTINS = {"alias", "unalias", "shopt", "enable", "trap", "export", "declare", "typeset", "local",
-                  "readonly", "unset", "hash", "pushd", "popd", "let", "read", "mapfile", "readarray",
-                  "getopts", "bind", "complete", "compgen", "compopt", "fc", "history"}
+STATE_BUILTINS = {
+    "alias",
+    "unalias",
+    "shopt",
+    "enable",
+    "trap",
+    "export",
+    "declare",
+    "typeset",
+    "local",
+    "readonly",
+    "unset",
+    "hash",
+    "pushd",
+    "popd",
+    "let",
+    "read",
+    "mapfile",
+    "readarray",
+    "getopts",
+    "bind",
+    "complete",
+    "compgen",
+    "compopt",
+    "fc",
+    "history",
+}
 # `set` with these only: stop on errors, trace; nothing that changes how words are read.
-SAFE_SET_FLAGS = {"-e", "+e", "-u", "+u", "-x", "+x", "-eu", "-ue", "-ex", "-xe", "-eux", "-eo", "-euo",
-                  "-o", "+o", "pipefail", "errexit", "nounset", "xtrace"}
+SAFE_SET_FLAGS = {
+    "-e",
+    "+e",
+    "-u",
+    "+u",
+    "-x",
+    "+x",
+    "-eu",
+    "-ue",
+    "-ex",
+    "-xe",
+    "-eux",
+    "-eo",
+    "-euo",
+    "-o",
+    "+o",
+    "pipefail",
+    "errexit",
+    "nounset",
+    "xtrace",
+}
 
 
 def _runs_other_code(words: tuple[str, ...]) -> str:

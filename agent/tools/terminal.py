@@ -43,7 +43,9 @@ COMMAND_ENV = {"PAGER": "cat", "GIT_PAGER": "cat", "TERM": "dumb", "NO_COLOR": "
 
 
 class TerminalArgs(ToolArgs):
-    command: str = Field(min_length=1, description="Shell command to run (bash). Runs non-interactively: stdin is empty.")
+    command: str = Field(
+        min_length=1, description="Shell command to run (bash). Runs non-interactively: stdin is empty."
+    )
     timeout: float | None = Field(
         default=None, gt=0, description="Seconds before the command and everything it started is killed (default 120)."
     )
@@ -51,8 +53,10 @@ class TerminalArgs(ToolArgs):
         default=None, description="Folder to run in, relative to the workspace (default: the workspace root)."
     )
     outsideSandbox: bool | None = Field(
-        default=None, description="true: the user is asked to run it outside the sandbox (only after it failed "
-                                  "there for want of write access, the network or a hidden file).")
+        default=None,
+        description="true: the user is asked to run it outside the sandbox (only after it failed "
+        "there for want of write access, the network or a hidden file).",
+    )
 
 
 class StreamCapture:
@@ -143,6 +147,7 @@ async def _kill_when_spawned(spawn: asyncio.Future) -> None:
     """An interrupt came while asyncio was still wiring the command's pipes. The command
     already runs (and may have started children): cancelling the spawn would kill the shell
     alone, then wait for pipes its children hold. Let the spawn finish, then kill the group."""
+
     def kill(done: asyncio.Future) -> None:
         if not done.cancelled() and done.exception() is None:
             _signal_group(done.result().pid, signal.SIGKILL)
@@ -173,9 +178,17 @@ def _shell() -> str:
 
 
 # What a command says when the sandbox stopped it (bash, coreutils, Python, git, npm, curl).
-SANDBOX_SYMPTOMS = ("Read-only file system", "Network is unreachable", "Temporary failure in name resolution",
-                    "Could not resolve host", "getaddrinfo", "Operation not permitted", "EROFS", "ENETUNREACH",
-                    "EAI_AGAIN")
+SANDBOX_SYMPTOMS = (
+    "Read-only file system",
+    "Network is unreachable",
+    "Temporary failure in name resolution",
+    "Could not resolve host",
+    "getaddrinfo",
+    "Operation not permitted",
+    "EROFS",
+    "ENETUNREACH",
+    "EAI_AGAIN",
+)
 
 
 def _sandbox_note(mode: str, output: str) -> str:
@@ -184,9 +197,11 @@ def _sandbox_note(mode: str, output: str) -> str:
         return ""
     where = "nothing is writable" if mode == "read-only" else "only the workspace is writable"
     sep = "\n" if output and not output.endswith("\n") else ""
-    return (f"{sep}[cairn] This command ran unasked in cairn's sandbox: {where} (/tmp is private), there is "
-            f"no network, and the user's secrets are hidden. If that is why it failed, call it again with "
-            f"outsideSandbox: true to ask the user to run it outside.")
+    return (
+        f"{sep}[cairn] This command ran unasked in cairn's sandbox: {where} (/tmp is private), there is "
+        f"no network, and the user's secrets are hidden. If that is why it failed, call it again with "
+        f"outsideSandbox: true to ask the user to run it outside."
+    )
 
 
 def _launch(command: str, cwd: Path, ctx: ToolContext, verdict: CommandVerdict) -> tuple[list[str], dict[str, str]]:
@@ -220,7 +235,11 @@ class Terminal(Tool):
         if not words:
             raise ToolError("command is empty")
         request = ApprovalRequest(
-            tool=self.name, kind="command", key=f"command:{words[0]}", title="Run command", detail=args.command,
+            tool=self.name,
+            kind="command",
+            key=f"command:{words[0]}",
+            title="Run command",
+            detail=args.command,
             cwd=str(cwd),  # read-only commands and rules check their paths against this folder
             escalate=bool(args.outsideSandbox),
         )
@@ -231,19 +250,22 @@ class Terminal(Tool):
         timeout = args.timeout if args.timeout is not None else ctx.command_timeout
         return await self._execute(args.command, cwd, timeout, ctx, verdict)
 
-    async def _execute(self, command: str, cwd: Path, timeout: float, ctx: ToolContext,
-                       verdict: CommandVerdict) -> ToolResult:
+    async def _execute(
+        self, command: str, cwd: Path, timeout: float, ctx: ToolContext, verdict: CommandVerdict
+    ) -> ToolResult:
         started = time.monotonic()
         argv, env = _launch(command, cwd, ctx, verdict)
-        spawn = asyncio.ensure_future(asyncio.create_subprocess_exec(
-            *argv,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            cwd=str(cwd),
-            env=env,
-            start_new_session=True,
-        ))
+        spawn = asyncio.ensure_future(
+            asyncio.create_subprocess_exec(
+                *argv,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                cwd=str(cwd),
+                env=env,
+                start_new_session=True,
+            )
+        )
         try:
             proc = await asyncio.shield(spawn)
         except asyncio.CancelledError:

@@ -33,14 +33,22 @@ READ_CHUNK_BYTES = 64 * 1024
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 USER_AGENT = "cairn-web-fetch/0.1 (+terminal coding agent)"
 ACCEPT = "text/html,application/xhtml+xml,text/markdown,text/plain,application/json;q=0.9,*/*;q=0.5"
-TEXT_TYPES = ("text/", "application/json", "application/xml", "application/javascript", "application/x-yaml",
-              "application/yaml", "application/toml")
+TEXT_TYPES = (
+    "text/",
+    "application/json",
+    "application/xml",
+    "application/javascript",
+    "application/x-yaml",
+    "application/yaml",
+    "application/toml",
+)
 
 
 class FetchArgs(ToolArgs):
     url: str = Field(description="The http or https URL to fetch.")
-    maxChars: int = Field(default=DEFAULT_MAX_CHARS, ge=1000, le=MAX_CHARS,
-                          description="Return at most this many characters of the page.")
+    maxChars: int = Field(
+        default=DEFAULT_MAX_CHARS, ge=1000, le=MAX_CHARS, description="Return at most this many characters of the page."
+    )
 
 
 @dataclass
@@ -92,8 +100,11 @@ async def _read_capped(response, max_bytes: int) -> tuple[bytes, bool]:
     encoding = _header(response.headers, b"content-encoding").lower()
     if encoding not in ("", "identity", "gzip", "x-gzip", "deflate"):
         raise ToolError(f"the server sent the page compressed as {encoding!r}, which web-fetch cannot read")
-    inflate = zlib.decompressobj(16 + zlib.MAX_WBITS if "gzip" in encoding else zlib.MAX_WBITS) if encoding not in (
-        "", "identity") else None
+    inflate = (
+        zlib.decompressobj(16 + zlib.MAX_WBITS if "gzip" in encoding else zlib.MAX_WBITS)
+        if encoding not in ("", "identity")
+        else None
+    )
     body = bytearray()
     async for chunk in response.aiter_stream():
         if inflate is not None:
@@ -125,14 +136,21 @@ class WebFetch(Tool):
 
         approved: set[str] = set()
         left = web.timeout
-        pool = httpcore.AsyncConnectionPool(network_backend=GuardedBackend(allow_private=web.allow_private),
-                                            ssl_context=_ssl_context(), max_connections=2, retries=0)
+        pool = httpcore.AsyncConnectionPool(
+            network_backend=GuardedBackend(allow_private=web.allow_private),
+            ssl_context=_ssl_context(),
+            max_connections=2,
+            retries=0,
+        )
         async with pool:
             for _ in range(MAX_REDIRECTS + 1):
                 if url.host not in approved:
                     try:  # refused before anyone is asked; connect_tcp checks again, for real
-                        check_addresses(url.host, await asyncio.wait_for(resolve(url.host, _port(url)), left),
-                                        allow_private=web.allow_private)
+                        check_addresses(
+                            url.host,
+                            await asyncio.wait_for(resolve(url.host, _port(url)), left),
+                            allow_private=web.allow_private,
+                        )
                     except AddressRefused as exc:
                         raise ToolError(str(exc)) from None
                     except asyncio.TimeoutError:
@@ -169,8 +187,12 @@ async def _get(pool, url, max_bytes: int) -> Page:
     import httpcore
 
     target = httpcore.URL(scheme=url.raw_scheme, host=url.raw_host, port=url.port, target=url.raw_path)
-    headers = [(b"Host", url.netloc), (b"User-Agent", USER_AGENT.encode()), (b"Accept", ACCEPT.encode()),
-               (b"Accept-Encoding", b"gzip, deflate, identity")]
+    headers = [
+        (b"Host", url.netloc),
+        (b"User-Agent", USER_AGENT.encode()),
+        (b"Accept", ACCEPT.encode()),
+        (b"Accept-Encoding", b"gzip, deflate, identity"),
+    ]
     async with pool.stream("GET", target, headers=headers) as response:
         content_type, charset = _media_type(_header(response.headers, b"content-type"))
         location = _header(response.headers, b"location")
@@ -179,14 +201,22 @@ async def _get(pool, url, max_bytes: int) -> Page:
         else:
             body, cut = await _read_capped(response, max_bytes)
         reason = response.extensions.get("reason_phrase", b"")
-        return Page(url=url, status=response.status, reason=reason.decode("latin-1", "replace"),
-                    content_type=content_type, charset=charset, body=body, cut=cut,
-                    headers={"location": location} if location else {})
+        return Page(
+            url=url,
+            status=response.status,
+            reason=reason.decode("latin-1", "replace"),
+            content_type=content_type,
+            charset=charset,
+            body=body,
+            cut=cut,
+            headers={"location": location} if location else {},
+        )
 
 
 async def _approve(url, ctx: ToolContext) -> None:
-    request = ApprovalRequest(tool=WebFetch.name, kind="fetch", key=fetch_key(url.host),
-                              title=f"Fetch from {url.host}", detail=str(url))
+    request = ApprovalRequest(
+        tool=WebFetch.name, kind="fetch", key=fetch_key(url.host), title=f"Fetch from {url.host}", detail=str(url)
+    )
     if not await ctx.permissions.check(request):
         raise ToolError(f"fetching {url} was not approved")
 
@@ -215,7 +245,8 @@ def _result(page: Page, asked: str, max_chars: int, max_bytes: int) -> ToolResul
     from agent.tools.html_markdown import html_to_markdown
 
     looks_html = page.content_type in ("text/html", "application/xhtml+xml") or (
-        not page.content_type and page.body.lstrip()[:15].lower().startswith((b"<!doctype html", b"<html")))
+        not page.content_type and page.body.lstrip()[:15].lower().startswith((b"<!doctype html", b"<html"))
+    )
     readable = looks_html or _is_text(page.content_type) or (not page.content_type and b"\0" not in page.body[:8192])
     if looks_html:
         title, text = html_to_markdown(page.body, encoding=page.charset)
@@ -225,18 +256,21 @@ def _result(page: Page, asked: str, max_chars: int, max_bytes: int) -> ToolResul
         excerpt = text.strip()[:500] if readable else ""
         raise ToolError(f"HTTP {page.status} {page.reason} from {page.url}" + (f"\n{excerpt}" if excerpt else ""))
     if not readable:
-        raise ToolError(f"{page.url} is {page.content_type or 'binary content'} ({len(page.body):,} bytes"
-                        f"{' or more' if page.cut else ''}); web-fetch returns only web pages and text")
+        raise ToolError(
+            f"{page.url} is {page.content_type or 'binary content'} ({len(page.body):,} bytes"
+            f"{' or more' if page.cut else ''}); web-fetch returns only web pages and text"
+        )
     header = [f"URL: {page.url}"] + ([f"Title: {title}"] if title else [])
     if str(page.url) != asked:
         header.append(f"(redirected from {asked[:500]})")
     notes = []
     if len(text) > max_chars:
-        notes.append(f"[cut at {max_chars:,} of {len(text):,} characters; call again with a larger maxChars "
-                     f"for more]")
+        notes.append(f"[cut at {max_chars:,} of {len(text):,} characters; call again with a larger maxChars for more]")
         text = text[:max_chars]
     if page.cut:
         notes.append(f"[the page is larger than {max_bytes:,} bytes; only its beginning was read]")
     content = "\n".join(header) + "\n\n" + text + ("\n\n" + "\n".join(notes) if notes else "")
-    return ToolResult(content=content, meta={"url": str(page.url), "status": page.status,
-                                             "content_type": page.content_type, "bytes": len(page.body)})
+    return ToolResult(
+        content=content,
+        meta={"url": str(page.url), "status": page.status, "content_type": page.content_type, "bytes": len(page.body)},
+    )

@@ -38,9 +38,14 @@ def refusal(address: IPAddress) -> str:
         if embedded is not None:
             why = refusal(embedded)
             return f"{why} (inside the IPv6 address {address})" if why else ""
-    for flag, words in (("is_loopback", "a loopback address"), ("is_link_local", "a link-local address"),
-                        ("is_multicast", "a multicast address"), ("is_unspecified", "an unspecified address"),
-                        ("is_private", "a private address"), ("is_reserved", "a reserved address")):
+    for flag, words in (
+        ("is_loopback", "a loopback address"),
+        ("is_link_local", "a link-local address"),
+        ("is_multicast", "a multicast address"),
+        ("is_unspecified", "an unspecified address"),
+        ("is_private", "a private address"),
+        ("is_reserved", "a reserved address"),
+    ):
         if getattr(address, flag):
             return words
     if isinstance(address, ipaddress.IPv4Address) and address in SHARED_ADDRESS_SPACE:
@@ -62,7 +67,8 @@ def check_addresses(host: str, addresses: Iterable[str], *, allow_private: bool)
                 shown = host if host == text else f"{host} ({text})"
                 raise AddressRefused(
                     f"{shown} is {why}; web-fetch only reaches public addresses. The user can allow "
-                    f"private ones with `allow_private = true` under [web] in their config.toml.")
+                    f"private ones with `allow_private = true` under [web] in their config.toml."
+                )
     return found
 
 
@@ -87,14 +93,16 @@ class GuardedBackend(httpcore.AsyncNetworkBackend):
         self.allow_private = allow_private
         self.inner = inner or httpcore.AnyIOBackend()
 
-    async def connect_tcp(self, host: str, port: int, timeout: float | None = None,
-                          local_address: str | None = None, socket_options=None) -> httpcore.AsyncNetworkStream:
+    async def connect_tcp(
+        self, host: str, port: int, timeout: float | None = None, local_address: str | None = None, socket_options=None
+    ) -> httpcore.AsyncNetworkStream:
         addresses = check_addresses(host, await resolve(host, port), allow_private=self.allow_private)
         error: Exception | None = None
         for address in addresses[:MAX_ADDRESSES_TRIED]:
             try:
-                return await self.inner.connect_tcp(address, port, timeout=timeout, local_address=local_address,
-                                                    socket_options=socket_options)
+                return await self.inner.connect_tcp(
+                    address, port, timeout=timeout, local_address=local_address, socket_options=socket_options
+                )
             except (httpcore.ConnectError, httpcore.ConnectTimeout) as exc:
                 error = exc
         assert error is not None

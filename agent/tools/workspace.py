@@ -257,9 +257,7 @@ def read_text(rp: ResolvedPath, max_bytes: int, *, purpose: str = "read") -> Tex
     f, st = open_regular(rp)
     with f:
         if st.st_size > max_bytes:
-            raise ToolError(
-                f"{rp.display} is too large to {purpose} whole ({st.st_size} bytes, limit {max_bytes})"
-            )
+            raise ToolError(f"{rp.display} is too large to {purpose} whole ({st.st_size} bytes, limit {max_bytes})")
         data = f.read(max_bytes + 1)
     if len(data) > max_bytes:  # grew while we looked
         raise ToolError(f"{rp.display} is too large to {purpose} whole (over {max_bytes} bytes)")
@@ -303,7 +301,9 @@ def write_file(rp: ResolvedPath, data: bytes, *, before: bytes | None, mode: int
     except (FileExistsError, NotADirectoryError):
         raise ToolError(f"cannot create {rp.display}: a parent path is a file, not a folder") from None
     except FileNotFoundError:
-        raise ToolError(f"a folder of {rp.display} was removed while waiting for approval; nothing was written") from None
+        raise ToolError(
+            f"a folder of {rp.display} was removed while waiting for approval; nothing was written"
+        ) from None
     except OSError as exc:
         raise ToolError(f"cannot write {rp.display}: {exc.strerror or exc}") from None
     try:

@@ -22,7 +22,6 @@ from agent.session.models import ContextEvent, ContextTrigger, Message, now_ms
 from agent.turn.writer import SessionWriter
 
 
-
 class TurnAgent(Protocol):
     """What the budget step uses of the agent hosting it (agent/turn/loop.py), as a shape:
     the loop imports this module, so this module does not import the loop."""
@@ -44,6 +43,7 @@ class TurnAgent(Protocol):
 
     async def current_history(self) -> list[Message]: ...
 
+
 log = logging.getLogger("agent.context")
 
 
@@ -61,8 +61,15 @@ class AgentContextHost:
 
     async def build(self, history: list[Message], truncate: TruncateTo | None, flush: bool = False) -> BuildResult:
         agent = self.agent
-        build = functools.partial(agent.builder.build, history, now_ms=now_ms(), tools=agent.registry.definitions(),
-                                  system_prompt=agent.system_prompt, truncate=truncate, flush=flush)
+        build = functools.partial(
+            agent.builder.build,
+            history,
+            now_ms=now_ms(),
+            tools=agent.registry.definitions(),
+            system_prompt=agent.system_prompt,
+            truncate=truncate,
+            flush=flush,
+        )
         if truncate is None:
             return build()
         # Truncation folds files (disk reads, tree-sitter parses): off the event loop.
@@ -75,13 +82,22 @@ class AgentContextHost:
         cfg = self.agent.settings.context
         if not paths:
             return ""
-        return fold_files(paths, workspace=self.agent.settings.workspace, max_line_span=cfg.fold_max_line_span,
-                          max_tokens=cfg.fold_max_tokens, count_tokens=self._counter.count_text).text
+        return fold_files(
+            paths,
+            workspace=self.agent.settings.workspace,
+            max_line_span=cfg.fold_max_line_span,
+            max_tokens=cfg.fold_max_tokens,
+            count_tokens=self._counter.count_text,
+        ).text
 
     def truncate_to(self, max_tokens: int) -> TruncateTo:
         cfg = self.agent.settings.context
-        return TruncateTo(max_tokens=max_tokens, middle_start=cfg.truncation_middle_start,
-                          middle_end=cfg.truncation_middle_end, fold=self.fold)
+        return TruncateTo(
+            max_tokens=max_tokens,
+            middle_start=cfg.truncation_middle_start,
+            middle_end=cfg.truncation_middle_end,
+            fold=self.fold,
+        )
 
     def count(self, message: Message) -> int:
         return self._counter.count_stored(message)
@@ -96,19 +112,30 @@ class AgentContextHost:
         from agent.llm.models import model_limits
 
         limits = model_limits(agent.settings, model)
-        return budget_for(agent.settings, model, window=limits.context_window,
-                          max_output_tokens=limits.max_output_tokens)
+        return budget_for(
+            agent.settings, model, window=limits.context_window, max_output_tokens=limits.max_output_tokens
+        )
 
-    async def condense(self, history: list[Message], trigger: ContextTrigger,
-                       instructions: str | None) -> CondenseResult:
+    async def condense(
+        self, history: list[Message], trigger: ContextTrigger, instructions: str | None
+    ) -> CondenseResult:
         agent = self.agent
         cfg = agent.settings.context
         model = cfg.condense_model or agent.model
         result = await condense(
-            history, model=model, api_base=agent.settings.api_base, api_key=agent.settings.api_key,
-            instructions=instructions, workspace=agent.settings.workspace, automatic=trigger != "manual",
-            fold=self.fold, keep_recent_user_tokens=cfg.condense_keep_recent_user_tokens, count=self.count,
-            max_request_tokens=self._summary_budget(model).allowed, send=agent.complete)
+            history,
+            model=model,
+            api_base=agent.settings.api_base,
+            api_key=agent.settings.api_key,
+            instructions=instructions,
+            workspace=agent.settings.workspace,
+            automatic=trigger != "manual",
+            fold=self.fold,
+            keep_recent_user_tokens=cfg.condense_keep_recent_user_tokens,
+            count=self.count,
+            max_request_tokens=self._summary_budget(model).allowed,
+            send=agent.complete,
+        )
         result.summary.meta["condensed"]["trigger"] = trigger  # the chat marker names it on resume
         return result
 
@@ -122,8 +149,9 @@ class AgentContextHost:
         await agent.writer.append(summary)
         # The prompt not yet answered was left out of the summary: it stays undimmed.
         unanswered = {m.meta.get("restated_from") for m in result.restate}
-        await agent.writer.persist(agent.store.mark_condensed(
-            [m.id for m in replaced if m.id not in unanswered], summary.id))
+        await agent.writer.persist(
+            agent.store.mark_condensed([m.id for m in replaced if m.id not in unanswered], summary.id)
+        )
         # The newest user message again, after the summary: the request starts at the summary
         # and must end with the user's prompt, verbatim (condense.restated).
         for message in result.restate:
@@ -133,17 +161,25 @@ class AgentContextHost:
             when = datetime.fromtimestamp(summary.created_at / 1000, tz=timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
             hint = f"conversation archive: {len(replaced)} messages condensed {when}"
             try:
-                await files.add_history(result.replaced_first_id, result.replaced_last_id, result.history_text,
-                                        hint=hint)
+                await files.add_history(
+                    result.replaced_first_id, result.replaced_last_id, result.history_text, hint=hint
+                )
             except Exception:  # the summary stands; the archive can be rebuilt from the store
                 log.exception("could not write the history context file")
         return await agent.current_history()
 
     async def record(self, event: ContextEvent, summary: Message | None) -> None:
         agent = self.agent
-        log.info("%s (%s, %s): %d → %d tokens in %d ms%s", event.action, event.trigger, event.outcome,
-                 event.tokens_before, event.tokens_after, event.duration_ms,
-                 f" — {event.error}" if event.error else "")
+        log.info(
+            "%s (%s, %s): %d → %d tokens in %d ms%s",
+            event.action,
+            event.trigger,
+            event.outcome,
+            event.tokens_before,
+            event.tokens_after,
+            event.duration_ms,
+            f" — {event.error}" if event.error else "",
+        )
         try:
             await agent.writer.persist(agent.store.record_context_event(event))
         except Exception:  # a metric must never break a turn

@@ -130,16 +130,18 @@ class Agent:
         """Seed 001's threshold and allowed tokens for the current model."""
         if self._budget is None:
             limits = self.limits
-            self._budget = budget_for(self.settings, self.model, window=limits.context_window,
-                                      max_output_tokens=limits.max_output_tokens)
+            self._budget = budget_for(
+                self.settings, self.model, window=limits.context_window, max_output_tokens=limits.max_output_tokens
+            )
         return self._budget
 
     def _attach_context_files(self) -> None:
         """The context-* tools read this session's large outputs (seed 004)."""
         from agent.context.files.manager import ContextFiles
 
-        self.ctx.context_files = ContextFiles(self.store, self.session.id, settings=self.settings.context,
-                                              tool_definitions=self.registry.definitions)
+        self.ctx.context_files = ContextFiles(
+            self.store, self.session.id, settings=self.settings.context, tool_definitions=self.registry.definitions
+        )
 
     def switch_session(self, session: Session) -> None:
         self.session = session
@@ -213,8 +215,9 @@ class Agent:
         """A prompt's images (agent/images.py), stored before the message that names them."""
         from agent.images import prompt_images
 
-        found = await asyncio.to_thread(prompt_images, text, self.settings.workspace, model=self.model,
-                                        vision=self.builder.sees_images)
+        found = await asyncio.to_thread(
+            prompt_images, text, self.settings.workspace, model=self.model, vision=self.builder.sees_images
+        )
         for message, kind in found.notices:  # what was attached, and what was not and why
             self.emit(Notice(message=message, kind=kind))
         await self.writer.persist(self.builder.images.keep([a.data for a in found.attachments], self.store.put_blobs))
@@ -222,21 +225,32 @@ class Agent:
 
     async def _model_step(self) -> Message | None:
         """One request (with retries). Returns the final assistant message, or None on error."""
-        managed = await manage_context(await self._load_history(), self.context_host, budget=self.budget,
-                                       cfg=self.settings.context)
+        managed = await manage_context(
+            await self._load_history(), self.context_host, budget=self.budget, cfg=self.settings.context
+        )
         build = managed.build
         overflow_retried = False
         attempt = 0
         while True:
-            self.emit(Usage(context_tokens=build.tokens.total, context_window=self.limits.context_window,
-                            session_cost=self.session_cost))
+            self.emit(
+                Usage(
+                    context_tokens=build.tokens.total,
+                    context_window=self.limits.context_window,
+                    session_cost=self.session_cost,
+                )
+            )
             tools = self.registry.definitions()
             if self.guard is not None:
                 tools = self.guard.offered_tools(tools)
             request = self.builder.chat_request(build, tools)
             saved = self._save_request(request, build)
-            stream = StreamWriter(self.writer, self.emit, model=self.model, history=lambda: self.history or [],
-                                  meta=self.builder.sent_record(build))
+            stream = StreamWriter(
+                self.writer,
+                self.emit,
+                model=self.model,
+                history=lambda: self.history or [],
+                meta=self.builder.sent_record(build),
+            )
             try:
                 result = await stream_chat(request, on_text=stream.on_text, into=stream.partial)
             except ContextTooLongError as exc:
@@ -244,9 +258,13 @@ class Agent:
                     # The provider counts more than we do: condense (or truncate) and retry once.
                     overflow_retried = True
                     log.warning("context too long at %d tokens (our count): %s", build.tokens.total, exc)
-                    managed = await manage_context(await self._load_history(), self.context_host,
-                                                   budget=self.budget, cfg=self.settings.context,
-                                                   rejected=build.tokens)
+                    managed = await manage_context(
+                        await self._load_history(),
+                        self.context_host,
+                        budget=self.budget,
+                        cfg=self.settings.context,
+                        rejected=build.tokens,
+                    )
                     build = managed.build
                     continue
                 await stream.finish(getattr(exc, "partial", None), status="interrupted", error=str(exc))
@@ -260,8 +278,11 @@ class Agent:
                 if not streamed and exc.retryable and attempt < self.settings.llm.max_retries:
                     attempt += 1
                     delay = self._backoff(attempt, getattr(exc, "retry_after", None))
-                    self.emit(Retrying(attempt=attempt, max_attempts=self.settings.llm.max_retries,
-                                       delay=delay, reason=str(exc)))
+                    self.emit(
+                        Retrying(
+                            attempt=attempt, max_attempts=self.settings.llm.max_retries, delay=delay, reason=str(exc)
+                        )
+                    )
                     await asyncio.sleep(delay)  # an interrupt cancels the wait (and the turn)
                     continue
                 kept = await stream.finish(partial, status="interrupted", error=str(exc))
@@ -276,15 +297,22 @@ class Agent:
             finally:
                 await _uninterruptible(_settled(saved))
             cut = result.finish_reason == "length"
-            message = await stream.finish(result, status="ok", estimated_tokens=build.tokens.total,
-                                          cut_at=request.max_tokens if cut else None)
+            message = await stream.finish(
+                result, status="ok", estimated_tokens=build.tokens.total, cut_at=request.max_tokens if cut else None
+            )
             if cut:
                 self.emit(Notice(message=cut_off_text(request.max_tokens)))
             self.session_cost += result.cost
-            self.emit(Usage(context_tokens=build.tokens.total, context_window=self.limits.context_window,
-                            prompt_tokens_reported=result.prompt_tokens,
-                            completion_tokens=result.completion_tokens or 0,
-                            cache_read_tokens=self._cache_reads(result), session_cost=self.session_cost))
+            self.emit(
+                Usage(
+                    context_tokens=build.tokens.total,
+                    context_window=self.limits.context_window,
+                    prompt_tokens_reported=result.prompt_tokens,
+                    completion_tokens=result.completion_tokens or 0,
+                    cache_read_tokens=self._cache_reads(result),
+                    session_cost=self.session_cost,
+                )
+            )
             return message
 
     def _cache_reads(self, result: StreamResult) -> int | None:
@@ -306,18 +334,28 @@ class Agent:
                     raise
                 attempt += 1
                 delay = self._backoff(attempt, getattr(exc, "retry_after", None))
-                self.emit(Retrying(attempt=attempt, max_attempts=self.settings.llm.max_retries, delay=delay,
-                                   reason=str(exc)))
+                self.emit(
+                    Retrying(attempt=attempt, max_attempts=self.settings.llm.max_retries, delay=delay, reason=str(exc))
+                )
                 await asyncio.sleep(delay)
 
     def _save_request(self, request: ChatRequest, build) -> asyncio.Future:
         """Keep the request as it goes out (`/context` shows it), written beside the stream.
 
         Serialised now: the provider adapter may edit the dicts while it sends them."""
-        body = json.dumps({"messages": request.messages, "tools": request.tools,
-                           "params": {"temperature": request.temperature, "timeout": request.timeout,
-                                      "max_tokens": request.max_tokens}},
-                          ensure_ascii=False, separators=(",", ":"))
+        body = json.dumps(
+            {
+                "messages": request.messages,
+                "tools": request.tools,
+                "params": {
+                    "temperature": request.temperature,
+                    "timeout": request.timeout,
+                    "max_tokens": request.max_tokens,
+                },
+            },
+            ensure_ascii=False,
+            separators=(",", ":"),
+        )
         sent_at = build.cache.at if build.cache is not None else now_ms()
         write = self.store.save_request(self.session.id, sent_at=sent_at, model=request.model, request_json=body)
         return asyncio.ensure_future(write)
@@ -330,8 +368,13 @@ class Agent:
             build = await self.context_host.build(history, None)
             await compact(history, self.context_host, instructions=instructions or None, tokens=build.tokens.total)
             after = await self.context_host.build(await self._load_history(), None)
-            self.emit(Usage(context_tokens=after.tokens.total, context_window=self.limits.context_window,
-                            session_cost=self.session_cost))
+            self.emit(
+                Usage(
+                    context_tokens=after.tokens.total,
+                    context_window=self.limits.context_window,
+                    session_cost=self.session_cost,
+                )
+            )
         except CondenseError as exc:
             self.emit(TurnError(message=str(exc)))
             status = "error"
@@ -364,10 +407,18 @@ class Agent:
             self.ctx.progress = lambda text, call_id=call.id: self._tool_output(call_id, text)
             result = await self.registry.execute(call, self.ctx)
             self.ctx.progress = None
-            message = Message(role="tool", tool_call_id=call.id, tool_name=call.name, content=result.content,
-                              status="error" if result.is_error else "ok", meta=dict(result.meta))
+            message = Message(
+                role="tool",
+                tool_call_id=call.id,
+                tool_name=call.name,
+                content=result.content,
+                status="error" if result.is_error else "ok",
+                meta=dict(result.meta),
+            )
             self.builder.counter.remember_count(message)
-            await self.writer.persist(self.builder.images.keep(result.blobs, self.store.put_blobs))  # before it is named
+            await self.writer.persist(
+                self.builder.images.keep(result.blobs, self.store.put_blobs)
+            )  # before it is named
             # With the checkpoints rewind restores from, in one transaction.
             message = await self.writer.append(message, [(e.path, e.before, e.after) for e in result.edits])
             self.emit(ToolFinished(call=call, message=message))
@@ -376,8 +427,16 @@ class Agent:
     async def _answer_unrun(self, calls: list[ToolCall], text: str) -> None:
         """Answer calls that will not run (a run limit), so the stored history stays valid."""
         for call in calls:
-            message = await self.writer.append(Message(role="tool", tool_call_id=call.id, tool_name=call.name,
-                                                 content=text, status="error", meta={"limit": True}))
+            message = await self.writer.append(
+                Message(
+                    role="tool",
+                    tool_call_id=call.id,
+                    tool_name=call.name,
+                    content=text,
+                    status="error",
+                    meta={"limit": True},
+                )
+            )
             self.emit(ToolFinished(call=call, message=message))
 
     def _tool_output(self, call_id: str, text: str) -> None:
@@ -405,8 +464,14 @@ class Agent:
                 text += "\nIts output until then:\n" + "".join(self._partial)[-PARTIAL_OUTPUT_CHARS:]
             first_open = False
             message = await self.writer.append(
-                Message(role="tool", tool_call_id=call.id, tool_name=call.name, content=text, status="error",
-                        meta={"interrupted": True})
+                Message(
+                    role="tool",
+                    tool_call_id=call.id,
+                    tool_name=call.name,
+                    content=text,
+                    status="error",
+                    meta={"interrupted": True},
+                )
             )
             self.emit(ToolFinished(call=call, message=message))
 

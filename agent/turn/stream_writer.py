@@ -21,8 +21,15 @@ STREAM_FLUSH_SECONDS = 0.5
 class StreamWriter:
     """Writes the assistant message on its first token and flushes it as it streams."""
 
-    def __init__(self, writer: SessionWriter, emit: Callable[[Any], None], *, model: str,
-                 history: Callable[[], list[Message]], meta: dict[str, Any]) -> None:
+    def __init__(
+        self,
+        writer: SessionWriter,
+        emit: Callable[[Any], None],
+        *,
+        model: str,
+        history: Callable[[], list[Message]],
+        meta: dict[str, Any],
+    ) -> None:
         self.writer = writer
         self.emit = emit
         self.model = model
@@ -55,8 +62,15 @@ class StreamWriter:
             self.message.content = self.text
             await self.writer.persist(self.writer.store.update_message(self.message))
 
-    async def finish(self, result: StreamResult | None, *, status: str, error: str | None = None,
-                     estimated_tokens: int | None = None, cut_at: int | None = None) -> Message | None:
+    async def finish(
+        self,
+        result: StreamResult | None,
+        *,
+        status: str,
+        error: str | None = None,
+        estimated_tokens: int | None = None,
+        cut_at: int | None = None,
+    ) -> Message | None:
         """Finalise: the full text, tool calls, usage and cost; or the partial on failure.
         `cut_at`: the output limit the answer was cut at (finish_reason "length")."""
         await self.writer.settle()
@@ -76,8 +90,12 @@ class StreamWriter:
                 meta["renamed_tool_call_ids"] = renamed  # new id → the id the model sent
             message.tool_calls = result.tool_calls
             meta.update(
-                usage={"prompt_tokens": result.prompt_tokens, "completion_tokens": result.completion_tokens,
-                       "cache_read_tokens": result.cache_read_tokens, "cache_write_tokens": result.cache_write_tokens},
+                usage={
+                    "prompt_tokens": result.prompt_tokens,
+                    "completion_tokens": result.completion_tokens,
+                    "cache_read_tokens": result.cache_read_tokens,
+                    "cache_write_tokens": result.cache_write_tokens,
+                },
                 cost=result.cost,
                 finish_reason=result.finish_reason,
             )

@@ -20,8 +20,9 @@ class SessionWriter:
     """Writes of one agent's session. `session` gives the current session (the agent may
     switch to a new one); `history` loads the active path the appends extend."""
 
-    def __init__(self, store: Any, session: Callable[[], Session],
-                 history: Callable[[], Awaitable[list[Message]]]) -> None:
+    def __init__(
+        self, store: Any, session: Callable[[], Session], history: Callable[[], Awaitable[list[Message]]]
+    ) -> None:
         self.store = store
         self._session = session
         self._history = history

@@ -191,13 +191,15 @@ class CairnApp(KeyActions, TurnActions, App):
         try:
             await self._load_settings()
             await self._settle_trust()
-            opening = asyncio.ensure_future(Runtime.open(
-                self.settings,
-                on_event=self.handle_event,
-                approver=self.approve,
-                resume_id=self.resume_id or None,  # "" (`--resume` without an id): new session + picker
-                continue_last=self.continue_last,
-            ))
+            opening = asyncio.ensure_future(
+                Runtime.open(
+                    self.settings,
+                    on_event=self.handle_event,
+                    approver=self.approve,
+                    resume_id=self.resume_id or None,  # "" (`--resume` without an id): new session + picker
+                    continue_last=self.continue_last,
+                )
+            )
             try:
                 runtime = await asyncio.shield(opening)
             except asyncio.CancelledError:
@@ -261,8 +263,7 @@ class CairnApp(KeyActions, TurnActions, App):
             try:
                 await self.runtime.ready()
             except Exception as exc:
-                self.notify(f"cairn could not load its model backend: {readable(exc)}", severity="error",
-                            markup=False)
+                self.notify(f"cairn could not load its model backend: {readable(exc)}", severity="error", markup=False)
                 return
             finally:
                 self.status.set_loading(False)

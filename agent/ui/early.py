@@ -127,8 +127,9 @@ def prompt_rows(text: str, inner: int) -> list[str]:
     return rows[-PROMPT_MAX_ROWS:]
 
 
-def frame(width: int, height: int, text: str, status: str, sent: str = "",
-          history: list[str] | tuple[str, ...] = ()) -> str:
+def frame(
+    width: int, height: int, text: str, status: str, sent: str = "", history: list[str] | tuple[str, ...] = ()
+) -> str:
     """ANSI for the whole first screen, laid out as the app lays it out: `history` lines
     (a resumed session's last messages) above the prompt box, then `sent` (a prompt Enter
     sent), the box with `text` wrapped as the app wraps it (or the placeholder) and the cursor
@@ -141,8 +142,9 @@ def frame(width: int, height: int, text: str, status: str, sent: str = "",
         chat += ["", f" {_BORDER}▌{_RESET} {sent.strip().split(chr(10), 1)[0][:inner]}"]
     chat_rows = max(0, top - 2)  # the chat's rows, with one blank row above the box
     out = ["\x1b[H\x1b[2J"]
-    for row, chat_line in enumerate(chat[len(chat) - chat_rows:] if chat_rows else [],
-                                    start=1 + chat_rows - min(chat_rows, len(chat))):
+    for row, chat_line in enumerate(
+        chat[len(chat) - chat_rows :] if chat_rows else [], start=1 + chat_rows - min(chat_rows, len(chat))
+    ):
         out.append(f"\x1b[{row};1H{chat_line}")
     out.append(f"\x1b[{top};2H{_BORDER}╭{'─' * (width - 4)}╮{_RESET}")
     for index, shown in enumerate(rows, start=1):
@@ -251,8 +253,9 @@ class EarlyScreen:
             width, height = 80, 24
         keys = self._keys
         if keys.submitted:
-            self._write(frame(width, height, "", f"{STARTING} (sending when ready)", sent=keys.text,
-                              history=self._history))
+            self._write(
+                frame(width, height, "", f"{STARTING} (sending when ready)", sent=keys.text, history=self._history)
+            )
         else:
             self._write(frame(width, height, keys.text, STARTING, history=self._history))
 

@@ -37,8 +37,11 @@ def _user(content: str, meta: dict[str, Any]) -> str:
     command = _COMMAND.match(content)
     text = f"/{command.group(1)}" if command else content
     images = meta.get("images") if isinstance(meta, dict) else None
-    labels = [f"[image: {i.get('name')}, {i.get('width')}x{i.get('height')}]"
-              for i in (images if isinstance(images, list) else []) if isinstance(i, dict)]
+    labels = [
+        f"[image: {i.get('name')}, {i.get('width')}x{i.get('height')}]"
+        for i in (images if isinstance(images, list) else [])
+        if isinstance(i, dict)
+    ]
     return "\n".join([text, *labels]) if text else "\n".join(labels)
 
 

@@ -29,15 +29,19 @@ MAIN_SCREEN_ACTIONS = frozenset({"escape", "scroll_chat", "toggle_output"})
 APP_BINDINGS = [
     Binding("escape", "escape", "Close the popup · interrupt the turn · twice: rewind", show=False, priority=True),
     Binding("ctrl+c", "ctrl_c", "Clear the draft · interrupt the turn · twice: quit", show=False, priority=True),
-    Binding("pageup,shift+pageup", "scroll_chat('page_up')", "Scroll the chat up a page", show=False,
-            priority=True),
-    Binding("pagedown,shift+pagedown", "scroll_chat('page_down')", "Scroll the chat down a page", show=False,
-            priority=True),
+    Binding("pageup,shift+pageup", "scroll_chat('page_up')", "Scroll the chat up a page", show=False, priority=True),
+    Binding(
+        "pagedown,shift+pagedown", "scroll_chat('page_down')", "Scroll the chat down a page", show=False, priority=True
+    ),
     Binding("ctrl+home", "scroll_chat('home')", "Scroll to the top of the chat", show=False, priority=True),
-    Binding("ctrl+end", "scroll_chat('end')", "Scroll to the bottom and follow new output", show=False,
-            priority=True),
-    Binding("ctrl+o", "toggle_output", "Expand / collapse the tool output or long prompt in view (the newest)", show=False,
-            priority=True),
+    Binding("ctrl+end", "scroll_chat('end')", "Scroll to the bottom and follow new output", show=False, priority=True),
+    Binding(
+        "ctrl+o",
+        "toggle_output",
+        "Expand / collapse the tool output or long prompt in view (the newest)",
+        show=False,
+        priority=True,
+    ),
 ]
 
 

@@ -35,8 +35,9 @@ class ModelChoice:
     window: int | None
 
 
-def providers_with_keys(environ: Mapping[str, str], current_model: str | None = None,
-                        own_key: bool = False) -> set[str]:
+def providers_with_keys(
+    environ: Mapping[str, str], current_model: str | None = None, own_key: bool = False
+) -> set[str]:
     found = {p for p, names in PROVIDER_KEY_VARIABLES.items() if any(environ.get(n) for n in names)}
     if own_key and current_model and "/" in current_model:
         found.add(current_model.split("/", 1)[0])  # cairn's api_key is sent to the current provider
@@ -61,8 +62,9 @@ def model_choices(providers: set[str]) -> list[ModelChoice]:
     return sorted(seen.values(), key=lambda c: c.model)
 
 
-def available_models(current_model: str | None, own_key: bool,
-                     environ: Mapping[str, str] | None = None) -> list[ModelChoice]:
+def available_models(
+    current_model: str | None, own_key: bool, environ: Mapping[str, str] | None = None
+) -> list[ModelChoice]:
     env = os.environ if environ is None else environ
     return model_choices(providers_with_keys(env, current_model, own_key))
 

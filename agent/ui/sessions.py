@@ -174,8 +174,10 @@ def files_summary(outcome: RewindOutcome, restored_label: str = "Restored: ") ->
 
 
 def rewind_notice(outcome: RewindOutcome, *, restore: bool, files_changed: int) -> tuple[str, str]:
-    lines = ["Rewound: the prompt is back in the input; edit and send it to continue on a new branch "
-             "(the old one is kept: Esc Esc to switch back)."]
+    lines = [
+        "Rewound: the prompt is back in the input; edit and send it to continue on a new branch "
+        "(the old one is kept: Esc Esc to switch back)."
+    ]
     if restore:
         lines.append(files_summary(outcome))
     elif files_changed:

@@ -109,8 +109,7 @@ class TurnActions:
         items = self.queued.take_all()
         if items:
             draft = self.prompt.text.rstrip("\n")
-            self.prompt.restore("\n\n".join([draft, *(i.shown for i in items)] if draft else
-                                            [i.shown for i in items]))
+            self.prompt.restore("\n\n".join([draft, *(i.shown for i in items)] if draft else [i.shown for i in items]))
 
     def redirect_after_refusal(self: CairnApp, text: str) -> None:
         """The approval's "No, and tell cairn what to do instead": the tool stores the refusal
@@ -134,4 +133,3 @@ class TurnActions:
         self._interrupt_requested = True
         if self.runtime is None or not self.runtime.interrupt():
             self.workers.cancel_group(self, "turn")
-

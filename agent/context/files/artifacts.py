@@ -63,9 +63,19 @@ def describe(row: dict[str, Any], shape: dict[str, Any]) -> ArtifactInfo:
         fmt, path, mime, size = "json", f"artifacts/tool/{stem}.json", "application/json", shape["bytes"]
     else:
         fmt, path, mime, size = "text", f"artifacts/tool/{stem}.txt", "text/plain", shape["bytes"]
-    return ArtifactInfo(ref_id=ref_id, message_id=row["id"], seq=row["seq"], path=path, format=fmt, mime=mime,
-                        size=size, created_at=row["created_at"], tool_name=row["tool_name"] or "tool",
-                        call_id=call_id, status=row["status"])
+    return ArtifactInfo(
+        ref_id=ref_id,
+        message_id=row["id"],
+        seq=row["seq"],
+        path=path,
+        format=fmt,
+        mime=mime,
+        size=size,
+        created_at=row["created_at"],
+        tool_name=row["tool_name"] or "tool",
+        call_id=call_id,
+        status=row["status"],
+    )
 
 
 def terminal_log(stdout: str, stderr: str) -> str:
@@ -172,8 +182,11 @@ class ArtifactIndex:
         found = await self.store.tool_calls_by_id(self.session_id, [i.call_id for i in infos if i.call_id])
         out: dict[str, ToolCall] = {}
         for info in infos:
-            best = max(((seq, call) for seq, call in found if call.id == info.call_id and seq < info.seq),
-                       key=lambda pair: pair[0], default=None)
+            best = max(
+                ((seq, call) for seq, call in found if call.id == info.call_id and seq < info.seq),
+                key=lambda pair: pair[0],
+                default=None,
+            )
             if best is not None:
                 out[info.ref_id] = best[1]
         return out

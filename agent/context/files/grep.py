@@ -82,8 +82,16 @@ def timed_out(timeout: float) -> ContextFileError:
     return ContextFileError(f"grep timed out after {timeout:g} s; narrow the pattern")
 
 
-async def grep(opener: Callable[[], int], pattern: str, *, max_results: int, context_lines: int,
-               case_sensitive: bool, timeout: float, rg: str | None = None) -> Found:
+async def grep(
+    opener: Callable[[], int],
+    pattern: str,
+    *,
+    max_results: int,
+    context_lines: int,
+    case_sensitive: bool,
+    timeout: float,
+    rg: str | None = None,
+) -> Found:
     """Search the file `opener()` opens (each call a fresh descriptor, closed here)."""
     regex = compile_pattern(pattern, case_sensitive)
     deadline = time.monotonic() + timeout
@@ -100,8 +108,8 @@ async def _run(argv: list[str], opener: Callable[[], int], deadline: float, time
     fd = opener()
     try:
         proc = await asyncio.create_subprocess_exec(
-            *argv, stdin=fd, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL,
-            start_new_session=True)
+            *argv, stdin=fd, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL, start_new_session=True
+        )
     finally:
         os.close(fd)
     try:
@@ -118,8 +126,16 @@ async def _run(argv: list[str], opener: Callable[[], int], deadline: float, time
     return proc.returncode, out
 
 
-async def _with_rg(rg: str, opener: Callable[[], int], pattern: str, max_results: int, context_lines: int,
-                   case_sensitive: bool, deadline: float, timeout: float) -> Found | None:
+async def _with_rg(
+    rg: str,
+    opener: Callable[[], int],
+    pattern: str,
+    max_results: int,
+    context_lines: int,
+    case_sensitive: bool,
+    deadline: float,
+    timeout: float,
+) -> Found | None:
     """ripgrep's answer, or None when it cannot give one (not startable, or it refuses the
     pattern where RE2 accepted it) so the caller scans with RE2 instead."""
     common = [rg, "--no-config", "--text", "--color", "never", "--case-sensitive" if case_sensitive else "-i"]
@@ -128,7 +144,9 @@ async def _with_rg(rg: str, opener: Callable[[], int], pattern: str, max_results
         shown += ["-C", str(context_lines)]
     results = await asyncio.gather(
         _run(common + ["-c", "-e", pattern, "-"], opener, deadline, timeout),
-        _run(shown + ["-e", pattern, "-"], opener, deadline, timeout), return_exceptions=True)
+        _run(shown + ["-e", pattern, "-"], opener, deadline, timeout),
+        return_exceptions=True,
+    )
     for result in results:
         if isinstance(result, OSError):
             return None
@@ -153,7 +171,7 @@ def _parse_rg(out: bytes, context_lines: int) -> list[Hit]:
         if not digits or digits == len(raw) or raw[digits] not in b":-":
             continue
         number = int(raw[:digits])
-        lines[number] = shorten(raw[digits + 1:])
+        lines[number] = shorten(raw[digits + 1 :])
         if raw[digits] == 58:  # ":"
             matches.append(number)
     hits = []
@@ -178,7 +196,7 @@ def _blocks(fd: int):
         cut = carry.rfind(b"\n")
         if cut >= 0:
             yield carry[: cut + 1]
-            carry = carry[cut + 1:]
+            carry = carry[cut + 1 :]
         elif len(carry) >= LONG_LINE_BYTES:
             cut = len(carry) - 1  # the last character (whole or not) goes to the next piece
             while cut > 0 and carry[cut] & 0xC0 == 0x80:
@@ -188,8 +206,9 @@ def _blocks(fd: int):
             carry = carry[cut:]
 
 
-def _scan_fd(opener: Callable[[], int], regex, max_results: int, context_lines: int,
-             deadline: float, timeout: float) -> Found:
+def _scan_fd(
+    opener: Callable[[], int], regex, max_results: int, context_lines: int, deadline: float, timeout: float
+) -> Found:
     fd = opener()
     try:
         return _scan(_blocks(fd), regex, max_results, context_lines, deadline, timeout)

@@ -94,8 +94,15 @@ class _Target:
 
 
 class ContextFiles:
-    def __init__(self, store: Any, session_id: str, *, settings: "ContextSettings",
-                 tool_definitions: Callable[[], list[dict]] | None = None, root: Path | None = None) -> None:
+    def __init__(
+        self,
+        store: Any,
+        session_id: str,
+        *,
+        settings: "ContextSettings",
+        tool_definitions: Callable[[], list[dict]] | None = None,
+        root: Path | None = None,
+    ) -> None:
         if root is None:
             from agent.settings.config import data_dir
 
@@ -119,20 +126,44 @@ class ContextFiles:
         if kind in (None, "artifact"):
             infos = await self._index.newest(self.settings.max_inline_chars, limit)
             calls = await self._index.calls_of(infos)
-            refs += [ContextRef(id=i.ref_id, kind="artifact", mimeType=i.mime, byteSize=i.size, createdAt=i.created_at,
-                                hint=artifacts.hint(i, calls.get(i.ref_id), redact=self.settings.redact))
-                     for i in infos]
+            refs += [
+                ContextRef(
+                    id=i.ref_id,
+                    kind="artifact",
+                    mimeType=i.mime,
+                    byteSize=i.size,
+                    createdAt=i.created_at,
+                    hint=artifacts.hint(i, calls.get(i.ref_id), redact=self.settings.redact),
+                )
+                for i in infos
+            ]
         if kind in (None, "history"):
             data = await asyncio.to_thread(manifest.load, self.folder)
-            refs += [ContextRef(id=ref, kind="history", mimeType=e.get("mimeType"), byteSize=e.get("size"),
-                                createdAt=int(e.get("created") or 0), hint=str(e.get("hint") or "conversation archive"))
-                     for ref, e in data["entries"].items() if isinstance(e, dict) and e.get("kind") == "history"]
+            refs += [
+                ContextRef(
+                    id=ref,
+                    kind="history",
+                    mimeType=e.get("mimeType"),
+                    byteSize=e.get("size"),
+                    createdAt=int(e.get("created") or 0),
+                    hint=str(e.get("hint") or "conversation archive"),
+                )
+                for ref, e in data["entries"].items()
+                if isinstance(e, dict) and e.get("kind") == "history"
+            ]
         if kind in (None, "catalog") and self.tool_definitions is not None:
             payload = self._catalog_bytes()
             session = await self.store.get_session(self.session_id)
-            refs.append(ContextRef(id=catalog_ref_id(self.session_id), kind="catalog", mimeType="application/json",
-                                   byteSize=len(payload), createdAt=session.created_at if session else 0,
-                                   hint=f"tool catalog: the {len(self.tool_definitions())} tool definitions sent to the model"))
+            refs.append(
+                ContextRef(
+                    id=catalog_ref_id(self.session_id),
+                    kind="catalog",
+                    mimeType="application/json",
+                    byteSize=len(payload),
+                    createdAt=session.created_at if session else 0,
+                    hint=f"tool catalog: the {len(self.tool_definitions())} tool definitions sent to the model",
+                )
+            )
         refs.sort(key=lambda r: r.createdAt, reverse=True)
         return refs[:limit]
 
@@ -143,8 +174,15 @@ class ContextFiles:
         cfg = self.settings
         limit = _clamp(limit if limit is not None else cfg.files_read_default_bytes, 1, cfg.files_read_max_bytes)
         page = await self._on_file(ref_id, lambda fd: reading.read_page(fd, offset, limit))
-        return ReadResult(id=ref_id, offset=page.start, limit=limit, done=page.done, content=page.content,
-                          nextOffset=page.next_offset, byteSize=page.size)
+        return ReadResult(
+            id=ref_id,
+            offset=page.start,
+            limit=limit,
+            done=page.done,
+            content=page.content,
+            nextOffset=page.next_offset,
+            byteSize=page.size,
+        )
 
     async def tail(self, ref_id: str, lines: int | None = None) -> TailResult:
         cfg = self.settings
@@ -153,23 +191,38 @@ class ContextFiles:
         tail = await self._on_file(ref_id, lambda fd: reading.tail_lines(fd, lines, budget))
         content = tail.content
         if tail.capped:
-            content = (f"[tail capped at {budget:,} bytes: this text starts at byte {tail.start:,}; "
-                       f"use context-read with a smaller offset for what comes before]\n{content}")
+            content = (
+                f"[tail capped at {budget:,} bytes: this text starts at byte {tail.start:,}; "
+                f"use context-read with a smaller offset for what comes before]\n{content}"
+            )
         return TailResult(id=ref_id, lines=tail.lines, content=content)
 
-    async def grep(self, ref_id: str, pattern: str, *, max_results: int | None = None, context_lines: int = 0,
-                   case_sensitive: bool = False) -> GrepResult:
+    async def grep(
+        self,
+        ref_id: str,
+        pattern: str,
+        *,
+        max_results: int | None = None,
+        context_lines: int = 0,
+        case_sensitive: bool = False,
+    ) -> GrepResult:
         cfg = self.settings
         grepping.compile_pattern(pattern, case_sensitive)  # refuse a bad pattern before building files
-        max_results = _clamp(max_results if max_results is not None else cfg.files_grep_max_results,
-                             1, GREP_MAX_RESULTS)
+        max_results = _clamp(
+            max_results if max_results is not None else cfg.files_grep_max_results, 1, GREP_MAX_RESULTS
+        )
         context_lines = _clamp(context_lines or 0, 0, GREP_MAX_CONTEXT_LINES)
         for attempt in range(2):
             target = await self._materialise(ref_id)
             try:
                 found = await grepping.grep(
-                    lambda: security.open_file(self.folder, target.path), pattern, max_results=max_results,
-                    context_lines=context_lines, case_sensitive=case_sensitive, timeout=cfg.files_grep_timeout)
+                    lambda: security.open_file(self.folder, target.path),
+                    pattern,
+                    max_results=max_results,
+                    context_lines=context_lines,
+                    case_sensitive=case_sensitive,
+                    timeout=cfg.files_grep_timeout,
+                )
                 break
             except FileNotFoundError:  # evicted meanwhile (another process): build it again
                 if attempt or target.build is None:
@@ -205,32 +258,60 @@ class ContextFiles:
         if kind == "artifact":
             info = await self._index.get(ref_id, self.settings.max_inline_chars)
             if info is not None:
-                return _Target(ref_id, kind, info.path, info.mime, build=lambda: self._artifact_bytes(info),
-                               source={"messageId": info.message_id})
+                return _Target(
+                    ref_id,
+                    kind,
+                    info.path,
+                    info.mime,
+                    build=lambda: self._artifact_bytes(info),
+                    source={"messageId": info.message_id},
+                )
         elif kind == "history":
             # The archive is the record; when its file (or its entry: an import of an older
             # export) is missing it is rebuilt from the store: the summary naming this id.
             entry = entries.get(ref_id)
             if isinstance(entry, dict) and entry.get("kind") == "history":
-                kept = {"policy": "eager", "hint": entry.get("hint") or "conversation archive",
-                        "created": int(entry.get("created") or _now())}
-                return _Target(ref_id, kind, str(entry.get("path")), str(entry.get("mimeType") or "text/markdown"),
-                               build=lambda: self._history_bytes(ref_id), source=entry.get("source") or {},
-                               entry=kept)
+                kept = {
+                    "policy": "eager",
+                    "hint": entry.get("hint") or "conversation archive",
+                    "created": int(entry.get("created") or _now()),
+                }
+                return _Target(
+                    ref_id,
+                    kind,
+                    str(entry.get("path")),
+                    str(entry.get("mimeType") or "text/markdown"),
+                    build=lambda: self._history_bytes(ref_id),
+                    source=entry.get("source") or {},
+                    entry=kept,
+                )
             found = await self._history_range(ref_id)
             if found is not None:
                 summary, replaced = found
                 stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(summary.created_at / 1000))
                 when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(summary.created_at / 1000))
-                kept = {"policy": "eager", "created": summary.created_at,
-                        "hint": f"conversation archive: {len(replaced)} messages condensed {when}"}
-                return _Target(ref_id, kind, f"history/archive/{stamp}-{ref_id[5:]}.md", "text/markdown",
-                               build=lambda: self._history_bytes(ref_id),
-                               source={"first": replaced[0].id, "last": replaced[-1].id}, entry=kept)
+                kept = {
+                    "policy": "eager",
+                    "created": summary.created_at,
+                    "hint": f"conversation archive: {len(replaced)} messages condensed {when}",
+                }
+                return _Target(
+                    ref_id,
+                    kind,
+                    f"history/archive/{stamp}-{ref_id[5:]}.md",
+                    "text/markdown",
+                    build=lambda: self._history_bytes(ref_id),
+                    source={"first": replaced[0].id, "last": replaced[-1].id},
+                    entry=kept,
+                )
         elif kind == "catalog" and ref_id == catalog_ref_id(self.session_id) and self.tool_definitions is not None:
+
             async def build() -> bytes:
                 return self._catalog_bytes()
-            return _Target(ref_id, kind, CATALOG_PATH, "application/json", build=build, source={"toolDefinitions": True})
+
+            return _Target(
+                ref_id, kind, CATALOG_PATH, "application/json", build=build, source={"toolDefinitions": True}
+            )
         raise ContextFileError(f"unknown context id {shown(ref_id)}; context-list shows this session's ids")
 
     async def _artifact_bytes(self, info: artifacts.ArtifactInfo) -> bytes:
@@ -300,11 +381,21 @@ class ContextFiles:
                     try:
                         await asyncio.to_thread(security.write_atomic, self.folder, target.path, payload)
                     except OSError as exc:
-                        raise ContextFileError(f"cannot write context file {shown(ref_id)}: {exc.strerror or exc}") from None
+                        raise ContextFileError(
+                            f"cannot write context file {shown(ref_id)}: {exc.strerror or exc}"
+                        ) from None
                     entry = data["entries"][ref_id] = {
-                        "kind": target.kind, "path": target.path, "source": target.source,
-                        "sha256": hashlib.sha256(payload).hexdigest(), "size": len(payload), "created": now,
-                        "accessed": now, "policy": "lazy", "mimeType": target.mime, **target.entry}
+                        "kind": target.kind,
+                        "path": target.path,
+                        "source": target.source,
+                        "sha256": hashlib.sha256(payload).hexdigest(),
+                        "size": len(payload),
+                        "created": now,
+                        "accessed": now,
+                        "policy": "lazy",
+                        "mimeType": target.mime,
+                        **target.entry,
+                    }
                     await asyncio.to_thread(manifest.save, self.folder, data)
                     await self._evict(keep={(self.session_id, ref_id)})
                     return target
@@ -331,7 +422,7 @@ class ContextFiles:
         ref_id = history_ref_id(first_message_id, last_message_id)
         body = security.redact(text) if self.settings.redact else text
         payload = body.encode("utf-8", errors="surrogatepass")
-        hint = " ".join(hint.split())[:artifacts.HINT_CHARS] or "conversation archive"
+        hint = " ".join(hint.split())[: artifacts.HINT_CHARS] or "conversation archive"
         async with self._lock:
             data = await asyncio.to_thread(manifest.load, self.folder)
             old = data["entries"].get(ref_id)
@@ -343,12 +434,21 @@ class ContextFiles:
                 path, created = f"history/archive/{stamp}-{ref_id[5:]}.md", now
             await asyncio.to_thread(security.write_atomic, self.folder, path, payload)
             data["entries"][ref_id] = {
-                "kind": "history", "path": path, "source": {"first": first_message_id, "last": last_message_id},
-                "sha256": hashlib.sha256(payload).hexdigest(), "size": len(payload), "created": created,
-                "accessed": now, "policy": "eager", "mimeType": "text/markdown", "hint": hint}
+                "kind": "history",
+                "path": path,
+                "source": {"first": first_message_id, "last": last_message_id},
+                "sha256": hashlib.sha256(payload).hexdigest(),
+                "size": len(payload),
+                "created": created,
+                "accessed": now,
+                "policy": "eager",
+                "mimeType": "text/markdown",
+                "hint": hint,
+            }
             await asyncio.to_thread(manifest.save, self.folder, data)
-        return ContextRef(id=ref_id, kind="history", mimeType="text/markdown", byteSize=len(payload),
-                          createdAt=created, hint=hint)
+        return ContextRef(
+            id=ref_id, kind="history", mimeType="text/markdown", byteSize=len(payload), createdAt=created, hint=hint
+        )
 
     async def evict(self) -> int:
         """Apply the TTL and the size cap over the whole context root; returns files removed."""
@@ -357,5 +457,11 @@ class ContextFiles:
 
     async def _evict(self, keep: set[tuple[str, str]]) -> int:
         cfg = self.settings
-        return await asyncio.to_thread(manifest.evict, self.root, max_bytes=cfg.files_cache_max_bytes,
-                                       ttl_days=cfg.files_ttl_days, now=_now(), keep=keep)
+        return await asyncio.to_thread(
+            manifest.evict,
+            self.root,
+            max_bytes=cfg.files_cache_max_bytes,
+            ttl_days=cfg.files_ttl_days,
+            now=_now(),
+            keep=keep,
+        )

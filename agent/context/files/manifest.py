@@ -50,8 +50,7 @@ def save(session_dir: Path, data: dict[str, Any]) -> None:
     security.write_atomic(session_dir, MANIFEST, json.dumps(data, ensure_ascii=False, indent=1).encode("utf-8"))
 
 
-def evict(root: Path, *, max_bytes: int, ttl_days: float, now: int,
-          keep: set[tuple[str, str]] = frozenset()) -> int:  # type: ignore[assignment]
+def evict(root: Path, *, max_bytes: int, ttl_days: float, now: int, keep: set[tuple[str, str]] = frozenset()) -> int:  # type: ignore[assignment]
     """Remove lazy files unused for `ttl_days`, then least recently used ones while the root
     holds more than `max_bytes`. `keep` holds (session id, ref id) pairs in use right now.
     Returns how many files were removed."""

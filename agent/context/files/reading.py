@@ -50,8 +50,9 @@ def read_page(fd: int, offset: int, limit: int) -> Page:
                 cut += 1
         end = cut
     next_offset = base + end
-    return Page(chunk[start:end].decode("utf-8", errors="replace"), base + start, next_offset,
-                next_offset >= size, size)
+    return Page(
+        chunk[start:end].decode("utf-8", errors="replace"), base + start, next_offset, next_offset >= size, size
+    )
 
 
 @dataclass
@@ -112,6 +113,6 @@ def tail_lines(fd: int, lines: int, max_bytes: int) -> Tail:
             start = max(floor, data_start)
             while start < end and _continuation(data[start - data_start]):
                 start += 1
-    text = data[start - data_start:].decode("utf-8", errors="replace")
+    text = data[start - data_start :].decode("utf-8", errors="replace")
     count = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
     return Tail(text, count, start, capped)

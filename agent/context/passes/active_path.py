@@ -39,4 +39,4 @@ def _newest_summary(facts: list[Facts], start: int) -> int | None:
 def apply(messages: list[Message]) -> tuple[list[Message], int]:
     facts = facts_of(messages)
     out, changed = run(facts, memory=PassMemory())
-    return (messages if out is facts else messages[len(messages) - len(out):]), changed
+    return (messages if out is facts else messages[len(messages) - len(out) :]), changed

@@ -31,8 +31,10 @@ _LENGTH = attrgetter("length")
 
 
 def _hint(ref: str) -> str:
-    return (f'Full output in context file "{ref}": use context-grep to search it, context-tail for its '
-            f"end, context-read to page through it.")
+    return (
+        f'Full output in context file "{ref}": use context-grep to search it, context-tail for its '
+        f"end, context-read to page through it."
+    )
 
 
 def preview_lines(text: str, budget: int) -> tuple[str, int]:
@@ -51,7 +53,7 @@ def preview_lines(text: str, budget: int) -> tuple[str, int]:
         used += len(line) + 1
     tail: list[str] = []
     used = 0
-    for line in reversed(lines[len(head):]):
+    for line in reversed(lines[len(head) :]):
         if used + len(line) + 1 > half:
             if not tail:
                 tail.append("… " + line[-half:])
@@ -70,8 +72,11 @@ def _terminal_preview(content: str, ref: str, budget: int) -> str | None:
         data = json.loads(content)
     except (ValueError, RecursionError):
         return None
-    if not isinstance(data, dict) or not isinstance(data.get("stdout", ""), str) \
-            or not isinstance(data.get("stderr", ""), str):
+    if (
+        not isinstance(data, dict)
+        or not isinstance(data.get("stdout", ""), str)
+        or not isinstance(data.get("stderr", ""), str)
+    ):
         return None
     stdout, stderr = data.get("stdout") or "", data.get("stderr") or ""
     total = max(len(stdout) + len(stderr), 1)
@@ -80,9 +85,12 @@ def _terminal_preview(content: str, ref: str, budget: int) -> str | None:
     err_budget = 0 if not stderr else max(budget // 4, budget * len(stderr) // total)
     out["stdout"], _ = preview_lines(stdout, budget - err_budget)
     out["stderr"], _ = preview_lines(stderr, err_budget) if stderr else ("", 0)
-    out["truncated"] = {"stdoutChars": len(stdout), "stderrChars": len(stderr),
-                        "stdoutLines": stdout.count("\n") + bool(stdout and not stdout.endswith("\n")),
-                        "contextRef": ref}
+    out["truncated"] = {
+        "stdoutChars": len(stdout),
+        "stderrChars": len(stderr),
+        "stdoutLines": stdout.count("\n") + bool(stdout and not stdout.endswith("\n")),
+        "contextRef": ref,
+    }
     out["hint"] = _hint(ref)
     return json.dumps(out, ensure_ascii=False)
 
@@ -97,14 +105,19 @@ def externalized(message: Message, preview: int) -> str:
             return shown
     body, _ = preview_lines(content, preview)
     lines = content.count("\n") + 1
-    return (f"[Output of {len(content):,} characters in {lines:,} lines; only its first and last lines "
-            f"are shown. {_hint(ref)}]\n{body}")
+    return (
+        f"[Output of {len(content):,} characters in {lines:,} lines; only its first and last lines "
+        f"are shown. {_hint(ref)}]\n{body}"
+    )
 
 
 def _cached_preview(message: Message, preview: int, memory: PassMemory) -> str:
     # Every build would otherwise parse and split every large output again.
-    return memory.remembered((message.id, message.tool_name, hash(message.content), preview),
-                             lambda: externalized(message, preview), PREVIEW_CACHE_LIMIT)
+    return memory.remembered(
+        (message.id, message.tool_name, hash(message.content), preview),
+        lambda: externalized(message, preview),
+        PREVIEW_CACHE_LIMIT,
+    )
 
 
 def apply(messages: list[Message], *, limit: int, preview: int) -> tuple[list[Message], int]:
@@ -121,7 +134,7 @@ def run(facts: list[Facts], *, memory: PassMemory, limit: int, preview: int) -> 
     limit = max(limit, 0)  # an empty output is never externalised
     source, longest = memory.last or ([], 0)
     if source and len(facts) >= len(source) and all(map(is_, source, facts)):
-        longest = max(longest, max(map(_LENGTH, facts[len(source):]), default=0))
+        longest = max(longest, max(map(_LENGTH, facts[len(source) :]), default=0))
     else:
         longest = max(map(_LENGTH, facts), default=0)
     memory.last = (facts, longest)
@@ -131,8 +144,7 @@ def run(facts: list[Facts], *, memory: PassMemory, limit: int, preview: int) -> 
     out = list(facts)
     key = (NAME, preview)
     for index, f in enumerate(facts):
-        if (f.role == "tool" and f.length > limit
-                and not (f.tool_name or "").startswith(CONTEXT_TOOL_PREFIX)):
+        if f.role == "tool" and f.length > limit and not (f.tool_name or "").startswith(CONTEXT_TOOL_PREFIX):
             out[index] = f.copy(key, "content", lambda f=f: _cached_preview(f.message, preview, memory))
             changed += 1
     return (out if changed else facts), changed

@@ -53,7 +53,6 @@ _DRIVE = re.compile(r"^[A-Za-z]:/")
 _SLASHES = re.compile(r"/{2,}")
 
 
-
 def apply(
     messages: list[Message],
     *,
@@ -66,8 +65,9 @@ def apply(
     Returns a new list (the input and its messages are left as they were) and the number
     of results replaced by `placeholder`.
     """
-    out, replaced_count = run(facts_of(messages), memory=PassMemory(), workspace=workspace, keep_recent=keep_recent,
-                              placeholder=placeholder)
+    out, replaced_count = run(
+        facts_of(messages), memory=PassMemory(), workspace=workspace, keep_recent=keep_recent, placeholder=placeholder
+    )
     return [f.message for f in out], replaced_count
 
 
@@ -109,15 +109,26 @@ class _State:
     only as copies with other content (the terminal pass's placeholders) of records that
     are no read results."""
 
-    __slots__ = ("source", "output", "changed", "params", "reads", "by_file", "survives", "results", "latest",
-                 "unresolved", "last_time")
+    __slots__ = (
+        "source",
+        "output",
+        "changed",
+        "params",
+        "reads",
+        "by_file",
+        "survives",
+        "results",
+        "latest",
+        "unresolved",
+        "last_time",
+    )
 
-    def __init__(self, source, output, changed, params, reads, by_file, survives, results, latest, unresolved,
-                 last_time) -> None:
+    def __init__(
+        self, source, output, changed, params, reads, by_file, survives, results, latest, unresolved, last_time
+    ) -> None:
         self.source, self.output, self.changed, self.params = source, output, changed, params
         self.reads, self.by_file, self.survives, self.results = reads, by_file, survives, results
         self.latest, self.unresolved, self.last_time = latest, unresolved, last_time
-
 
 
 def _newest(entries: list[tuple[tuple[int, int], int]], keep: int) -> list[tuple[tuple[int, int], int]]:
@@ -171,16 +182,18 @@ def _full(facts: list[Facts], params: tuple[str | None, int, str], parsed: PassM
     return _State(facts, out, changed, params, reads, by_file, survives, results, latest, unresolved, last_time)
 
 
-def _read(f: Facts, call: tuple[str, str, str], time: int, position: int, root: str | None,
-          parsed: PassMemory) -> Read | None:
+def _read(
+    f: Facts, call: tuple[str, str, str], time: int, position: int, root: str | None, parsed: PassMemory
+) -> Read | None:
     if not _succeeded(f):
         return None
     files, complete = _parsed_files(call[2], root, parsed)
     return ((time, position), position, files, complete) if files else None
 
 
-def _replace(facts: list[Facts], base: list[Facts], reads: list[Read], survives: list[bool], indexes,
-             placeholder: str) -> tuple[list[Facts], int]:
+def _replace(
+    facts: list[Facts], base: list[Facts], reads: list[Read], survives: list[bool], indexes, placeholder: str
+) -> tuple[list[Facts], int]:
     """`base` with the reads at `indexes` that do not survive replaced (a new list if any)."""
     out: list[Facts] | None = None
     changed = 0
@@ -247,8 +260,19 @@ def _extend(state: _State, facts: list[Facts], parsed: PassMemory) -> _State | N
     else:
         base = _overlay(state, facts, start)
     if reads is state.reads:
-        return _State(facts, base, state.changed, state.params, reads, state.by_file, state.survives, results,
-                      latest, state.unresolved, last_time)
+        return _State(
+            facts,
+            base,
+            state.changed,
+            state.params,
+            reads,
+            state.by_file,
+            state.survives,
+            results,
+            latest,
+            state.unresolved,
+            last_time,
+        )
     by_file, survives = dict(state.by_file), state.survives + [False] * (len(reads) - len(state.reads))
     check: set[int] = set()
     for index in range(len(state.reads), len(reads)):
@@ -261,8 +285,19 @@ def _extend(state: _State, facts: list[Facts], parsed: PassMemory) -> _State | N
     for index in check:
         survives[index] = any((reads[index][0], index) in _newest(by_file[file], keep) for file in reads[index][2])
     out, changed = _replace(facts, base, reads, survives, sorted(check), placeholder)
-    return _State(facts, out, state.changed + changed, state.params, reads, by_file, survives, results, latest,
-                  state.unresolved, last_time)
+    return _State(
+        facts,
+        out,
+        state.changed + changed,
+        state.params,
+        reads,
+        by_file,
+        survives,
+        results,
+        latest,
+        state.unresolved,
+        last_time,
+    )
 
 
 def _overlay(state: _State, facts: list[Facts], start: int) -> list[Facts]:
@@ -278,8 +313,9 @@ def _succeeded(f: Facts) -> bool:
     ok = f.read_ok
     if ok is None:  # remembered on the record: a warm build asks again for every read
         content = f.content
-        ok = f.read_ok = bool(f.status == "ok" and content and not content.lstrip().startswith("Error:")
-                              and _ERROR_BLOCK not in content)
+        ok = f.read_ok = bool(
+            f.status == "ok" and content and not content.lstrip().startswith("Error:") and _ERROR_BLOCK not in content
+        )
     return ok
 
 
@@ -365,5 +401,5 @@ def _normalise(path: str, root: str | None) -> str | None:
         return "."
     prefix = root if root.endswith("/") else root + "/"
     if path.startswith(prefix):
-        return path[len(prefix):]
+        return path[len(prefix) :]
     return path

@@ -97,8 +97,7 @@ def _repair(facts: list[Facts]) -> tuple[list[Facts], int]:
             out.append(f)
             continue
         calls = f.calls
-        kept = [j for j, call in enumerate(calls)
-                if results.get(call[0], -1) > index and results[call[0]] not in used]
+        kept = [j for j, call in enumerate(calls) if results.get(call[0], -1) > index and results[call[0]] not in used]
         changed += len(calls) - len(kept)
         if not kept and f.blank:
             if not calls:

@@ -84,8 +84,14 @@ def apply(
     max_age_ms: int = MAX_AGE_MS,
     placeholder: str = OUTDATED_PLACEHOLDER,
 ) -> tuple[list[Message], int]:
-    out, changed = run(facts_of(messages), memory=PassMemory(), now_ms=now_ms, keep_recent=keep_recent, max_age_ms=max_age_ms,
-                       placeholder=placeholder)
+    out, changed = run(
+        facts_of(messages),
+        memory=PassMemory(),
+        now_ms=now_ms,
+        keep_recent=keep_recent,
+        max_age_ms=max_age_ms,
+        placeholder=placeholder,
+    )
     return [f.message for f in out], changed
 
 
@@ -105,8 +111,13 @@ def run(
     params = (max(keep_recent, 0), max_age_ms, placeholder)
     state = memory.last
     result = None
-    if (state is not None and state.params == params and now_ms >= state.now
-            and len(facts) >= len(state.source) and all(map(is_, state.source, facts))):
+    if (
+        state is not None
+        and state.params == params
+        and now_ms >= state.now
+        and len(facts) >= len(state.source)
+        and all(map(is_, state.source, facts))
+    ):
         result = _extend(state, facts, now_ms)
     if result is None:
         result = _full(facts, now_ms, params)
@@ -125,14 +136,17 @@ class _State:
     the last run's output, looking at the new records and at `waiting` alone, unless a new
     call could classify an old result differently (an id in `unresolved`)."""
 
-    __slots__ = ("source", "output", "changed", "params", "now", "keys", "waiting", "calls", "unresolved",
-                 "last_time")
+    __slots__ = ("source", "output", "changed", "params", "now", "keys", "waiting", "calls", "unresolved", "last_time")
 
     def __init__(self, source, output, changed, params, now, keys, waiting, calls, unresolved, last_time) -> None:
         self.source, self.output, self.changed, self.params, self.now = source, output, changed, params, now
-        self.keys, self.waiting, self.calls, self.unresolved, self.last_time = (keys, waiting, calls, unresolved,
-                                                                                 last_time)
-
+        self.keys, self.waiting, self.calls, self.unresolved, self.last_time = (
+            keys,
+            waiting,
+            calls,
+            unresolved,
+            last_time,
+        )
 
 
 def _eligible(f: Facts, terminal: bool, placeholder: str) -> bool:
@@ -144,8 +158,13 @@ def _unresolved(f: Facts, calls: dict[str, tuple[str, str, str]]) -> bool:
     return not f.tool_name and bool(f.tool_call_id) and f.tool_call_id not in calls
 
 
-def _scan(facts: list[Facts], start: int, last_time: int, calls: dict[str, tuple[str, str, str]],
-          unresolved: set[str] | frozenset[str]) -> tuple[list[tuple[int, int]], dict, int] | None:
+def _scan(
+    facts: list[Facts],
+    start: int,
+    last_time: int,
+    calls: dict[str, tuple[str, str, str]],
+    unresolved: set[str] | frozenset[str],
+) -> tuple[list[tuple[int, int]], dict, int] | None:
     """From `start`: every tool result as (ordering time, position), `calls` with the first
     call of each new id (a copy if any) and the last timestamp; None when a call has an id
     in `unresolved`."""
@@ -204,8 +223,9 @@ def _full(facts: list[Facts], now_ms: int, params: tuple[int, int, str]) -> _Sta
         out[index] = replaced(f, placeholder)
         changed += 1
     keys = [(order_time, index) for order_time, index, _ in reversed(candidates)]
-    return _State(facts, facts if out is None else out, changed, params, now_ms, keys, waiting, calls, unresolved,
-                  last_time)
+    return _State(
+        facts, facts if out is None else out, changed, params, now_ms, keys, waiting, calls, unresolved, last_time
+    )
 
 
 def _extend(state: _State, facts: list[Facts], now_ms: int) -> _State | None:
@@ -247,5 +267,6 @@ def _extend(state: _State, facts: list[Facts], now_ms: int) -> _State | None:
             out = list(base)
         out[key[1]] = replaced(f, placeholder)
         changed += 1
-    return _State(facts, base if out is None else out, changed, state.params, now_ms, keys, still, calls, unresolved,
-                  last_time)
+    return _State(
+        facts, base if out is None else out, changed, state.params, now_ms, keys, still, calls, unresolved, last_time
+    )

@@ -42,8 +42,9 @@ def heuristic_batch(excess: int, middle_tokens: int, middle_messages: int) -> in
     return max(1, math.ceil(excess * middle_messages / middle_tokens))
 
 
-def delete_middle(units: list[Unit], unit_tokens: list[int], total: int, target: int,
-                  stats: DeleteStats | None = None) -> tuple[list[Unit], int]:
+def delete_middle(
+    units: list[Unit], unit_tokens: list[int], total: int, target: int, stats: DeleteStats | None = None
+) -> tuple[list[Unit], int]:
     """The units without the deleted ones, and the new total. `unit_tokens[i]` is the count of
     `units[i]`; `total` the current total they are part of."""
     stats = stats if stats is not None else DeleteStats()
@@ -53,8 +54,9 @@ def delete_middle(units: list[Unit], unit_tokens: list[int], total: int, target:
     taken = 0  # prefix of `queue` already deleted
     while total > target and taken < len(queue):
         rest = queue[taken:]
-        batch = heuristic_batch(total - target, sum(unit_tokens[i] for i in rest),
-                                sum(len(units[i].messages) for i in rest))
+        batch = heuristic_batch(
+            total - target, sum(unit_tokens[i] for i in rest), sum(len(units[i].messages) for i in rest)
+        )
         removed = 0
         while removed < batch and taken < len(queue):
             position = queue[taken]

@@ -79,7 +79,7 @@ def group_units(messages: list[Message]) -> list[Unit]:
     while index < len(messages):
         message = messages[index]
         size = 1 + (len(message.tool_calls) if message.role == "assistant" else 0)
-        units.append(Unit(tuple(messages[index:index + size])))
+        units.append(Unit(tuple(messages[index : index + size])))
         index += size
     return units
 
@@ -93,8 +93,9 @@ def protected_units(units: list[Unit]) -> set[int]:
     return keep
 
 
-def mark_middle(units: list[Unit], tokens: list[int], start: float = MIDDLE_START,
-                end: float = MIDDLE_END) -> list[Unit]:
+def mark_middle(
+    units: list[Unit], tokens: list[int], start: float = MIDDLE_START, end: float = MIDDLE_END
+) -> list[Unit]:
     """The units with `middle` set from the seed's range over `tokens` (one count per message)."""
     span = middle_range(tokens, start, end)
     keep = protected_units(units)

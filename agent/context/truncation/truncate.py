@@ -24,7 +24,13 @@ from agent.context.passes import orphans
 from agent.context.truncation.file_folder import Fold, FoldStats, fold_file_reads, no_fold
 from agent.context.truncation.message_deleter import DeleteStats, delete_middle
 from agent.context.truncation.middle_range import (
-    MIDDLE_END, MIDDLE_START, Unit, flatten, group_units, mark_middle, middle_range,
+    MIDDLE_END,
+    MIDDLE_START,
+    Unit,
+    flatten,
+    group_units,
+    mark_middle,
+    middle_range,
 )
 from agent.context.truncation.tool_filter import FilterStats, filter_tool_calls
 from agent.session.models import Message
@@ -138,16 +144,20 @@ def truncate_until_fits(messages: list[Message], *, max_rounds: int = MAX_ROUNDS
         if again.report.tokens_after >= report.tokens_after:
             break  # nothing left to take
         r = again.report
-        report = report.model_copy(update={
-            "tokens_after": r.tokens_after, "reached": r.reached, "middle_messages_left": r.middle_messages_left,
-            "orphans_repaired": report.orphans_repaired + r.orphans_repaired,
-            "calls_removed": report.calls_removed + r.calls_removed,
-            "results_removed": report.results_removed + r.results_removed,
-            "results_folded": report.results_folded + r.results_folded,
-            "files_folded": list(dict.fromkeys(report.files_folded + r.files_folded)),
-            "messages_deleted": report.messages_deleted + r.messages_deleted,
-            "batches": report.batches + r.batches,
-        })
+        report = report.model_copy(
+            update={
+                "tokens_after": r.tokens_after,
+                "reached": r.reached,
+                "middle_messages_left": r.middle_messages_left,
+                "orphans_repaired": report.orphans_repaired + r.orphans_repaired,
+                "calls_removed": report.calls_removed + r.calls_removed,
+                "results_removed": report.results_removed + r.results_removed,
+                "results_folded": report.results_folded + r.results_folded,
+                "files_folded": list(dict.fromkeys(report.files_folded + r.files_folded)),
+                "messages_deleted": report.messages_deleted + r.messages_deleted,
+                "batches": report.batches + r.batches,
+            }
+        )
         result = again
         rounds += 1
     return TruncationResult.model_construct(messages=result.messages, report=report)

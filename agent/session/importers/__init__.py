@@ -177,7 +177,9 @@ def _check_numbers(messages: list[Message], imported: ImportedSession) -> None:
     for m in messages:
         for name in ("seq", "created_at"):
             if getattr(m, name) not in _INT64:
-                raise ImportFormatError(f"message {_short(m.id)}: {name} {_short(str(getattr(m, name)))} is out of range")
+                raise ImportFormatError(
+                    f"message {_short(m.id)}: {name} {_short(str(getattr(m, name)))} is out of range"
+                )
 
 
 def _check_links(messages: list[Message], head_id: str | None) -> None:
@@ -241,8 +243,9 @@ def _storable(imported: ImportedSession) -> ImportedSession:
     return ImportedSession.model_validate(_valid_data(imported.model_dump()))
 
 
-async def import_session(store: Any, imported: ImportedSession, *, cwd_default: str,
-                         id_map: dict[str, str] | None = None) -> Session:
+async def import_session(
+    store: Any, imported: ImportedSession, *, cwd_default: str, id_map: dict[str, str] | None = None
+) -> Session:
     """Write `imported` as a new session and return it.
 
     Ids are kept when they are free, so that a session moved between machines keeps its
@@ -276,8 +279,13 @@ async def import_session(store: Any, imported: ImportedSession, *, cwd_default: 
     created_at = imported.created_at or (min(times) if times else now_ms())
     updated_at = imported.updated_at or (max(times) if times else created_at)
     session = Session(
-        id=session_id, title=imported.title, cwd=imported.cwd or cwd_default, created_at=created_at,
-        updated_at=updated_at, head_id=head_id, model=imported.model,
+        id=session_id,
+        title=imported.title,
+        cwd=imported.cwd or cwd_default,
+        created_at=created_at,
+        updated_at=updated_at,
+        head_id=head_id,
+        model=imported.model,
         parent_session_id=imported.parent_session_id,
     )
     return await store.insert_session(session, messages)

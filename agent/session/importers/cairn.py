@@ -83,14 +83,21 @@ def parse(text: str) -> ImportedSession:
     if header is None:
         raise ImportFormatError("not a cairn session export (no session header)")
     return ImportedSession(
-        id=header.id, title=header.title, cwd=header.cwd, model=header.model,
-        created_at=header.created_at, updated_at=header.updated_at,
-        parent_session_id=header.parent_session_id, head_id=header.head_id, messages=messages,
+        id=header.id,
+        title=header.title,
+        cwd=header.cwd,
+        model=header.model,
+        created_at=header.created_at,
+        updated_at=header.updated_at,
+        parent_session_id=header.parent_session_id,
+        head_id=header.head_id,
+        messages=messages,
         context_files=context_files,
     )
 
 
 # -- context files ----------------------------------------------------------------------
+
 
 def _context_record(number: int, record: dict) -> dict:
     from agent.context.files.refs import kind_of
@@ -128,8 +135,15 @@ def _payload(record: dict) -> bytes | None:
     return content.encode("utf-8", errors="surrogatepass")
 
 
-async def restore_context_files(store: Any, session: Session, records: list[dict], *, settings: Any,
-                                id_map: dict[str, str] | None = None, root: Path | None = None) -> list[str]:
+async def restore_context_files(
+    store: Any,
+    session: Session,
+    records: list[dict],
+    *,
+    settings: Any,
+    id_map: dict[str, str] | None = None,
+    root: Path | None = None,
+) -> list[str]:
     """Write `records` (from `parse`) as `session`'s context files; returns notes for the user.
 
     A history archive is written as carried when its bytes match its sha256 and its path is
@@ -176,11 +190,17 @@ async def restore_context_files(store: Any, session: Session, records: list[dict
             rebuild[ref_id] = None
             continue
         data["entries"][ref_id] = {
-            "kind": "history", "path": path,
+            "kind": "history",
+            "path": path,
             "source": {k: id_map.get(str(v), str(v)) for k, v in source.items() if k in ("first", "last")},
-            "sha256": record["sha256"], "size": len(payload), "created": int(record.get("created") or now),
-            "accessed": now, "policy": "eager", "mimeType": str(record.get("mimeType") or "text/markdown"),
-            "hint": str(record.get("hint") or "conversation archive")}
+            "sha256": record["sha256"],
+            "size": len(payload),
+            "created": int(record.get("created") or now),
+            "accessed": now,
+            "policy": "eager",
+            "mimeType": str(record.get("mimeType") or "text/markdown"),
+            "hint": str(record.get("hint") or "conversation archive"),
+        }
     manifest.save(files.folder, data)
     for ref_id, expected in rebuild.items():
         try:

@@ -29,12 +29,20 @@ from typing import Any
 from agent.session.importers import ImportedSession, ImportFormatError, json_lines, leading_records
 from agent.session.models import Message, ToolCall
 
-TOOL_NAMES = {"Read": "filesystem-read", "Bash": "terminal-execute", "Edit": "filesystem-edit",
-              "Write": "filesystem-create"}
+TOOL_NAMES = {
+    "Read": "filesystem-read",
+    "Bash": "terminal-execute",
+    "Edit": "filesystem-edit",
+    "Write": "filesystem-create",
+}
 ARGUMENT_NAMES = {
     "Read": {"file_path": "filePath"},
-    "Edit": {"file_path": "filePath", "old_string": "searchContent", "new_string": "replaceContent",
-             "replace_all": "replaceAll"},
+    "Edit": {
+        "file_path": "filePath",
+        "old_string": "searchContent",
+        "new_string": "replaceContent",
+        "replace_all": "replaceAll",
+    },
     "Write": {"file_path": "filePath"},
     "Bash": {},
 }
@@ -175,17 +183,26 @@ class _Builder:
             model = message.get("model")
             if isinstance(model, str) and model:
                 meta["model"] = model
-            target = self.add(Message(id=uuid, parent_id=parent, role="assistant", created_at=self.time(record),
-                                      status="error" if record.get("isApiErrorMessage") else "ok", meta=meta),
-                              bool(record.get("isSidechain")))
+            target = self.add(
+                Message(
+                    id=uuid,
+                    parent_id=parent,
+                    role="assistant",
+                    created_at=self.time(record),
+                    status="error" if record.get("isApiErrorMessage") else "ok",
+                    meta=meta,
+                ),
+                bool(record.get("isSidechain")),
+            )
             self.run_owner[target.id] = target.id
         else:
             self.changes += 1
         if texts:
             target.content = "\n\n".join(([target.content] if target.content else []) + texts)
         if thinking:
-            target.meta["thinking"] = "\n\n".join(([target.meta["thinking"]] if "thinking" in target.meta else [])
-                                                  + thinking)
+            target.meta["thinking"] = "\n\n".join(
+                ([target.meta["thinking"]] if "thinking" in target.meta else []) + thinking
+            )
         target.tool_calls.extend(calls)
         if originals:
             target.meta.setdefault("original_tool_names", {}).update(originals)
@@ -208,9 +225,15 @@ class _Builder:
             meta["original_tool"] = original
         if original == "Bash" and isinstance(extra, dict) and ("stdout" in extra or "stderr" in extra):
             command = arguments.get("command", "") if isinstance(arguments, dict) else ""
-            content = json.dumps({"command": command, "stdout": str(extra.get("stdout") or ""),
-                                  "stderr": str(extra.get("stderr") or ""), "exitCode": 1 if is_error else 0},
-                                 ensure_ascii=False)
+            content = json.dumps(
+                {
+                    "command": command,
+                    "stdout": str(extra.get("stdout") or ""),
+                    "stderr": str(extra.get("stderr") or ""),
+                    "exitCode": 1 if is_error else 0,
+                },
+                ensure_ascii=False,
+            )
             if extra.get("interrupted"):
                 meta["interrupted"] = True
         elif is_error:
@@ -218,10 +241,20 @@ class _Builder:
             content = wrapped.group(1).strip() if wrapped else content
             if not content.startswith("Error:"):
                 content = f"Error: {content}"
-        message = self.add(Message(id=message_id, parent_id=parent, role="tool", content=content,
-                                   tool_call_id=call_id or None, tool_name=name, created_at=self.time(record),
-                                   status="error" if is_error else "ok", meta=meta),
-                           bool(record.get("isSidechain")))
+        message = self.add(
+            Message(
+                id=message_id,
+                parent_id=parent,
+                role="tool",
+                content=content,
+                tool_call_id=call_id or None,
+                tool_name=name,
+                created_at=self.time(record),
+                status="error" if is_error else "ok",
+                meta=meta,
+            ),
+            bool(record.get("isSidechain")),
+        )
         if owner:
             self.run_tail[owner] = message.id
             self.run_owner[message.id] = owner
@@ -243,9 +276,19 @@ class _Builder:
             if record.get("isMeta"):
                 meta["is_meta"] = True
             message_id = uuid if not made else f"{uuid}:{len(made)}"
-            made.append(self.add(Message(id=message_id, parent_id=parent, role="user", content=text,
-                                         created_at=self.time(record), meta=meta),
-                                 bool(record.get("isSidechain"))).id)
+            made.append(
+                self.add(
+                    Message(
+                        id=message_id,
+                        parent_id=parent,
+                        role="user",
+                        content=text,
+                        created_at=self.time(record),
+                        meta=meta,
+                    ),
+                    bool(record.get("isSidechain")),
+                ).id
+            )
         return made[-1] if made else parent
 
 
@@ -307,5 +350,10 @@ def parse(text: str) -> ImportedSession:
         raise ImportFormatError("no user or assistant messages in this Claude Code file")
     # The main conversation's last message; a file holding only a sub-agent's run uses that.
     head = last_main or last_any
-    return ImportedSession(title=summary[:TITLE_CHARS] if summary else _title(builder.messages, builder.sidechain),
-                           cwd=cwd, model=model, head_id=head, messages=builder.messages)
+    return ImportedSession(
+        title=summary[:TITLE_CHARS] if summary else _title(builder.messages, builder.sidechain),
+        cwd=cwd,
+        model=model,
+        head_id=head,
+        messages=builder.messages,
+    )

@@ -32,8 +32,16 @@ from agent.session.importers.common import Chain, content_text, timestamp_ms
 from agent.session.models import Message
 
 WRAPPERS = ("session_meta", "response_item", "event_msg", "turn_context", "compacted")
-ITEMS = ("message", "reasoning", "function_call", "function_call_output", "custom_tool_call",
-         "custom_tool_call_output", "local_shell_call", "web_search_call")
+ITEMS = (
+    "message",
+    "reasoning",
+    "function_call",
+    "function_call_output",
+    "custom_tool_call",
+    "custom_tool_call_output",
+    "local_shell_call",
+    "web_search_call",
+)
 SHELL_TOOLS = ("shell", "shell_command", "container.exec", "local_shell")
 INJECTED = ("<environment_context>", "<user_instructions>", "# AGENTS.md instructions", "<INSTRUCTIONS>")
 DETECT_LINES = 20
@@ -45,8 +53,9 @@ def detect(text: str) -> bool:
             return False
         if record.get("type") in WRAPPERS and isinstance(record.get("payload"), dict):
             return True
-        if record.get("type") in ITEMS and ("call_id" in record or "role" in record and "content" in record
-                                            and isinstance(record["content"], list)):
+        if record.get("type") in ITEMS and (
+            "call_id" in record or "role" in record and "content" in record and isinstance(record["content"], list)
+        ):
             return True  # an old rollout: items without the wrapper
     return False
 
@@ -118,15 +127,19 @@ class _Rollout:
                 data = json.loads(text)
             except ValueError:
                 data = None
-            if isinstance(data, dict) and isinstance(data.get("output"), str) and isinstance(
-                    (data.get("metadata") or {}).get("exit_code"), int):
+            if (
+                isinstance(data, dict)
+                and isinstance(data.get("output"), str)
+                and isinstance((data.get("metadata") or {}).get("exit_code"), int)
+            ):
                 code = data["metadata"]["exit_code"]
                 meta["codex_metadata"] = data["metadata"]
-                text = json.dumps({"command": self.commands[call_id], "stdout": data["output"], "stderr": "",
-                                   "exitCode": code}, ensure_ascii=False)
+                text = json.dumps(
+                    {"command": self.commands[call_id], "stdout": data["output"], "stderr": "", "exitCode": code},
+                    ensure_ascii=False,
+                )
                 status_error = status_error or code != 0
-                self.chain.result(call_id, text, created_at=when, status="error" if status_error else "ok",
-                                  meta=meta)
+                self.chain.result(call_id, text, created_at=when, status="error" if status_error else "ok", meta=meta)
                 self.open_assistant = None
                 return
         self.chain.result(call_id, text, is_error=status_error, created_at=when, meta=meta)
@@ -146,16 +159,25 @@ class _Rollout:
                 return
             self.open_assistant = None
             if role == "user" and text.lstrip().startswith(INJECTED):
-                chain.note("user", text, where=where, what="injected context (environment, instructions)",
-                           created_at=when)
+                chain.note(
+                    "user", text, where=where, what="injected context (environment, instructions)", created_at=when
+                )
             elif role == "user":
-                images = [p for p in item.get("content") or [] if isinstance(p, dict) and p.get("type") == "input_image"]
+                images = [
+                    p for p in item.get("content") or [] if isinstance(p, dict) and p.get("type") == "input_image"
+                ]
                 message = chain.add("user", text, created_at=when)
                 if images:
                     message.meta["images"] = images
             else:
-                chain.note("user", f"[{role} message]\n{text}", where=where, what=f"message with role {role!r}",
-                           created_at=when, meta={"item": item})
+                chain.note(
+                    "user",
+                    f"[{role} message]\n{text}",
+                    where=where,
+                    what=f"message with role {role!r}",
+                    created_at=when,
+                    meta={"item": item},
+                )
         elif kind == "reasoning":
             summary = [str(s.get("text", "")) for s in item.get("summary") or [] if isinstance(s, dict)]
             content = [str(s.get("text", "")) for s in item.get("content") or [] if isinstance(s, dict)]
@@ -173,8 +195,14 @@ class _Rollout:
             self.result(when, item.get("call_id"), item.get("output"))
         else:
             self.open_assistant = None
-            chain.note("assistant", f"[{kind}]\n{json.dumps(item, ensure_ascii=False)}", where=where,
-                       what=f"{kind} item", created_at=when, meta={"item": item})
+            chain.note(
+                "assistant",
+                f"[{kind}]\n{json.dumps(item, ensure_ascii=False)}",
+                where=where,
+                what=f"{kind} item",
+                created_at=when,
+                meta={"item": item},
+            )
 
 
 def parse(text: str) -> ImportedSession:
@@ -197,8 +225,14 @@ def parse(text: str) -> ImportedSession:
                 rollout.counts["event_msg record"] += 1
             elif kind == "compacted":
                 rollout.open_assistant = None
-                chain.note("user", str(payload.get("message") or ""), where=where,
-                           what="compaction summary", created_at=when, meta={"compacted": payload})
+                chain.note(
+                    "user",
+                    str(payload.get("message") or ""),
+                    where=where,
+                    what="compaction summary",
+                    created_at=when,
+                    meta={"compacted": payload},
+                )
             else:
                 rollout.item(where, when, payload)
         elif kind in ITEMS:
@@ -207,14 +241,22 @@ def parse(text: str) -> ImportedSession:
             continue  # old rollouts: session header and state lines, no conversation
         else:
             chain.skip(where, f"record of type {kind!r}", "not a Codex rollout record cairn knows")
-    reasons = {"event_msg record": "UI events repeating the response items",
-               "turn_context record": "per-turn settings (model, cwd, policies)",
-               "system message": "cairn builds its own system prompt",
-               "developer message": "cairn builds its own system prompt",
-               "encrypted reasoning": "encrypted by the provider: not readable"}
+    reasons = {
+        "event_msg record": "UI events repeating the response items",
+        "turn_context record": "per-turn settings (model, cwd, policies)",
+        "system message": "cairn builds its own system prompt",
+        "developer message": "cairn builds its own system prompt",
+        "encrypted reasoning": "encrypted by the provider: not readable",
+    }
     for what, count in sorted(rollout.counts.items()):
         chain.skip("rollout", f"{count} × {what}", reasons.get(what, "not part of the conversation"))
     if not chain.messages:
         raise ImportFormatError("no user or assistant messages in this Codex rollout")
-    return ImportedSession(title=chain.title(), cwd=rollout.cwd, model=rollout.model,
-                           head_id=chain.messages[-1].id, messages=chain.messages, skipped=chain.skipped)
+    return ImportedSession(
+        title=chain.title(),
+        cwd=rollout.cwd,
+        model=rollout.model,
+        head_id=chain.messages[-1].id,
+        messages=chain.messages,
+        skipped=chain.skipped,
+    )

@@ -23,6 +23,7 @@ TEXT_PARTS = ("text", "input_text", "output_text")
 IMAGE_PARTS = ("image_url", "input_image", "image")
 THINKING_PARTS = ("thinking", "redacted_thinking", "reasoning")
 
+
 def load_document(text: str) -> Any:
     try:
         return load_json(text)
@@ -56,8 +57,9 @@ def result_text(content: Any) -> str:
         return ""
     if isinstance(content, str):
         return content
-    if isinstance(content, list) and all(isinstance(p, str) or (isinstance(p, dict) and p.get("type") in
-                                                                  TEXT_PARTS + IMAGE_PARTS) for p in content):
+    if isinstance(content, list) and all(
+        isinstance(p, str) or (isinstance(p, dict) and p.get("type") in TEXT_PARTS + IMAGE_PARTS) for p in content
+    ):
         return content_text(content) or ""
     return json.dumps(content, ensure_ascii=False)
 
@@ -100,19 +102,37 @@ class Chain:
     def skip(self, where: str, what: str, reason: str) -> None:
         self.skipped.append({"where": where, "what": what, "reason": reason})
 
-    def add(self, role: str, content: str | None, *, message_id: Any = None, created_at: int = 0,
-            status: str = "ok", kind: str = "message", meta: dict | None = None) -> Message:
+    def add(
+        self,
+        role: str,
+        content: str | None,
+        *,
+        message_id: Any = None,
+        created_at: int = 0,
+        status: str = "ok",
+        kind: str = "message",
+        meta: dict | None = None,
+    ) -> Message:
         if not isinstance(message_id, str) or not message_id or message_id in self.seen:
             message_id = new_id()
         self.seen.add(message_id)
-        message = Message(id=message_id, parent_id=self.messages[-1].id if self.messages else None,
-                          seq=len(self.messages) + 1, role=role, content=content, created_at=created_at,
-                          status=status, kind=kind, meta={"source": self.source, **(meta or {})})
+        message = Message(
+            id=message_id,
+            parent_id=self.messages[-1].id if self.messages else None,
+            seq=len(self.messages) + 1,
+            role=role,
+            content=content,
+            created_at=created_at,
+            status=status,
+            kind=kind,
+            meta={"source": self.source, **(meta or {})},
+        )
         self.messages.append(message)
         return message
 
-    def call(self, message: Message, call_id: Any, original: str, arguments: Any, *,
-             name: str | None = None) -> ToolCall:
+    def call(
+        self, message: Message, call_id: Any, original: str, arguments: Any, *, name: str | None = None
+    ) -> ToolCall:
         """Add a tool call to the assistant `message` (a `bash` tool is our terminal-execute;
         `name`: our tool the importer mapped `original` to, its arguments mapped too)."""
         name = name or TOOL_NAMES.get(original, original)
@@ -124,9 +144,18 @@ class Chain:
             message.meta.setdefault("original_tool_names", {})[call_id] = original
         return call
 
-    def result(self, call_id: Any, content: str, *, is_error: bool = False, named: Any = None,
-               message_id: Any = None, created_at: int = 0, status: str | None = None,
-               meta: dict | None = None) -> Message:
+    def result(
+        self,
+        call_id: Any,
+        content: str,
+        *,
+        is_error: bool = False,
+        named: Any = None,
+        message_id: Any = None,
+        created_at: int = 0,
+        status: str | None = None,
+        meta: dict | None = None,
+    ) -> Message:
         """A tool message answering `call_id`; a failure reads `Error: …` (SPEC §3)."""
         call_id = str(call_id) if call_id else None
         name, original = self.call_names.get(call_id or "", (None, None))
@@ -134,26 +163,40 @@ class Chain:
             name, original = TOOL_NAMES.get(named, named), named
         if is_error and not content.startswith("Error:"):
             content = f"Error: {content}"
-        message = self.add("tool", content, message_id=message_id, created_at=created_at,
-                           status=status or ("error" if is_error else "ok"), meta=meta)
+        message = self.add(
+            "tool",
+            content,
+            message_id=message_id,
+            created_at=created_at,
+            status=status or ("error" if is_error else "ok"),
+            meta=meta,
+        )
         message.tool_call_id = call_id
         message.tool_name = name
         if original and original != name:
             message.meta["original_tool"] = original
         return message
 
-    def note(self, role: str, content: str, *, where: str, what: str, created_at: int = 0,
-             meta: dict | None = None) -> Message:
+    def note(
+        self, role: str, content: str, *, where: str, what: str, created_at: int = 0, meta: dict | None = None
+    ) -> Message:
         """Something cairn has no place for, kept as a `kind=note` message and reported."""
         self.skip(where, what, "kept as a note message")
-        return self.add(role if role in ("user", "assistant") else "user", content, created_at=created_at,
-                        kind="note", meta=meta)
+        return self.add(
+            role if role in ("user", "assistant") else "user", content, created_at=created_at, kind="note", meta=meta
+        )
 
     def title(self, header_title: Any = "") -> str:
         if isinstance(header_title, str) and header_title:
             return header_title
-        first = next((m.content for m in self.messages
-                      if m.role == "user" and m.kind == "message" and (m.content or "").strip()), "")
+        first = next(
+            (
+                m.content
+                for m in self.messages
+                if m.role == "user" and m.kind == "message" and (m.content or "").strip()
+            ),
+            "",
+        )
         return " ".join((first or "").split())[:TITLE_CHARS]
 
 
@@ -215,14 +258,27 @@ def add_item(chain: Chain, item: dict, where: str, *, role: str | None = None) -
         return message_id if not made else f"{message_id}:{len(made)}"
 
     for block in results:
-        made.append(chain.result(block.get("tool_use_id"), result_text(block.get("content")),
-                                 is_error=bool(block.get("is_error")), named=block.get("name"),
-                                 message_id=next_id(), created_at=created_at))
+        made.append(
+            chain.result(
+                block.get("tool_use_id"),
+                result_text(block.get("content")),
+                is_error=bool(block.get("is_error")),
+                named=block.get("name"),
+                message_id=next_id(),
+                created_at=created_at,
+            )
+        )
     if role == "tool":
         if not results:
             text = content_text(content) or ""
-            tool = chain.result(item.get("tool_call_id"), text, named=item.get("name"), message_id=next_id(),
-                                created_at=created_at, status=status)
+            tool = chain.result(
+                item.get("tool_call_id"),
+                text,
+                named=item.get("name"),
+                message_id=next_id(),
+                created_at=created_at,
+                status=status,
+            )
             if "messageStatus" not in item and text.startswith("Error:"):
                 tool.status = "error"  # SPEC §3: a failure reads `Error:` and has status=error
             made.append(tool)
@@ -244,6 +300,14 @@ def add_item(chain: Chain, item: dict, where: str, *, role: str | None = None) -
         made.append(message)
     for part in unknown:
         kind = part.get("type") if isinstance(part, dict) else type(part).__name__
-        made.append(chain.note(role, f"[{kind} block]\n{json.dumps(part, ensure_ascii=False)}",
-                               where=where, what=f"{kind} block", created_at=created_at, meta={"block": part}))
+        made.append(
+            chain.note(
+                role,
+                f"[{kind} block]\n{json.dumps(part, ensure_ascii=False)}",
+                where=where,
+                what=f"{kind} block",
+                created_at=created_at,
+                meta={"block": part},
+            )
+        )
     return made

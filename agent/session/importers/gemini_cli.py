@@ -50,8 +50,9 @@ def detect(text: str) -> bool:
     head = json_object(text)
     if head is None:
         head = next(leading_records(text, 1), None)
-    return (isinstance(head, dict) and isinstance(head.get("sessionId"), str)
-            and isinstance(head.get("projectHash"), str))
+    return (
+        isinstance(head, dict) and isinstance(head.get("sessionId"), str) and isinstance(head.get("projectHash"), str)
+    )
 
 
 def _parts(content: Any) -> list[dict]:
@@ -86,7 +87,9 @@ class _History:
             if isinstance(item, dict) and isinstance(item.get("id"), str):
                 self.messages[item["id"]] = (where, item)
             else:
-                self.chain.skip(f"{where}, message {number}", "message without an id", "not a Gemini CLI message record")
+                self.chain.skip(
+                    f"{where}, message {number}", "message without an id", "not a Gemini CLI message record"
+                )
 
     def apply(self, where: str, record: dict) -> None:
         """One record, with the precedence of Gemini CLI's own loader (loadConversationRecord)."""
@@ -152,8 +155,14 @@ class _Converter:
     def notes_for(self, role: str, parts: list[dict], where: str, when: int) -> None:
         for part in parts:
             kind = next(iter(part), "part")
-            self.chain.note(role, f"[{kind} part]\n{json.dumps(part, ensure_ascii=False)}", where=where,
-                            what=f"{kind} part", created_at=when, meta={"part": part})
+            self.chain.note(
+                role,
+                f"[{kind} part]\n{json.dumps(part, ensure_ascii=False)}",
+                where=where,
+                what=f"{kind} part",
+                created_at=when,
+                meta={"part": part},
+            )
 
     def user(self, where: str, record: dict, when: int) -> None:
         chain = self.chain
@@ -178,11 +187,18 @@ class _Converter:
             meta["display_content"] = record["displayContent"]
         stripped = text.strip()
         if stripped.startswith(INJECTED_PREFIXES):
-            chain.note("user", text, where=where, what="injected context (session or hook context)",
-                       created_at=when, meta=meta)
+            chain.note(
+                "user", text, where=where, what="injected context (session or hook context)", created_at=when, meta=meta
+            )
         elif stripped.startswith(COMMAND_PREFIXES):
-            chain.note("user", text, where=where, what="slash command (Gemini CLI does not send it to the model)",
-                       created_at=when, meta=meta)
+            chain.note(
+                "user",
+                text,
+                where=where,
+                what="slash command (Gemini CLI does not send it to the model)",
+                created_at=when,
+                meta=meta,
+            )
         elif stripped or images:
             chain.add("user", text, message_id=record.get("id"), created_at=when, meta=meta)
         elif not unknown and not responses:
@@ -206,15 +222,25 @@ class _Converter:
         texts = [p["text"] for p in parts if isinstance(p.get("text"), str) and not p.get("thought")]
         thinking = [p["text"] for p in parts if isinstance(p.get("text"), str) and p.get("thought")]
         if not thinking:  # older sessions keep the thought summaries beside the content
-            thinking = [f"**{t.get('subject')}** {t.get('description', '')}" if t.get("subject") else
-                        str(t.get("description", "")) for t in _list(record.get("thoughts")) if isinstance(t, dict)]
+            thinking = [
+                f"**{t.get('subject')}** {t.get('description', '')}"
+                if t.get("subject")
+                else str(t.get("description", ""))
+                for t in _list(record.get("thoughts"))
+                if isinstance(t, dict)
+            ]
         records = [tc for tc in _list(record.get("toolCalls")) if isinstance(tc, dict)]
         by_id = {tc["id"]: tc for tc in records if isinstance(tc.get("id"), str)}
-        calls = [{**p["functionCall"], **by_id.get(_id_of(p["functionCall"]), {})} for p in parts
-                 if isinstance(p.get("functionCall"), dict)]
+        calls = [
+            {**p["functionCall"], **by_id.get(_id_of(p["functionCall"]), {})}
+            for p in parts
+            if isinstance(p.get("functionCall"), dict)
+        ]
         seen = {_id_of(c) for c in calls}
         calls += [tc for tc in records if _id_of(tc) is None or _id_of(tc) not in seen]
-        unknown = [p for p in parts if not isinstance(p.get("text"), str) and not isinstance(p.get("functionCall"), dict)]
+        unknown = [
+            p for p in parts if not isinstance(p.get("text"), str) and not isinstance(p.get("functionCall"), dict)
+        ]
         meta: dict[str, Any] = {}
         if thinking:
             meta["thinking"] = "\n\n".join(thinking)
@@ -253,9 +279,14 @@ class _Converter:
         if aside:
             meta["parts"] = aside
         call_id = str(call.get("id")) if call.get("id") else None
-        self.chain.result(call_id, text, is_error=(error or status == "error") and status != CANCELLED,
-                          status="interrupted" if status == CANCELLED else None,
-                          created_at=timestamp_ms(call.get("timestamp")) or when, meta=meta)
+        self.chain.result(
+            call_id,
+            text,
+            is_error=(error or status == "error") and status != CANCELLED,
+            status="interrupted" if status == CANCELLED else None,
+            created_at=timestamp_ms(call.get("timestamp")) or when,
+            meta=meta,
+        )
         if call_id:
             self.answered.add(call_id)
 
@@ -269,8 +300,11 @@ def _records(text: str, chain: Chain) -> list[tuple[str, dict]]:
         if isinstance(record, dict):
             out.append((f"line {number}", record))
         else:
-            chain.skip(f"line {number}", "a line that is not a JSON object",
-                       "Gemini CLI skips such lines too (e.g. one cut short by a crash)")
+            chain.skip(
+                f"line {number}",
+                "a line that is not a JSON object",
+                "Gemini CLI skips such lines too (e.g. one cut short by a crash)",
+            )
     return out
 
 
@@ -293,16 +327,29 @@ def parse(text: str) -> ImportedSession:
             model = answer_model if isinstance(answer_model, str) and answer_model else model
         elif kind in NOTICE_TYPES:
             content = _plain(_parts(record.get("content")))
-            chain.note("assistant", f"[{kind}] {content}", where=where,
-                       what=f"{kind} notice (Gemini CLI's UI; never sent to the model)", created_at=when)
+            chain.note(
+                "assistant",
+                f"[{kind}] {content}",
+                where=where,
+                what=f"{kind} notice (Gemini CLI's UI; never sent to the model)",
+                created_at=when,
+            )
         else:
-            chain.note("assistant", f"[{kind}]\n{json.dumps(record, ensure_ascii=False)}", where=where,
-                       what=f"message of type {kind!r}", created_at=when, meta={"record": record})
-    reasons = {"removed by a rewind": "Gemini CLI removed them from the conversation ($rewindTo)",
-               "replaced by a rewritten history": "Gemini CLI replaced them ($set of messages, e.g. /compress)",
-               "tool call display fields": "the UI's rendering (displayName, description, resultDisplay); "
-                                           "the result the model got is imported",
-               "tool result repeated in a user message": "the same result is imported with its tool call"}
+            chain.note(
+                "assistant",
+                f"[{kind}]\n{json.dumps(record, ensure_ascii=False)}",
+                where=where,
+                what=f"message of type {kind!r}",
+                created_at=when,
+                meta={"record": record},
+            )
+    reasons = {
+        "removed by a rewind": "Gemini CLI removed them from the conversation ($rewindTo)",
+        "replaced by a rewritten history": "Gemini CLI replaced them ($set of messages, e.g. /compress)",
+        "tool call display fields": "the UI's rendering (displayName, description, resultDisplay); "
+        "the result the model got is imported",
+        "tool result repeated in a user message": "the same result is imported with its tool call",
+    }
     for what, count in sorted((history.removed + convert.counts).items()):
         chain.skip("session", f"{count} × {what}", reasons[what])
     if history.header.get("memoryScratchpad"):
@@ -310,7 +357,12 @@ def parse(text: str) -> ImportedSession:
     if not chain.messages:
         raise ImportFormatError("no user or model messages in this Gemini CLI session")
     summary = history.header.get("summary")
-    return ImportedSession(title=chain.title(summary), model=model,
-                           created_at=timestamp_ms(history.header.get("startTime")) or None,
-                           updated_at=timestamp_ms(history.header.get("lastUpdated")) or None,
-                           head_id=chain.messages[-1].id, messages=chain.messages, skipped=chain.skipped)
+    return ImportedSession(
+        title=chain.title(summary),
+        model=model,
+        created_at=timestamp_ms(history.header.get("startTime")) or None,
+        updated_at=timestamp_ms(history.header.get("lastUpdated")) or None,
+        head_id=chain.messages[-1].id,
+        messages=chain.messages,
+        skipped=chain.skipped,
+    )

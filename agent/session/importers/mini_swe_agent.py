@@ -34,8 +34,11 @@ def detect(text: str) -> bool:
     if data is None or not isinstance(data.get("messages"), list):
         return False
     info = data.get("info") if isinstance(data.get("info"), dict) else {}
-    return (str(data.get("trajectory_format", "")).startswith("mini-swe-agent") or "mini_version" in info
-            or any(isinstance(m, dict) and m.get("role") == "exit" for m in data["messages"]))
+    return (
+        str(data.get("trajectory_format", "")).startswith("mini-swe-agent")
+        or "mini_version" in info
+        or any(isinstance(m, dict) and m.get("role") == "exit" for m in data["messages"])
+    )
 
 
 def _command(item: dict) -> str | None:
@@ -74,8 +77,9 @@ def parse(text: str) -> ImportedSession:
             if code is not None:
                 message, command = pending
                 call = chain.call(message, f"mini-{message.seq}", "bash", {"command": command})
-                chain.result(call.id, content, is_error=code != 0, created_at=message.created_at,
-                             meta={"exitCode": code})
+                chain.result(
+                    call.id, content, is_error=code != 0, created_at=message.created_at, meta={"exitCode": code}
+                )
                 pending = None
                 continue
         if pending is not None:
@@ -99,16 +103,22 @@ def parse(text: str) -> ImportedSession:
         else:
             extra = item.get("extra") if isinstance(item.get("extra"), dict) else {}
             label = f"[{role}: {extra['exit_status']}]" if role == "exit" and extra.get("exit_status") else f"[{role}]"
-            chain.note("assistant" if role == "exit" else "user", f"{label}\n{content}".rstrip(), where=where,
-                       what=f"{role!r} message", meta={"original_role": role, "extra": extra})
+            chain.note(
+                "assistant" if role == "exit" else "user",
+                f"{label}\n{content}".rstrip(),
+                where=where,
+                what=f"{role!r} message",
+                meta={"original_role": role, "extra": extra},
+            )
     if pending is not None:
         _no_observation(chain, pending)
     if not chain.messages:
         raise ImportFormatError("no user or assistant messages in this mini-swe-agent trajectory")
     info = data.get("info") if isinstance(data.get("info"), dict) else {}
     model = _model(info)
-    return ImportedSession(title=chain.title(), model=model, head_id=chain.messages[-1].id,
-                           messages=chain.messages, skipped=chain.skipped)
+    return ImportedSession(
+        title=chain.title(), model=model, head_id=chain.messages[-1].id, messages=chain.messages, skipped=chain.skipped
+    )
 
 
 def _model(info: dict) -> str:
@@ -121,5 +131,8 @@ def _model(info: dict) -> str:
 def _no_observation(chain: Chain, pending: tuple[Message, str]) -> None:
     message, command = pending
     message.meta["action"] = command
-    chain.skip(f"message {message.seq}", "command without an observation",
-               "kept in the assistant's text, not as a tool call (no result to pair it with)")
+    chain.skip(
+        f"message {message.seq}",
+        "command without an observation",
+        "kept in the assistant's text, not as a tool call (no result to pair it with)",
+    )

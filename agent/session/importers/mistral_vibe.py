@@ -33,9 +33,21 @@ from agent.session.importers.common import Chain, content_text, load_document, o
 from agent.session.models import Message
 
 ROLES = ("system", "user", "assistant", "tool")
-KNOWN_FIELDS = {"role", "content", "images", "injected", "reasoning_content", "reasoning_state",
-                "reasoning_signature", "reasoning_message_id", "tool_calls", "name", "tool_call_id",
-                "message_id", "user_display_content"}
+KNOWN_FIELDS = {
+    "role",
+    "content",
+    "images",
+    "injected",
+    "reasoning_content",
+    "reasoning_state",
+    "reasoning_signature",
+    "reasoning_message_id",
+    "tool_calls",
+    "name",
+    "tool_call_id",
+    "message_id",
+    "user_display_content",
+}
 REASONING_STATE = ("reasoning_state", "reasoning_signature", "reasoning_message_id")
 TAGGED = re.compile(r"\A\s*<(tool_error|user_cancellation)>(.*)</\1>\s*\Z", re.S)
 DETECT_LINES = 20
@@ -43,8 +55,12 @@ DETECT_LINES = 20
 
 def _is_metadata_file(data: dict) -> bool:
     """The `meta.json` beside `messages.jsonl` (no messages of its own)."""
-    return (isinstance(data.get("session_id"), str) and isinstance(data.get("environment"), dict)
-            and "messages" not in data and "role" not in data)
+    return (
+        isinstance(data.get("session_id"), str)
+        and isinstance(data.get("environment"), dict)
+        and "messages" not in data
+        and "role" not in data
+    )
 
 
 def _is_legacy(data: dict) -> bool:
@@ -57,8 +73,11 @@ def detect(text: str) -> bool:
     if whole is not None and "role" not in whole:
         return _is_legacy(whole) or _is_metadata_file(whole)
     records = list(leading_records(text, DETECT_LINES))
-    return (bool(records) and all(r is not None and r.get("role") in ROLES and "type" not in r for r in records)
-            and any("message_id" in r or "injected" in r for r in records))
+    return (
+        bool(records)
+        and all(r is not None and r.get("role") in ROLES and "type" not in r for r in records)
+        and any("message_id" in r or "injected" in r for r in records)
+    )
 
 
 class _Session:
@@ -96,8 +115,13 @@ class _Session:
             marks = [f"[image: {i['alias']}]" if i.get("alias") else "[image]" for i in images]
             content = "\n".join([content, *marks]).strip()
         if role == "user" and item.get("injected"):
-            chain.note("user", content, where=where, what="injected message (Vibe's own: compaction summary, "
-                                                          "hook or plan notice)", meta=meta)
+            chain.note(
+                "user",
+                content,
+                where=where,
+                what="injected message (Vibe's own: compaction summary, hook or plan notice)",
+                meta=meta,
+            )
         elif role == "user":
             chain.add("user", content, message_id=item.get("message_id"), meta=meta)
         elif role == "assistant":
@@ -106,8 +130,13 @@ class _Session:
         elif role == "tool":
             self.result(item, content, meta)
         else:
-            chain.note("user", f"[{role} message]\n{content}", where=where, what=f"message with role {role!r}",
-                       meta={"original": item})
+            chain.note(
+                "user",
+                f"[{role} message]\n{content}",
+                where=where,
+                what=f"message with role {role!r}",
+                meta={"original": item},
+            )
 
     def result(self, item: dict, content: str, meta: dict[str, Any]) -> Message:
         tagged = TAGGED.match(content)
@@ -115,21 +144,30 @@ class _Session:
         if tagged:
             content = tagged.group(2).strip()
             meta["vibe_tag"] = tag
-        return self.chain.result(item.get("tool_call_id"), content, is_error=tag == "tool_error",
-                                 status="interrupted" if tag == "user_cancellation" else None,
-                                 named=item.get("name"), message_id=item.get("message_id"), meta=meta)
+        return self.chain.result(
+            item.get("tool_call_id"),
+            content,
+            is_error=tag == "tool_error",
+            status="interrupted" if tag == "user_cancellation" else None,
+            named=item.get("name"),
+            message_id=item.get("message_id"),
+            meta=meta,
+        )
 
 
 def parse(text: str) -> ImportedSession:
     whole = json_object(text)
     if whole is not None and "role" not in whole:
         if _is_metadata_file(whole):
-            raise ImportFormatError("this is a Mistral Vibe meta.json: the conversation is in messages.jsonl "
-                                    "in the same folder; import that file")
+            raise ImportFormatError(
+                "this is a Mistral Vibe meta.json: the conversation is in messages.jsonl "
+                "in the same folder; import that file"
+            )
         data = load_document(text)
         if not _is_legacy(data):
-            raise ImportFormatError("expected a Mistral Vibe session: messages.jsonl, or a 1.x session JSON "
-                                    "with 'metadata' and 'messages'")
+            raise ImportFormatError(
+                "expected a Mistral Vibe session: messages.jsonl, or a 1.x session JSON with 'metadata' and 'messages'"
+            )
         items = [(f"message {n}", m) for n, m in enumerate(data["messages"], start=1)]
         header = data["metadata"]
     else:
@@ -142,11 +180,19 @@ def parse(text: str) -> ImportedSession:
         session.add(where, item)
     chain = session.chain
     for field, count in sorted(session.extra_fields.items()):
-        chain.skip("session", f"field {field!r} on {count} messages", "not a Vibe message field cairn knows: "
-                                                                      "kept in the message's meta")
+        chain.skip(
+            "session",
+            f"field {field!r} on {count} messages",
+            "not a Vibe message field cairn knows: kept in the message's meta",
+        )
     if not chain.messages:
         raise ImportFormatError("no user or assistant messages in this Mistral Vibe session")
     environment = header.get("environment") if isinstance(header.get("environment"), dict) else {}
-    return ImportedSession(title=chain.title(header.get("title")), cwd=str(environment.get("working_directory") or ""),
-                           created_at=timestamp_ms(header.get("start_time")) or None,
-                           head_id=chain.messages[-1].id, messages=chain.messages, skipped=chain.skipped)
+    return ImportedSession(
+        title=chain.title(header.get("title")),
+        cwd=str(environment.get("working_directory") or ""),
+        created_at=timestamp_ms(header.get("start_time")) or None,
+        head_id=chain.messages[-1].id,
+        messages=chain.messages,
+        skipped=chain.skipped,
+    )

@@ -76,6 +76,10 @@ def parse(text: str) -> ImportedSession:
         raise ImportFormatError("no user, assistant or tool messages")
     model = header.get("model") or next((m.meta["model"] for m in chain.messages if "model" in m.meta), "")
     return ImportedSession(
-        title=chain.title(header.get("title")), cwd=str(header.get("cwd") or ""), model=str(model), head_id=chain.messages[-1].id, messages=chain.messages,
+        title=chain.title(header.get("title")),
+        cwd=str(header.get("cwd") or ""),
+        model=str(model),
+        head_id=chain.messages[-1].id,
+        messages=chain.messages,
         skipped=chain.skipped,
     )

@@ -17,12 +17,24 @@ def report(imported: Any) -> dict[str, Any]:
     results = [m.tool_call_id for m in messages if m.role == "tool" and m.tool_call_id]
     answered, made = set(results), set(calls)
     skipped = [dict(item) for item in imported.skipped]
-    skipped += [{"where": f"tool call {call_id}", "what": "tool call without a result",
-                 "reason": "no result in the file: its assistant message is left out when the session loads"}
-                for call_id in calls if call_id not in answered]
-    skipped += [{"where": f"tool result {call_id}", "what": "tool result without its call",
-                 "reason": "no tool call with this id in the file"}
-                for call_id in results if call_id not in made]
+    skipped += [
+        {
+            "where": f"tool call {call_id}",
+            "what": "tool call without a result",
+            "reason": "no result in the file: its assistant message is left out when the session loads",
+        }
+        for call_id in calls
+        if call_id not in answered
+    ]
+    skipped += [
+        {
+            "where": f"tool result {call_id}",
+            "what": "tool result without its call",
+            "reason": "no tool call with this id in the file",
+        }
+        for call_id in results
+        if call_id not in made
+    ]
     counts = {
         "messages": len(messages),
         "user": sum(m.role == "user" and m.kind == "message" for m in messages),
@@ -38,9 +50,11 @@ def report(imported: Any) -> dict[str, Any]:
 def report_text(summary: dict[str, Any]) -> str:
     """The report for people (stderr): one line of counts, then one line per skipped item."""
     c = summary["imported"]
-    lines = [f"Imported {c['messages']} messages ({summary['format']}): {c['user']} user, "
-             f"{c['assistant']} assistant, {c['tool_calls']} tool calls, {c['tool_results']} tool results "
-             f"({c['tool_errors']} errors), {c['notes']} notes."]
+    lines = [
+        f"Imported {c['messages']} messages ({summary['format']}): {c['user']} user, "
+        f"{c['assistant']} assistant, {c['tool_calls']} tool calls, {c['tool_results']} tool results "
+        f"({c['tool_errors']} errors), {c['notes']} notes."
+    ]
     skipped = summary["skipped"]
     if skipped:
         lines.append(f"Skipped or kept as notes: {len(skipped)}")

@@ -25,9 +25,12 @@ from agent.session.models import Message
 
 def detect(text: str) -> bool:
     data = json_object(text)
-    return (data is not None and isinstance(data.get("history"), list)
-            and ("trajectory" in data or "info" in data)
-            and all(isinstance(m, dict) and "role" in m for m in data["history"]))
+    return (
+        data is not None
+        and isinstance(data.get("history"), list)
+        and ("trajectory" in data or "info" in data)
+        and all(isinstance(m, dict) and "role" in m for m in data["history"])
+    )
 
 
 def parse(text: str) -> ImportedSession:
@@ -70,27 +73,44 @@ def parse(text: str) -> ImportedSession:
         elif role == "user":
             add_item(chain, item, where)
         else:
-            chain.note("user", f"[{role} message]\n{content_text(item.get('content')) or ''}", where=where,
-                       what=f"message with role {role!r}", meta={"original": item})
+            chain.note(
+                "user",
+                f"[{role} message]\n{content_text(item.get('content')) or ''}",
+                where=where,
+                what=f"message with role {role!r}",
+                meta={"original": item},
+            )
     if pending is not None:
         _no_observation(chain, pending)
     trajectory = data.get("trajectory")
     if isinstance(trajectory, list) and trajectory:
-        chain.skip("trajectory", f"{len(trajectory)} steps",
-                   "the same steps as the history (response, action, observation), which is imported")
+        chain.skip(
+            "trajectory",
+            f"{len(trajectory)} steps",
+            "the same steps as the history (response, action, observation), which is imported",
+        )
     info = data.get("info")
     if isinstance(info, dict) and (info.get("exit_status") or info.get("submission")):
         content = f"[exit: {info.get('exit_status') or 'unknown'}]\n{info.get('submission') or ''}".rstrip()
-        chain.note("assistant", content, where="info", what="exit status and submission",
-                   meta={"info": {k: v for k, v in info.items() if k in ("exit_status", "submission", "model_stats")}})
+        chain.note(
+            "assistant",
+            content,
+            where="info",
+            what="exit status and submission",
+            meta={"info": {k: v for k, v in info.items() if k in ("exit_status", "submission", "model_stats")}},
+        )
     if not chain.messages:
         raise ImportFormatError("no user or assistant messages in this SWE-agent trajectory")
-    return ImportedSession(title=chain.title(), head_id=chain.messages[-1].id, messages=chain.messages,
-                           skipped=chain.skipped)
+    return ImportedSession(
+        title=chain.title(), head_id=chain.messages[-1].id, messages=chain.messages, skipped=chain.skipped
+    )
 
 
 def _no_observation(chain: Chain, pending: tuple[Message, str, str]) -> None:
     message, action, where = pending
     message.meta["action"] = action
-    chain.skip(where, "action without an observation",
-               f"kept in the assistant's text, not as a tool call (no result to pair it with): {json.dumps(action)[:80]}")
+    chain.skip(
+        where,
+        "action without an observation",
+        f"kept in the assistant's text, not as a tool call (no result to pair it with): {json.dumps(action)[:80]}",
+    )

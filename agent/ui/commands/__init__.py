@@ -109,8 +109,9 @@ def _as_command(found: ProjectCommand) -> Command:
     async def run(app: CairnApp, args: str) -> None:
         app.send_prompt(f"/{found.name} {args}".strip(), expand(found, args))
 
-    return Command(found.name, found.description, run, usage="[arguments]" if ARGUMENTS in found.body else "",
-                   project=True)
+    return Command(
+        found.name, found.description, run, usage="[arguments]" if ARGUMENTS in found.body else "", project=True
+    )
 
 
 def project_commands(app: CairnApp) -> list[Command]:

@@ -11,12 +11,16 @@ USAGE = "/mcp · /mcp restart NAME · /mcp trust"
 
 def describe(statuses: list, problems: list[str]) -> str:
     if not statuses and not problems:
-        return ("No MCP servers configured. Add [mcp.servers.NAME] to config.toml (command/args or url), "
-                "or a .mcp.json to the project (see README, \"MCP servers\").")
+        return (
+            "No MCP servers configured. Add [mcp.servers.NAME] to config.toml (command/args or url), "
+            'or a .mcp.json to the project (see README, "MCP servers").'
+        )
     lines = ["MCP servers:"]
     for s in statuses:
-        lines.append(f"  {s.name}  {s.state}  ({s.transport}, {s.source}, {len(s.tools)} tools)"
-                     + (f": {s.error}" if s.error else ""))
+        lines.append(
+            f"  {s.name}  {s.state}  ({s.transport}, {s.source}, {len(s.tools)} tools)"
+            + (f": {s.error}" if s.error else "")
+        )
         shown = ", ".join(s.tools[:MAX_TOOLS_SHOWN])
         if shown:
             more = f" and {len(s.tools) - MAX_TOOLS_SHOWN} more" if len(s.tools) > MAX_TOOLS_SHOWN else ""
@@ -49,11 +53,15 @@ async def run(app, args: str) -> None:
         except OSError as exc:
             app.chat.add_notice(f"Could not record the trust: {exc.strerror or exc}", kind="warning")
             return
-        app.chat.add_notice(f"Trusted .mcp.json as it is now; starting {added} server(s)." if added else
-                            "Nothing to trust: no untrusted .mcp.json servers in this folder.")
+        app.chat.add_notice(
+            f"Trusted .mcp.json as it is now; starting {added} server(s)."
+            if added
+            else "Nothing to trust: no untrusted .mcp.json servers in this folder."
+        )
     else:
         app.chat.add_notice(f"Usage: {USAGE}", kind="warning")
 
 
-COMMAND = Command("mcp", "MCP servers: list, restart one, trust the project's .mcp.json", run,
-                  usage="[restart NAME | trust]")
+COMMAND = Command(
+    "mcp", "MCP servers: list, restart one, trust the project's .mcp.json", run, usage="[restart NAME | trust]"
+)

@@ -28,8 +28,10 @@ async def pick_model(app) -> None:
     choices = with_known_windows(choices, app.runtime.known_windows() if app.runtime else {})
     if not choices:
         text = f"Model: {current}. " if current else "No model configured. "
-        app.chat.add_notice(text + "No provider key is set (e.g. ANTHROPIC_API_KEY, OPENAI_API_KEY) to pick "
-                                   "from; set one with /model <provider/name>.")
+        app.chat.add_notice(
+            text + "No provider key is set (e.g. ANTHROPIC_API_KEY, OPENAI_API_KEY) to pick "
+            "from; set one with /model <provider/name>."
+        )
         return
     chosen = await app.push_screen_wait(ModelPicker(choices, current))
     app.prompt.focus()

@@ -103,10 +103,10 @@ class ApprovalScreen(ModalScreen[Decision]):
                     body = Static(detail, markup=False, id="approval-detail")
                 with VerticalScroll(id="approval-scroll"):
                     yield body
-            yield OptionList(*(Option(label, id=value) for value, label in choice_labels(r)),
-                             id="approval-choices")
-            yield InsteadInput(placeholder="What should cairn do instead? Enter sends, Esc goes back",
-                               id="approval-instead")
+            yield OptionList(*(Option(label, id=value) for value, label in choice_labels(r)), id="approval-choices")
+            yield InsteadInput(
+                placeholder="What should cairn do instead? Enter sends, Esc goes back", id="approval-instead"
+            )
 
     def on_mount(self) -> None:
         self.call_after_refresh(self._fit)
@@ -117,8 +117,13 @@ class ApprovalScreen(ModalScreen[Decision]):
     def _fit(self) -> None:
         """Every choice stays on screen: the diff gets the lines left over (it scrolls)."""
         if self.query("#approval-scroll"):
-            fit_scroll(self, self.query_one("#approval-box"), self.query_one("#approval-scroll"),
-                       max_lines=MAX_DETAIL_LINES, min_lines=MIN_DETAIL_LINES)
+            fit_scroll(
+                self,
+                self.query_one("#approval-box"),
+                self.query_one("#approval-scroll"),
+                max_lines=MAX_DETAIL_LINES,
+                min_lines=MIN_DETAIL_LINES,
+            )
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()

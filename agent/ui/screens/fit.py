@@ -14,17 +14,25 @@ from textual.widget import Widget
 FIT_PASSES = 3  # a changed height re-wraps what is around it: measure again, a bounded number of times
 
 
-def fit_scroll(screen: Screen, box: Widget, scroll: Widget, *, max_lines: int, min_lines: int,
-               passes: int = FIT_PASSES) -> None:
+def fit_scroll(
+    screen: Screen, box: Widget, scroll: Widget, *, max_lines: int, min_lines: int, passes: int = FIT_PASSES
+) -> None:
     """Size `scroll` to the screen's height less everything else in `box`; measured again
     after the next layout while that changes the answer."""
     # Measured from the parts: the box itself may already be cut at the screen's height.
-    rest = box.styles.gutter.height + scroll.styles.margin.height + sum(
-        child.outer_size.height + child.styles.margin.height
-        for child in box.children if child is not scroll and child.display)
+    rest = (
+        box.styles.gutter.height
+        + scroll.styles.margin.height
+        + sum(
+            child.outer_size.height + child.styles.margin.height
+            for child in box.children
+            if child is not scroll and child.display
+        )
+    )
     lines = min(max(min_lines, screen.size.height - rest), max_lines)
     if scroll.styles.max_height is None or scroll.styles.max_height.value != lines:
         scroll.styles.max_height = lines
         if passes > 1:
-            screen.call_after_refresh(fit_scroll, screen, box, scroll, max_lines=max_lines, min_lines=min_lines,
-                                      passes=passes - 1)
+            screen.call_after_refresh(
+                fit_scroll, screen, box, scroll, max_lines=max_lines, min_lines=min_lines, passes=passes - 1
+            )

@@ -54,8 +54,8 @@ def relative_age(ms: int, now: float | None = None) -> str:
 def short_folder(path: str, limit: int = FOLDER_CHARS) -> str:
     home = str(Path.home())
     if path == home or path.startswith(home + "/"):
-        path = "~" + path[len(home):]
-    return path if len(path) <= limit else "…" + path[-(limit - 1):]
+        path = "~" + path[len(home) :]
+    return path if len(path) <= limit else "…" + path[-(limit - 1) :]
 
 
 def flat(text: str, limit: int) -> str:
@@ -71,7 +71,9 @@ def row(summary: SessionSummary, *, current: bool = False, now: float | None = N
     """Two lines: title · messages · folder · age, then the first prompt."""
     s = summary.session
     count = summary.message_count
-    details = f"  {count} message{'s' if count != 1 else ''} · {short_folder(s.cwd)} · {relative_age(s.updated_at, now)}"
+    details = (
+        f"  {count} message{'s' if count != 1 else ''} · {short_folder(s.cwd)} · {relative_age(s.updated_at, now)}"
+    )
     parts: list[tuple[str, str] | str] = [(title_of(summary), "bold"), (details, "dim")]
     if current:
         parts.append(("  (open now)", "italic"))
@@ -100,8 +102,14 @@ class SessionPicker(ModalScreen[str | None]):
         Binding("d", "delete", show=False),  # reaches the screen only when the list has focus
     ]
 
-    def __init__(self, summaries: list[SessionSummary], *, current_id: str | None = None,
-                 delete: Delete | None = None, title: str = "Resume a session") -> None:
+    def __init__(
+        self,
+        summaries: list[SessionSummary],
+        *,
+        current_id: str | None = None,
+        delete: Delete | None = None,
+        title: str = "Resume a session",
+    ) -> None:
         super().__init__()
         self.summaries = list(summaries)
         self.current_id = current_id

@@ -57,7 +57,10 @@ def clock(ms: int, now: float | None = None) -> str:
 
 
 def turn_row(point: RewindPoint, now: float | None = None) -> Content:
-    parts: list[tuple[str, str] | str] = [(clock(point.created_at, now).rjust(5) + "  ", "dim"), point.preview or "(empty)"]
+    parts: list[tuple[str, str] | str] = [
+        (clock(point.created_at, now).rjust(5) + "  ", "dim"),
+        point.preview or "(empty)",
+    ]
     if point.files_changed:
         n = point.files_changed
         parts.append((f" · {n} file{'s' if n != 1 else ''} changed", "dim italic"))
@@ -68,12 +71,15 @@ def plan_line(item: FileRestore, reapply: bool = False) -> Content:
     label, note, style = ACTIONS[item.action]
     if reapply and item.action == "restore":
         label = REAPPLY_LABEL
-    return Content.assemble((label.ljust(10), style), item.display, (note, "$warning" if item.action == "conflict" else "dim"))
+    return Content.assemble(
+        (label.ljust(10), style), item.display, (note, "$warning" if item.action == "conflict" else "dim")
+    )
 
 
 def branch_row(branch: SessionBranch, now: float | None = None) -> Content:
     return Content.assemble(
-        ("↳ ", "dim"), branch.preview or "(no prompt)",
+        ("↳ ", "dim"),
+        branch.preview or "(no prompt)",
         (f" · {branch.messages} messages · {relative_age(branch.created_at, now)}", "dim"),
     )
 
@@ -98,8 +104,9 @@ class RewindScreen(ModalScreen[tuple[str, str] | None]):
         with Vertical(id="rewind-box"):
             yield Static("Rewind the conversation to before…", id="rewind-title", markup=False)
             yield OptionList(*options, id="rewind-list")
-            yield Static("↑↓ move · Enter choose · Esc close  (the branch you leave is kept)",
-                         id="rewind-hint", markup=False)
+            yield Static(
+                "↑↓ move · Enter choose · Esc close  (the branch you leave is kept)", id="rewind-hint", markup=False
+            )
 
     def on_mount(self) -> None:
         options = self.query_one(OptionList)
@@ -127,8 +134,9 @@ class RestoreScreen(ModalScreen[str | None]):
         Binding("escape", "choose('cancel')", show=False),
     ]
 
-    def __init__(self, point: RewindPoint | None, plan: list[FileRestore], *,
-                 branch: SessionBranch | None = None) -> None:
+    def __init__(
+        self, point: RewindPoint | None, plan: list[FileRestore], *, branch: SessionBranch | None = None
+    ) -> None:
         super().__init__()
         self.point = point
         self.plan = plan
@@ -136,8 +144,11 @@ class RestoreScreen(ModalScreen[str | None]):
 
     def compose(self):
         reapply = self.branch is not None
-        lines = (Content("\n").join(plan_line(f, reapply) for f in self.plan) if self.plan
-                 else Content("(no files to restore)"))
+        lines = (
+            Content("\n").join(plan_line(f, reapply) for f in self.plan)
+            if self.plan
+            else Content("(no files to restore)")
+        )
         if self.branch is not None:
             title = Content.assemble("Switch to the branch “", self.branch.preview or "(no prompt)", "”")
             subtitle, choices = "A rewind undid this branch's file changes:", REAPPLY_CHOICES

@@ -59,15 +59,21 @@ class TrustScreen(ModalScreen[bool]):
         with Vertical(id="trust-box"):
             yield Static("Trust this folder's project config?", markup=False, id="trust-title")
             yield Static(inert(str(p.config)), markup=False, id="trust-path")
-            yield Static("It sets what only a trusted folder may: what cairn may do without asking, "
-                         "or where your conversation and keys go.", markup=False, id="trust-about")
+            yield Static(
+                "It sets what only a trusted folder may: what cairn may do without asking, "
+                "or where your conversation and keys go.",
+                markup=False,
+                id="trust-about",
+            )
             # The choices come before the list of keys, so a short terminal cuts the list
             # (which scrolls), never the choices.
-            yield OptionList(Option(TRUST_LABEL, id="trust"), Option(NOT_NOW_LABEL, id="not-now"),
-                             id="trust-choices")
-            yield Static("↑↓ choose · Enter confirm · n / Esc not now. Not now: these are ignored, "
-                         "everything else in the file applies. A changed file asks again.",
-                         markup=False, id="trust-hint")
+            yield OptionList(Option(TRUST_LABEL, id="trust"), Option(NOT_NOW_LABEL, id="not-now"), id="trust-choices")
+            yield Static(
+                "↑↓ choose · Enter confirm · n / Esc not now. Not now: these are ignored, "
+                "everything else in the file applies. A changed file asks again.",
+                markup=False,
+                id="trust-hint",
+            )
             with VerticalScroll(id="trust-scroll"):
                 yield Static(item_lines(p), markup=False, id="trust-items")
 
@@ -81,8 +87,13 @@ class TrustScreen(ModalScreen[bool]):
     def _fit(self) -> None:
         """The list of keys scrolls and gets what the terminal leaves (at 80×24 the whole
         question is taller than the screen)."""
-        fit_scroll(self, self.query_one("#trust-box"), self.query_one("#trust-scroll"),
-                   max_lines=MAX_LIST_LINES, min_lines=MIN_LIST_LINES)
+        fit_scroll(
+            self,
+            self.query_one("#trust-box"),
+            self.query_one("#trust-scroll"),
+            max_lines=MAX_LIST_LINES,
+            min_lines=MIN_LIST_LINES,
+        )
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()

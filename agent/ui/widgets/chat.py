@@ -42,7 +42,6 @@ _COMMAND = re.compile(r'<command name="([a-z0-9_-]+)">\n(.*?)\n</command>(?:\n\n
 _COMMAND_NAME = re.compile(r'<command name="([a-z0-9_-]+)">')
 
 
-
 def command_arguments(template: str, body: str) -> str | None:
     """What `$ARGUMENTS` stood for, given the command's body and its expansion (None: no match)."""
     parts = template.split("$ARGUMENTS")
@@ -53,8 +52,9 @@ def command_arguments(template: str, body: str) -> str | None:
     return match.group(1) if match else None
 
 
-def shown_user_text(content: str, command_body: Callable[[str], str | None] | None = None,
-                    images: dict | None = None) -> str:
+def shown_user_text(
+    content: str, command_body: Callable[[str], str | None] | None = None, images: dict | None = None
+) -> str:
     """A stored project-command expansion as the user typed it, `/name args`; else `content`.
     `command_body(name)` gives the command's current body, to recover substituted arguments.
     `images`: the message's meta; each attached image is shown as `[image: name, WxH]`."""
@@ -170,6 +170,7 @@ class AssistantMessage(Widget):
 def _toggler(collapsible) -> Callable[[], None]:
     def toggle() -> None:
         collapsible.collapsed = not collapsible.collapsed
+
     return toggle
 
 
@@ -390,8 +391,12 @@ class ChatView(VerticalScroll, can_focus=False):
                     candidates.append((widget, _toggler(found.first())))
         if not candidates:
             return False
-        window = Region(0, round(self.scroll_y), self.scrollable_content_region.width or 1,
-                        self.scrollable_content_region.height or 1)
+        window = Region(
+            0,
+            round(self.scroll_y),
+            self.scrollable_content_region.width or 1,
+            self.scrollable_content_region.height or 1,
+        )
         in_view = [toggle for w, toggle in candidates if w.virtual_region.overlaps(window)]
         (in_view or [toggle for _, toggle in candidates])[-1]()
         return True

@@ -33,7 +33,7 @@ def _change(before: int, after: int) -> str:
 
 
 def marker_title(trigger: str, before: int | None, after: int | None, duration_ms: int = 0) -> str:
-    """"── Context condensed (auto) · 120,431 → 8,210 tokens (−93%) · 3.2 s ──"."""
+    """ "── Context condensed (auto) · 120,431 → 8,210 tokens (−93%) · 3.2 s ──"."""
     parts = [f"Context condensed ({trigger})"]
     if before and after is not None:
         parts.append(f"{before:,} → {after:,} tokens ({_change(before, after)})")
@@ -45,7 +45,7 @@ def marker_title(trigger: str, before: int | None, after: int | None, duration_m
 def condense_failed_text(record: ContextEvent) -> str:
     error = (record.error or "no summary came back").strip()
     if error.startswith(FAILED_PREFIX):  # the condenser's own errors already say so
-        error = error[len(FAILED_PREFIX):]
+        error = error[len(FAILED_PREFIX) :]
     return f"{FAILED_PREFIX}{error.rstrip('.')}. Falling back to truncating the request."
 
 
@@ -54,7 +54,7 @@ def _plural(n: int, word: str) -> str:
 
 
 def truncated_text(record: ContextEvent) -> str:
-    """"Request shortened for the model: A → B tokens (N older messages left out; …)"."""
+    """ "Request shortened for the model: A → B tokens (N older messages left out; …)"."""
     detail = record.detail or {}
     notes = []
     if detail.get("messages_deleted"):
@@ -67,16 +67,26 @@ def truncated_text(record: ContextEvent) -> str:
         target = detail.get("target")
         notes.append(f"still over the {target:,}-token target" if isinstance(target, int) else "still over target")
     notes.append("history keeps everything")
-    return (f"Request shortened for the model: {record.tokens_before:,} → {record.tokens_after:,} tokens "
-            f"({'; '.join(notes)})")
+    return (
+        f"Request shortened for the model: {record.tokens_before:,} → {record.tokens_after:,} tokens "
+        f"({'; '.join(notes)})"
+    )
 
 
 class CondensedMarker(Vertical):
     """One condense: a collapsed rule-like title; expanding shows the summary text."""
 
     def __init__(
-        self, *, trigger: str, tokens_before: int | None, tokens_after: int | None, duration_ms: int = 0,
-        summary: str = "", count: int | None = None, instructions: str | None = None, summary_id: str | None = None,
+        self,
+        *,
+        trigger: str,
+        tokens_before: int | None,
+        tokens_after: int | None,
+        duration_ms: int = 0,
+        summary: str = "",
+        count: int | None = None,
+        instructions: str | None = None,
+        summary_id: str | None = None,
     ) -> None:
         super().__init__(classes="condensed-marker")
         self.trigger = trigger
@@ -95,18 +105,30 @@ class CondensedMarker(Vertical):
             # The stored summary's own numbers, as a resumed history shows them: the marker
             # must not change when the session is opened again.
             return cls.from_summary(summary)
-        return cls(trigger=record.trigger, tokens_before=record.tokens_before, tokens_after=record.tokens_after,
-                   duration_ms=record.duration_ms, summary=(summary.content or "") if summary else "",
-                   summary_id=record.summary_id)
+        return cls(
+            trigger=record.trigger,
+            tokens_before=record.tokens_before,
+            tokens_after=record.tokens_after,
+            duration_ms=record.duration_ms,
+            summary=(summary.content or "") if summary else "",
+            summary_id=record.summary_id,
+        )
 
     @classmethod
     def from_summary(cls, message: Message) -> CondensedMarker:
         """A stored summary (history): the numbers its meta recorded when it was made."""
         meta = message.meta.get("condensed") or {}
         trigger = meta.get("trigger") or ("auto" if meta.get("automatic") else "manual")
-        return cls(trigger=trigger, tokens_before=meta.get("tokens_before"), tokens_after=meta.get("tokens_after"),
-                   duration_ms=meta.get("duration_ms") or 0, summary=message.content or "",
-                   count=meta.get("count"), instructions=meta.get("instructions"), summary_id=message.id)
+        return cls(
+            trigger=trigger,
+            tokens_before=meta.get("tokens_before"),
+            tokens_after=meta.get("tokens_after"),
+            duration_ms=meta.get("duration_ms") or 0,
+            summary=message.content or "",
+            count=meta.get("count"),
+            instructions=meta.get("instructions"),
+            summary_id=message.id,
+        )
 
     def compose(self):
         from textual.content import Content
@@ -126,5 +148,7 @@ class CondensedMarker(Vertical):
         if self.instructions:
             about.append(f"instructions: {self.instructions}")
         widgets = [Static(" · ".join(about), markup=False, classes="condensed-about")] if about else []
-        widgets.append(Static(readable_summary(self.summary) or "(no summary text)", markup=False, classes="condensed-summary"))
+        widgets.append(
+            Static(readable_summary(self.summary) or "(no summary text)", markup=False, classes="condensed-summary")
+        )
         return widgets

@@ -19,7 +19,7 @@ def no_model_text() -> str:
             "  • a provider key in the environment, which picks a default model:",
             "                   ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY",
             "  • an environment variable:  CAIRN_MODEL=openai/gpt-4o",
-            f'  • the config file {cfg}:',
+            f"  • the config file {cfg}:",
             '                   model = "openai/gpt-4o"',
             "",
             "Or type /model <name> here to use one now. /quit or Ctrl+C exits.",

@@ -43,7 +43,9 @@ class SlashPopup(OptionList, can_focus=False):
         width = max(len(c.name) + (len(c.usage) + 1 if c.usage else 0) for c in matches) + 1
         for c in matches:
             label = "/" + c.name + (" " + c.usage if c.usage else "")
-            self.add_option(Option(Content.assemble((label.ljust(width + 2), "bold"), (c.description, "dim")), id=c.name))
+            self.add_option(
+                Option(Content.assemble((label.ljust(width + 2), "bold"), (c.description, "dim")), id=c.name)
+            )
         self.highlighted = 0
         self.display = True
         return True
@@ -73,8 +75,9 @@ class PromptInput(TextArea):
         Binding("ctrl+j,shift+enter", "newline", "New line", priority=True, show=False),
         Binding("tab", "complete", "Complete a /command", show=False, priority=True),
         Binding("shift+tab", "stay", show=False, priority=True),
-        Binding("up", "up", "Previous prompt (on the first line) · take back a queued message", show=False,
-                priority=True),
+        Binding(
+            "up", "up", "Previous prompt (on the first line) · take back a queued message", show=False, priority=True
+        ),
         Binding("down", "down", "Next prompt (on the last line)", show=False, priority=True),
     ]
 

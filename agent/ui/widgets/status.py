@@ -58,8 +58,9 @@ class StatusBar(Static):
         self.redraw()
 
     # -- state changes ------------------------------------------------------------------
-    def set_info(self, *, model: str | None = None, title: str | None = None, window: int | None = None,
-                 yolo: bool | None = None) -> None:
+    def set_info(
+        self, *, model: str | None = None, title: str | None = None, window: int | None = None, yolo: bool | None = None
+    ) -> None:
         if yolo is not None:
             self.yolo = yolo
         if model is not None:
@@ -70,8 +71,9 @@ class StatusBar(Static):
             self.context_window = window
         self.redraw()
 
-    def set_usage(self, context_tokens: int, context_window: int, cost: float,
-                  cache_share: float | None = None) -> None:
+    def set_usage(
+        self, context_tokens: int, context_window: int, cost: float, cache_share: float | None = None
+    ) -> None:
         """`cache_share` None (a request not answered yet) keeps the last one shown."""
         self.context_tokens = context_tokens
         self.context_window = context_window

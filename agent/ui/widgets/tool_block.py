@@ -91,7 +91,7 @@ class ToolBlock(Vertical):
     def _flush_live(self) -> None:
         if self.live:
             lines = (self._tail + "".join(self.live)).split("\n")
-            self._tail = "\n".join(lines[-LIVE_TAIL_LINES - 1:])
+            self._tail = "\n".join(lines[-LIVE_TAIL_LINES - 1 :])
             self.live.clear()
 
     def _redraw_live(self) -> None:
@@ -127,8 +127,9 @@ class ToolBlock(Vertical):
         failed = tool_render.is_error(message)
         self.set_class(failed, "-error")
         diff = tool_render.result_diff(message)
-        if (diff is not None and not failed and len(diff.splitlines()) <= DIFF_EXPANDED_MAX_LINES) \
-                or (diff is None and tool_render.shown_open(message)):
+        if (diff is not None and not failed and len(diff.splitlines()) <= DIFF_EXPANDED_MAX_LINES) or (
+            diff is None and tool_render.shown_open(message)
+        ):
             return Collapsible(self._body(), title=Content(self.summary), collapsed=False)
         # Collapsed: the body is built on first expand. Laying out hundreds of hidden
         # outputs made resuming a long session take seconds.

@@ -190,8 +190,10 @@ def result_body(message: Message) -> str:
             parts.append(str(data["stderr"]).rstrip("\n"))
         content = "\n".join(p for p in parts if p) or "(no output)"
     all_lines = content.splitlines()
-    lines = [inert(line if len(line) <= MAX_BODY_LINE_CHARS else line[:MAX_BODY_LINE_CHARS] + " …")
-             for line in all_lines[:MAX_BODY_LINES]]
+    lines = [
+        inert(line if len(line) <= MAX_BODY_LINE_CHARS else line[:MAX_BODY_LINE_CHARS] + " …")
+        for line in all_lines[:MAX_BODY_LINES]
+    ]
     if len(all_lines) > MAX_BODY_LINES:
         more = len(all_lines) - MAX_BODY_LINES
         lines = lines[:MAX_BODY_LINES] + [f"… {_plural(more, 'more line')}"]
