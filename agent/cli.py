@@ -129,11 +129,11 @@ def _add_session_parser(sub: argparse._SubParsersAction) -> None:
 async def _context_command(args: argparse.Namespace, workspace: Path, flags: dict) -> int:
     import json
 
-    from agent.settings.config import load_settings
     from agent.context.inspect import context_report, format_report
     from agent.session.loading import load_session_messages
     from agent.session.models import now_ms
     from agent.session.store import Store
+    from agent.settings.config import load_settings
 
     store = await Store.open()
     try:
@@ -236,8 +236,8 @@ def _setup_logging(debug: bool, api_key: str | None = None) -> None:
     if not debug and not names:
         logging.getLogger("agent").addHandler(logging.NullHandler())
         return
-    from agent.settings.config import data_dir
     from agent.runtime.secrets import remember_secret
+    from agent.settings.config import data_dir
 
     remember_secret(api_key)
     folder = data_dir()
@@ -304,8 +304,8 @@ def main(argv: list[str] | None = None, *, warm: bool = True) -> int:
         limits = _run_limits(args)
         if isinstance(limits, int):
             return limits
-        from agent.settings.config import load_settings
         from agent.headless.run import run_headless
+        from agent.settings.config import load_settings
 
         settings = load_settings(workspace, flags=flags)
 

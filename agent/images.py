@@ -26,9 +26,10 @@ import os
 import re
 import shlex
 import struct
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 from urllib.parse import unquote, urlparse
 
 from pydantic import BaseModel, ValidationError

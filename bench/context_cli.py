@@ -37,11 +37,12 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from agent.settings.config import Settings  # noqa: E402
-from agent.context.tokens import counter_for  # noqa: E402
-from agent.session.store import Store  # noqa: E402
 from resume import long_session  # noqa: E402
 from run import Row, at_most, cairn_script, common_args, finish  # noqa: E402
+
+from agent.context.tokens import counter_for  # noqa: E402
+from agent.session.store import Store  # noqa: E402
+from agent.settings.config import Settings  # noqa: E402
 
 TARGET_CPU_MS = 1000.0
 MODEL = "anthropic/claude-sonnet-4-5"

@@ -32,13 +32,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from agent.settings.config import ContextSettings  # noqa: E402
+from run import Row, common_args, finish  # noqa: E402
+
 from agent.context.files import grep as grepping  # noqa: E402
 from agent.context.files.manager import ContextFileError, ContextFiles  # noqa: E402
 from agent.context.files.refs import artifact_ref_id  # noqa: E402
 from agent.session.models import Message, ToolCall  # noqa: E402
 from agent.session.store import Store  # noqa: E402
-from run import Row, common_args, finish  # noqa: E402
+from agent.settings.config import ContextSettings  # noqa: E402
 
 LINE = "2024-05-01T12:00:00.000Z INFO worker-{:07d} request served in 12 ms status=200 path=/api/v1/items\n"
 
@@ -102,7 +103,7 @@ async def measure(store: Store, root: Path, megabytes: int, runs: int) -> dict:
                 out[f"{name}_{engine}"] = f"t/o ({exc})"[:3]
                 continue
             assert expect is None or found.totalMatches == expect, found.totalMatches
-            out[f"{name}_{engine}"] = await median_ms(runs, lambda: files.grep(ref, pattern, context_lines=2))
+            out[f"{name}_{engine}"] = await median_ms(runs, lambda p=pattern: files.grep(ref, p, context_lines=2))
     grepping.find_rg = real_find_rg
     tracemalloc.start()
     await files.read(ref, size // 2 + 1, 65_536)

@@ -37,7 +37,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from agent.settings.config import Settings  # noqa: E402
 from agent.context.builder import RequestBuilder, breakpoint_positions  # noqa: E402
 from agent.llm.caching import breakpoint_style  # noqa: E402
 from agent.llm.cost_map import model_info  # noqa: E402
@@ -45,6 +44,7 @@ from agent.prompt import build_system_prompt  # noqa: E402
 from agent.session.importers import parse_any  # noqa: E402
 from agent.session.loading import drop_unmatched_tool_calls  # noqa: E402
 from agent.session.models import Message  # noqa: E402
+from agent.settings.config import Settings  # noqa: E402
 from agent.tools.registry import default_registry  # noqa: E402
 
 MODELS = ("anthropic/claude-sonnet-4-5", "openai/gpt-5.1", "cerebras/llama-3.3-70b")
@@ -158,7 +158,7 @@ def floor_price(requests: list[Request], model: str) -> float:
     seen: dict[bytes, int] = {}  # block content → expiry
     total = 0.0
     for r in requests:
-        for key, (_, tokens) in zip(r.contents, r.blocks):
+        for key, (_, tokens) in zip(r.contents, r.blocks, strict=False):
             total += tokens * (read if seen.get(key, 0) > r.at else write)
             seen[key] = r.at + TTL_MS
     return total

@@ -29,11 +29,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from run import Row, common_args, finish, median  # noqa: E402
+
 from agent.session.models import ToolCall  # noqa: E402
 from agent.tools.base import ToolContext  # noqa: E402
 from agent.tools.permissions import Permissions  # noqa: E402
 from agent.tools.registry import default_registry  # noqa: E402
-from run import Row, common_args, finish, median  # noqa: E402
 
 FILES_PER_FOLDER = 100
 SOURCE = "import os\n\ndef handler(event):\n    return os.environ.get('STAGE', 'dev')  # common\n"

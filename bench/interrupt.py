@@ -131,8 +131,8 @@ def _ms(values: list[float]) -> str:
 
 
 async def main(runs: int) -> None:
-    from agent.settings.config import load_settings
     from agent.runtime.runtime import Runtime
+    from agent.settings.config import load_settings
     from tests.fakes.llm_server import FakeLLMServer
 
     with tempfile.TemporaryDirectory(prefix="cairn-bench-") as tmp:

@@ -46,7 +46,22 @@ from run import Row, common_args, finish  # noqa: E402
 READY_TIMEOUT = 120.0
 TOOL_EVERY, COMMAND_EVERY = 5, 25
 _TURN = re.compile(r"turn (\d+):")
-WORDS = "the model answers briefly about files tests and the build while the user reads".split()
+WORDS = [
+    "the",
+    "model",
+    "answers",
+    "briefly",
+    "about",
+    "files",
+    "tests",
+    "and",
+    "the",
+    "build",
+    "while",
+    "the",
+    "user",
+    "reads",
+]
 
 
 def rss_mb() -> tuple[float, float]:

@@ -33,14 +33,31 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from agent.settings.config import Settings  # noqa: E402
+from run import Row, at_most, common_args, finish  # noqa: E402
+
 from agent.context.builder import RequestBuilder  # noqa: E402
 from agent.runtime.backend_load import settle_heap  # noqa: E402
 from agent.session.models import Message, ToolCall  # noqa: E402
-from run import Row, at_most, common_args, finish  # noqa: E402
+from agent.settings.config import Settings  # noqa: E402
 
 TARGET_SIZE, WARM_MS, COLD_MS, GROWTH = 5000, 30.0, 1500.0, 2.0
-WORDS = "the quick brown fox jumps over a lazy dog while reading files and running tests".split()
+WORDS = [
+    "the",
+    "quick",
+    "brown",
+    "fox",
+    "jumps",
+    "over",
+    "a",
+    "lazy",
+    "dog",
+    "while",
+    "reading",
+    "files",
+    "and",
+    "running",
+    "tests",
+]
 
 
 def generate(n: int, seed: int = 7) -> list[Message]:
@@ -147,7 +164,8 @@ def run(quick: bool = False, *, sizes: list[int] | None = None, runs: int = 5) -
             r = pool.apply(measure, (n, runs))
         results.append(r)
         print(
-            f"{r['n']:>9} {r['cold_ms']:>9.1f} {r['warm_ms']:>9.1f} {r['warm_ms'] * 1000 / n:>12.2f} {r['peak_mb']:>8.1f}"
+            f"{r['n']:>9} {r['cold_ms']:>9.1f} {r['warm_ms']:>9.1f} "
+            f"{r['warm_ms'] * 1000 / n:>12.2f} {r['peak_mb']:>8.1f}"
         )
     print("targets (SPEC §10): 5,000 messages warm ≤ 30 ms, cold ≤ 1,500 ms")
 
@@ -181,7 +199,9 @@ def run(quick: bool = False, *, sizes: list[int] | None = None, runs: int = 5) -
         first, last = results[0], results[-1]
         for kind in ("cold", "warm"):
             per_k = [r[f"{kind}_ms"] * 1000 / r["n"] for r in results]
-            shown = " · ".join(f"{r['n'] / 1000:g}k {v:.{0 if v >= 10 else 1}f}" for r, v in zip(results, per_k))
+            shown = " · ".join(
+                f"{r['n'] / 1000:g}k {v:.{0 if v >= 10 else 1}f}" for r, v in zip(results, per_k, strict=False)
+            )
             ratio = per_k[-1] / per_k[0]
             rows.append(
                 Row(

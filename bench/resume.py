@@ -43,21 +43,47 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
+from run import SKIPPED_NO_TMUX, Row, at_most, cairn_script, common_args, finish, have_tmux  # noqa: E402
+from tmux_timing import READY_TEXT, PrivateTmux  # noqa: E402
+
 from agent.session.loading import drop_unmatched_tool_calls, load_session_messages  # noqa: E402
 from agent.session.models import Message, Session, ToolCall  # noqa: E402
 from agent.session.store import Store  # noqa: E402
-from run import SKIPPED_NO_TMUX, Row, at_most, cairn_script, common_args, finish, have_tmux  # noqa: E402
-from tmux_timing import READY_TEXT, PrivateTmux  # noqa: E402
 
 TIMEOUT = 60.0
 SESSION_TITLE = "a long session"
 TARGET_MS = 500.0
 # Past this, more runs only make the benchmark slow: three are enough for the median.
 FAR_OVER_MS = 5_000.0
-WORDS = (
-    "the quick brown fox jumps over a lazy dog while reading files and running tests "
-    "def class return import self value result error assert print path config"
-).split()
+WORDS = [
+    "the",
+    "quick",
+    "brown",
+    "fox",
+    "jumps",
+    "over",
+    "a",
+    "lazy",
+    "dog",
+    "while",
+    "reading",
+    "files",
+    "and",
+    "running",
+    "tests",
+    "def",
+    "class",
+    "return",
+    "import",
+    "self",
+    "value",
+    "result",
+    "error",
+    "assert",
+    "print",
+    "path",
+    "config",
+]
 COMMANDS = ["pytest -q", "git status", "ls -la src", "npm run build", "rg TODO", "make lint", "cat setup.cfg"]
 
 

@@ -30,9 +30,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable
 
 BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
@@ -115,14 +115,17 @@ def print_table(rows: list[Row], title: str = "", file=None) -> None:
     line = "-+-".join("-" * w for w in widths)
     if title:
         print(title, file=file)
-    print(" | ".join(h.ljust(w) for h, w in zip(HEADERS, widths)), file=file)
+    print(" | ".join(h.ljust(w) for h, w in zip(HEADERS, widths, strict=False)), file=file)
     print(line, file=file)
     previous = None
     for cell in cells:
         shown = ("" if cell[0] == previous else cell[0],) + cell[1:]
         previous = cell[0]
         print(
-            " | ".join((c.rjust(w) if i == 2 else c.ljust(w)) for i, (c, w) in enumerate(zip(shown, widths))), file=file
+            " | ".join(
+                (c.rjust(w) if i == 2 else c.ljust(w)) for i, (c, w) in enumerate(zip(shown, widths, strict=False))
+            ),
+            file=file,
         )
 
 

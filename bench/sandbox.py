@@ -27,12 +27,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from run import Row, at_most, common_args, finish, median  # noqa: E402
+
 from agent.session.models import ToolCall  # noqa: E402
 from agent.tools.base import ToolContext  # noqa: E402
 from agent.tools.permissions import Permissions  # noqa: E402
 from agent.tools.registry import default_registry  # noqa: E402
 from agent.tools.sandbox import Sandbox  # noqa: E402
-from run import Row, at_most, common_args, finish, median  # noqa: E402
 
 TARGET_MS = 30.0
 COMMANDS = ["git status", "ls"]

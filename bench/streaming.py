@@ -163,7 +163,7 @@ def figures(watch: Watch, tokens: int, rate: float) -> dict[str, float]:
     assert watch.first_delta is not None and watch.on_screen is not None, watch
     scheduled_end = watch.first_delta + (tokens - 1) / rate
     window = [t for t in watch.chat_frames if watch.first_delta <= t <= watch.on_screen]
-    gaps = [b - a for a, b in zip([watch.first_delta] + window, window)]
+    gaps = [b - a for a, b in zip([watch.first_delta] + window, window, strict=False)]
     stalls = [s for t, s in watch.stalls if watch.first_delta <= t <= watch.on_screen + 0.005]
     return {
         "behind": (watch.on_screen - scheduled_end) * 1000,
@@ -183,7 +183,7 @@ async def measure(tokens: int, rates: list[float], runs: int, tmp: Path) -> dict
     plan = [(0.0, "warm-up")] + [(rate, f"{rate:g}/{i}") for rate in rates for i in range(runs)]
     markers = [f"ZQ{i:04d}X" for i in range(len(plan))]
     script = []
-    for (rate, _), marker in zip(plan, markers):
+    for (rate, _), marker in zip(plan, markers, strict=False):
         step = text(
             answer_text(200 if rate == 0 else tokens, marker),
             chunk_size=CHARS_PER_TOKEN,
@@ -208,7 +208,7 @@ async def measure(tokens: int, rates: list[float], runs: int, tmp: Path) -> dict
                         raise RuntimeError(f"the runtime did not open: {app.open_error or 'timed out'}")
                     await asyncio.sleep(0.05)
                 await app.runtime.ready()
-                for (rate, label), marker in zip(plan, markers):
+                for (rate, label), marker in zip(plan, markers, strict=False):
                     watch = Watch(marker)
                     app.watch = watch
                     app.prompt.insert(f"stream {label}")
@@ -252,7 +252,7 @@ def run(quick: bool = False, *, tokens: int = 2000, rates: list[float] | None = 
     for rate in rates:
         got = results[rate]
 
-        def med(key: str) -> float:
+        def med(key: str, got: list = got) -> float:
             return statistics.median(g[key] for g in got)
 
         name = f"{tokens:,} tok at {rate:,.0f} tok/s"

@@ -10,7 +10,7 @@ import os
 import subprocess
 import time
 import uuid
-from typing import Callable
+from collections.abc import Callable
 
 READY_TEXT = "Ask cairn"  # the prompt's placeholder (agent/ui/widgets/prompt.py)
 
@@ -22,7 +22,7 @@ class PrivateTmux:
     def run(self, *args: str) -> subprocess.CompletedProcess:
         return subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True)
 
-    def __enter__(self) -> "PrivateTmux":
+    def __enter__(self) -> PrivateTmux:
         os.environ.pop("TMUX", None)  # works from inside a tmux session too
         self.run("new-session", "-d", "-s", "keepalive", "sleep 3600")
         return self

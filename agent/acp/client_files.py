@@ -9,7 +9,8 @@ editor. A directory, or a file the editor cannot give, is read from disk as alwa
 from __future__ import annotations
 
 import logging
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from agent.tools.base import ToolContext
 from agent.tools.fs_read import FsRead, check_range, format_whole

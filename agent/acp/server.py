@@ -169,9 +169,9 @@ class CairnAcpAgent:
         return LoadSessionResponse()
 
     async def _open(self, cwd: str, resume_id: str | None, mcp_servers=None) -> AcpSession:
-        from agent.settings.config import load_settings
         from agent.runtime.runtime import NoModelConfigured, Runtime, SessionNotFound
         from agent.session.store import StoreOpenError
+        from agent.settings.config import load_settings
 
         folder = Path(cwd)
         if not folder.is_dir():

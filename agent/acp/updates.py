@@ -20,6 +20,7 @@ from acp import (
     update_user_message_text,
 )
 
+from agent.session.models import Message, ToolCall
 from agent.turn.events import (
     AssistantFinished,
     ContextManaged,
@@ -32,7 +33,6 @@ from agent.turn.events import (
     ToolStarted,
     TurnError,
 )
-from agent.session.models import Message, ToolCall
 
 # A tool result shown in the editor: whole up to here (the store keeps it all).
 MAX_SHOWN_RESULT_CHARS = 20_000

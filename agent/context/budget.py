@@ -123,7 +123,7 @@ def compute_budget(
     )
 
 
-def budget_for(settings: "Settings", model: str, *, window: int, max_output_tokens: int | None) -> Budget:
+def budget_for(settings: Settings, model: str, *, window: int, max_output_tokens: int | None) -> Budget:
     """The budget of `model` under `settings`: the global `context.auto_condense_percent`
     and the model's `models.<name>.auto_condense_percent` override. `window` and
     `max_output_tokens` come from `model_limits` (litellm info < config override)."""

@@ -12,9 +12,9 @@ settings, tools, system prompt, policy): what the builder keeps only makes it fa
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Mapping
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
-from agent.settings.config import Settings
 from agent.context.cache_policy import DEFAULT_READ_SHARE, DEFAULT_WRITE_SHARE, EXACT, SENT_META, CachePolicy
 from agent.context.pipeline import BuildResult, TruncateTo, build_api_messages
 from agent.context.rendered import SessionImages
@@ -22,6 +22,7 @@ from agent.context.state import BuildState
 from agent.context.tokens import TokenCounter, counter_for
 from agent.mcp.catalog import CatalogState, request_tools
 from agent.session.models import Message
+from agent.settings.config import Settings
 
 if TYPE_CHECKING:
     from agent.llm.client import ChatRequest

@@ -18,9 +18,9 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Awaitable, Callable
-from typing import Any
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -248,7 +248,7 @@ async def _git(workspace: Path, *args: str) -> str | None:
         return None
     try:
         out, _ = await asyncio.wait_for(proc.communicate(), GIT_TIMEOUT_SECONDS)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         proc.kill()
         await proc.wait()
         return None
@@ -271,7 +271,7 @@ async def environment_details(workspace: Path, now_ms: int) -> str:
             [f"… {len(changed) - GIT_STATUS_LINES} more"] if len(changed) > GIT_STATUS_LINES else []
         )
         lines.append("Git status:" + ("".join(f"\n{c}" for c in shown) if shown else " clean"))
-    lines.append("Date: " + datetime.fromtimestamp(now_ms / 1000, tz=timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
+    lines.append("Date: " + datetime.fromtimestamp(now_ms / 1000, tz=UTC).strftime("%Y-%m-%d %H:%M UTC"))
     return prompt.reminder("\n".join(lines))
 
 

@@ -10,10 +10,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from agent.settings.config import Settings
 from agent.context.budget import budget_for
 from agent.context.builder import RequestBuilder
 from agent.session.models import Message
+from agent.settings.config import Settings
 
 
 def context_report(

@@ -93,7 +93,7 @@ def may_auto_condense(history: list[Message], budget: Budget, count) -> bool:
     return sum(count(m) for m in since if not m.meta.get("restated_from")) >= RECONDENSE_MIN_SHARE * budget.threshold
 
 
-def truncation_target(cfg: "ContextSettings", budget: Budget, limit: int | None = None) -> int:
+def truncation_target(cfg: ContextSettings, budget: Budget, limit: int | None = None) -> int:
     """The fallback target (seed default 50000), never above what the model accepts."""
     target = min(cfg.fallback_max_tokens, budget.allowed)
     return min(target, limit) if limit is not None else target
@@ -142,7 +142,7 @@ async def manage_context(
     host: ContextHost,
     *,
     budget: Budget,
-    cfg: "ContextSettings",
+    cfg: ContextSettings,
     rejected: TokenBreakdown | None = None,
 ) -> Managed:
     """The request for the next model call, within the budget (seed §3.3.5 steps 1–6).

@@ -10,14 +10,14 @@ and gives the same output for the same input.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import compress, count
 from operator import is_not, or_
-from typing import Any, Callable
+from typing import Any
 
 from pydantic import BaseModel, Field
 
-from agent.settings.config import Settings
 from agent.context.cache_policy import EXACT, CacheDecision, CachePolicy, decide
 from agent.context.facts import API, CALLS, TOKENS, Facts, ensure_counted, holds, request_tokens
 from agent.context.image_window import Cut, image_cut, sent
@@ -39,6 +39,7 @@ from agent.context.tokens import REPLY_PRIMING, TokenCounter, counter_for
 from agent.context.truncation import MIDDLE_END, MIDDLE_START, TruncationReport, no_fold, truncate_until_fits
 from agent.context.truncation.file_folder import Fold
 from agent.session.models import Message
+from agent.settings.config import Settings
 
 SMART_TRUNCATION = "smart_truncation"
 REQUEST = "request"  # the memo entry of the final step: API forms and token total

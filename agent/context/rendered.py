@@ -9,9 +9,10 @@ that know more; the request builder owning them keeps them between builds.
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections.abc import Awaitable, Callable
 from itertools import compress, count, repeat
 from operator import attrgetter, eq
-from typing import TYPE_CHECKING, Any, Awaitable, Callable
+from typing import TYPE_CHECKING, Any
 
 from agent.context.image_window import Cut, sent
 
@@ -42,7 +43,7 @@ CallRow = tuple[int, str, str, str, tuple[tuple[str, str, str], ...]]
 def call_rows(calls_at: list[int], calls: list[tuple[tuple[str, str, str], ...]]) -> list[CallRow]:
     """For `copy_request`: one flat row per message with tool calls, `(index, id, name,
     arguments, further calls)`, from their positions and `(id, name, arguments)` tuples."""
-    return [(index, *those[0], those[1:]) for index, those in zip(calls_at, calls)]
+    return [(index, *those[0], those[1:]) for index, those in zip(calls_at, calls, strict=False)]
 
 
 def copy_request(
@@ -103,7 +104,7 @@ class SessionImages:
         """A new message's images (a prompt's, a tool result's): stored first (`put_blobs`, the
         store's, which gives their hashes), so a stored message never names a missing blob; then held."""
         if blobs:
-            for digest, data in zip(await put_blobs(blobs), blobs):
+            for digest, data in zip(await put_blobs(blobs), blobs, strict=False):
                 self.add(digest, data)
 
     async def load(self, messages: list[Message], get_blob: Callable[[str], Awaitable[bytes | None]]) -> None:
@@ -162,7 +163,10 @@ def attach_images(
         text = api.get("content") or ""
         carried = [sent(cut, offset + index, ordinal) for ordinal in range(len(refs))]
         shown = (
-            [(ref, images.data_url(ref.hash, ref.mime) if carry else None) for ref, carry in zip(refs, carried)]
+            [
+                (ref, images.data_url(ref.hash, ref.mime) if carry else None)
+                for ref, carry in zip(refs, carried, strict=False)
+            ]
             if images is not None
             else []
         )

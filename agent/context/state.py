@@ -9,12 +9,12 @@ build with a fresh `BuildState` gives the same request (tests/context/test_warm_
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from agent.context.cache_policy import SentScan
 from agent.context.facts import Records
 from agent.context.memo import Memo
-
 
 # Entries a pass's cache keeps before it is emptied at once (a session of 100,000 messages).
 PASS_CACHE_LIMIT = 65_536

@@ -11,7 +11,6 @@ import hashlib
 import json
 from typing import TYPE_CHECKING, Any
 
-
 if TYPE_CHECKING:
     from agent.session.models import Message
 
@@ -72,7 +71,7 @@ class TokenCounter:
             total += self.count_text(message["tool_call_id"])
         return total
 
-    def count_stored(self, message: "Message") -> int:
+    def count_stored(self, message: Message) -> int:
         """Tokens of one stored message as sent.
 
         Remembered by id and content, so a new object with the same content (a reload, a
@@ -92,7 +91,7 @@ class TokenCounter:
             self._by_message[key] = cached
         return cached
 
-    def _stored_count(self, message: "Message") -> int | None:
+    def _stored_count(self, message: Message) -> int | None:
         """The count written with the message (see `remember_count`), if it still applies:
         same encoding and same content length (a pass's shortened copy shares the meta)."""
         stored = message.meta.get(TOKENS_META_KEY) if message.meta else None
@@ -106,7 +105,7 @@ class TokenCounter:
             return stored["count"]
         return None
 
-    def remember_count(self, message: "Message") -> None:
+    def remember_count(self, message: Message) -> None:
         """Put the message's count in its meta before it is stored, so that resuming a long
         session does not encode every old tool output again (98 MB took ~11 s)."""
         message.meta[TOKENS_META_KEY] = {

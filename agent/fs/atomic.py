@@ -10,6 +10,7 @@ this way. Standard library only.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 
@@ -76,7 +77,5 @@ def default_mode() -> int:
 
 
 def unlink_quietly(name: str, dir_fd: int) -> None:
-    try:
+    with contextlib.suppress(OSError):
         os.unlink(name, dir_fd=dir_fd)
-    except OSError:
-        pass

@@ -10,6 +10,7 @@ each says in its own words what a refused component means.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 from collections.abc import Sequence
@@ -43,10 +44,8 @@ def descend(fd: int, parts: Sequence[str], *, flags: int, create: bool = False, 
     try:
         for index, part in enumerate(parts):
             if create:
-                try:
+                with contextlib.suppress(FileExistsError):
                     os.mkdir(part, mode, dir_fd=fd)
-                except FileExistsError:
-                    pass
             try:
                 child = os.open(part, flags | NOFOLLOW, dir_fd=fd)
             except OSError as exc:  # ENOENT; ENOTDIR or ELOOP for a symlink; ENOTDIR for a file

@@ -13,6 +13,7 @@ lines to the event loop.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import threading
 from typing import Any, TextIO
@@ -68,10 +69,8 @@ class StdinMessages:
         self._put(None)
 
     def _put(self, item: str | None) -> None:
-        try:
+        with contextlib.suppress(RuntimeError):  # the run is over
             self._loop.call_soon_threadsafe(self._queue.put_nowait, item)
-        except RuntimeError:  # the run is over
-            pass
 
     async def next(self, on_error) -> str | None:
         """The next message's text; `on_error(text)` hears about lines that are not one."""

@@ -27,8 +27,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from agent.turn.events import LimitReached
 from agent.session.models import ToolCall
+from agent.turn.events import LimitReached
 
 EXIT_MAX_TURNS = 3
 EXIT_MAX_COST = 4

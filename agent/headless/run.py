@@ -25,6 +25,13 @@ import sys
 from typing import TextIO
 
 from agent import __version__
+from agent.headless.input import StdinMessages
+from agent.headless.limits import RunGuard, RunLimits
+from agent.headless.stream import SCHEMA_VERSION, StreamPrinter
+from agent.runtime.runtime import NoModelConfigured, Runtime, SessionNotFound
+from agent.runtime.termination import on_termination
+from agent.session.models import Message
+from agent.session.store import StoreOpenError
 from agent.settings.config import Settings
 from agent.turn.events import (
     AssistantFinished,
@@ -36,13 +43,6 @@ from agent.turn.events import (
     TurnFinished,
     UserMessage,
 )
-from agent.headless.input import StdinMessages
-from agent.headless.limits import RunGuard, RunLimits
-from agent.headless.stream import SCHEMA_VERSION, StreamPrinter
-from agent.runtime.runtime import NoModelConfigured, Runtime, SessionNotFound
-from agent.runtime.termination import on_termination
-from agent.session.models import Message
-from agent.session.store import StoreOpenError
 
 NO_MODEL_HELP = (
     "Error: no model configured. Pass --model (e.g. --model anthropic/claude-sonnet-4-5), set CAIRN_MODEL, "

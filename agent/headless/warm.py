@@ -21,6 +21,7 @@ starts a current one. After IDLE_TIMEOUT_S without a run, it exits.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import importlib
 import io
@@ -35,7 +36,7 @@ import time
 import traceback
 from pathlib import Path
 
-from agent.headless.warm_client import LOCK_NAME, LOG_NAME, SOCKET_NAME, fingerprint, socket_path, warm_dir
+from agent.headless.warm_client import LOCK_NAME, LOG_NAME, fingerprint, socket_path, warm_dir
 
 IDLE_TIMEOUT_S = 600.0
 IDLE_ENV = "CAIRN_WARM_IDLE"  # seconds without a run before the backend exits
@@ -98,7 +99,7 @@ class WarmBackend:
         while not self.stopping:
             try:
                 conn, _ = listener.accept()
-            except (TimeoutError, socket.timeout):
+            except TimeoutError:
                 self._reap()
                 if not self.children and time.monotonic() - self.last_activity > self.idle_timeout:
                     log.info("idle for %.0f s: exiting", self.idle_timeout)
@@ -216,30 +217,22 @@ def _run_child(conn: socket.socket, fds: list[int], hello: dict, folder: Path) -
             code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
         except KeyboardInterrupt:
             code = 130
-        try:
+        with contextlib.suppress(OSError):
             (folder / MODULES_FILE.format(pid=os.getpid())).write_text(json.dumps(sorted(set(sys.modules) - before)))
-        except OSError:
-            pass
     except BaseException:
         log.error("run failed:\n%s", traceback.format_exc())
     finally:
         for stream in (sys.stdout, sys.stderr):
-            try:
+            with contextlib.suppress(Exception):
                 stream.flush()
-            except Exception:
-                pass
-        try:
+        with contextlib.suppress(OSError):
             _send(conn, {"exit": code})
-        except OSError:
-            pass
         os._exit(code)
 
 
 def _bind(path: Path) -> socket.socket:
-    try:
+    with contextlib.suppress(FileNotFoundError):
         path.unlink()
-    except FileNotFoundError:
-        pass
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(str(path))
     os.chmod(path, 0o600)
@@ -249,7 +242,7 @@ def _bind(path: Path) -> socket.socket:
 
 def _take_lock(folder: Path):
     """The one backend of this data folder holds the lock while it lives."""
-    handle = open(folder / LOCK_NAME, "a+")
+    handle = open(folder / LOCK_NAME, "a+")  # noqa: SIM115 - held (and locked) as long as the backend lives
     deadline = time.monotonic() + LOCK_WAIT_S
     while True:
         try:

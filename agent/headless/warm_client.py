@@ -14,6 +14,7 @@ Standard library only, imported by agent/cli.py before anything heavy.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -109,10 +110,8 @@ def fingerprint(environ: dict[str, str] | None = None) -> str:
 
     spec = importlib.util.find_spec("litellm")
     if spec is not None and spec.origin:
-        try:
+        with contextlib.suppress(OSError):
             digest.update(f"{spec.origin}\0{os.stat(spec.origin).st_mtime_ns}\0".encode())
-        except OSError:
-            pass
     digest.update(json.dumps(import_time_env(environ)).encode())
     return digest.hexdigest()[:32]
 
@@ -175,10 +174,8 @@ def _wait_for_exit(conn: socket.socket, reader, pid: int) -> int:
     and wait for its exit code. The run has started: from here on it is never re-run."""
 
     def forward(signum: int, _frame) -> None:
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signum)
-        except ProcessLookupError:
-            pass
 
     previous = {s: signal.signal(s, forward) for s in FORWARDED_SIGNALS}
     conn.settimeout(None)
@@ -210,7 +207,7 @@ def start_backend() -> None:
     import agent
 
     root = Path(agent.__file__).resolve().parent.parent  # importable from there, installed or not
-    try:
+    with contextlib.suppress(OSError):
         subprocess.Popen(
             [sys.executable, "-m", "agent.headless.warm"],
             env=backend_env(),
@@ -221,5 +218,3 @@ def start_backend() -> None:
             close_fds=True,
             cwd=root,
         )
-    except OSError:
-        pass

@@ -21,7 +21,8 @@ Pure functions, standard library only: nothing here imports litellm.
 
 from __future__ import annotations
 
-from typing import Any, Literal, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
 
 BreakpointStyle = Literal["explicit", "automatic", "none"]
 

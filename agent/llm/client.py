@@ -15,8 +15,9 @@ import logging
 import os
 import re
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable
+from typing import Any
 
 from agent.llm.caching import cache_tokens
 from agent.llm.errors import (

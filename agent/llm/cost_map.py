@@ -32,10 +32,11 @@ import functools
 import importlib.util
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any
 
 COST_MAP_FILE = "model_prices_and_context_window_backup.json"
 # litellm's provider list (its `provider_list` is an enum we cannot read without the import).
@@ -195,7 +196,7 @@ def _build(raw: dict[str, Any], providers: set[str]) -> CostMap:
         entries[key] = MappingProxyType(info)
         if isinstance(info.get("litellm_provider"), str):
             providers.add(info["litellm_provider"])
-    for key, info in list(entries.items()):  # litellm's `aliases`: extra keys for the same entry
+    for info in list(entries.values()):  # litellm's `aliases`: extra keys for the same entry
         for alias in info.get("aliases") or ():
             if isinstance(alias, str) and alias not in entries:
                 entries[alias] = info

@@ -15,8 +15,9 @@ them back.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from agent.mcp.loader import DESCRIPTION, LOADED_META, LOADER_NAME
 from agent.mcp.names import is_mcp_name

@@ -13,9 +13,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Literal
+from typing import Any, Literal
 
 from agent.mcp.names import unique_names
 from agent.mcp.schema import bounded_description, bounded_schema
@@ -82,12 +83,7 @@ def _is_timeout(exc: BaseException) -> bool:
 
 class ServerConnection:
     def __init__(
-        self,
-        spec: ServerSpec,
-        *,
-        startup_timeout: float,
-        log_dir: Path,
-        on_change: Callable[["ServerConnection"], None],
+        self, spec: ServerSpec, *, startup_timeout: float, log_dir: Path, on_change: Callable[[ServerConnection], None]
     ) -> None:
         self.spec = spec
         self.startup_timeout = startup_timeout
@@ -187,7 +183,7 @@ class ServerConnection:
             try:
                 await asyncio.wait_for(self._stop.wait(), HEALTH_CHECK_SECONDS)
                 return
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 pass
             try:
                 await client.send_ping()
@@ -216,7 +212,7 @@ class ServerConnection:
         """The server's stderr goes to a file (never onto the TUI); its tail explains a failure."""
         self.log_dir.mkdir(parents=True, exist_ok=True)
         path = self.log_dir / f"mcp-{_file_safe(self.name)}.log"
-        handle = open(path, "a", encoding="utf-8", errors="replace")
+        handle = open(path, "a", encoding="utf-8", errors="replace")  # noqa: SIM115 - the server's stderr while it lives
         self._log_start = handle.tell()
         return handle
 
@@ -283,7 +279,7 @@ class ServerConnection:
             )
         except asyncio.CancelledError:
             raise
-        except asyncio.TimeoutError:
+        except TimeoutError:
             raise McpCallError(f"MCP server '{self.name}' did not answer within {timeout:g} s") from None
         except Exception as exc:
             if _is_timeout(exc):

@@ -10,8 +10,9 @@ the session, resumed sessions included (agent/mcp/catalog.py).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from pydantic import Field
 

@@ -11,14 +11,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from pydantic import BaseModel
 
-from agent.settings.config import McpServerSettings, Settings
 from agent.mcp.connection import ServerConnection
 from agent.mcp.servers import McpJsonState, read_mcp_json, server_specs, trust_mcp_json
+from agent.settings.config import McpServerSettings, Settings
 
 log = logging.getLogger("agent.mcp")
 

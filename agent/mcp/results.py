@@ -6,9 +6,9 @@ is checked like a prompt's (agent/images.py `decode_image`: its bytes say what i
 size is capped) and becomes an attachment: its `[image: name, WxH]` line stands in the text,
 its bytes go to the store's blob table and its `ImageRef` to the tool message's meta, and a
 request for a model that sees images carries it (agent/context/rendered.py). An image that
-fails the checks is one line saying why. The whole text is cut at `mcp.max_result_chars` (a 10 MB answer must not land in SQLite and in
-every later build); what stays longer than `context.max_inline_chars` is externalised as a
-context file like any tool output (agent/context/passes/externalize.py).
+fails the checks is one line saying why. The whole text is cut at `mcp.max_result_chars` (a
+10 MB answer must not land in SQLite and in every later build); what stays longer than
+`context.max_inline_chars` is externalised as a context file like any tool output (agent/context/passes/externalize.py).
 """
 
 from __future__ import annotations

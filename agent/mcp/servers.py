@@ -19,9 +19,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ValidationError
 
+from agent.fs.repo_files import FileMissing, FileTooLarge, RepoFileError, SymlinkRefused, read_repo_file
 from agent.settings import trust
 from agent.settings.config import McpServerSettings, Settings
-from agent.fs.repo_files import FileMissing, FileTooLarge, RepoFileError, SymlinkRefused, read_repo_file
 
 MCP_JSON = ".mcp.json"
 EDITOR = "editor"  # the source of the servers an editor passes over ACP (agent/acp/server.py)

@@ -7,9 +7,9 @@ The runtime starts this in a daemon thread behind the first screen (agent/runtim
 from __future__ import annotations
 
 import asyncio
+import contextlib
 
 from agent.runtime.offline import import_litellm
-
 
 GC_YOUNG_THRESHOLD = 10_000  # allocations between young collections (default 700)
 GC_MIDDLE_THRESHOLD = 10  # young collections per middle one (the default)
@@ -68,15 +68,12 @@ def warm_up(tokenizer: str | None = None) -> None:
 
     litellm = import_litellm()
     for name in FIRST_REQUEST_MODULES:
-        try:
+        with contextlib.suppress(Exception):  # best effort: only a speed-up
             importlib.import_module(name)
-        except Exception:  # best effort: only a speed-up
-            pass
-    try:
-        # Async, as the loop asks: the async request path loads its own logging modules.
+    # Async, as the loop asks: the async request path loads its own logging modules. Best
+    # effort: the real request reports real errors.
+    with contextlib.suppress(Exception):
         asyncio.run(_mock_request(litellm))
-    except Exception:  # warming is best effort; the real request reports real errors
-        pass
     try:  # the SDK's first async client asks the platform (a `uname -p` subprocess, then cached)
         import platform
 

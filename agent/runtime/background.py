@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 
 async def in_daemon_thread(fn: Callable[..., Any], *args: Any) -> None:
@@ -23,10 +25,8 @@ async def in_daemon_thread(fn: Callable[..., Any], *args: Any) -> None:
             fn(*args)
         except BaseException as exc:  # noqa: BLE001 - handed to the awaiting coroutine
             error = exc
-        try:
+        with contextlib.suppress(RuntimeError):  # the loop is already closed
             loop.call_soon_threadsafe(settle, error)
-        except RuntimeError:  # the loop is already closed
-            pass
 
     threading.Thread(target=target, name="cairn-load", daemon=True).start()
     await done

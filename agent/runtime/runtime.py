@@ -8,17 +8,17 @@ render the events it emits. They never touch the store or the loop directly.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from pydantic import BaseModel
 
 from agent.runtime.backend_load import load_backend
 from agent.runtime.background import in_daemon_thread
-from agent.settings.config import McpServerSettings, Settings
-from agent.turn.events import Event
 from agent.session.models import Message, Session, SessionSummary
+from agent.settings.config import McpServerSettings, Settings
 from agent.tools.permissions import Approver
+from agent.turn.events import Event
 
 EventSink = Callable[[Event], None]
 MAX_LISTED_REFS = 20  # /context lists the newest context files
@@ -81,7 +81,7 @@ class Runtime:
         continue_last: bool = False,
         warm_up: bool = True,
         editor_mcp: dict[str, McpServerSettings] | None = None,
-    ) -> "Runtime":
+    ) -> Runtime:
         """Open the store, pick the model, create or resume the session.
 
         `editor_mcp`: MCP servers an editor passed over ACP for this session, started with
@@ -99,10 +99,10 @@ class Runtime:
         # Imports happen in threads so a front end's event loop keeps drawing. The session
         # (and so the screen) needs only the store; litellm and the tokenizer load behind it.
         await in_daemon_thread(_import_agent)
-        from agent.runtime.secrets import hide_from_proc, remember_secret
         from agent.llm.client import keys_in_use
-        from agent.turn.loop import Agent
+        from agent.runtime.secrets import hide_from_proc, remember_secret
         from agent.session.store import Store
+        from agent.turn.loop import Agent
 
         # The key stays out of what a model's command could read: its environment, and
         # this process's argv (`--api-key`) and environment as /proc shows them.
@@ -515,9 +515,9 @@ class Runtime:
 def _mcp_manager(settings: Settings, agent, editor: dict[str, McpServerSettings]):
     """The MCP servers' manager, wired to the agent: tools into its registry, failures as notices.
     None when no server is configured or passed by the editor and the project has no `.mcp.json`."""
-    from agent.turn.events import Notice
     from agent.mcp.manager import REGISTRY_GROUP, McpManager
     from agent.mcp.servers import MCP_JSON
+    from agent.turn.events import Notice
 
     if not settings.mcp.servers and not editor and not (settings.workspace / MCP_JSON).is_file():
         return None

@@ -6,8 +6,9 @@ The TUI's side is agent/ui/termination.py; `cairn -p` installs this directly.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import signal
-from typing import Callable
+from collections.abc import Callable
 
 # `kill`, `timeout`, a supervisor stopping a job; a terminal that closes sends SIGHUP.
 TERMINATING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
@@ -31,9 +32,7 @@ def on_termination(callback: Callable[[int], None]) -> Callable[[], None]:
 
     def restore() -> None:
         for signum in installed:
-            try:
+            with contextlib.suppress(ValueError, RuntimeError):
                 loop.remove_signal_handler(signum)
-            except (ValueError, RuntimeError):
-                pass
 
     return restore

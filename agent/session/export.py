@@ -42,9 +42,9 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import datetime, timezone
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Awaitable, Callable
 
 from agent.session.models import Message, Session
 
@@ -151,7 +151,7 @@ def context_file_records(folder: Path) -> list[dict]:
 def _when(ms: int | None) -> str:
     if not ms or ms <= 0:
         return ""
-    return datetime.fromtimestamp(ms / 1000, tz=timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+    return datetime.fromtimestamp(ms / 1000, tz=UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
 def _fence(text: str, lang: str = "") -> str:

@@ -73,7 +73,7 @@ def peek_tail(
     names = [c.strip() for c in _COLUMNS.split(",")]
     out: list[dict[str, Any]] = []
     for row in rows:
-        message = dict(zip(names, row))
+        message = dict(zip(names, row, strict=False))
         try:
             message["tool_calls"] = json.loads(message["tool_calls"] or "[]")
             message["meta"] = json.loads(message["meta"] or "{}")

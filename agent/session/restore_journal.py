@@ -25,6 +25,7 @@ LIVE_OWNER_WAIT seconds, rather than reading the session while its files are hal
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import logging
@@ -118,10 +119,8 @@ async def restore_file(store, entry: JournalEntry) -> FileResult:
     elif current != entry.original_hash:
         result = "conflict"
     elif entry.target_hash is None:
-        try:
+        with contextlib.suppress(FileNotFoundError):
             os.remove(target)
-        except FileNotFoundError:
-            pass
         result = "removed"
     else:
         data = await store.get_blob(entry.target_hash)
@@ -189,10 +188,8 @@ class JournalHandle:
     def finish(self) -> None:
         """The restore is complete: remove the journal, then let go of the lock."""
         if not self.closed:
-            try:
+            with contextlib.suppress(FileNotFoundError):
                 os.unlink(self.path)
-            except FileNotFoundError:
-                pass
             self.release()
 
     def release(self) -> None:
@@ -217,10 +214,8 @@ def write_journal(folder: Path, journal: Journal) -> JournalHandle:
         _fsync_dir(folder)
     except BaseException:
         os.close(fd)
-        try:
+        with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
-        except FileNotFoundError:
-            pass
         raise
     return JournalHandle(path=path, fd=fd, journal=journal)
 

@@ -11,8 +11,9 @@ so a kill -9 half way is finished at the next start.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable, Literal
+from typing import Literal
 
 from pydantic import BaseModel
 
@@ -153,7 +154,7 @@ def _restore(
 def _after_fork(path: list[Message], other: list[Message]) -> set[str]:
     """Ids of `path`'s messages past the last message it shares with `other` (both root first)."""
     shared = 0
-    for mine, theirs in zip(path, other):
+    for mine, theirs in zip(path, other, strict=False):
         if mine.id != theirs.id:
             break
         shared += 1

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Iterable, Iterator
+from collections.abc import Iterable, Iterator
+from typing import Any
 
 from agent.session.models import Message, Session, ToolCall
 
@@ -35,7 +36,8 @@ def row_to_message(row: Any) -> Message:
 
 
 def row_to_session(row: Any) -> Session:
-    return Session(**{k: row[k] for k in row.keys() if k in Session.model_fields})
+    # A sqlite3.Row iterates over its values: keys() names the columns.
+    return Session(**{k: row[k] for k in row.keys() if k in Session.model_fields})  # noqa: SIM118
 
 
 def message_params(m: Message) -> tuple[Any, ...]:

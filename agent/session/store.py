@@ -14,13 +14,12 @@ import hashlib
 import json
 import sqlite3
 import zlib
+from collections.abc import AsyncIterator, Iterable
 from pathlib import Path
-from typing import Any, AsyncIterator, Iterable
+from typing import Any
 
 import aiosqlite
 
-from agent.settings.config import db_path
-from agent.session.rows import chunks, message_params, row_to_message, row_to_session
 from agent.session.errors import (  # noqa: F401 - re-exported
     ForeignDatabase,
     StoreError,
@@ -29,8 +28,10 @@ from agent.session.errors import (  # noqa: F401 - re-exported
     open_error,
     write_error,
 )
-from agent.session.schema import ACTIVE_PATH_SQL, LATEST_FIRST, MIGRATIONS, NEXT_TOUCHED_SQL
 from agent.session.models import ContextEvent, FileChange, Message, Session, SessionSummary, ToolCall, now_ms
+from agent.session.rows import chunks, message_params, row_to_message, row_to_session
+from agent.session.schema import ACTIVE_PATH_SQL, LATEST_FIRST, MIGRATIONS, NEXT_TOUCHED_SQL
+from agent.settings.config import db_path
 
 BUSY_TIMEOUT_MS = 30_000
 # The picker shows a one-line preview; never read a whole pasted file for it.
@@ -126,7 +127,7 @@ class Store:
                 raise
 
     @classmethod
-    async def open(cls, path: Path | None = None) -> "Store":
+    async def open(cls, path: Path | None = None) -> Store:
         """Open (creating or migrating) the database. A file that cannot be used — damaged,
         another program's, read-only, on a full disk — raises StoreOpenError, a readable line;
         a damaged or foreign file is left exactly as it was."""
@@ -416,7 +417,8 @@ class Store:
         ) as cur:
             rows = await cur.fetchall()
         return [
-            ContextEvent(**{k: r[k] for k in r.keys() if k != "detail"}, detail=json.loads(r["detail"] or "{}"))
+            # A sqlite3.Row iterates over its values: keys() names the columns.
+            ContextEvent(**{k: r[k] for k in r.keys() if k != "detail"}, detail=json.loads(r["detail"] or "{}"))  # noqa: SIM118
             for r in rows
         ]
 
@@ -590,7 +592,7 @@ class Store:
         async with self.conn.execute(
             "SELECT * FROM file_changes WHERE session_id = ? ORDER BY id", (session_id,)
         ) as cur:
-            return [FileChange(**{k: r[k] for k in r.keys()}) for r in await cur.fetchall()]
+            return [FileChange(**{k: r[k] for k in r.keys()}) for r in await cur.fetchall()]  # noqa: SIM118 - a Row iterates over values
 
     async def put_blobs(self, blobs: Iterable[bytes]) -> list[str]:
         """Keep bytes a message will name by hash (a prompt's images: agent/images.py), written

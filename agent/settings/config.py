@@ -13,10 +13,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from agent.settings import trust
 from agent.paths import APP_NAME, config_dir, data_dir, db_path, home_dir  # noqa: F401 - re-exported
 from agent.prompt import instruction_notices
 from agent.runtime.secrets import remember_secret
+from agent.settings import trust
 
 
 class _Section(BaseModel):

@@ -100,7 +100,7 @@ def _same_toml(a: Any, b: Any) -> bool:
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(_same_toml(a[k], b[k]) for k in a)
     if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(_same_toml(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(_same_toml(x, y) for x, y in zip(a, b, strict=False))
     if isinstance(a, float) and isinstance(b, float) and a != a and b != b:
         return True
     return type(a) is type(b) and a == b

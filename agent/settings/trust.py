@@ -22,6 +22,7 @@ Standard library only: this runs on every settings load, on the path to the firs
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import time
@@ -237,7 +238,5 @@ def trusted_after_write(folder: Path, before: bytes | None, before_data: dict[st
     replaced was trusted or needed no trust. Best effort: a failure only means asking again."""
     if before is not None and widening(before_data) and not is_trusted(folder, digest(before)):
         return
-    try:
+    with contextlib.suppress(OSError):
         trust(folder, digest(after))
-    except OSError:
-        pass

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any, Callable, ClassVar
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
@@ -113,7 +114,7 @@ class ToolResult(BaseModel):
     def _storable_meta(cls, value: dict[str, Any]) -> dict[str, Any]:
         return storable_data(value)
 
-    def model_copy(self, *, update: dict[str, Any] | None = None, deep: bool = False) -> "ToolResult":
+    def model_copy(self, *, update: dict[str, Any] | None = None, deep: bool = False) -> ToolResult:
         if update:
             update = dict(update)
             if isinstance(update.get("content"), str):
@@ -123,7 +124,7 @@ class ToolResult(BaseModel):
         return super().model_copy(update=update, deep=deep)
 
     @classmethod
-    def error(cls, message: str, **meta: Any) -> "ToolResult":
+    def error(cls, message: str, **meta: Any) -> ToolResult:
         text = message if message.startswith("Error:") else f"Error: {message}"
         return cls(content=short_error(text), is_error=True, meta=meta)
 

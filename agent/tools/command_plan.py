@@ -16,7 +16,8 @@ from pathlib import Path, PurePath
 
 from pydantic import BaseModel
 
-from agent.tools import read_only as read_only_programs, shell_parse
+from agent.tools import read_only as read_only_programs
+from agent.tools import shell_parse
 
 MAX_ANALYSED_COMMAND_BYTES = shell_parse.MAX_COMMAND_BYTES
 READ_ONLY_RULE = "read-only"  # what covers a part proven to only read
@@ -43,7 +44,7 @@ class CommandPlan(BaseModel):
     def git_read_only(self) -> bool:
         """Every git in it was proven to only read (it runs with git hardened)."""
         flags = self.read_only or [False] * len(self.parts)
-        return self.runs_git and all(ro for words, ro in zip(self.parts, flags) if words[0] == "git")
+        return self.runs_git and all(ro for words, ro in zip(self.parts, flags, strict=False) if words[0] == "git")
 
 
 def analyse_command(command: str, *, workspace: Path | None = None, cwd: Path | str | None = None) -> CommandPlan:

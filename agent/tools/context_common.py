@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Awaitable
+from collections.abc import Awaitable
+from typing import Any
 
 from pydantic import BaseModel, Field
 

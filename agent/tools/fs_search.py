@@ -19,7 +19,7 @@ from pydantic import Field
 
 from agent.tools.base import Tool, ToolArgs, ToolContext, ToolError, ToolResult, tool_prompt
 from agent.tools.globs import Glob, compile_glob, type_flags
-from agent.tools.ripgrep import COMMON_FLAGS, Ripgrep, RgOutput, folder_cwd
+from agent.tools.ripgrep import COMMON_FLAGS, RgOutput, Ripgrep, folder_cwd
 from agent.tools.workspace import BINARY_SNIFF_BYTES, ResolvedPath, confine, looks_binary, open_regular
 
 DEFAULT_MAX_RESULTS = 100

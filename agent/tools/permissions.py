@@ -35,8 +35,9 @@ from __future__ import annotations
 
 import contextvars
 import os
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel
 
@@ -188,7 +189,7 @@ class Permissions:
         self.sandbox_loaded = sandbox_settings is not None
 
     @classmethod
-    def from_settings(cls, settings: Any, approver: Approver | None = None) -> "Permissions":
+    def from_settings(cls, settings: Any, approver: Approver | None = None) -> Permissions:
         """What the loop should build: `settings.permissions` rules, the workspace, yolo, the sandbox."""
         perms = settings.permissions
         return cls(
@@ -301,7 +302,7 @@ class Permissions:
             return None
         used: list[str] = []
         rules_count = self._rules_apply()
-        for words, read_only in zip(plan.parts, plan.read_only or [False] * len(plan.parts)):
+        for words, read_only in zip(plan.parts, plan.read_only or [False] * len(plan.parts), strict=False):
             rule = READ_ONLY_RULE if read_only and self.can_sandbox else self._command_rule(words)
             if rule is None or (rule != READ_ONLY_RULE and not rules_count):
                 return None

@@ -18,10 +18,10 @@ import os
 import shutil
 import signal
 import sys
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from importlib import metadata
-from typing import Callable, Iterator
 
 from agent.tools.base import ToolContext, ToolError
 from agent.tools.workspace import ResolvedPath, open_directory
@@ -129,7 +129,7 @@ class Ripgrep:
         try:
             try:
                 await asyncio.wait_for(_read_lines(proc.stdout, out, max_lines, keep), timeout)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 out.timed_out = True
             if out.more or out.timed_out:
                 _kill_group(proc)
@@ -180,10 +180,8 @@ async def _bounded_read(stream: asyncio.StreamReader, keep: int = MAX_STDERR_BYT
 
 
 def _kill_group(proc: asyncio.subprocess.Process) -> None:
-    try:
+    with suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 @contextmanager

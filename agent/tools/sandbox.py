@@ -83,7 +83,7 @@ class Sandbox:
         self.why_not = ""
 
     @classmethod
-    def for_settings(cls, settings) -> "Sandbox":
+    def for_settings(cls, settings) -> Sandbox:
         """The sandbox `settings` describe: their workspace, `[sandbox] hide`, cairn's folders."""
         from agent.paths import config_dir, data_dir
 

@@ -16,14 +16,14 @@ import shutil
 import signal
 import time
 from collections import deque
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from pydantic import Field
 
 from agent.runtime.secrets import command_environment
-from agent.tools.base import Tool, ToolArgs, ToolContext, ToolError, ToolResult, tool_prompt
 from agent.tools import git_guard
+from agent.tools.base import Tool, ToolArgs, ToolContext, ToolError, ToolResult, tool_prompt
 from agent.tools.permissions import ApprovalRequest, CommandVerdict
 from agent.tools.workspace import confine
 

@@ -153,14 +153,14 @@ class WebFetch(Tool):
                         )
                     except AddressRefused as exc:
                         raise ToolError(str(exc)) from None
-                    except asyncio.TimeoutError:
+                    except TimeoutError:
                         raise ToolError(f"resolving {url.host} timed out") from None
                     await _approve(url, ctx)
                     approved.add(url.host)
                 started = time.monotonic()
                 try:
                     page = await asyncio.wait_for(_get(pool, url, web.max_bytes), left)
-                except asyncio.TimeoutError:
+                except TimeoutError:
                     raise ToolError(f"fetching {url} timed out after {web.timeout:g} s") from None
                 except AddressRefused as exc:
                     raise ToolError(str(exc)) from None

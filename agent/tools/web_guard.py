@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import socket
-from typing import Iterable
+from collections.abc import Iterable
 
 import httpcore
 

@@ -11,14 +11,14 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from agent.context.budget import Budget, budget_for
 from agent.context.condense import CondenseResult, condense, split_at_last_summary
 from agent.context.pipeline import BuildResult, TruncateTo
-from agent.turn.events import CondenseStarted, ContextManaged
 from agent.session.models import ContextEvent, ContextTrigger, Message, now_ms
+from agent.turn.events import CondenseStarted, ContextManaged
 from agent.turn.writer import SessionWriter
 
 
@@ -158,7 +158,7 @@ class AgentContextHost:
             await agent.writer.append(message)
         files = agent.ctx.context_files
         if files is not None:
-            when = datetime.fromtimestamp(summary.created_at / 1000, tz=timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+            when = datetime.fromtimestamp(summary.created_at / 1000, tz=UTC).strftime("%Y-%m-%d %H:%M UTC")
             hint = f"conversation archive: {len(replaced)} messages condensed {when}"
             try:
                 await files.add_history(

@@ -139,7 +139,7 @@ class TurnFinished(BaseModel):
     status: Literal["ok", "error", "interrupted", "limit"]
 
 
-Event = Union[
+Event = Union[  # noqa: UP007 - a discriminated union of many members reads better one per line
     UserMessage,
     AssistantStarted,
     TextDelta,

@@ -9,19 +9,32 @@ always makes a valid next request.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import os
 import random
 import signal
-from typing import TYPE_CHECKING, Any, Awaitable, Callable
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
 
-from agent.settings.config import Settings
-from agent.turn.budget_step import AgentContextHost
 from agent.context.budget import Budget, budget_for
 from agent.context.builder import RequestBuilder
 from agent.context.condense import CondenseError
 from agent.context.manage import compact, manage_context
+from agent.llm.client import ChatRequest, StreamResult, stream_chat
+from agent.llm.errors import ContextTooLongError, LLMError
+from agent.llm.models import DiscoveredWindow, model_limits
+from agent.prompt import build_system_prompt
+from agent.session.errors import StoreError
+from agent.session.loading import load_session_messages
+from agent.session.models import Message, Session, ToolCall, now_ms
+from agent.session.store import Store
+from agent.settings.config import Settings
+from agent.tools.base import ToolContext
+from agent.tools.permissions import Approver, Permissions
+from agent.tools.registry import default_registry
+from agent.turn.budget_step import AgentContextHost
 from agent.turn.events import (
     Event,
     Notice,
@@ -34,19 +47,8 @@ from agent.turn.events import (
     Usage,
     UserMessage,
 )
-from agent.llm.client import ChatRequest, StreamResult, stream_chat
-from agent.llm.errors import ContextTooLongError, LLMError
-from agent.llm.models import DiscoveredWindow, model_limits
-from agent.session.errors import StoreError
-from agent.prompt import build_system_prompt
-from agent.session.loading import load_session_messages
-from agent.session.models import Message, Session, ToolCall, now_ms
-from agent.session.store import Store
 from agent.turn.stream_writer import StreamWriter
 from agent.turn.writer import SessionWriter
-from agent.tools.base import ToolContext
-from agent.tools.permissions import Approver, Permissions
-from agent.tools.registry import default_registry
 
 log = logging.getLogger("agent.turn.loop")
 
@@ -503,7 +505,5 @@ async def _uninterruptible(cleanup: Awaitable[Any]) -> Any:
 
 
 def _kill_group(process: asyncio.subprocess.Process) -> None:
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
         os.killpg(process.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError, OSError):
-        pass

@@ -10,9 +10,9 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
-from agent.turn.events import AssistantFinished, AssistantStarted, TextDelta
 from agent.llm.client import StreamResult
 from agent.session.models import Message, ToolCall
+from agent.turn.events import AssistantFinished, AssistantStarted, TextDelta
 from agent.turn.writer import SessionWriter
 
 STREAM_FLUSH_SECONDS = 0.5

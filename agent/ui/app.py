@@ -19,21 +19,21 @@ from textual.worker import WorkerCancelled
 
 from agent.ui import commands, sessions
 from agent.ui.keys import APP_BINDINGS, KeyActions
+from agent.ui.termination import Termination
+from agent.ui.turns import TurnActions
 from agent.ui.widgets.chat import MAX_MOUNTED, ChatView
 from agent.ui.widgets.header import SessionHeader
 from agent.ui.widgets.prompt import PromptInput, SlashPopup
 from agent.ui.widgets.queued import QueuedPrompts
-from agent.ui.termination import Termination
-from agent.ui.turns import TurnActions
 from agent.ui.widgets.status import StatusBar
 
 if TYPE_CHECKING:
     from textual.widgets import Collapsible
 
-    from agent.turn import events as ev
-    from agent.settings.config import Settings
     from agent.runtime.runtime import Runtime
+    from agent.settings.config import Settings
     from agent.tools.permissions import ApprovalRequest, Decision
+    from agent.turn import events as ev
     from agent.ui.early import TypeAhead
 
 # Everything not needed for the first frame (the runtime and its pydantic models, the

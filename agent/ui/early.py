@@ -12,6 +12,7 @@ quits at once. Only the standard library is imported here.
 from __future__ import annotations
 
 import codecs
+import contextlib
 import os
 import re
 import select
@@ -20,7 +21,7 @@ import termios
 import threading
 import tty
 import unicodedata
-from typing import Callable
+from collections.abc import Callable
 
 PLACEHOLDER = "Ask cairn…  (/ for commands, Ctrl+J for a new line)"
 STARTING = "starting…"
@@ -235,16 +236,12 @@ class EarlyScreen:
         self._write("\x1b[?1049l")
 
     def _set_mode(self, mode: list) -> None:
-        try:
+        with contextlib.suppress(termios.error):
             termios.tcsetattr(self._in, termios.TCSANOW, mode)
-        except termios.error:
-            pass
 
     def _write(self, text: str) -> None:
-        try:
+        with contextlib.suppress(OSError):
             os.write(self._out, text.encode())
-        except OSError:
-            pass
 
     def _draw(self) -> None:
         try:

@@ -52,9 +52,8 @@ class KeyActions:
     _last_ctrl_c: float = 0.0
 
     def check_action(self: CairnApp, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in MAIN_SCREEN_ACTIONS and isinstance(self.screen, ModalScreen):
-            return False  # the modal's own bindings (its Esc, its list's PageUp) answer
-        return True
+        # On a modal, its own bindings (its Esc, its list's PageUp) answer.
+        return not (action in MAIN_SCREEN_ACTIONS and isinstance(self.screen, ModalScreen))
 
     def action_escape(self: CairnApp) -> None:
         if self.prompt.close_popup():

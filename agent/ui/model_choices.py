@@ -9,8 +9,8 @@ provider); nothing is asked of a provider.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 # The environment variable litellm reads for each provider's key.
 PROVIDER_KEY_VARIABLES: dict[str, tuple[str, ...]] = {

@@ -8,7 +8,8 @@ runs, so nothing here weighs on the first frame.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Awaitable, Callable
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
 
 from agent.ui.widgets.chat import MAX_MOUNTED
 

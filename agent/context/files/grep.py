@@ -12,14 +12,15 @@ line from flooding the pipe and each line shown is capped again here.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import shutil
 import signal
 import sys
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from agent.context.files.security import ContextFileError
 
@@ -114,11 +115,9 @@ async def _run(argv: list[str], opener: Callable[[], int], deadline: float, time
         os.close(fd)
     try:
         out, _ = await asyncio.wait_for(proc.communicate(), max(0.0, deadline - time.monotonic()))
-    except (asyncio.TimeoutError, asyncio.CancelledError) as exc:
-        try:
+    except (TimeoutError, asyncio.CancelledError) as exc:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
         await proc.wait()
         if isinstance(exc, asyncio.CancelledError):
             raise

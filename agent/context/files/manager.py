@@ -18,9 +18,10 @@ import hashlib
 import json
 import os
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Awaitable, Callable
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
@@ -99,7 +100,7 @@ class ContextFiles:
         store: Any,
         session_id: str,
         *,
-        settings: "ContextSettings",
+        settings: ContextSettings,
         tool_definitions: Callable[[], list[dict]] | None = None,
         root: Path | None = None,
     ) -> None:
@@ -216,7 +217,7 @@ class ContextFiles:
             target = await self._materialise(ref_id)
             try:
                 found = await grepping.grep(
-                    lambda: security.open_file(self.folder, target.path),
+                    lambda path=target.path: security.open_file(self.folder, path),
                     pattern,
                     max_results=max_results,
                     context_lines=context_lines,

@@ -85,7 +85,7 @@ def evict(root: Path, *, max_bytes: int, ttl_days: float, now: int, keep: set[tu
             total += int(entry.get("size") or 0)
             if lazy:
                 candidates.append((accessed, session, ref))
-    for accessed, session, ref in sorted(candidates):
+    for _accessed, session, ref in sorted(candidates):
         if total <= max_bytes:
             break
         folder, data = manifests[session]

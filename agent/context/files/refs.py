@@ -17,7 +17,7 @@ Kind = Literal["artifact", "history", "catalog"]
 ID_DIGITS = 16
 MAX_ID_CHARS = 64
 # art-: a large tool output; hist-: a condensed range of the conversation; cat-: the tool catalog.
-REF_ID = re.compile(r"^(art|hist|cat)-[0-9a-f]{%d}$" % ID_DIGITS)
+REF_ID = re.compile(rf"^(art|hist|cat)-[0-9a-f]{{{ID_DIGITS}}}$")
 PREFIX_KIND: dict[str, Kind] = {"art": "artifact", "hist": "history", "cat": "catalog"}
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 FUNCTION = "function"
 # The label is the keyword token inside the node (Kotlin and Swift use one node type for
@@ -189,7 +189,7 @@ def language_for(path_name: str) -> str | None:
     return EXTENSION_LANGUAGES.get(path_name[dot:].lower()) if dot >= 0 else None
 
 
-@lru_cache(maxsize=None)
+@cache
 def _parser(language: str):
     from tree_sitter_language_pack import get_parser  # heavy: grammars load here, not at import
 

@@ -18,8 +18,8 @@ from __future__ import annotations
 import json
 from operator import attrgetter, is_
 
-from agent.context.files.refs import artifact_ref_id
 from agent.context.facts import Facts, facts_of
+from agent.context.files.refs import artifact_ref_id
 from agent.context.state import PassMemory
 from agent.session.models import Message
 

@@ -28,16 +28,16 @@ Running the pass on its own output changes nothing (a placeholder still counts a
 from __future__ import annotations
 
 import json
+import posixpath
+import re
 from bisect import insort
 from itertools import compress
 from operator import is_not
-import posixpath
-import re
 from typing import Any
 
 from agent.context.facts import Facts, facts_of
-from agent.context.state import PassMemory
 from agent.context.passes.replace import replaced
+from agent.context.state import PassMemory
 from agent.session.models import Message
 
 NAME = "file_reads"

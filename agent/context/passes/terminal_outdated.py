@@ -19,8 +19,8 @@ from operator import is_
 from typing import Any
 
 from agent.context.facts import Facts, facts_of
-from agent.context.state import PassMemory
 from agent.context.passes.replace import replaced
+from agent.context.state import PassMemory
 from agent.session.models import Message
 
 NAME = "terminal_outdated"

@@ -18,8 +18,9 @@ from __future__ import annotations
 import importlib
 import json
 import re
+from collections.abc import Iterator
 from itertools import islice
-from typing import Any, Iterator
+from typing import Any
 
 from pydantic import BaseModel, Field
 

@@ -321,7 +321,7 @@ def parse(text: str) -> ImportedSession:
     cwd = model = summary = ""
     last_main: str | None = None
     last_any: str | None = None
-    for number, record in json_lines(text):
+    for _number, record in json_lines(text):
         kind = record.get("type")
         if kind == "summary" and isinstance(record.get("summary"), str) and not summary:
             summary = record["summary"]

@@ -10,9 +10,10 @@ ones in completion and /help; a built-in wins over a project command of the same
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Awaitable, Callable
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from agent.settings.project_commands import ProjectCommand

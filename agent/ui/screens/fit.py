@@ -10,7 +10,6 @@ from __future__ import annotations
 from textual.screen import Screen
 from textual.widget import Widget
 
-
 FIT_PASSES = 3  # a changed height re-wraps what is around it: measure again, a bounded number of times
 
 

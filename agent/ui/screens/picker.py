@@ -12,8 +12,9 @@ Deleting asks twice: Ctrl+D (anywhere) or `d` (when the list has focus; in the f
 from __future__ import annotations
 
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Awaitable, Callable
+from typing import TYPE_CHECKING
 
 from textual.binding import Binding
 from textual.containers import Vertical

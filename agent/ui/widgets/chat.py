@@ -9,15 +9,16 @@ condense replaced stay visible, dimmed (class "condensed"), above its marker.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
-from typing import TYPE_CHECKING, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from textual.containers import VerticalScroll
 from textual.message import Message as Message_  # (Message is the session's, below)
 from textual.widget import Widget
 from textual.widgets import Static
 
-from agent.ui.widgets import tool_render
 from agent.ui.widgets.condensed import CondensedMarker
 from agent.ui.widgets.tool_block import ToolBlock, diff_text  # noqa: F401 - diff_text: the approval's
 from agent.ui.widgets.user_message import UserMessage
@@ -346,10 +347,8 @@ class ChatView(VerticalScroll, can_focus=False):
         """Wait (at most `timeout` s) until the shown history's Markdown is all on screen."""
         pending = [w.drawn.wait() for w in self.query(AssistantMessage) if w._static and not w.drawn.is_set()]
         if pending:
-            try:
+            with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(asyncio.gather(*pending), timeout)
-            except asyncio.TimeoutError:
-                pass
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
