@@ -30,6 +30,19 @@ _PROVIDER_KEYS = (
 )
 
 
+# Tests that drive a real terminal (tmux) or measure the machine (the quick benchmark run)
+# share one xdist worker, one at a time: beside each other they would time each other out.
+# The rest spread over every core (`-n auto --dist loadgroup` in pyproject.toml).
+SERIAL_GROUP = "terminal"
+SERIAL_FILES = ("test_bench_quick.py", "test_early_keys.py", "test_process_16.py")
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.get_closest_marker("tmux") or item.path.name in SERIAL_FILES or "e2e" in item.path.parts:
+            item.add_marker(pytest.mark.xdist_group(SERIAL_GROUP))
+
+
 @pytest.fixture(autouse=True)
 def _isolated_home(tmp_path_factory, monkeypatch):
     home = tmp_path_factory.mktemp("cairn_home")
