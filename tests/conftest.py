@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.settings.config import load_settings
 from agent.runtime.runtime import Runtime
+from agent.settings.config import load_settings
 from tests.fakes.llm_server import FakeLLMServer
 
 # Offline facts (SPEC §1) hold in tests before anything imports litellm.
@@ -77,10 +77,16 @@ def server():
 @pytest.fixture
 def open_runtime(server, workspace):
     """`await open_runtime(...)` → a real Runtime against the fake server; `.events` records events."""
+
     async def _open(*, yolo=True, approver=None, flags=None, **kwargs):
         events: list = []
-        base = {"model": "openai/fake-model", "api_base": server.base_url, "api_key": "sk-test", "yolo": yolo,
-                "llm": {"retry_base_delay": 0.01, "retry_max_delay": 0.05}}
+        base = {
+            "model": "openai/fake-model",
+            "api_base": server.base_url,
+            "api_key": "sk-test",
+            "yolo": yolo,
+            "llm": {"retry_base_delay": 0.01, "retry_max_delay": 0.05},
+        }
         base.update(flags or {})
         settings = load_settings(workspace, flags=base)
         runtime = await Runtime.open(settings, on_event=events.append, approver=approver, **kwargs)

@@ -11,14 +11,16 @@ from pathlib import Path
 import pytest
 
 # bench/ holds scripts, not a package: load the one file without putting bench/ on sys.path.
-_SPEC = importlib.util.spec_from_file_location("bench_cost", Path(__file__).resolve().parent.parent / "bench" / "cost.py")
+_SPEC = importlib.util.spec_from_file_location(
+    "bench_cost", Path(__file__).resolve().parent.parent / "bench" / "cost.py"
+)
 cost = sys.modules["bench_cost"] = importlib.util.module_from_spec(_SPEC)  # dataclasses look it up there
 _SPEC.loader.exec_module(cost)
 
 SONNET = "anthropic/claude-sonnet-4-5"
 
 
-def _request(at: int, texts: list[str], tokens: int = 1000) -> "cost.Request":
+def _request(at: int, texts: list[str], tokens: int = 1000) -> cost.Request:
     prefix = hashlib.blake2b(digest_size=16)
     blocks, contents = [], []
     for text in texts:

@@ -17,16 +17,40 @@ pytestmark = pytest.mark.skipif(not CAIRN.exists(), reason="the cairn console sc
 
 
 def run(*args, cwd=None, timeout=60):
-    return subprocess.run([str(CAIRN), *args], capture_output=True, text=True, cwd=cwd, timeout=timeout,
-                          env=os.environ.copy(), stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        [str(CAIRN), *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=timeout,
+        env=os.environ.copy(),
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def test_help_lists_the_contract_flags():
     out = run("--help")
     assert out.returncode == 0
-    for flag in ("--model", "--api-base", "--api-key", "--yolo", "--cwd", "--debug", "--continue", "--resume",
-                 "-p", "--output-format", "--version", "--input-format", "--max-turns", "--max-cost",
-                 "--allowed-tools", "--disallowed-tools", "stream-json", "acp"):
+    for flag in (
+        "--model",
+        "--api-base",
+        "--api-key",
+        "--yolo",
+        "--cwd",
+        "--debug",
+        "--continue",
+        "--resume",
+        "-p",
+        "--output-format",
+        "--version",
+        "--input-format",
+        "--max-turns",
+        "--max-cost",
+        "--allowed-tools",
+        "--disallowed-tools",
+        "stream-json",
+        "acp",
+    ):
         assert flag in out.stdout
 
 
@@ -36,11 +60,13 @@ def test_version():
 
 
 def test_headless_text_and_json(workspace):
-    with FakeLLMServer([
-        tool_calls([("c1", "filesystem-create", {"filePath": "hello.txt", "content": "hi\n"})]),
-        text("Created hello.txt."),
-        text("Second run."),
-    ]) as srv:
+    with FakeLLMServer(
+        [
+            tool_calls([("c1", "filesystem-create", {"filePath": "hello.txt", "content": "hi\n"})]),
+            text("Created hello.txt."),
+            text("Second run."),
+        ]
+    ) as srv:
         base = ["--model", "openai/fake", "--api-base", srv.base_url, "--api-key", "sk-test", "--cwd", str(workspace)]
         out = run(*base, "--yolo", "-p", "create hello.txt")
         assert out.returncode == 0, out.stderr
@@ -56,12 +82,24 @@ def test_headless_text_and_json(workspace):
 
 
 def test_headless_without_yolo_refuses_changes(workspace):
-    with FakeLLMServer([
-        tool_calls([("c1", "terminal-execute", {"command": "touch made"})]),
-        text("could not"),
-    ]) as srv:
-        out = run("--model", "openai/fake", "--api-base", srv.base_url, "--api-key", "k", "--cwd", str(workspace),
-                  "-p", "make a file")
+    with FakeLLMServer(
+        [
+            tool_calls([("c1", "terminal-execute", {"command": "touch made"})]),
+            text("could not"),
+        ]
+    ) as srv:
+        out = run(
+            "--model",
+            "openai/fake",
+            "--api-base",
+            srv.base_url,
+            "--api-key",
+            "k",
+            "--cwd",
+            str(workspace),
+            "-p",
+            "make a file",
+        )
     assert out.returncode == 0 and not (workspace / "made").exists()
 
 
@@ -75,8 +113,18 @@ def test_headless_provider_error_exit_code(workspace):
     from tests.fakes.llm_server import error
 
     with FakeLLMServer([error(401)]) as srv:
-        out = run("--model", "openai/fake", "--api-base", srv.base_url, "--api-key", "bad", "--cwd", str(workspace),
-                  "-p", "hi")
+        out = run(
+            "--model",
+            "openai/fake",
+            "--api-base",
+            srv.base_url,
+            "--api-key",
+            "bad",
+            "--cwd",
+            str(workspace),
+            "-p",
+            "hi",
+        )
     assert out.returncode == 1
     assert "OPENAI_API_KEY" in out.stderr and "Traceback" not in out.stderr
     assert out.stdout == ""
@@ -114,13 +162,25 @@ def test_headless_answer_cut_at_the_output_limit_says_so(workspace):
     """Issue 17: an answer cut off at the output limit is printed, stderr says it was cut
     (naming the setting), and the exit code stays 0 (README, `-p`)."""
     with FakeLLMServer([text("The parser starts with\n    def parse(", finish_reason="length")]) as srv:
-        out = run("--model", "openai/fake", "--api-base", srv.base_url, "--api-key", "sk-test", "--cwd",
-                  str(workspace), "-p", "write a parser")
+        out = run(
+            "--model",
+            "openai/fake",
+            "--api-base",
+            srv.base_url,
+            "--api-key",
+            "sk-test",
+            "--cwd",
+            str(workspace),
+            "-p",
+            "write a parser",
+        )
         sent = srv.requests[-1]
     assert out.returncode == 0, out.stderr
     assert out.stdout == "The parser starts with\n    def parse(\n"
-    assert ("Note: the answer was cut off at the model's output limit (llm.max_output_tokens = 4096)."
-            in out.stderr.splitlines()), out.stderr
+    assert (
+        "Note: the answer was cut off at the model's output limit (llm.max_output_tokens = 4096)."
+        in out.stderr.splitlines()
+    ), out.stderr
     assert sent.get("max_tokens") == 4096
 
 
@@ -128,8 +188,20 @@ def test_headless_configured_output_limit(workspace):
     (workspace / ".cairn").mkdir()
     (workspace / ".cairn" / "config.toml").write_text("[llm]\nmax_output_tokens = 512\n")
     with FakeLLMServer([text("Short.", finish_reason="length")]) as srv:
-        out = run("--model", "openai/fake", "--api-base", srv.base_url, "--api-key", "sk-test", "--cwd",
-                  str(workspace), "-p", "hi", "--output-format", "json")
+        out = run(
+            "--model",
+            "openai/fake",
+            "--api-base",
+            srv.base_url,
+            "--api-key",
+            "sk-test",
+            "--cwd",
+            str(workspace),
+            "-p",
+            "hi",
+            "--output-format",
+            "json",
+        )
         sent = srv.requests[-1]
     assert out.returncode == 0, out.stderr
     assert sent.get("max_tokens") == 512
@@ -144,13 +216,27 @@ def test_debug_log_has_each_request_and_the_context_passes(workspace, _isolated_
     with the key redacted."""
     key = "sk-test-0123456789abcdefghijklmnop"
     big = "python3 -c \"print('line of output ' * 2000)\""
-    with FakeLLMServer([
-        tool_calls([("c1", "terminal-execute", {"command": big})], prompt_tokens=700, completion_tokens=30),
-        # The server waits before it answers: the logged duration must include that wait.
-        text("Printed it.", prompt_tokens=1234, completion_tokens=56, initial_delay=0.3),
-    ]) as srv:
-        out = run("--model", "openai/fake", "--api-base", srv.base_url, "--api-key", key, "--cwd", str(workspace),
-                  "--yolo", "--debug", "-p", f"run {big} and tell me")
+    with FakeLLMServer(
+        [
+            tool_calls([("c1", "terminal-execute", {"command": big})], prompt_tokens=700, completion_tokens=30),
+            # The server waits before it answers: the logged duration must include that wait.
+            text("Printed it.", prompt_tokens=1234, completion_tokens=56, initial_delay=0.3),
+        ]
+    ) as srv:
+        out = run(
+            "--model",
+            "openai/fake",
+            "--api-base",
+            srv.base_url,
+            "--api-key",
+            key,
+            "--cwd",
+            str(workspace),
+            "--yolo",
+            "--debug",
+            "-p",
+            f"run {big} and tell me",
+        )
     assert out.returncode == 0, out.stderr
     log = (_isolated_home / "cairn.log").read_text()
     requests = [line for line in log.splitlines() if " INFO agent.llm: request " in line]
@@ -158,8 +244,16 @@ def test_debug_log_has_each_request_and_the_context_passes(workspace, _isolated_
     first, second = requests
     assert "model=openai/fake messages=2 " in first and "finish_reason=tool_calls" in first
     assert "prompt_tokens=700 completion_tokens=30" in first
-    for part in ("model=openai/fake messages=4 ", "max_tokens=4096", "prompt_tokens=1234", "completion_tokens=56",
-                 "cache_read_tokens=0", "cache_write_tokens=0", "finish_reason=stop", "cost=0.000000"):
+    for part in (
+        "model=openai/fake messages=4 ",
+        "max_tokens=4096",
+        "prompt_tokens=1234",
+        "completion_tokens=56",
+        "cache_read_tokens=0",
+        "cache_write_tokens=0",
+        "finish_reason=stop",
+        "cost=0.000000",
+    ):
         assert part in second, second
     assert int(second.split("tokens_estimated=")[1].split()[0]) > 0
     assert float(second.split("duration=")[1].split("s ")[0]) >= 0.3  # a lower bound: load only adds

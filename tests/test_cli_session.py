@@ -21,10 +21,22 @@ async def _make_sessions() -> list[str]:
         for n, title in enumerate(["older", "newer"]):
             session = await store.create_session(cwd="/w", model="openai/fake", title=title)
             await store.append(session, Message(role="user", content=f"prompt {n}"))
-            await store.append(session, Message(role="assistant", tool_calls=[
-                ToolCall(id="c1", name="terminal-execute", arguments='{"command":"ls"}')]))
-            await store.append(session, Message(role="tool", tool_call_id="c1", tool_name="terminal-execute",
-                                                content='{"command":"ls","stdout":"","stderr":"","exitCode":0}'))
+            await store.append(
+                session,
+                Message(
+                    role="assistant",
+                    tool_calls=[ToolCall(id="c1", name="terminal-execute", arguments='{"command":"ls"}')],
+                ),
+            )
+            await store.append(
+                session,
+                Message(
+                    role="tool",
+                    tool_call_id="c1",
+                    tool_name="terminal-execute",
+                    content='{"command":"ls","stdout":"","stderr":"","exitCode":0}',
+                ),
+            )
             await store.append(session, Message(role="assistant", content=f"answer {n} ✓"))
             ids.append(session.id)
         return ids

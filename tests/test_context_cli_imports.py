@@ -28,12 +28,29 @@ async def _session(workspace: Path) -> str:
     try:
         session = await store.create_session(cwd=str(workspace), model="anthropic/claude-sonnet-4-5", title="t")
         await store.append(session, Message(role="user", content="list the files"))
-        await store.append(session, Message(role="assistant", tool_calls=[
-            ToolCall(id="c1", name="terminal-execute", arguments='{"command":"ls"}')]))
-        await store.append(session, Message(role="tool", tool_call_id="c1", tool_name="terminal-execute",
-                                            content='{"command":"ls","stdout":"a.py\\n","stderr":"","exitCode":0}'))
-        await store.append(session, Message(role="assistant", content="One file: a.py.",
-                                            meta={"usage": {"prompt_tokens": 2_400, "completion_tokens": 6}}))
+        await store.append(
+            session,
+            Message(
+                role="assistant", tool_calls=[ToolCall(id="c1", name="terminal-execute", arguments='{"command":"ls"}')]
+            ),
+        )
+        await store.append(
+            session,
+            Message(
+                role="tool",
+                tool_call_id="c1",
+                tool_name="terminal-execute",
+                content='{"command":"ls","stdout":"a.py\\n","stderr":"","exitCode":0}',
+            ),
+        )
+        await store.append(
+            session,
+            Message(
+                role="assistant",
+                content="One file: a.py.",
+                meta={"usage": {"prompt_tokens": 2_400, "completion_tokens": 6}},
+            ),
+        )
         return session.id
     finally:
         await store.close()
@@ -41,16 +58,26 @@ async def _session(workspace: Path) -> str:
 
 def _imported(importtime_log: str) -> set[str]:
     """Module names from `-X importtime` lines: `import time: self | cumulative | name`."""
-    return {line.rsplit("|", 1)[1].strip() for line in importtime_log.splitlines()
-            if line.startswith("import time:") and line.count("|") == 2}
+    return {
+        line.rsplit("|", 1)[1].strip()
+        for line in importtime_log.splitlines()
+        if line.startswith("import time:") and line.count("|") == 2
+    }
 
 
 @pytest.mark.parametrize("flags", [["--json"], ["--json", "--dump"], ["--dump"]])
 async def test_context_command_imports_neither_litellm_nor_openai(workspace, flags):
     session_id = await _session(workspace)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPROFILEIMPORTTIME"}
-    out = subprocess.run([sys.executable, "-X", "importtime", "-m", "agent.cli", "context", session_id, *flags],
-                         cwd=REPO, env=env, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+    out = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "agent.cli", "context", session_id, *flags],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
     assert out.returncode == 0, out.stderr[-3000:]
     imported = _imported(out.stderr)
     assert "agent.context.inspect" in imported and "agent.llm.cost_map" in imported  # the log is read right

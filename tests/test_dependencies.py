@@ -27,8 +27,12 @@ LOCK = REPO / "requirements.lock"
 # litellm's documented module-level settings (docs.litellm.ai): configuration, not patches.
 # `disable_token_counter` is a public setting declared in litellm/__init__.py (not in the docs);
 # tests/headless/test_one_encoding.py fails if it stops keeping litellm's second encoding away.
-DOCUMENTED_MODULE_SETTINGS = {("litellm", "suppress_debug_info"), ("litellm", "drop_params"),
-                              ("litellm", "telemetry"), ("litellm", "disable_token_counter")}
+DOCUMENTED_MODULE_SETTINGS = {
+    ("litellm", "suppress_debug_info"),
+    ("litellm", "drop_params"),
+    ("litellm", "telemetry"),
+    ("litellm", "disable_token_counter"),
+}
 # Calls that hand back a dependency's module: what they return counts as the module itself.
 MODULE_GETTERS = {"import_litellm", "import_module"}
 LOWER_BOUND_OPERATORS = {">=", ">", "==", "~=", "==="}
@@ -74,7 +78,8 @@ def test_the_lock_holds_every_requirement_at_a_version_it_allows(requirement):
     assert name in locked, f"{requirement.name} is missing from requirements.lock: run `bash scripts/lock.sh`"
     assert requirement.specifier.contains(locked[name], prereleases=True), (
         f"requirements.lock has {requirement.name}=={locked[name]}, outside {requirement.specifier}: "
-        "run `bash scripts/lock.sh`")
+        "run `bash scripts/lock.sh`"
+    )
 
 
 def test_the_lock_holds_what_an_extra_brings():
@@ -92,7 +97,8 @@ def test_the_lock_holds_what_an_extra_brings():
             if needed.marker.evaluate({"extra": ""}):
                 continue  # not the extra's own (a plain platform marker)
             assert canonicalize_name(needed.name) in locked, (
-                f"{requirement} brings {needed.name}, which requirements.lock lacks: run `bash scripts/lock.sh`")
+                f"{requirement} brings {needed.name}, which requirements.lock lacks: run `bash scripts/lock.sh`"
+            )
 
 
 def test_ci_installs_the_lock_and_runs_the_readme_test_command():
@@ -115,8 +121,9 @@ def _third_party() -> set[str]:
 
 
 def _private(dotted: str) -> bool:
-    return any(part.startswith("_") and not (part.startswith("__") and part.endswith("__"))
-               for part in dotted.split("."))
+    return any(
+        part.startswith("_") and not (part.startswith("__") and part.endswith("__")) for part in dotted.split(".")
+    )
 
 
 def _root(node: ast.AST) -> ast.AST:
@@ -152,8 +159,11 @@ def scan(source: str, third_party: set[str]) -> list[str]:
                     found.append(f"{node.module}.{alias.name}")
                 imported[alias.asname or alias.name] = f"{node.module}.{alias.name}"
         elif isinstance(node, ast.Constant) and isinstance(node.value, str):
-            if re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)+", node.value) and is_dependency(node.value) \
-                    and _private(node.value):
+            if (
+                re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)+", node.value)
+                and is_dependency(node.value)
+                and _private(node.value)
+            ):
                 found.append(node.value)
         elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
             func = node.value.func
@@ -187,7 +197,8 @@ def scan(source: str, third_party: set[str]) -> list[str]:
         if isinstance(node, ast.Call):
             func = node.func
             writes = (isinstance(func, ast.Name) and func.id in ("setattr", "delattr")) or (
-                isinstance(func, ast.Attribute) and func.attr in ("__setattr__", "__delattr__"))
+                isinstance(func, ast.Attribute) and func.attr in ("__setattr__", "__delattr__")
+            )
             if writes and len(node.args) >= 2:
                 target, attr = node.args[0], node.args[1]
                 name = attr.value if isinstance(attr, ast.Constant) else "?"
@@ -208,8 +219,14 @@ def _readme_exceptions() -> list[dict[str, str]]:
     for line in section.group(1).splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if len(cells) >= 4 and cells[0].startswith("`agent/"):
-            rows.append({"module": cells[0].strip("`"), "name": cells[1].strip("`"), "pin": cells[2].strip("`"),
-                         "guard": cells[3].strip("`")})
+            rows.append(
+                {
+                    "module": cells[0].strip("`"),
+                    "name": cells[1].strip("`"),
+                    "pin": cells[2].strip("`"),
+                    "guard": cells[3].strip("`"),
+                }
+            )
     return rows
 
 
@@ -219,8 +236,11 @@ def test_agent_uses_no_private_or_patched_dependency_internals_beyond_the_readme
     found = []
     for path in sorted((REPO / "agent").rglob("*.py")):
         module = path.relative_to(REPO).as_posix()
-        found += [(module, name) for name in scan(path.read_text(encoding="utf-8"), third_party)
-                  if (module, name) not in allowed]
+        found += [
+            (module, name)
+            for name in scan(path.read_text(encoding="utf-8"), third_party)
+            if (module, name) not in allowed
+        ]
     assert found == []
 
 
@@ -230,14 +250,15 @@ def test_each_listed_exception_has_an_exact_pin_and_a_guard_test():
         name, _, version = row["pin"].partition("==")
         assert version and pins.get(canonicalize_name(name)) == f"=={version}", (
             f"README lists {row['name']} under {row['pin']}, but pyproject.toml pins {name} as "
-            f"{pins.get(canonicalize_name(name))!r}")
+            f"{pins.get(canonicalize_name(name))!r}"
+        )
         assert (REPO / row["guard"]).is_file(), f"{row['name']}: guard test {row['guard']} is missing"
         assert (REPO / row["module"]).is_file(), f"{row['name']}: {row['module']} does not exist"
 
 
 def test_the_scan_finds_what_the_removed_sdk_patches_did():
     """The patterns of the old agent/llm/sdk_chunks.py and sdk_fastpath.py, and more."""
-    source = '''
+    source = """
 import importlib
 import litellm
 from openai import _models
@@ -257,11 +278,17 @@ def install(m, f):
     lite = import_litellm()
     lite.drop_params = True
     lite.success_callback = []
-'''
-    assert sorted(scan(source, {"openai", "litellm"})) == sorted([
-        "openai._models", "openai._compat", "litellm._service_logger",
-        "openai.resources.chat.completions.completions.async_maybe_transform =",
-        "openai.types.chat.ChatCompletionChunk.construct =", "litellm.module_level_client =",
-        "litellm.success_callback =", "__pydantic_extra__ =", "openai.resources.chat.completions.completions"
-        ".construct_type =",
-    ])
+"""
+    assert sorted(scan(source, {"openai", "litellm"})) == sorted(
+        [
+            "openai._models",
+            "openai._compat",
+            "litellm._service_logger",
+            "openai.resources.chat.completions.completions.async_maybe_transform =",
+            "openai.types.chat.ChatCompletionChunk.construct =",
+            "litellm.module_level_client =",
+            "litellm.success_callback =",
+            "__pydantic_extra__ =",
+            "openai.resources.chat.completions.completions.construct_type =",
+        ]
+    )

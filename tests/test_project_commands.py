@@ -36,7 +36,7 @@ def user() -> Path:
 
 # -- parsing ----------------------------------------------------------------------------------
 def test_front_matter_description_and_body(workspace, project):
-    write(project, "review.md", "---\ndescription: \"Review a file for bugs\"\nmodel: x\n---\n\nReview $ARGUMENTS.\n")
+    write(project, "review.md", '---\ndescription: "Review a file for bugs"\nmodel: x\n---\n\nReview $ARGUMENTS.\n')
     [command] = list_commands(workspace)
     assert command.name == "review"
     assert command.description == "Review a file for bugs"
@@ -63,16 +63,20 @@ def test_unclosed_front_matter_is_body(workspace, project):
 def test_expand_replaces_arguments(workspace, project):
     write(project, "review.md", "Review $ARGUMENTS.\nThen test $ARGUMENTS again.")
     command = find_command(workspace, "review")
-    assert expand(command, "  src/x.py ") == \
-        '<command name="review">\nReview src/x.py.\nThen test src/x.py again.\n</command>'
+    assert (
+        expand(command, "  src/x.py ")
+        == '<command name="review">\nReview src/x.py.\nThen test src/x.py again.\n</command>'
+    )
     assert expand(command, "") == '<command name="review">\nReview .\nThen test  again.\n</command>'
 
 
 def test_expand_appends_arguments_without_placeholder(workspace, project):
     write(project, "fix.md", "Fix the bug the user names.")
     command = find_command(workspace, "fix")
-    assert expand(command, "the flaky\ntest") == \
-        '<command name="fix">\nFix the bug the user names.\n</command>\n\nthe flaky\ntest'
+    assert (
+        expand(command, "the flaky\ntest")
+        == '<command name="fix">\nFix the bug the user names.\n</command>\n\nthe flaky\ntest'
+    )
     assert expand(command, "  ") == '<command name="fix">\nFix the bug the user names.\n</command>'
 
 
@@ -131,8 +135,9 @@ async def test_tui_sends_expanded_command(workspace, project, server):
 
     write(project, "review.md", "---\ndescription: Review a file for bugs\n---\nReview $ARGUMENTS for bugs.")
     write(project, "help.md", "A project command may not shadow /help.")
-    settings = load_settings(workspace, flags={"model": "openai/fake", "api_base": server.base_url,
-                                               "api_key": "sk-test"})
+    settings = load_settings(
+        workspace, flags={"model": "openai/fake", "api_base": server.base_url, "api_key": "sk-test"}
+    )
     server.add(text("Reviewed."))
     app = CairnApp(settings)
     async with app.run_test(size=SIZE) as pilot:

@@ -8,16 +8,24 @@ regression fails the test instead of hanging the suite.
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
 from agent.fs import repo_files
 from agent.fs.repo_files import (
-    FileMissing, FileTooLarge, NotRegularFile, OutsideWorkspace, SymlinkRefused, list_repo_folder, read_own_file,
+    FileMissing,
+    FileTooLarge,
+    NotRegularFile,
+    OutsideWorkspace,
+    SymlinkRefused,
+    list_repo_folder,
+    read_own_file,
     read_repo_file,
 )
 from tests.hostile.conftest import bounded_sync
@@ -34,10 +42,8 @@ def bounded(fn: Callable[[], Any], fifos: list[Path] = ()) -> Any:
     except AssertionError as exc:
         if "did not finish" in str(exc):
             for fifo in fifos:
-                try:
+                with contextlib.suppress(OSError):
                     os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
-                except OSError:
-                    pass
         raise
 
 
@@ -250,8 +256,7 @@ def test_a_fifo_agents_md_gives_a_notice_and_the_next_file_is_read(workspace):
     notices: list[str] = []
     prompt = bounded(lambda: build_system_prompt(workspace, notices=notices), [workspace / "AGENTS.md"])
     assert "Project instructions from CLAUDE.md" in prompt and "Use tabs." in prompt
-    assert notices == ["Not reading AGENTS.md as project instructions: it is a FIFO (named pipe), "
-                       "not a regular file"]
+    assert notices == ["Not reading AGENTS.md as project instructions: it is a FIFO (named pipe), not a regular file"]
 
 
 def test_a_fifo_project_config_is_ignored_with_a_warning(workspace):

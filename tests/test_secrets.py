@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.settings.config import load_settings
 from agent.runtime.secrets import redact_secrets
+from agent.settings.config import load_settings
 from tests.fakes.llm_server import FakeLLMServer, text, tool_calls
 
 FLAG_KEY = "sk-test-SECRET123flagFLAG4567890abcdef"
@@ -51,11 +51,18 @@ def script():
 def test_redaction_covers_known_values_and_key_shapes(monkeypatch):
     monkeypatch.setenv("SOME_SERVICE_TOKEN", "tok-abcdefgh12345678")
     load_settings(flags={"api_key": "plain-looking-value-1234"})
-    line = ("key=plain-looking-value-1234 tok-abcdefgh12345678 Authorization: Bearer abcDEF123456789 "
-            "api_key='zzzzzzzzzzzz' sk-ant-api03-abcdefghijklmnopqrstuv")
+    line = (
+        "key=plain-looking-value-1234 tok-abcdefgh12345678 Authorization: Bearer abcDEF123456789 "
+        "api_key='zzzzzzzzzzzz' sk-ant-api03-abcdefghijklmnopqrstuv"
+    )
     clean = redact_secrets(line)
-    for leaked in ("plain-looking-value-1234", "tok-abcdefgh12345678", "abcDEF123456789", "zzzzzzzzzzzz",
-                   "abcdefghijklmnopqrstuv"):
+    for leaked in (
+        "plain-looking-value-1234",
+        "tok-abcdefgh12345678",
+        "abcDEF123456789",
+        "zzzzzzzzzzzz",
+        "abcdefghijklmnopqrstuv",
+    ):
         assert leaked not in clean
     assert clean.count("[REDACTED]") == 5
 
@@ -111,8 +118,9 @@ async def test_runtime_session_leaves_no_key_behind(monkeypatch, workspace, _iso
     with FakeLLMServer(script()) as srv:
         # The flag's key on the first run, the environment's on the second.
         for key in (FLAG_KEY, None):
-            settings = load_settings(workspace, flags={"model": "openai/fake", "api_base": srv.base_url,
-                                                       "api_key": key, "yolo": True})
+            settings = load_settings(
+                workspace, flags={"model": "openai/fake", "api_base": srv.base_url, "api_key": key, "yolo": True}
+            )
             runtime = await Runtime.open(settings, on_event=lambda e: None, approver=None, continue_last=True)
             try:
                 await runtime.run_turn("count")
@@ -147,8 +155,15 @@ def test_headless_debug_run_and_exports_leave_no_key_behind(workspace, _isolated
     env = {**os.environ, "OPENAI_API_KEY": ENV_KEY, "CAIRN_DEBUG": DEBUG_LOGGERS}
 
     def cairn(*args):
-        out = subprocess.run([str(CAIRN), *args], capture_output=True, text=True, env=env, timeout=120,
-                             stdin=subprocess.DEVNULL, cwd=workspace)
+        out = subprocess.run(
+            [str(CAIRN), *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+            stdin=subprocess.DEVNULL,
+            cwd=workspace,
+        )
         assert out.returncode == 0, out.stderr
         return out
 

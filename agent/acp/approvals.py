@@ -27,7 +27,7 @@ class EditorApprover:
 
     async def __call__(self, request: ApprovalRequest) -> Decision:
         choices = [c for c in request.choices if c in OPTIONS]
-        options = [PermissionOption(option_id=c, kind=OPTIONS[c][0], name=OPTIONS[c][1]) for c in choices]  # type: ignore[arg-type]
+        options = [PermissionOption(option_id=c, kind=OPTIONS[c][0], name=OPTIONS[c][1]) for c in choices]
         detail = request.detail + "".join(f"\n\n{text}" for text in (request.reason, request.note) if text)
         call = ToolCallUpdate(
             tool_call_id=self.current_call_id or f"approval-{request.key}",
@@ -37,4 +37,4 @@ class EditorApprover:
         response = await self.conn.request_permission(session_id=self.session_id, tool_call=call, options=options)
         outcome = response.outcome
         chosen = getattr(outcome, "option_id", None)
-        return chosen if getattr(outcome, "outcome", None) == "selected" and chosen in choices else "deny"  # type: ignore[return-value]
+        return chosen if getattr(outcome, "outcome", None) == "selected" and chosen in choices else "deny"

@@ -39,5 +39,9 @@ class EditorRead(FsRead):
 def with_editor_reads(registry: ToolRegistry, conn: Any, session_id: Callable[[], str]) -> ToolRegistry:
     """The same tools, `filesystem-read` reading through the editor."""
     return ToolRegistry(
-        [EditorRead(conn, session_id) if name == FsRead.name else registry.get(name) for name in registry.names]
+        [
+            EditorRead(conn, session_id) if name == FsRead.name else tool
+            for name in registry.names
+            if (tool := registry.get(name)) is not None  # always: the name is the registry's
+        ]
     )

@@ -130,9 +130,9 @@ def for_history(messages: list[Message]) -> list:
         elif message.role == "assistant":
             if message.content:
                 updates.append(update_agent_message_text(message.content))
-            for call in message.tool_calls:
-                calls[call.id] = call
-                updates.append(started(call))
+            for made in message.tool_calls:
+                calls[made.id] = made
+                updates.append(started(made))
         elif message.role == "tool" and message.tool_call_id:
             call = calls.get(message.tool_call_id)
             if call is None:

@@ -42,17 +42,20 @@ def resolve_policy(settings: Settings, model: str) -> CachePolicy:
     cfg = settings.context
     style = breakpoint_style(model) if model else "none"
     info = model_info(model) if model else None
-    priced = info is not None and bool(info.input_cost_per_token)
-    caches = style != "none" and not (priced and info.cache_read_input_token_cost is None)
+    input_cost = info.input_cost_per_token if info is not None else None
+    read_cost = info.cache_read_input_token_cost if info is not None else None
+    write_cost = info.cache_creation_input_token_cost if info is not None else None
+    priced = bool(input_cost)
+    caches = style != "none" and not (priced and read_cost is None)
     mode = cfg.cache_policy or ("auto" if caches else "exact")
     if mode == "exact":
         return EXACT.model_copy(update={"ttl_ms": cfg.cache_ttl_ms})
     read, write = DEFAULT_READ_SHARE, DEFAULT_WRITE_SHARE if style == "explicit" else AUTOMATIC_WRITE_SHARE
-    if priced:
-        if info.cache_read_input_token_cost is not None:
-            read = info.cache_read_input_token_cost / info.input_cost_per_token
-        if info.cache_creation_input_token_cost:
-            write = info.cache_creation_input_token_cost / info.input_cost_per_token
+    if input_cost:  # priced
+        if read_cost is not None:
+            read = read_cost / input_cost
+        if write_cost:
+            write = write_cost / input_cost
     return CachePolicy(mode="auto", ttl_ms=cfg.cache_ttl_ms, read_share=read, write_share=write)
 
 

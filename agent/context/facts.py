@@ -102,7 +102,9 @@ class Facts(Rendered):
         )
         # An assistant message with nothing to say (orphans drops it when it has no calls).
         self.blank = self.role == "assistant" and not (content or "").strip()
-        self.error = self.stderr_error = self.read_ok = None
+        self.error: bool | None = None
+        self.stderr_error: bool | None = None
+        self.read_ok: bool | None = None
         # For a copy with other content, the original record: roles, calls, times and
         # positions are the same. None for an original (not itself: no reference cycle).
         self.origin: Facts | None = None

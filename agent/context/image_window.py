@@ -17,6 +17,7 @@ the same history always gives the same request.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from itertools import compress
 from typing import Any, Protocol
 
@@ -57,7 +58,7 @@ def window_start(
     return start
 
 
-def image_cut(records: list[Record], images: ImageSizes) -> Cut | None:
+def image_cut(records: Sequence[Record], images: ImageSizes) -> Cut | None:
     """Where the images `records` carry start being sent; None when all of them are."""
     from agent.images import META_KEY, refs_of
 

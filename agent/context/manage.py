@@ -47,7 +47,8 @@ OVERFLOW_SHRINK = 0.75
 class ContextHost(Protocol):
     """What manage_context needs from the loop."""
 
-    session_id: str
+    @property
+    def session_id(self) -> str: ...
 
     async def build(self, history: list[Message], truncate: TruncateTo | None, flush: bool = False) -> BuildResult:
         """The next request; `flush`: apply the replacements held for the prompt cache too."""

@@ -24,6 +24,7 @@ from agent.context.image_window import Cut, image_cut, sent
 from agent.context.memo import Memo
 from agent.context.passes import active_path, externalize, file_reads, orphans, terminal_outdated
 from agent.context.rendered import (
+    CallRow,
     SessionImages,
     ToolImages,
     attach_images,
@@ -203,9 +204,9 @@ def _build(
         current = truncated
 
     cut = _image_cut(current, images, memo)
-    key = (encoding, images.version if images is not None else None, cut)
-    apis, (tokens, calls_at, rows, parts_at, inserts) = memo.recall(REQUEST, current, key) or _request(
-        current, counter, memo, key, images, cut
+    request_key = (encoding, images.version if images is not None else None, cut)
+    apis, (tokens, calls_at, rows, parts_at, inserts) = memo.recall(REQUEST, current, request_key) or _request(
+        current, counter, memo, request_key, images, cut
     )
     api: list[dict[str, Any]] = []
     if system_prompt:
@@ -342,7 +343,12 @@ def _request(
     """The final records' API forms and `(tokens, calls_at, rows, parts_at, inserts)` for
     `copy_request`, `copy_parts` and `with_tool_images`, remembered under `key` (encoding,
     images, image cut); what the last request had for the records this one starts with is reused."""
-    kept, apis, tokens, calls_at, rows, parts_at, inserts = 0, [], 0, [], [], [], []
+    kept, tokens = 0, 0
+    apis: list[dict[str, Any]] = []
+    calls_at: list[int] = []
+    rows: list[CallRow] = []
+    parts_at: list[int] = []
+    inserts: list[ToolImages] = []
     last = memo.recall_prefix(REQUEST, current, key)
     if last is not None:  # those records were counted then, in this encoding
         kept, apis, (tokens, calls_at, rows, parts_at, inserts) = last

@@ -9,12 +9,12 @@ that know more; the request builder owning them keeps them between builds.
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from itertools import compress, count, repeat
 from operator import attrgetter, eq
 from typing import TYPE_CHECKING, Any
 
-from agent.context.image_window import Cut, sent
+from agent.context.image_window import Cut, Record, sent
 
 if TYPE_CHECKING:
     from agent.session.models import Message
@@ -136,7 +136,7 @@ class SessionImages:
 
 
 def attach_images(
-    records: list[Rendered],
+    records: Sequence[Record],
     apis: list[dict[str, Any]],
     images: SessionImages | None,
     cut: Cut | None = None,
@@ -202,7 +202,7 @@ ToolImages = tuple[int, dict[str, Any], int]
 
 
 def tool_images(
-    records: list[Rendered],
+    records: Sequence[Record],
     start: int,
     images: SessionImages,
     count_message: Callable[[dict[str, Any]], int],
@@ -242,7 +242,7 @@ def tool_images(
     return out
 
 
-def group_start(records: list[Rendered], index: int) -> int:
+def group_start(records: Sequence[Record], index: int) -> int:
     """The first of the tool results that end at `index` (a group's start)."""
     while index > 0 and records[index - 1].role == "tool":
         index -= 1

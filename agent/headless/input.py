@@ -40,8 +40,8 @@ def parse_line(line: str) -> str | None:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        texts = [
-            part.get("text")
+        texts: list[str] = [
+            part["text"]
             for part in content
             if isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str)
         ]

@@ -202,7 +202,7 @@ class RunGuard:
     def _reach(self, limit: str, message: str, call: ToolCall | None = None) -> LimitReached:
         self.reached = LimitReached(
             limit=limit,
-            message=f"Stopped: {message}.",  # type: ignore[arg-type]
+            message=f"Stopped: {message}.",
             exit_code=EXIT_CODES[limit],
             tool_call_id=call.id if call else None,
         )

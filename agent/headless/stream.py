@@ -64,7 +64,9 @@ def to_json(event: Event) -> dict[str, Any] | None:
     if isinstance(event, ToolFinished):
         m = event.message
         content = m.content or ""
-        permission = m.meta.get("permission") if isinstance(m.meta.get("permission"), dict) else {}
+        permission = m.meta.get("permission")
+        if not isinstance(permission, dict):
+            permission = {}
         return {
             "type": "tool_result",
             "id": event.call.id,
@@ -86,7 +88,7 @@ def to_json(event: Event) -> dict[str, Any] | None:
         return {"type": "condense_started", "trigger": event.trigger, "tokens": event.tokens}
     if isinstance(event, ContextManaged):
         e = event.event
-        line = {
+        line: dict[str, Any] = {
             "type": "context",
             "action": e.action,
             "trigger": e.trigger,

@@ -350,7 +350,7 @@ async def stream_chat(
         result.partial_tool_calls = [vars(b) for _, b in sorted(calls.items())]
         _log_request(request, result, started, failed=exc)
         if isinstance(exc, TimeoutError) and watchdog is not None and watchdog.expired():
-            err = NetworkError(
+            err: LLMError = NetworkError(
                 f"The response stream from {request.model} sent no content for {idle:g} s "
                 "(only keep-alives, or nothing at all); gave up waiting."
             )

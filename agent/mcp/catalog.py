@@ -103,4 +103,5 @@ def request_tools(
     chosen = [by_name[n] for n in state.sent if n in by_name]
     if inline:
         return base + chosen
+    assert loader is not None  # not inline: there is a loader
     return base + [loader_definition(loader, remote)] + chosen

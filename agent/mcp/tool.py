@@ -33,8 +33,8 @@ class McpTool(Tool):
         self.remote = remote
         self.connection = connection
         self.max_result_chars = max_result_chars
-        self.name = remote.exposed  # type: ignore[misc] - per instance: each server tool has its own
-        self.description = remote.description  # type: ignore[misc]
+        self.name = remote.exposed  # per instance: each server tool has its own
+        self.description = remote.description
 
     def definition(self) -> dict[str, Any]:
         return self.remote.definition()

@@ -183,6 +183,7 @@ class Runtime:
         """Wait until litellm (and the tokenizer, for a front end) are loaded, and the model's
         server said its window (a custom api_base only; at most a few seconds, in parallel)."""
         self.start_backend()
+        assert self._backend is not None  # start_backend() made it
         await asyncio.shield(self._backend)
         window = self._windows.get(self.model)
         if window is not None:
@@ -238,7 +239,7 @@ class Runtime:
     async def trust_mcp_json(self) -> int:
         """Trust the project's `.mcp.json` as it is now and start its servers (OSError: not recorded)."""
         if self.mcp is None:
-            self.mcp = _mcp_manager(self.settings, self.agent)
+            self.mcp = _mcp_manager(self.settings, self.agent, {})  # no editor servers: it would exist
             if self.mcp is None:
                 return 0
             self.mcp.started = True  # its problems were the untrusted file: do not repeat them
@@ -288,6 +289,7 @@ class Runtime:
     def interrupt(self) -> bool:
         """Stop the running turn (stream cancelled, tool processes killed). True if one ran."""
         if self.busy:
+            assert self._turn is not None  # busy: a turn runs
             self._turn.cancel()
             return True
         return False
@@ -533,6 +535,7 @@ def _find_window(settings: Settings, model: str, out: list) -> None:
     from agent.llm.models import needs_window_discovery, probe_window
 
     if needs_window_discovery(settings, model):
+        assert settings.api_base is not None  # discovery is for a custom api_base only
         out.append(probe_window(settings.api_base, model, settings.api_key))
 
 

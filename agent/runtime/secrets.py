@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterable
 from pathlib import Path
 
 _SECRETS: set[str] = set()
@@ -65,7 +66,7 @@ def command_environment(environ: dict[str, str]) -> dict[str, str]:
     return {name: value for name, value in environ.items() if name not in OWN_KEY_VARIABLES and value not in secrets}
 
 
-def hide_from_proc(values: list[str | None]) -> bool:
+def hide_from_proc(values: Iterable[str | None]) -> bool:
     """Overwrite `values` where they sit in this process's original argv and environment
     memory: what /proc/<pid>/cmdline (anyone: `ps`) and /proc/<pid>/environ (the same user,
     so a model's command) show. `--api-key KEY` then reads `--api-key ******` in `ps`.

@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -60,7 +60,7 @@ def _line(record: dict) -> str:
 
 
 def export_jsonl(
-    session: Session, messages: list[Message], context_files: list[dict] = (), images: list[dict] = ()
+    session: Session, messages: list[Message], context_files: Sequence[dict] = (), images: Sequence[dict] = ()
 ) -> str:
     """Header line, then one line per message in seq order (pass `store.all_messages`), then
     the `image_records` of the messages and the `context_file_records` of the session's folder."""

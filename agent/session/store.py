@@ -50,6 +50,13 @@ _INSERT_MESSAGE = (
 )
 
 
+async def _aggregate(cur: aiosqlite.Cursor) -> Any:
+    """The value an aggregate SELECT (MAX, COALESCE(MAX…)) returns: always exactly one row."""
+    row = await cur.fetchone()
+    assert row is not None
+    return row[0]
+
+
 async def _refuse_foreign(conn: aiosqlite.Connection) -> None:
     """Before anything is written (even WAL mode changes the file's header): a database with
     tables but without cairn's `schema_version` belongs to something else."""
@@ -172,8 +179,7 @@ class Store:
     async def _migrate(self) -> None:
         await self.conn.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
         async with self.conn.execute("SELECT MAX(version) FROM schema_version") as cur:
-            row = await cur.fetchone()
-        current = row[0] or 0
+            current = await _aggregate(cur) or 0
         for version, script in enumerate(MIGRATIONS, start=1):
             if version <= current:
                 continue
@@ -181,7 +187,7 @@ class Store:
             await self.conn.execute("BEGIN IMMEDIATE")
             try:
                 async with self.conn.execute("SELECT MAX(version) FROM schema_version") as cur:
-                    again = (await cur.fetchone())[0] or 0
+                    again = await _aggregate(cur) or 0
                 if again < version:
                     for statement in script.split(";"):
                         if statement.strip():
@@ -194,7 +200,7 @@ class Store:
 
     async def schema_version(self) -> int:
         async with self.conn.execute("SELECT MAX(version) FROM schema_version") as cur:
-            return (await cur.fetchone())[0] or 0
+            return await _aggregate(cur) or 0
 
     # -- sessions -------------------------------------------------------------------
     async def create_session(
@@ -235,7 +241,7 @@ class Store:
             "SELECT * FROM sessions WHERE id LIKE ? ESCAPE '\\' LIMIT 2",
             (id_or_prefix.replace("%", "\\%").replace("_", "\\_") + "%",),
         ) as cur:
-            rows = await cur.fetchall()
+            rows = list(await cur.fetchall())
         return row_to_session(rows[0]) if len(rows) == 1 else None
 
     async def latest_session(self, cwd: str) -> Session | None:
@@ -335,7 +341,7 @@ class Store:
         async with self.conn.execute(
             "SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE session_id = ?", (session_id,)
         ) as cur:
-            return (await cur.fetchone())[0]
+            return await _aggregate(cur)
 
     async def append(
         self, session: Session, message: Message, file_changes: Iterable[tuple[str, bytes | None, bytes | None]] = ()

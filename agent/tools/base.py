@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -114,7 +114,7 @@ class ToolResult(BaseModel):
     def _storable_meta(cls, value: dict[str, Any]) -> dict[str, Any]:
         return storable_data(value)
 
-    def model_copy(self, *, update: dict[str, Any] | None = None, deep: bool = False) -> ToolResult:
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> ToolResult:
         if update:
             update = dict(update)
             if isinstance(update.get("content"), str):
@@ -150,8 +150,9 @@ class ToolContext:
 
 
 class Tool:
-    name: ClassVar[str]
-    description: ClassVar[str]
+    # Set on the class by cairn's tools, per instance by an MCP server's (agent/mcp/tool.py).
+    name: str
+    description: str
     Args: ClassVar[type[ToolArgs]]
 
     async def run(self, args: Any, ctx: ToolContext) -> ToolResult:  # pragma: no cover - abstract

@@ -99,7 +99,8 @@ def plan_edit(text: str, search: str, replace: str, replace_all: bool, display: 
     if count == 0:
         raise ToolError(f"searchContent was not found in {display}. {_not_found_hint(text, search)}")
     if count > 1 and not replace_all:
-        lines, start = [], 0
+        lines: list[str] = []
+        start = 0
         while len(lines) < MAX_LISTED_OCCURRENCES and (idx := text.find(search, start)) != -1:
             lines.append(str(_line_of(text, idx)))
             start = idx + len(search)

@@ -273,6 +273,7 @@ class Permissions:
             update["note"] = "The model asks to run this outside the sandbox: with your access, files and network."
         elif request.kind == "command" and not update["reason"] and self._sandbox_missing():
             # A remembered "always" would not apply either: rules need the sandbox.
+            assert self.sandbox is not None  # _sandbox_missing(): it was probed
             update["choices"] = ONCE_ONLY
             update["note"] = (
                 f"No sandbox, so commands cannot run unasked: {self.sandbox.why_not}. "

@@ -124,6 +124,7 @@ class Ripgrep:
         except OSError as exc:
             raise ToolError(f"cannot start ripgrep: {exc.strerror or exc}") from None
         ctx.processes.add(proc)
+        assert proc.stdout is not None and proc.stderr is not None  # both are pipes
         out = RgOutput()
         errors = asyncio.ensure_future(_bounded_read(proc.stderr))
         try:

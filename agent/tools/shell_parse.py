@@ -373,7 +373,8 @@ class _Walk:
         return word_value(self.text(node.start_byte, node.end_byte))
 
     def redirect(self, node) -> tuple[Redirect, list[tuple[str, str]]]:
-        fd, op, dests = "", "", []
+        fd, op = "", ""
+        dests: list[tuple[str, str]] = []
         pos = node.start_byte
         for child in node.children:
             if child.type == "file_descriptor":

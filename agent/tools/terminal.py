@@ -16,8 +16,9 @@ import shutil
 import signal
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from pydantic import Field
 
@@ -161,7 +162,7 @@ async def _kill_when_spawned(spawn: asyncio.Future) -> None:
             continue
 
 
-def _stop_reading(proc: asyncio.subprocess.Process, readers: list[asyncio.Future]) -> None:
+def _stop_reading(proc: asyncio.subprocess.Process, readers: Sequence[asyncio.Future]) -> None:
     """Cancel the readers and close our pipe ends now, rather than when the garbage
     collector finds the transport (possibly after its event loop is gone)."""
     for task in readers:
@@ -275,6 +276,7 @@ class Terminal(Tool):
             raise ToolError(f"cannot start the command: {exc.strerror or exc}") from None
         ctx.processes.add(proc)
         out, err = StreamCapture(STREAM_KEEP_BYTES, ctx.progress), StreamCapture(STREAM_KEEP_BYTES, ctx.progress)
+        assert proc.stdout is not None and proc.stderr is not None  # both are pipes
         readers = [asyncio.ensure_future(out.drain(proc.stdout)), asyncio.ensure_future(err.drain(proc.stderr))]
         timed_out = False
         try:
@@ -303,7 +305,11 @@ class Terminal(Tool):
             {"command": command, "stdout": out.text(), "stderr": stderr, "exitCode": exit_code},
             ensure_ascii=False,
         )
-        meta = {"exitCode": exit_code, "timedOut": timed_out, "durationMs": int((time.monotonic() - started) * 1000)}
+        meta: dict[str, Any] = {
+            "exitCode": exit_code,
+            "timedOut": timed_out,
+            "durationMs": int((time.monotonic() - started) * 1000),
+        }
         if verdict.sandbox is not None:
             meta["sandbox"] = verdict.sandbox
         if out.dropped or err.dropped:

@@ -82,7 +82,7 @@ async def resolve(host: str, port: int) -> list[str]:
         infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except (socket.gaierror, UnicodeError) as exc:
         raise AddressRefused(f"cannot resolve {host}: {getattr(exc, 'strerror', None) or exc}") from None
-    return [info[4][0] for info in infos]
+    return [str(info[4][0]) for info in infos]  # an inet address: always a str
 
 
 class GuardedBackend(httpcore.AsyncNetworkBackend):

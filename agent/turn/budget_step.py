@@ -35,7 +35,9 @@ class TurnAgent(Protocol):
     store: Any
     ctx: Any
     writer: SessionWriter
-    budget: Any
+
+    @property
+    def budget(self) -> Budget: ...
 
     def emit(self, event: Any) -> None: ...
 

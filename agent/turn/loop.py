@@ -24,7 +24,7 @@ from agent.context.condense import CondenseError
 from agent.context.manage import compact, manage_context
 from agent.llm.client import ChatRequest, StreamResult, stream_chat
 from agent.llm.errors import ContextTooLongError, LLMError
-from agent.llm.models import DiscoveredWindow, model_limits
+from agent.llm.models import DiscoveredWindow, ModelLimits, model_limits
 from agent.prompt import build_system_prompt
 from agent.session.errors import StoreError
 from agent.session.loading import load_session_messages
@@ -109,11 +109,11 @@ class Agent:
     def set_model(self, model: str) -> None:
         self.model = model
         self.builder.set_model(model)
-        self._limits = None
+        self._limits: ModelLimits | None = None
         self._budget: Budget | None = None
 
     @property
-    def limits(self):
+    def limits(self) -> ModelLimits:
         """Looked up on first use: litellm's model table is not needed to show a session."""
         if self._limits is None:
             self._limits = model_limits(self.settings, self.model, self.discovered_windows.get(self.model))

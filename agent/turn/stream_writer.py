@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from agent.llm.client import StreamResult
-from agent.session.models import Message, ToolCall
+from agent.session.models import Message, Status, ToolCall
 from agent.turn.events import AssistantFinished, AssistantStarted, TextDelta
 from agent.turn.writer import SessionWriter
 
@@ -40,7 +40,7 @@ class StreamWriter:
         self.partial = StreamResult()  # what streamed so far (stream_chat fills it)
         self._last_flush = 0.0
 
-    async def _start(self, *, announce: bool = True) -> None:
+    async def _start(self, *, announce: bool = True) -> Message:
         loop = asyncio.get_running_loop()
         self._last_flush = loop.time()
         # Set before the write so an interrupt during it cannot lead to a second row.
@@ -50,23 +50,23 @@ class StreamWriter:
         await self.writer.append(self.message)
         if announce:  # a message without text (only a half-sent tool call) gets no chat bubble
             self.emit(AssistantStarted(message_id=self.message.id))
+        return self.message
 
     async def on_text(self, chunk: str) -> None:
         self.text += chunk
-        if self.message is None:
-            await self._start()
-        self.emit(TextDelta(message_id=self.message.id, text=chunk))
+        message = self.message if self.message is not None else await self._start()
+        self.emit(TextDelta(message_id=message.id, text=chunk))
         now = asyncio.get_running_loop().time()
         if now - self._last_flush >= STREAM_FLUSH_SECONDS:
             self._last_flush = now
-            self.message.content = self.text
-            await self.writer.persist(self.writer.store.update_message(self.message))
+            message.content = self.text
+            await self.writer.persist(self.writer.store.update_message(message))
 
     async def finish(
         self,
         result: StreamResult | None,
         *,
-        status: str,
+        status: Status,
         error: str | None = None,
         estimated_tokens: int | None = None,
         cut_at: int | None = None,
@@ -75,14 +75,14 @@ class StreamWriter:
         `cut_at`: the output limit the answer was cut at (finish_reason "length")."""
         await self.writer.settle()
         text = result.content if result is not None else self.text
-        if self.message is None:
+        message = self.message
+        if message is None:
             calls = bool(result and (result.tool_calls or result.partial_tool_calls))
             if not text and not calls and status != "ok":
                 return None  # nothing streamed: nothing to keep
-            await self._start(announce=bool(text) or status == "ok")
-        message = self.message
+            message = await self._start(announce=bool(text) or status == "ok")
         message.content = text or None
-        message.status = status  # type: ignore[assignment]
+        message.status = status
         meta = dict(message.meta)
         if result is not None and status == "ok":
             renamed = unique_tool_call_ids(result.tool_calls, self.history())

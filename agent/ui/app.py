@@ -29,6 +29,7 @@ from agent.ui.widgets.status import StatusBar
 
 if TYPE_CHECKING:
     from textual.widgets import Collapsible
+    from textual.worker import Worker
 
     from agent.runtime.runtime import Runtime
     from agent.settings.config import Settings
@@ -79,7 +80,7 @@ class CairnApp(KeyActions, TurnActions, App):
         self._turn_active = False
         self._interrupt_requested = False
         self._truncation_shown = False  # one "request shortened" line per turn is enough
-        self._meter = None  # the worker measuring the next request for the status bar
+        self._meter: Worker[None] | None = None  # the worker measuring the next request for the status bar
         self._meter_stale = False
         self._termination = Termination(self)  # SIGTERM/SIGHUP, handled while the app runs
         self.typeahead: TypeAhead | None = None  # typed on the first screen, before the app ran
@@ -143,11 +144,12 @@ class CairnApp(KeyActions, TurnActions, App):
 
     def _show_settings(self) -> None:
         settings = self.settings
+        assert settings is not None  # shown once loaded
         self.status.set_info(model=settings.model, yolo=settings.yolo)
         self.query_one("#header", SessionHeader).show(settings.workspace, settings.model, settings.yolo)
         self.refresh_header()
-        pending = self.settings.project_trust  # its line waits for the trust question's answer
-        for warning in self.settings.warnings:
+        pending = settings.project_trust  # its line waits for the trust question's answer
+        for warning in settings.warnings:
             if pending is None or warning != pending.notice:
                 self.notify(warning, severity="warning", markup=False, timeout=10)
 
@@ -172,6 +174,7 @@ class CairnApp(KeyActions, TurnActions, App):
     async def _settle_trust(self) -> None:
         """Before the runtime reads the settings: the folder-trust question, when the project
         config sets keys only a trusted folder may (agent/settings/trust.py)."""
+        assert self.settings is not None  # loaded first
         if self.settings.project_trust is not None:
             from agent.ui.screens.trust import settle
 
@@ -191,6 +194,7 @@ class CairnApp(KeyActions, TurnActions, App):
         try:
             await self._load_settings()
             await self._settle_trust()
+            assert self.settings is not None  # loaded (and, trusted, loaded again)
             opening = asyncio.ensure_future(
                 Runtime.open(
                     self.settings,

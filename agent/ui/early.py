@@ -22,6 +22,7 @@ import threading
 import tty
 import unicodedata
 from collections.abc import Callable
+from typing import Any
 
 PLACEHOLDER = "Ask cairn…  (/ for commands, Ctrl+J for a new line)"
 STARTING = "starting…"
@@ -165,7 +166,7 @@ def handoff_mode(saved: list) -> list:
     """The shell's terminal mode `saved` as Textual's driver changes it when the app starts
     (textual/drivers/linux_driver.py `_patch_lflag`, `_patch_iflag`): keys unechoed, read at
     once, Ctrl+C and Enter as bytes. Output processing stays the shell's, as the app has it."""
-    mode = [list(part) if isinstance(part, list) else part for part in saved]
+    mode: list[Any] = [list(part) if isinstance(part, list) else part for part in saved]
     mode[tty.LFLAG] &= ~(termios.ECHO | termios.ICANON | termios.IEXTEN | termios.ISIG)
     mode[tty.IFLAG] &= ~(termios.IXON | termios.IXOFF | termios.ICRNL | termios.INLCR | termios.IGNCR)
     mode[tty.CC][termios.VMIN] = 1

@@ -11,14 +11,23 @@ prompt's (tests/ui/test_keys_readme.py checks it).
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from textual.actions import SkipAction
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.screen import ModalScreen
 
 if TYPE_CHECKING:
-    from agent.ui.app import CairnApp
+    from textual.app import App
+
+    from agent.runtime.runtime import Runtime
+    from agent.ui.widgets.chat import ChatView
+    from agent.ui.widgets.prompt import PromptInput
+    from agent.ui.widgets.status import StatusBar
+
+    _AppBase = App[Any]  # for the checker only: the mixin's methods run on CairnApp
+else:
+    _AppBase = object
 
 ESC_WINDOW = 0.5  # two ESC presses within this many seconds = "ESC twice"
 CTRL_C_WINDOW = 2.0
@@ -26,7 +35,7 @@ CTRL_C_WINDOW = 2.0
 # Actions that act on the main screen only: a modal answers these keys itself.
 MAIN_SCREEN_ACTIONS = frozenset({"escape", "scroll_chat", "toggle_output"})
 
-APP_BINDINGS = [
+APP_BINDINGS: list[BindingType] = [
     Binding("escape", "escape", "Close the popup · interrupt the turn · twice: rewind", show=False, priority=True),
     Binding("ctrl+c", "ctrl_c", "Clear the draft · interrupt the turn · twice: quit", show=False, priority=True),
     Binding("pageup,shift+pageup", "scroll_chat('page_up')", "Scroll the chat up a page", show=False, priority=True),
@@ -45,17 +54,33 @@ APP_BINDINGS = [
 ]
 
 
-class KeyActions:
+class KeyActions(_AppBase):
     """Mixed into CairnApp: the actions behind APP_BINDINGS."""
 
     _last_escape: float = 0.0
     _last_ctrl_c: float = 0.0
 
-    def check_action(self: CairnApp, action: str, parameters: tuple[object, ...]) -> bool | None:
+    if TYPE_CHECKING:  # what CairnApp (and its TurnActions) provide
+        runtime: Runtime | None
+        opening: bool
+
+        @property
+        def chat(self) -> ChatView: ...
+        @property
+        def prompt(self) -> PromptInput: ...
+        @property
+        def status(self) -> StatusBar: ...
+        @property
+        def turn_running(self) -> bool: ...
+        def interrupt_turn(self) -> None: ...
+        def action_rewind(self) -> None: ...
+        async def quit_app(self) -> None: ...
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # On a modal, its own bindings (its Esc, its list's PageUp) answer.
         return not (action in MAIN_SCREEN_ACTIONS and isinstance(self.screen, ModalScreen))
 
-    def action_escape(self: CairnApp) -> None:
+    def action_escape(self) -> None:
         if self.prompt.close_popup():
             return
         if self.turn_running:
@@ -68,7 +93,7 @@ class KeyActions:
         else:
             self._last_escape = now
 
-    async def action_ctrl_c(self: CairnApp) -> None:
+    async def action_ctrl_c(self) -> None:
         """A draft first: Ctrl+C clears it (Ctrl+Z brings it back). Then once: interrupt the
         turn (or arm quitting); twice within CTRL_C_WINDOW: quit, even while a turn runs:
         quit_app interrupts it and waits until its partial is stored."""
@@ -95,7 +120,7 @@ class KeyActions:
         # In the status line, not a toast: a toast sits over the prompt being typed in.
         self.status.flash("Press Ctrl+C again to quit", CTRL_C_WINDOW)
 
-    def action_scroll_chat(self: CairnApp, where: str) -> None:
+    def action_scroll_chat(self, where: str) -> None:
         chat = self.chat
         if where == "page_up":
             chat.scroll_page_up(animate=False)
@@ -107,6 +132,6 @@ class KeyActions:
             chat.scroll_end(animate=False)
             chat.anchor()
 
-    def action_toggle_output(self: CairnApp) -> None:
+    def action_toggle_output(self) -> None:
         if not self.chat.toggle_output_in_view():
             self.status.flash("No tool output to expand yet", CTRL_C_WINDOW)

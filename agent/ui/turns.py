@@ -9,15 +9,25 @@ the user stopped the agent to say something else.
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from textual import work
 
 if TYPE_CHECKING:
-    from agent.ui.app import CairnApp
+    from textual.app import App
+
+    from agent.runtime.runtime import Runtime
+    from agent.ui.widgets.chat import ChatView
+    from agent.ui.widgets.prompt import PromptInput
+    from agent.ui.widgets.queued import QueuedPrompts
+    from agent.ui.widgets.status import StatusBar
+
+    _AppBase = App[Any]  # for the checker only: the mixin's methods run on CairnApp
+else:
+    _AppBase = object
 
 
-class TurnActions:
+class TurnActions(_AppBase):
     """Mixed into CairnApp: starting, queueing and interrupting turns."""
 
     _turn_active: bool = False
@@ -25,11 +35,28 @@ class TurnActions:
     _redirect: str | None = None  # "No, and tell cairn what to do instead": the words, until sent
     _redirecting: bool = False
 
+    if TYPE_CHECKING:  # what CairnApp provides
+        runtime: Runtime | None
+        opening: bool
+        _pending: list[str]
+        _truncation_shown: bool
+
+        @property
+        def chat(self) -> ChatView: ...
+        @property
+        def prompt(self) -> PromptInput: ...
+        @property
+        def queued(self) -> QueuedPrompts: ...
+        @property
+        def status(self) -> StatusBar: ...
+        def notice_not_ready(self) -> None: ...
+        def refresh_status(self) -> None: ...
+
     @property
-    def turn_running(self: CairnApp) -> bool:
+    def turn_running(self) -> bool:
         return self._turn_active
 
-    def still_working(self: CairnApp, text: str) -> bool:
+    def still_working(self, text: str) -> bool:
         """True (and the text back in the prompt) when a turn runs: one turn at a time."""
         if not self.turn_running:
             return False
@@ -37,7 +64,7 @@ class TurnActions:
         self.notify("Still working: press Esc to interrupt, then send again.", markup=False)
         return True
 
-    def send_prompt(self: CairnApp, shown: str, sent: str | None = None) -> None:
+    def send_prompt(self, shown: str, sent: str | None = None) -> None:
         """Start a turn with `sent` (default `shown`); the chat shows what the user typed
         (a project command shows as `/name args`, the model gets its expanded block).
         While a turn runs the message is queued: it is sent when the turn ends."""
@@ -53,12 +80,12 @@ class TurnActions:
             return
         self._run_turn(sent or shown)
 
-    def start_compact(self: CairnApp, instructions: str | None) -> None:
+    def start_compact(self, instructions: str | None) -> None:
         """/compact: condense now, run as a turn (spinner, Esc interrupts)."""
         self._run_turn(instructions or "", compact=True)
 
     @work(group="turn", exclusive=True, exit_on_error=False)
-    async def _run_turn(self: CairnApp, text: str, *, compact: bool = False) -> None:
+    async def _run_turn(self, text: str, *, compact: bool = False) -> None:
         """Run a user turn, or with `compact` a condense (`text`: its instructions)."""
         assert self.runtime is not None
         self._turn_active = True
@@ -91,7 +118,7 @@ class TurnActions:
             if self.queued.items and self.runtime is not None:
                 self.call_later(self._send_queued)
 
-    def _send_queued(self: CairnApp) -> None:
+    def _send_queued(self) -> None:
         """The turn ended: what was queued meanwhile goes as the next prompt (one turn)."""
         if self.turn_running or not self.queued.items:
             return
@@ -100,24 +127,24 @@ class TurnActions:
         sent = "\n\n".join(i.sent or i.shown for i in items)
         self.send_prompt(shown, sent if sent != shown else None)
 
-    def _take_queued(self: CairnApp) -> str | None:
+    def _take_queued(self) -> str | None:
         item = self.queued.take_last()
         return item.shown if item is not None else None
 
-    def _give_back_queued(self: CairnApp) -> None:
+    def _give_back_queued(self) -> None:
         """An interrupted turn: queued messages return to the prompt (after the draft), unsent."""
         items = self.queued.take_all()
         if items:
             draft = self.prompt.text.rstrip("\n")
             self.prompt.restore("\n\n".join([draft, *(i.shown for i in items)] if draft else [i.shown for i in items]))
 
-    def redirect_after_refusal(self: CairnApp, text: str) -> None:
+    def redirect_after_refusal(self, text: str) -> None:
         """The approval's "No, and tell cairn what to do instead": the tool stores the refusal
         as its result; then (`refusal_stored`) the turn stops and `text` goes as the next
         prompt, so the model reads the refusal and the user's words together before it acts."""
         self._redirect = text
 
-    def refusal_stored(self: CairnApp) -> None:
+    def refusal_stored(self) -> None:
         if self._redirect is None:
             return
         text, self._redirect = self._redirect, None
@@ -128,7 +155,7 @@ class TurnActions:
         self._redirecting = True
         self.interrupt_turn()
 
-    def interrupt_turn(self: CairnApp) -> None:
+    def interrupt_turn(self) -> None:
         """Stop the running turn; the prompt stays usable throughout."""
         self._interrupt_requested = True
         if self.runtime is None or not self.runtime.interrupt():

@@ -15,7 +15,11 @@ import pytest
 acp = pytest.importorskip("acp")
 from acp import PROTOCOL_VERSION, spawn_agent_process, text_block  # noqa: E402
 from acp.schema import (  # noqa: E402
-    AllowedOutcome, ClientCapabilities, FileSystemCapabilities, ReadTextFileResponse, RequestPermissionResponse,
+    AllowedOutcome,
+    ClientCapabilities,
+    FileSystemCapabilities,
+    ReadTextFileResponse,
+    RequestPermissionResponse,
     WriteTextFileResponse,
 )
 
@@ -64,8 +68,16 @@ async def _until(condition) -> None:
 
 
 def _agent_args(srv, *, yolo: bool = False) -> list[str]:
-    return ["--model", "openai/fake-model", "--api-base", srv.base_url, "--api-key", "sk-test",
-            *(["--yolo"] if yolo else []), "acp"]
+    return [
+        "--model",
+        "openai/fake-model",
+        "--api-base",
+        srv.base_url,
+        "--api-key",
+        "sk-test",
+        *(["--yolo"] if yolo else []),
+        "acp",
+    ]
 
 
 async def _start(editor: Editor, srv, workspace: Path):
@@ -73,23 +85,31 @@ async def _start(editor: Editor, srv, workspace: Path):
 
 
 async def test_editor_session_prompt_permission_cancel_and_load(workspace):
-    with FakeLLMServer([
-        tool_calls([("c1", "terminal-execute", {"command": "touch made"})], text="Making it."),
-        tool_calls([("c2", "filesystem-create", {"filePath": "notes.txt", "content": "hello\n"})]),
-        text("Made both.", chunk_size=3),
-        hang(300, text="thinking"),
-    ]) as srv:
+    with FakeLLMServer(
+        [
+            tool_calls([("c1", "terminal-execute", {"command": "touch made"})], text="Making it."),
+            tool_calls([("c2", "filesystem-create", {"filePath": "notes.txt", "content": "hello\n"})]),
+            text("Made both.", chunk_size=3),
+            hang(300, text="thinking"),
+        ]
+    ) as srv:
         srv.allow_unused = True
         editor = Editor()
         async with await _start(editor, srv, workspace) as (conn, _process):
-            init = await asyncio.wait_for(conn.initialize(
-                protocol_version=PROTOCOL_VERSION,
-                client_capabilities=ClientCapabilities(fs=FileSystemCapabilities(read_text_file=False,
-                                                                                 write_text_file=True))), TIMEOUT)
+            init = await asyncio.wait_for(
+                conn.initialize(
+                    protocol_version=PROTOCOL_VERSION,
+                    client_capabilities=ClientCapabilities(
+                        fs=FileSystemCapabilities(read_text_file=False, write_text_file=True)
+                    ),
+                ),
+                TIMEOUT,
+            )
             assert init.agent_capabilities.load_session is True and init.agent_info.name == "cairn"
             session = await asyncio.wait_for(conn.new_session(cwd=str(workspace), mcp_servers=[]), TIMEOUT)
-            answer = await asyncio.wait_for(conn.prompt(session_id=session.session_id,
-                                                        prompt=[text_block("make a file and notes")]), TIMEOUT)
+            answer = await asyncio.wait_for(
+                conn.prompt(session_id=session.session_id, prompt=[text_block("make a file and notes")]), TIMEOUT
+            )
             assert answer.stop_reason == "end_turn"
             # The command and the file change ran because the editor granted them.
             assert (workspace / "made").exists() and (workspace / "notes.txt").read_text() == "hello\n"
@@ -106,8 +126,9 @@ async def test_editor_session_prompt_permission_cancel_and_load(workspace):
             assert editor.writes == [(str((workspace / "notes.txt").resolve()), "hello\n")]
 
             # Cancel mid-turn: the model's request hangs until the editor cancels.
-            prompt = asyncio.ensure_future(conn.prompt(session_id=session.session_id,
-                                                       prompt=[text_block("think hard")]))
+            prompt = asyncio.ensure_future(
+                conn.prompt(session_id=session.session_id, prompt=[text_block("think hard")])
+            )
             await asyncio.to_thread(srv.wait_for_requests, 4, TIMEOUT)
             # Cancel once the partial answer has reached the editor (so it was stored): the
             # request arriving at the server says nothing about its first chunk coming back.
@@ -120,8 +141,9 @@ async def test_editor_session_prompt_permission_cancel_and_load(workspace):
         later = Editor()
         async with await _start(later, srv, workspace) as (conn, _process):
             await asyncio.wait_for(conn.initialize(protocol_version=PROTOCOL_VERSION), TIMEOUT)
-            await asyncio.wait_for(conn.load_session(cwd=str(workspace), session_id=session.session_id,
-                                                     mcp_servers=[]), TIMEOUT)
+            await asyncio.wait_for(
+                conn.load_session(cwd=str(workspace), session_id=session.session_id, mcp_servers=[]), TIMEOUT
+            )
             assert later.text("user_message_chunk").startswith("make a file and notes")
             assert "Made both." in later.text() and "thinking" in later.text()
             assert later.kinds().count("tool_call") == 2
@@ -133,12 +155,17 @@ async def test_reads_go_through_an_editor_that_offers_them(workspace):
     with FakeLLMServer([tool_calls([("c1", "filesystem-read", {"filePath": "a.txt"})]), text("Read it.")]) as srv:
         editor = Editor()
         async with await _start(editor, srv, workspace) as (conn, _process):
-            await asyncio.wait_for(conn.initialize(
-                protocol_version=PROTOCOL_VERSION,
-                client_capabilities=ClientCapabilities(fs=FileSystemCapabilities(read_text_file=True))), TIMEOUT)
+            await asyncio.wait_for(
+                conn.initialize(
+                    protocol_version=PROTOCOL_VERSION,
+                    client_capabilities=ClientCapabilities(fs=FileSystemCapabilities(read_text_file=True)),
+                ),
+                TIMEOUT,
+            )
             session = await asyncio.wait_for(conn.new_session(cwd=str(workspace), mcp_servers=[]), TIMEOUT)
-            answer = await asyncio.wait_for(conn.prompt(session_id=session.session_id,
-                                                        prompt=[text_block("read a.txt")]), TIMEOUT)
+            answer = await asyncio.wait_for(
+                conn.prompt(session_id=session.session_id, prompt=[text_block("read a.txt")]), TIMEOUT
+            )
         sent = srv.requests[-1]["messages"]
     assert answer.stop_reason == "end_turn"
     assert editor.reads == [str((workspace / "a.txt").resolve())]
@@ -152,8 +179,9 @@ async def test_load_of_an_unknown_session_is_an_error(workspace):
         async with await _start(editor, srv, workspace) as (conn, _process):
             await asyncio.wait_for(conn.initialize(protocol_version=PROTOCOL_VERSION), TIMEOUT)
             with pytest.raises(acp.RequestError):
-                await asyncio.wait_for(conn.load_session(cwd=str(workspace), session_id="nope", mcp_servers=[]),
-                                       TIMEOUT)
+                await asyncio.wait_for(
+                    conn.load_session(cwd=str(workspace), session_id="nope", mcp_servers=[]), TIMEOUT
+                )
 
 
 async def test_the_editors_mcp_servers_are_started_for_its_session(workspace):
@@ -169,13 +197,20 @@ async def test_the_editors_mcp_servers_are_started_for_its_session(workspace):
             init = await asyncio.wait_for(conn.initialize(protocol_version=PROTOCOL_VERSION), TIMEOUT)
             assert init.agent_capabilities.mcp_capabilities.http is True
             assert init.agent_capabilities.mcp_capabilities.sse is False
-            servers = [McpServerStdio(name="fake", command=sys.executable, args=["-m", "tests.fakes.mcp_server"],
-                                      env=[EnvVariable(name="PYTHONPATH", value=str(REPO_ROOT))]),
-                       SseMcpServer(name="old", url="http://127.0.0.1:9/sse", headers=[], type="sse")]
+            servers = [
+                McpServerStdio(
+                    name="fake",
+                    command=sys.executable,
+                    args=["-m", "tests.fakes.mcp_server"],
+                    env=[EnvVariable(name="PYTHONPATH", value=str(REPO_ROOT))],
+                ),
+                SseMcpServer(name="old", url="http://127.0.0.1:9/sse", headers=[], type="sse"),
+            ]
             session = await asyncio.wait_for(conn.new_session(cwd=str(workspace), mcp_servers=servers), TIMEOUT)
             # The first prompt waits for the servers to be ready (up to mcp.headless_wait).
-            answer = await asyncio.wait_for(conn.prompt(session_id=session.session_id,
-                                                        prompt=[text_block("echo it")]), TIMEOUT)
+            answer = await asyncio.wait_for(
+                conn.prompt(session_id=session.session_id, prompt=[text_block("echo it")]), TIMEOUT
+            )
         first, second = srv.requests
     assert answer.stop_reason == "end_turn"
     assert "mcp__fake__echo" in [t["function"]["name"] for t in first.get("tools") or []]
@@ -189,13 +224,20 @@ def test_editor_servers_become_config_tables():
 
     from agent.acp.server import editor_servers
 
-    tables = editor_servers([
-        McpServerStdio(name="git", command="uvx", args=["mcp-server-git"], env=[EnvVariable(name="A", value="${B}")]),
-        HttpMcpServer(name="docs", url="https://example.com/mcp", headers=[HttpHeader(name="Authorization",
-                                                                                       value="Bearer t")],
-                      type="http"),
-        SseMcpServer(name="old", url="https://example.com/sse", headers=[], type="sse"),
-    ])
+    tables = editor_servers(
+        [
+            McpServerStdio(
+                name="git", command="uvx", args=["mcp-server-git"], env=[EnvVariable(name="A", value="${B}")]
+            ),
+            HttpMcpServer(
+                name="docs",
+                url="https://example.com/mcp",
+                headers=[HttpHeader(name="Authorization", value="Bearer t")],
+                type="http",
+            ),
+            SseMcpServer(name="old", url="https://example.com/sse", headers=[], type="sse"),
+        ]
+    )
     assert list(tables) == ["git", "docs"]  # SSE is not spoken, so not started
     assert tables["git"].command == "uvx" and tables["git"].args == ["mcp-server-git"]
     assert tables["git"].env == {"A": "${B}"}
@@ -203,16 +245,23 @@ def test_editor_servers_become_config_tables():
 
 
 def test_editor_values_are_taken_as_given_and_config_wins_a_name(tmp_path):
-    from agent.settings.config import McpServerSettings, Settings
     from agent.mcp.servers import server_specs
+    from agent.settings.config import McpServerSettings, Settings
 
-    settings = Settings.model_validate({"workspace": str(tmp_path),
-                                        "mcp": {"servers": {"git": {"command": "git-mcp"}}}})
-    specs, problems = server_specs(settings, editor={
-        "git": McpServerSettings(command="other"),
-        "echo": McpServerSettings(command="echo-mcp", env={"TOKEN": "${HOME}"})})
-    assert [(s.name, s.source, s.command) for s in specs] == [("git", "config.toml", "git-mcp"),
-                                                              ("echo", "editor", "echo-mcp")]
+    settings = Settings.model_validate(
+        {"workspace": str(tmp_path), "mcp": {"servers": {"git": {"command": "git-mcp"}}}}
+    )
+    specs, problems = server_specs(
+        settings,
+        editor={
+            "git": McpServerSettings(command="other"),
+            "echo": McpServerSettings(command="echo-mcp", env={"TOKEN": "${HOME}"}),
+        },
+    )
+    assert [(s.name, s.source, s.command) for s in specs] == [
+        ("git", "config.toml", "git-mcp"),
+        ("echo", "editor", "echo-mcp"),
+    ]
     assert specs[1].env == {"TOKEN": "${HOME}"} and specs[1].cwd == str(tmp_path)
     assert problems == ["MCP server 'git' of the editor ignored: config.toml defines it"]
     # A trusted .mcp.json of the same name names who won.

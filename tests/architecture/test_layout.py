@@ -55,8 +55,9 @@ def imported(path: Path, name: str, known: dict[str, Path]) -> set[str]:
             if node.level:
                 parts = package.split(".")[: len(package.split(".")) - node.level + 1]
                 base = ".".join(parts + ([node.module] if node.module else []))
-            targets = [resolve(f"{base}.{a.name}") if f"{base}.{a.name}" in known else resolve(base)
-                       for a in node.names]
+            targets = [
+                resolve(f"{base}.{a.name}") if f"{base}.{a.name}" in known else resolve(base) for a in node.names
+            ]
         else:
             continue
         out.update(t for t in targets if t and t != name)
@@ -114,8 +115,14 @@ FORBIDDEN = {
     "agent.headless": ["agent.ui"],
     "agent.acp": ["agent.ui", "agent.headless"],
     "agent.turn": ["agent.runtime.runtime", "agent.ui", "agent.acp"],
-    "agent.context": ["agent.turn", "agent.runtime.runtime", "agent.ui", "agent.headless", "agent.acp",
-                      "agent.session.store"],
+    "agent.context": [
+        "agent.turn",
+        "agent.runtime.runtime",
+        "agent.ui",
+        "agent.headless",
+        "agent.acp",
+        "agent.session.store",
+    ],
     "agent.tools": ["agent.turn", "agent.ui", "agent.headless", "agent.acp"],
     "agent.session": ["agent.turn", "agent.ui", "agent.headless", "agent.acp"],
     "agent.settings": ["agent.tools", "agent.turn"],
@@ -179,8 +186,11 @@ def private_uses(path: Path) -> list[str]:
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
-            found += [f"from {node.module} import {a.name}" for a in node.names
-                      if a.name.startswith("_") and not a.name.startswith("__")]
+            found += [
+                f"from {node.module} import {a.name}"
+                for a in node.names
+                if a.name.startswith("_") and not a.name.startswith("__")
+            ]
         elif isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__"):
             base = node.value
             if isinstance(base, ast.Name) and base.id in ("self", "cls"):

@@ -6,11 +6,20 @@ import math
 
 import pytest
 
-from agent.settings.config import ModelOverride, Settings
 from agent.context.budget import (
-    DEFAULT_RESERVED_TOKENS, TOKEN_BUFFER_FRACTION, Budget, allowed_tokens, budget_for, compute_budget,
-    context_percent, effective_threshold_percent, is_valid_threshold, reserved_tokens, threshold_tokens,
+    DEFAULT_RESERVED_TOKENS,
+    TOKEN_BUFFER_FRACTION,
+    Budget,
+    allowed_tokens,
+    budget_for,
+    compute_budget,
+    context_percent,
+    effective_threshold_percent,
+    is_valid_threshold,
+    reserved_tokens,
+    threshold_tokens,
 )
+from agent.settings.config import ModelOverride, Settings
 
 
 def test_seed_defaults():
@@ -18,14 +27,17 @@ def test_seed_defaults():
     assert DEFAULT_RESERVED_TOKENS == 4096
 
 
-@pytest.mark.parametrize("window, reserved, expected", [
-    (128_000, 4096, 115_200 - 4096),  # 128000 × 0.9 − 4096
-    (200_000, 8192, 180_000 - 8192),
-    (100_000, 0, 90_000),
-    (10, 0, 9),
-    (11, 0, 9),  # 9.9 floored
-    (4096, 4096, 3686 - 4096),  # the reply eats the window: negative, every request triggers
-])
+@pytest.mark.parametrize(
+    "window, reserved, expected",
+    [
+        (128_000, 4096, 115_200 - 4096),  # 128000 × 0.9 − 4096
+        (200_000, 8192, 180_000 - 8192),
+        (100_000, 0, 90_000),
+        (10, 0, 9),
+        (11, 0, 9),  # 9.9 floored
+        (4096, 4096, 3686 - 4096),  # the reply eats the window: negative, every request triggers
+    ],
+)
 def test_allowed_tokens_is_window_times_0_9_minus_reserved(window, reserved, expected):
     assert allowed_tokens(window, reserved) == expected
 
@@ -39,22 +51,25 @@ def test_reserved_is_max_output_or_4096(max_output, expected):
     assert reserved_tokens(max_output) == expected
 
 
-@pytest.mark.parametrize("model, expected", [
-    (None, 80.0),   # not configured: global
-    (-1, 80.0),     # -1: global, by definition
-    (-1.0, 80.0),
-    (50, 50.0),     # valid: the model's wins
-    (5, 5.0),       # bounds are valid
-    (100, 100.0),
-    (4.9, 80.0),    # invalid: global
-    (0, 80.0),
-    (-2, 80.0),
-    (100.5, 80.0),
-    (150, 80.0),
-    (math.nan, 80.0),
-    ("50", 80.0),
-    (True, 80.0),
-])
+@pytest.mark.parametrize(
+    "model, expected",
+    [
+        (None, 80.0),  # not configured: global
+        (-1, 80.0),  # -1: global, by definition
+        (-1.0, 80.0),
+        (50, 50.0),  # valid: the model's wins
+        (5, 5.0),  # bounds are valid
+        (100, 100.0),
+        (4.9, 80.0),  # invalid: global
+        (0, 80.0),
+        (-2, 80.0),
+        (100.5, 80.0),
+        (150, 80.0),
+        (math.nan, 80.0),
+        ("50", 80.0),
+        (True, 80.0),
+    ],
+)
 def test_effective_threshold(model, expected):
     assert effective_threshold_percent(80, model) == expected
 
@@ -87,7 +102,7 @@ def test_budget_worked_example():
     b = compute_budget(100_000, 8000, 80)
     assert b == Budget(window=100_000, reserved=8000, allowed=82_000, threshold_percent=80.0, threshold=80_000)
     assert not b.should_condense(79_999)
-    assert b.should_condense(80_000)          # contextPercent ≥ threshold
+    assert b.should_condense(80_000)  # contextPercent ≥ threshold
     assert not b.over_allowed(82_000) and b.over_allowed(82_001)
 
 
@@ -125,11 +140,13 @@ def test_budget_for_reads_settings_and_model_override():
 
 
 def test_context_report_uses_the_seed_rules_for_a_per_model_minus_one(tmp_path):
-    from agent.settings.config import Settings
     from agent.context.inspect import context_report
+    from agent.settings.config import Settings
 
-    settings = Settings(workspace=tmp_path, models={"openai/custom-x": {"context_window": 100_000,
-                                                                        "auto_condense_percent": -1}})
-    report = context_report([], settings=settings, session_id="s", model="openai/custom-x",
-                            workspace=tmp_path, now_ms=1)
+    settings = Settings(
+        workspace=tmp_path, models={"openai/custom-x": {"context_window": 100_000, "auto_condense_percent": -1}}
+    )
+    report = context_report(
+        [], settings=settings, session_id="s", model="openai/custom-x", workspace=tmp_path, now_ms=1
+    )
     assert report["window"] == 100_000 and report["threshold"] == 80_000  # the global 80 %

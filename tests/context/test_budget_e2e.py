@@ -11,10 +11,10 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from agent.settings.config import db_path
 from agent.context.condense_prompt import SYSTEM_PROMPT
 from agent.context.tokens import counter_for
 from agent.session.importers.cairn import parse as parse_jsonl
+from agent.settings.config import db_path
 from tests.fakes.llm_script import context_length_exceeded, error, filler_text, text, tool_calls
 from tests.loop.conftest import of_type
 
@@ -39,10 +39,12 @@ def request_tokens(request: dict) -> int:
 
 def responder(summary_step=None):
     """Answers chat requests with a short reply and summary requests with `summary_step`."""
+
     def step(request: dict):
         if is_summary_request(request):
             return summary_step if summary_step is not None else text(SUMMARY)
         return text("Done.")
+
     return step
 
 
@@ -121,8 +123,9 @@ async def test_crossing_the_threshold_condenses_and_the_next_request_fits(server
     assert json.loads(again[3])["restated_from"] == before[-1][0] and before[-1][4] == essay_prompt(i)
     assert all(json.loads(r[3] or "{}").get("condensed_by") == summary_id for r in before[:-1])
     assert "condensed_by" not in json.loads(before[-1][3] or "{}")  # not summarised: not dimmed
-    events = conn.execute("SELECT action, trigger, outcome, tokens_before, tokens_after, summary_id"
-                          " FROM context_events").fetchall()
+    events = conn.execute(
+        "SELECT action, trigger, outcome, tokens_before, tokens_after, summary_id FROM context_events"
+    ).fetchall()
     assert events == [("condense", "auto", "ok", event.tokens_before, event.tokens_after, summary_id)]
 
 
@@ -161,8 +164,10 @@ async def test_truncation_keeps_tool_calls_valid_mid_turn(server, open_runtime, 
     (workspace / "big.txt").write_text("\n".join(filler_text(60) for _ in range(50)))
     calls = [tool_calls([(f"c{i}", "terminal-execute", {"command": "cat big.txt"})]) for i in range(14)]
     server.add(*calls, text("All read."))
-    flags = {**BUDGET_FLAGS, "context": {**BUDGET_FLAGS["context"], "auto_condense": False,
-                                         "max_inline_chars": 100_000}}
+    flags = {
+        **BUDGET_FLAGS,
+        "context": {**BUDGET_FLAGS["context"], "auto_condense": False, "max_inline_chars": 100_000},
+    }
     runtime = await open_runtime(flags=flags)
     try:
         await runtime.run_turn("Read big.txt many times")
@@ -197,7 +202,9 @@ async def test_compact_passes_instructions_into_the_summary_request(server, open
     request = summary_requests(server)[0]
     assert any("focus on X" in m["content"] for m in request["messages"])
     managed = of_type(runtime.events, "context_managed")
-    assert managed[-1].event.trigger == "manual" and managed[-1].summary.meta["condensed"]["instructions"] == "focus on X"
+    assert (
+        managed[-1].event.trigger == "manual" and managed[-1].summary.meta["condensed"]["instructions"] == "focus on X"
+    )
     assert managed[-1].summary.meta["condensed"]["automatic"] is False
     # A manual condense adds no environment block (seed: only when triggered automatically).
     assert "## Environment" not in managed[-1].summary.content
@@ -206,8 +213,9 @@ async def test_compact_passes_instructions_into_the_summary_request(server, open
 
 async def test_the_summary_request_goes_through_the_turns_client_settings_and_retries(server, open_runtime):
     server.add(text("First answer."), text("Second answer."), error(503, message="overloaded"), text(SUMMARY))
-    runtime = await open_runtime(flags={"llm": {"temperature": 0.25, "retry_base_delay": 0.01,
-                                                "retry_max_delay": 0.05}})
+    runtime = await open_runtime(
+        flags={"llm": {"temperature": 0.25, "retry_base_delay": 0.01, "retry_max_delay": 0.05}}
+    )
     try:
         await runtime.run_turn("Set up the parser module")
         await runtime.run_turn("Now add tests for it")
@@ -265,12 +273,19 @@ async def test_context_too_long_twice_is_an_error_not_a_loop(server, open_runtim
 
 async def test_a_summary_that_does_not_shrink_enough_is_not_condensed_again(server, open_runtime):
     """The kept user message alone is over the threshold: condense once, then truncate, no loop."""
-    flags = {**BUDGET_FLAGS, "context": {**BUDGET_FLAGS["context"], "condense_keep_recent_user_tokens": 40_000,
-                                         "fallback_max_tokens": 50_000}}
+    flags = {
+        **BUDGET_FLAGS,
+        "context": {
+            **BUDGET_FLAGS["context"],
+            "condense_keep_recent_user_tokens": 40_000,
+            "fallback_max_tokens": 50_000,
+        },
+    }
     calls = [tool_calls([(f"c{i}", "terminal-execute", {"command": f"echo step {i}"})]) for i in range(4)]
     # 3 essays; then the paste: the summary request, the tool loop (4 calls), the final answer.
-    server.add(*[responder()] * 3, lambda r: text(SUMMARY) if is_summary_request(r) else calls[0], *calls[1:],
-               responder())
+    server.add(
+        *[responder()] * 3, lambda r: text(SUMMARY) if is_summary_request(r) else calls[0], *calls[1:], responder()
+    )
     runtime = await open_runtime(flags=flags)
     try:
         for i in range(3):
@@ -279,8 +294,10 @@ async def test_a_summary_that_does_not_shrink_enough_is_not_condensed_again(serv
     finally:
         await runtime.close()
     assert len(summary_requests(server)) == 1
-    actions = [(m.event.action, m.event.outcome, m.event.detail.get("still_over")) for m in
-               of_type(runtime.events, "context_managed")]
+    actions = [
+        (m.event.action, m.event.outcome, m.event.detail.get("still_over"))
+        for m in of_type(runtime.events, "context_managed")
+    ]
     assert actions[0] == ("condense", "ok", True)
     assert actions[1][0] == "truncate"
     assert all(a[0] == "truncate" for a in actions[1:])

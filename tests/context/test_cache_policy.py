@@ -13,28 +13,35 @@ from __future__ import annotations
 import json
 import random
 
-from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
 
-from agent.settings.config import Settings
 from agent.context.builder import RequestBuilder, resolve_policy
 from agent.context.cache_policy import EXACT, SENT_META, CachePolicy, sent_log
 from agent.context.pipeline import build_api_messages
 from agent.session.models import Message, ToolCall
+from agent.settings.config import Settings
 from tests.context.test_orphans import assert_valid
 from tests.context.test_pipeline_properties import BASE_MS, TOOLS, histories
 
 TTL = 5 * 60 * 1000
 AUTO = CachePolicy(mode="auto", ttl_ms=TTL, read_share=0.1, write_share=1.25)
 SETTINGS = Settings(workspace="/ws")
-TIGHT = Settings.model_validate({"workspace": "/ws", "context": {
-    "terminal_keep_recent_results": 1, "file_keep_recent_reads": 1, "terminal_max_age_ms": 60_000}})
+TIGHT = Settings.model_validate(
+    {
+        "workspace": "/ws",
+        "context": {"terminal_keep_recent_results": 1, "file_keep_recent_reads": 1, "terminal_max_age_ms": 60_000},
+    }
+)
 
 
 def build(history, now, *, policy=AUTO, settings=SETTINGS, flush=False, builder=None):
     if builder is not None:
         return builder.build(history, now_ms=now, tools=TOOLS, system_prompt="sys", flush=flush)
-    return build_api_messages(history, now_ms=now, settings=settings, tools=TOOLS, system_prompt="sys",
-                              policy=policy, flush=flush)
+    return build_api_messages(
+        history, now_ms=now, settings=settings, tools=TOOLS, system_prompt="sys", policy=policy, flush=flush
+    )
 
 
 def builder_for(settings=SETTINGS, policy=AUTO) -> RequestBuilder:
@@ -119,14 +126,14 @@ def test_warm_requests_extend_the_previous_one_unless_a_batch_paid():
     for settings in (SETTINGS, TIGHT):
         for seed in range(6):
             steps = run_session(seed, gaps=(2_000, 30_000, 90_000, 200_000), settings=settings)
-            for (_, _, previous), (_, _, current) in zip(steps, steps[1:]):
+            for (_, _, previous), (_, _, current) in zip(steps, steps[1:], strict=False):
                 assert_valid(current.messages[1:])
                 held += current.cache.held
                 if current.cache.reason == "pays":
                     paid += 1
                     continue
                 assert current.cache.reason is None
-                assert current.messages[:len(previous.messages)] == previous.messages
+                assert current.messages[: len(previous.messages)] == previous.messages
                 checked += 1
     assert checked > 100 and held > 0  # replacements did become eligible and were held
 
@@ -143,10 +150,9 @@ def test_a_cold_cache_applies_what_was_held_and_it_stays_applied():
     assert len(cold.cache.applied_now) >= warm.cache.held
     # The next request, warm again, keeps them applied (and extends the cold one).
     reply = Message(role="assistant", content="done")
-    after = answered(history, cold, later + 100, reply) + [Message(role="user", content="more",
-                                                                    created_at=later + 200)]
+    after = answered(history, cold, later + 100, reply) + [Message(role="user", content="more", created_at=later + 200)]
     again = build(after, later + 300, settings=TIGHT)
-    assert again.messages[:len(cold.messages)] == cold.messages
+    assert again.messages[: len(cold.messages)] == cold.messages
     assert exact.tokens.total <= warm.tokens.total
 
 
@@ -217,8 +223,9 @@ def test_a_large_replacement_near_the_end_pays_for_itself_at_once():
         build_result = builder.build(history, now_ms=now, tools=TOOLS, system_prompt="sys")
         call = ToolCall(id=f"r{n}", name="filesystem-read", arguments=read)
         history = answered(history, build_result, now, Message(role="assistant", tool_calls=[call]))
-        history = history + [Message(role="tool", tool_call_id=call.id, tool_name=call.name, content=body,
-                                     created_at=now + 10)]
+        history = history + [
+            Message(role="tool", tool_call_id=call.id, tool_name=call.name, content=body, created_at=now + 10)
+        ]
     result = builder.build(history, now_ms=now + 2_000, tools=TOOLS, system_prompt="sys")
     assert result.cache.reason == "pays" and result.cache.held == 0
     assert result.cache.applied_now == [history[2].id]

@@ -29,13 +29,16 @@ def user(content: str, **kw) -> Message:
 
 
 def assistant(content: str | None = None, calls: list[tuple[str, str, dict]] = ()) -> Message:
-    return Message(role="assistant", content=content, session_id="s1",
-                   tool_calls=[ToolCall(id=i, name=n, arguments=json.dumps(a)) for i, n, a in calls])
+    return Message(
+        role="assistant",
+        content=content,
+        session_id="s1",
+        tool_calls=[ToolCall(id=i, name=n, arguments=json.dumps(a)) for i, n, a in calls],
+    )
 
 
 def tool(call_id: str, name: str, content: str, status: str = "ok") -> Message:
-    return Message(role="tool", tool_call_id=call_id, tool_name=name, content=content, status=status,
-                   session_id="s1")
+    return Message(role="tool", tool_call_id=call_id, tool_name=name, content=content, status=status, session_id="s1")
 
 
 def session_history() -> list[Message]:
@@ -43,8 +46,11 @@ def session_history() -> list[Message]:
     return [
         user("Fix the failing test in calc.py"),
         assistant("Running the tests.", [("c1", "terminal-execute", {"command": "pytest -q"})]),
-        tool("c1", "terminal-execute", json.dumps({"command": "pytest -q", "stdout": "1 failed", "stderr": "",
-                                                   "exitCode": 1})),
+        tool(
+            "c1",
+            "terminal-execute",
+            json.dumps({"command": "pytest -q", "stdout": "1 failed", "stderr": "", "exitCode": 1}),
+        ),
         assistant("The add() function subtracts; fixed it."),
     ]
 
@@ -55,8 +61,9 @@ async def run(server, history, workspace: Path, **kw):
         server.add(reply)
     kw.setdefault("automatic", False)
     kw.setdefault("fold", lambda paths: "")
-    return await condense(history, model=MODEL, api_base=server.base_url, api_key="sk-test",
-                          workspace=workspace, now_ms=NOW, **kw)
+    return await condense(
+        history, model=MODEL, api_base=server.base_url, api_key="sk-test", workspace=workspace, now_ms=NOW, **kw
+    )
 
 
 def request_text(server, index: int = -1) -> str:
@@ -89,9 +96,12 @@ async def test_request_is_text_only_with_tool_calls_rendered(server, workspace):
 
 async def test_long_results_are_clipped_and_images_dropped(server, workspace):
     big = "x" * 50_000
-    history = [user("look ![shot](data:image/png;base64,iVBORw0KGgoAAAANSUhEUg==) here"),
-               assistant("ok", [("c1", "terminal-execute", {"command": "cat big"})]),
-               tool("c1", "terminal-execute", big), assistant("done")]
+    history = [
+        user("look ![shot](data:image/png;base64,iVBORw0KGgoAAAANSUhEUg==) here"),
+        assistant("ok", [("c1", "terminal-execute", {"command": "cat big"})]),
+        tool("c1", "terminal-execute", big),
+        assistant("done"),
+    ]
     await run(server, history, workspace)
     sent = request_text(server)
     assert "base64" not in sent and "[image omitted]" in sent
@@ -113,10 +123,15 @@ async def test_command_blocks_are_kept(server, workspace):
 
 
 async def test_folded_context_of_read_files(server, workspace):
-    (workspace / "calc.py").write_text("class Calculator:\n    def add(self, a, b):\n        return a - b\n\n"
-                                       "def main():\n    pass\n")
-    history = [user("read calc"), assistant(None, [("r1", "filesystem-read", {"filePath": "calc.py"})]),
-               tool("r1", "filesystem-read", "📄 calc.py (lines 1-6/6)\n1→class Calculator:"), assistant("Read it.")]
+    (workspace / "calc.py").write_text(
+        "class Calculator:\n    def add(self, a, b):\n        return a - b\n\ndef main():\n    pass\n"
+    )
+    history = [
+        user("read calc"),
+        assistant(None, [("r1", "filesystem-read", {"filePath": "calc.py"})]),
+        tool("r1", "filesystem-read", "📄 calc.py (lines 1-6/6)\n1→class Calculator:"),
+        assistant("Read it."),
+    ]
     result = await run(server, history, workspace, fold=None)  # the real folder, tree-sitter included
     content = result.summary.content
     assert "## File Context: calc.py" in content and "Calculator" in content and "add" in content
@@ -128,9 +143,15 @@ async def test_recent_user_messages_kept_verbatim_and_not_summarised(server, wor
     latest = "Now also handle division by zero. " + "details " * 30 + "MIDDLE-MARKER " + "details " * 30
     history = session_history() + [user(latest), assistant("On it.")]
     request, replaced, kept = prepare_condense_request(
-        history, instructions=None, workspace=workspace, automatic=False, folded_context="",
-        keep_recent_user_tokens=70, count=lambda m: len((m.content or "").split()),
-        max_request_tokens=10_000)
+        history,
+        instructions=None,
+        workspace=workspace,
+        automatic=False,
+        folded_context="",
+        keep_recent_user_tokens=70,
+        count=lambda m: len((m.content or "").split()),
+        max_request_tokens=10_000,
+    )
     assert [m.content for m in kept] == [latest]  # 67 words; the older task does not fit the 3 left
     assert "MIDDLE-MARKER" not in request[-1]["content"]  # only a pointer in the transcript
     assert "kept verbatim after your summary" in request[-1]["content"]
@@ -163,7 +184,12 @@ async def test_summary_message_shape(server, workspace):
     assert history_ref_id(history[0].id, history[-1].id) in s.content
     meta = s.meta["condensed"]
     assert {k: meta[k] for k in ("first_id", "last_id", "count", "automatic", "instructions")} == {
-        "first_id": history[0].id, "last_id": history[-1].id, "count": 4, "automatic": False, "instructions": None}
+        "first_id": history[0].id,
+        "last_id": history[-1].id,
+        "count": 4,
+        "automatic": False,
+        "instructions": None,
+    }
     assert (result.replaced_first_id, result.replaced_last_id) == (history[0].id, history[-1].id)
     assert meta["tokens_before"] == result.tokens_before > 0 and meta["tokens_after"] == result.tokens_after > 0
     # the archive holds every message whole, tool output included
@@ -192,8 +218,15 @@ async def test_over_long_request_drops_the_oldest_first(server, workspace):
     history += [assistant("NEWEST reply")]
     count = lambda m: len((m.content or "").split())  # noqa: E731 - words stand in for tokens
     request, replaced, _ = prepare_condense_request(
-        history, instructions=None, workspace=workspace, automatic=False, folded_context="",
-        keep_recent_user_tokens=0, count=count, max_request_tokens=900)
+        history,
+        instructions=None,
+        workspace=workspace,
+        automatic=False,
+        folded_context="",
+        keep_recent_user_tokens=0,
+        count=count,
+        max_request_tokens=900,
+    )
     sent = request[-1]["content"]
     assert sum(count(Message(role="user", content=m["content"])) for m in request) <= 900
     assert "OLDEST task" not in sent and "NEWEST reply" in sent
@@ -225,7 +258,8 @@ async def test_the_unanswered_prompt_is_restated_after_the_summary(server, works
     assert result.summary.parent_id == history[-1].id  # stored after the prompt, a linear path
     # It is restated after the summary, verbatim, with its origin.
     assert [(m.role, m.kind, m.content, m.meta) for m in result.restate] == [
-        ("user", "message", prompt, {"restated_from": history[-1].id})]
+        ("user", "message", prompt, {"restated_from": history[-1].id})
+    ]
     request = [result.summary, *result.restate]
     assert request[-1].role == "user" and request[-1].content == prompt
 
@@ -238,7 +272,8 @@ async def test_mid_turn_the_newest_user_message_is_summarised_and_restated(serve
     result = await run(server, history, workspace, automatic=True)
     assert result.replaced_last_id == history[-1].id
     assert [(m.content, m.meta) for m in result.restate] == [
-        ("Fix the failing test in calc.py", {"restated_from": history[0].id})]
+        ("Fix the failing test in calc.py", {"restated_from": history[0].id})
+    ]
 
 
 async def test_nothing_but_the_prompt_is_too_few_to_condense(server, workspace):

@@ -13,12 +13,25 @@ MINUTE = 60_000
 
 
 def _session_with_an_old_command(workspace):
-    with FakeLLMServer([
-        tool_calls([("c1", "terminal-execute", {"command": "echo built"})]),
-        text("Built."),
-    ]) as srv:
-        out = run("--model", "openai/fake", "--api-base", srv.base_url, "--api-key", "k", "--cwd", str(workspace),
-                  "--yolo", "-p", "build it")
+    with FakeLLMServer(
+        [
+            tool_calls([("c1", "terminal-execute", {"command": "echo built"})]),
+            text("Built."),
+        ]
+    ) as srv:
+        out = run(
+            "--model",
+            "openai/fake",
+            "--api-base",
+            srv.base_url,
+            "--api-key",
+            "k",
+            "--cwd",
+            str(workspace),
+            "--yolo",
+            "-p",
+            "build it",
+        )
     assert out.returncode == 0, out.stderr
     conn = sqlite3.connect(db_path())
     session_id = conn.execute("SELECT id FROM sessions").fetchone()[0]
@@ -36,7 +49,12 @@ def test_json_report_shape_and_dump(workspace):
     assert report["tokens"]["total"] == sum(report["tokens"][k] for k in ("system", "tools", "messages"))
     assert report["window"] > 0 and 0 < report["threshold"] <= report["window"]
     assert [p["name"] for p in report["passes"]] == [
-        "active_path", "orphans", "terminal_outdated", "file_reads", "externalize"]
+        "active_path",
+        "orphans",
+        "terminal_outdated",
+        "file_reads",
+        "externalize",
+    ]
     assert all(set(p) == {"name", "changed", "tokens_before", "tokens_after"} for p in report["passes"])
     roles = [m["role"] for m in report["messages"]]
     assert roles == ["system", "user", "assistant", "tool", "assistant"]
@@ -47,8 +65,19 @@ def test_at_reproduces_the_time_based_pass(workspace):
     once it is more than 15 minutes old — `--at` decides which."""
     calls = [(f"c{i}", "terminal-execute", {"command": f"echo {i}"}) for i in range(6)]
     with FakeLLMServer([tool_calls(calls), text("done")]) as srv:
-        out = run("--model", "openai/fake", "--api-base", srv.base_url, "--api-key", "k", "--cwd", str(workspace),
-                  "--yolo", "-p", "run six")
+        out = run(
+            "--model",
+            "openai/fake",
+            "--api-base",
+            srv.base_url,
+            "--api-key",
+            "k",
+            "--cwd",
+            str(workspace),
+            "--yolo",
+            "-p",
+            "run six",
+        )
     assert out.returncode == 0, out.stderr
     conn = sqlite3.connect(db_path())
     session_id = conn.execute("SELECT id FROM sessions").fetchone()[0]
@@ -79,14 +108,36 @@ def test_report_lists_context_events_and_flags_an_over_budget_request():
     from agent.context.inspect import format_report
 
     report = {
-        "session_id": "s1", "model": "m", "window": 10_000, "threshold": 8_000, "allowed": 7_000,
-        "tokens": {"system": 500, "tools": 500, "messages": 7_500, "total": 8_500}, "passes": [],
+        "session_id": "s1",
+        "model": "m",
+        "window": 10_000,
+        "threshold": 8_000,
+        "allowed": 7_000,
+        "tokens": {"system": 500, "tools": 500, "messages": 7_500, "total": 8_500},
+        "passes": [],
         "events": [
-            {"created_at": 0, "action": "condense", "trigger": "auto", "outcome": "failed", "tokens_before": 9_000,
-             "tokens_after": 9_000, "duration_ms": 1_200, "error": "Condensing failed: provider down", "detail": {}},
-            {"created_at": 0, "action": "truncate", "trigger": "auto", "outcome": "ok", "tokens_before": 9_000,
-             "tokens_after": 4_500, "duration_ms": 30, "error": None,
-             "detail": {"messages_deleted": 12, "calls_removed": 3, "results_folded": 1}},
+            {
+                "created_at": 0,
+                "action": "condense",
+                "trigger": "auto",
+                "outcome": "failed",
+                "tokens_before": 9_000,
+                "tokens_after": 9_000,
+                "duration_ms": 1_200,
+                "error": "Condensing failed: provider down",
+                "detail": {},
+            },
+            {
+                "created_at": 0,
+                "action": "truncate",
+                "trigger": "auto",
+                "outcome": "ok",
+                "tokens_before": 9_000,
+                "tokens_after": 4_500,
+                "duration_ms": 30,
+                "error": None,
+                "detail": {"messages_deleted": 12, "calls_removed": 3, "results_folded": 1},
+            },
         ],
     }
     text = format_report(report)
@@ -103,12 +154,25 @@ def test_report_lists_context_events_and_flags_an_over_budget_request():
 
 def test_the_last_request_is_exactly_what_the_provider_received(workspace):
     (workspace / "a.py").write_text("x = 1\n")
-    with FakeLLMServer([
-        tool_calls([("c1", "filesystem-read", {"filePath": "a.py"})]),
-        text("x is 1."),
-    ]) as srv:
-        out = run("--model", "openai/fake", "--api-base", srv.base_url, "--api-key", "k", "--cwd", str(workspace),
-                  "--yolo", "-p", "what is x?")
+    with FakeLLMServer(
+        [
+            tool_calls([("c1", "filesystem-read", {"filePath": "a.py"})]),
+            text("x is 1."),
+        ]
+    ) as srv:
+        out = run(
+            "--model",
+            "openai/fake",
+            "--api-base",
+            srv.base_url,
+            "--api-key",
+            "k",
+            "--cwd",
+            str(workspace),
+            "--yolo",
+            "-p",
+            "what is x?",
+        )
         received = srv.requests[-1]
     assert out.returncode == 0, out.stderr
     session_id = sqlite3.connect(db_path()).execute("SELECT id FROM sessions").fetchone()[0]
@@ -119,7 +183,7 @@ def test_the_last_request_is_exactly_what_the_provider_received(workspace):
     assert last["model"] == "openai/fake" and last["message_count"] == len(received["messages"])
     assert [t["function"]["name"] for t in received["tools"]] and last["tokens"] > 0
     # The next request is that one plus the answer (and a stable prefix: nothing held, nothing applied).
-    assert without_nulls(report["messages"][:len(received["messages"])]) == received["messages"]
+    assert without_nulls(report["messages"][: len(received["messages"])]) == received["messages"]
     assert report["cache"]["policy"] == "auto" and report["cache"]["held"] == 0
     text_report = run("context", session_id).stdout
     assert "last request sent" in text_report and f"{last['message_count']} messages" in text_report

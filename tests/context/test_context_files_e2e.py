@@ -10,7 +10,7 @@ from tests.fakes.llm_server import text, tool_calls
 
 NEEDLE = "NEEDLE-7731 connection refused by db:5432"
 COMMAND = (
-    "python3 -c \"import sys\n"
+    'python3 -c "import sys\n'
     "for i in range(40000): print(f'log line {i} ' + 'x' * 40)\n"
     "print('NEEDLE-' + str(7000 + 731) + ' connection refused by db:5432')\n"
     "for i in range(40000, 44000): print(f'log line {i} ' + 'x' * 40)\""
@@ -24,8 +24,11 @@ async def test_a_big_output_is_sent_as_a_ref_and_grepped(server, open_runtime):
         ref = REF.search(tool_message["content"]).group(0)
         return tool_calls([("c2", "context-grep", {"id": ref, "pattern": "needle-\\d+", "contextLines": 1})])
 
-    server.add(tool_calls([("c1", "terminal-execute", {"command": COMMAND})]), grep_the_ref,
-               text("The database refused the connection."))
+    server.add(
+        tool_calls([("c1", "terminal-execute", {"command": COMMAND})]),
+        grep_the_ref,
+        text("The database refused the connection."),
+    )
     runtime = await open_runtime()
     try:
         await runtime.run_turn("why does the service fail?")
@@ -53,9 +56,13 @@ async def test_a_big_output_is_sent_as_a_ref_and_grepped(server, open_runtime):
 
 async def test_bad_ids_and_patterns_are_clear_errors_for_the_model(server, open_runtime):
     server.add(
-        tool_calls([("c1", "context-read", {"id": "../../etc/passwd"}),
-                    ("c2", "context-tail", {"id": "art-0123456789abcdef"}),
-                    ("c3", "context-list", {})]),
+        tool_calls(
+            [
+                ("c1", "context-read", {"id": "../../etc/passwd"}),
+                ("c2", "context-tail", {"id": "art-0123456789abcdef"}),
+                ("c3", "context-list", {}),
+            ]
+        ),
         text("Nothing there."),
     )
     runtime = await open_runtime()
@@ -74,12 +81,12 @@ async def test_export_then_import_elsewhere_rebuilds_the_same_context_files(tmp_
     """Seed 004 backup/import: the files are rebuilt from the imported messages, byte for byte."""
     import hashlib
 
-    from agent.settings.config import Settings
     from agent.context.files.manager import ContextFiles
     from agent.session.export import export_jsonl
     from agent.session.importers import import_session, parse_any
     from agent.session.models import Message, ToolCall
     from agent.session.store import Store
+    from agent.settings.config import Settings
 
     settings = Settings().context
     log = "".join(f"step {i}: ok\n" for i in range(20_000)) + "step 20000: FAILED\n"
@@ -88,9 +95,15 @@ async def test_export_then_import_elsewhere_rebuilds_the_same_context_files(tmp_
     call = ToolCall(id="c1", name="terminal-execute", arguments=json.dumps({"command": "make"}))
     await here.append(session, Message(role="user", content="build it"))
     await here.append(session, Message(role="assistant", tool_calls=[call]))
-    await here.append(session, Message(role="tool", tool_call_id="c1", tool_name="terminal-execute",
-                                       content=json.dumps({"command": "make", "stdout": log, "stderr": "",
-                                                           "exitCode": 2})))
+    await here.append(
+        session,
+        Message(
+            role="tool",
+            tool_call_id="c1",
+            tool_name="terminal-execute",
+            content=json.dumps({"command": "make", "stdout": log, "stderr": "", "exitCode": 2}),
+        ),
+    )
     files = ContextFiles(here, session.id, settings=settings, root=tmp_path / "ctx-a")
     [ref] = await files.list(kind="artifact")
     original = await files.tail(ref.id, lines=1)

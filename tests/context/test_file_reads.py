@@ -7,7 +7,9 @@ import json
 from datetime import datetime
 
 import pytest
-from hypothesis import given, settings as hsettings, strategies as st
+from hypothesis import given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
 
 from agent.context.passes import file_reads
 from agent.session.models import Message, ToolCall
@@ -38,8 +40,7 @@ class History:
         cid = call_id or f"call_{self._n}"
         tc = ToolCall(id=cid, name=name, arguments=arguments)
         self.messages.append(Message(role="assistant", tool_calls=[tc], created_at=ts))
-        result = Message(role="tool", tool_call_id=cid, tool_name=name, content=content,
-                         created_at=ts, status=status)
+        result = Message(role="tool", tool_call_id=cid, tool_name=name, content=content, created_at=ts, status=status)
         self.messages.append(result)
         return result
 
@@ -108,9 +109,13 @@ def test_example_1_seven_reads_keep_newest_five():
     h = History()  # oldest first, as they happened; the seed lists them newest first
     r7 = h.ranged(BUTTON, "02:20:00", 150, 200)
     r6 = h.ranged(BUTTON, "02:25:00", 100, 150)
-    kept = [h.ranged(BUTTON, "02:30:00", 1, 50), h.ranged(BUTTON, "02:35:00", 200, 250),
-            h.ranged(BUTTON, "02:40:00", 1, 100), h.ranged(BUTTON, "02:45:00", 51, 100),
-            h.ranged(BUTTON, "02:50:00", 1, 50)]
+    kept = [
+        h.ranged(BUTTON, "02:30:00", 1, 50),
+        h.ranged(BUTTON, "02:35:00", 200, 250),
+        h.ranged(BUTTON, "02:40:00", 1, 100),
+        h.ranged(BUTTON, "02:45:00", 51, 100),
+        h.ranged(BUTTON, "02:50:00", 1, 50),
+    ]
     out = check(h, [r6, r7])
     ids = {m.id for m in kept}
     assert [m.content for m in out if m.id in ids] == [m.content for m in kept]
@@ -204,9 +209,19 @@ def test_example_8_result_without_tool_call_is_kept_and_not_counted():
 
 def test_example_9_empty_null_or_invalid_path_is_kept():
     h = History()
-    for i, args in enumerate([{"filePath": ""}, {"filePath": None}, {"filePath": "   "}, {},
-                              {"filePath": []}, {"filePath": [""]}, {"filePath": 42},
-                              {"filePath": [{"startLine": 1}]}, {"filePath": "a\0b"}]):
+    for i, args in enumerate(
+        [
+            {"filePath": ""},
+            {"filePath": None},
+            {"filePath": "   "},
+            {},
+            {"filePath": []},
+            {"filePath": [""]},
+            {"filePath": 42},
+            {"filePath": [{"startLine": 1}]},
+            {"filePath": "a\0b"},
+        ]
+    ):
         h.call(READ, json.dumps(args), "📄 ? (lines 1-1/1)\n1→x", 100 + i)
     for i in range(5):
         h.read("src/a.py", 200 + i)
@@ -508,7 +523,7 @@ def test_input_never_mutated_and_output_deterministic():
     out2, n2 = file_reads.apply(h.messages, workspace=WS)
     assert snapshot(h.messages) == before
     assert n1 == n2 == 3 and dumps(out1) == dumps(out2)
-    assert all(a is b for a, b in zip(out1, h.messages) if a.content != PH)
+    assert all(a is b for a, b in zip(out1, h.messages, strict=False) if a.content != PH)
 
 
 def test_empty_history_and_no_reads():
@@ -527,13 +542,20 @@ def test_twenty_thousand_messages():
         h.read(path, 1_000_000 + i, content=f"📄 {path} (lines 1-1/1)\n1→{i}")
     out, count = file_reads.apply(h.messages, workspace=WS)
     assert len(out) == 20_000 and count == 10_000 - 5 * 200
-    assert [m.content for m in out[-2 * 1000:] if m.role == "tool"].count(PH) == 0
+    assert [m.content for m in out[-2 * 1000 :] if m.role == "tool"].count(PH) == 0
 
 
 # ---------------------------------------------------------------- properties
 
-CANON = {"a.py": "a.py", "./a.py": "a.py", "src/b.py": "src/b.py", "src//b.py": "src/b.py",
-         f"{WS}/src/b.py": "src/b.py", "docs/": "docs", "docs": "docs"}
+CANON = {
+    "a.py": "a.py",
+    "./a.py": "a.py",
+    "src/b.py": "src/b.py",
+    "src//b.py": "src/b.py",
+    f"{WS}/src/b.py": "src/b.py",
+    "docs/": "docs",
+    "docs": "docs",
+}
 FILES = list(CANON)
 
 op = st.one_of(
@@ -572,7 +594,8 @@ def oracle(messages, reads, keep) -> set[str]:
         last = m.created_at if m.created_at > 0 else last
         keys[m.id] = (last, position)
     return {
-        rid for rid, files in reads.items()
+        rid
+        for rid, files in reads.items()
         if all(sum(f in of and keys[o] > keys[rid] for o, of in reads.items()) >= keep for f in files)
     }
 
@@ -602,12 +625,14 @@ def test_property_only_successful_reads_replaced_and_newest_survive(ops, keep):
 
 
 @hsettings(max_examples=200, deadline=None)
-@given(ops=st.lists(st.tuples(st.tuples(st.just("read"), st.sampled_from(FILES)), stamp), max_size=30),
-       keep=st.integers(min_value=0, max_value=6))
+@given(
+    ops=st.lists(st.tuples(st.tuples(st.just("read"), st.sampled_from(FILES)), stamp), max_size=30),
+    keep=st.integers(min_value=0, max_value=6),
+)
 def test_property_single_reads_keep_exactly_the_newest_and_are_stable(ops, keep):
     h, reads = build_ops(ops)
     out, _ = run(h.messages, keep_recent=keep)
-    replaced = {old.id for old, new in zip(h.messages, out) if new.content == PH}
+    replaced = {old.id for old, new in zip(h.messages, out, strict=False) if new.content == PH}
     for file in set(CANON.values()):
         of_file = [rid for rid, files in reads.items() if file in files]
         assert sum(rid not in replaced for rid in of_file) == min(keep, len(of_file))

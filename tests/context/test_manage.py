@@ -6,15 +6,19 @@ from __future__ import annotations
 
 import pytest
 
-from agent.settings.config import ContextSettings
 from agent.context.budget import compute_budget
 from agent.context.condense import CondenseError, CondenseResult
 from agent.context.manage import (
-    RECONDENSE_MIN_SHARE, compact, manage_context, may_auto_condense, truncation_target,
+    RECONDENSE_MIN_SHARE,
+    compact,
+    manage_context,
+    may_auto_condense,
+    truncation_target,
 )
 from agent.context.pipeline import BuildResult, TokenBreakdown, TruncateTo
 from agent.context.truncation import TruncationReport, smart_truncate, truncate_until_fits
 from agent.session.models import Message, ToolCall
+from agent.settings.config import ContextSettings
 
 FIXED = 1_000  # system prompt + tools
 
@@ -43,8 +47,12 @@ class Host:
         report = None
         if truncate is not None:
             self.truncations.append(truncate.max_tokens)
-            report = TruncationReport(tokens_before=tokens + FIXED, tokens_after=truncate.max_tokens,
-                                      target=truncate.max_tokens, messages_deleted=3)
+            report = TruncationReport(
+                tokens_before=tokens + FIXED,
+                tokens_after=truncate.max_tokens,
+                target=truncate.max_tokens,
+                messages_deleted=3,
+            )
             tokens = truncate.max_tokens - FIXED
         return BuildResult(messages=[], tokens=TokenBreakdown(system=FIXED, messages=tokens), truncation=report)
 
@@ -61,10 +69,20 @@ class Host:
         self.condense_calls += 1
         if self.fail:
             raise CondenseError(self.fail)
-        summary = Message(role="user", kind="summary", content="s" * self.summary_size,
-                          meta={"condensed": {"model": "m", "count": len(history), "instructions": instructions}})
-        return CondenseResult(summary=summary, replaced_first_id=history[0].id, replaced_last_id=history[-1].id,
-                              tokens_before=sum(map(size, history)), tokens_after=self.summary_size, history_text="")
+        summary = Message(
+            role="user",
+            kind="summary",
+            content="s" * self.summary_size,
+            meta={"condensed": {"model": "m", "count": len(history), "instructions": instructions}},
+        )
+        return CondenseResult(
+            summary=summary,
+            replaced_first_id=history[0].id,
+            replaced_last_id=history[-1].id,
+            tokens_before=sum(map(size, history)),
+            tokens_after=self.summary_size,
+            history_text="",
+        )
 
     async def commit(self, result: CondenseResult) -> list[Message]:
         self.history = [*self.history, result.summary]
@@ -126,7 +144,9 @@ async def test_a_failed_condense_falls_back_to_truncation():
     managed = await run(host, conversation(9_000))
     assert managed.truncated and not managed.condensed
     assert [(e.action, e.outcome, e.error) for e, _ in host.events] == [
-        ("condense", "failed", "the provider is down"), ("truncate", "ok", None)]
+        ("condense", "failed", "the provider is down"),
+        ("truncate", "ok", None),
+    ]
 
 
 async def test_a_summary_still_over_the_threshold_is_followed_by_truncation():
@@ -140,8 +160,11 @@ async def test_a_summary_still_over_the_threshold_is_followed_by_truncation():
 
 async def test_no_second_condense_until_the_conversation_since_the_summary_has_grown():
     host = Host(summary_size=8_500)
-    history = [*conversation(9_000), Message(role="user", kind="summary", content="s" * 8_500),
-               Message(role="user", content="short follow-up")]
+    history = [
+        *conversation(9_000),
+        Message(role="user", kind="summary", content="s" * 8_500),
+        Message(role="user", content="short follow-up"),
+    ]
     assert not may_auto_condense(history, BUDGET, size)
     await run(host, history)
     assert host.condense_calls == 0 and [e.action for e, _ in host.events] == ["truncate"]

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import copy
 
-from hypothesis import given, settings as hsettings, strategies as st
+from hypothesis import given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
 
-from agent.settings.config import Settings
 from agent.context.passes import orphans
 from agent.context.pipeline import build_api_messages
 from agent.session.models import Message, ToolCall
+from agent.settings.config import Settings
 
 
 def user(text="u"):
@@ -91,7 +93,11 @@ def test_duplicate_results_keep_the_first():
 ids = st.sampled_from(["a", "b", "c", "d"])
 message_strategy = st.one_of(
     st.builds(user, st.text(max_size=5)),
-    st.builds(lambda xs, t: call(*dict.fromkeys(xs), text=t), st.lists(ids, max_size=3), st.one_of(st.none(), st.text(max_size=3))),
+    st.builds(
+        lambda xs, t: call(*dict.fromkeys(xs), text=t),
+        st.lists(ids, max_size=3),
+        st.one_of(st.none(), st.text(max_size=3)),
+    ),
     st.builds(result, ids),
 )
 

@@ -6,19 +6,26 @@ from __future__ import annotations
 import copy
 import json
 
-from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
 
-from agent.settings.config import Settings
 from agent.context.pipeline import build_api_messages
 from agent.runtime.offline import import_litellm
 from agent.session.models import Message, ToolCall
+from agent.settings.config import Settings
 from tests.context.test_orphans import assert_valid
 
 BASE_MS = 1_769_800_000_000
 SETTINGS = Settings()
 PLACEHOLDERS = {SETTINGS.context.terminal_outdated_placeholder, SETTINGS.context.file_read_placeholder}
-TOOLS = [{"type": "function", "function": {"name": n, "description": "d", "parameters": {"type": "object", "properties": {}}}}
-         for n in ("filesystem-read", "terminal-execute", "filesystem-edit")]
+TOOLS = [
+    {
+        "type": "function",
+        "function": {"name": n, "description": "d", "parameters": {"type": "object", "properties": {}}},
+    }
+    for n in ("filesystem-read", "terminal-execute", "filesystem-edit")
+]
 
 
 @st.composite
@@ -34,8 +41,14 @@ def histories(draw):
         elif kind == "text":
             out.append(Message(role="assistant", content=draw(st.text(min_size=1, max_size=8)), created_at=t))
         elif kind == "interrupted":
-            out.append(Message(role="assistant", content=draw(st.sampled_from([None, "", "part"])),
-                               status="interrupted", created_at=t))
+            out.append(
+                Message(
+                    role="assistant",
+                    content=draw(st.sampled_from([None, "", "part"])),
+                    status="interrupted",
+                    created_at=t,
+                )
+            )
         elif kind == "stray":
             out.append(Message(role="tool", tool_call_id=f"stray{n_calls}", content="orphan", created_at=t))
         else:
@@ -48,21 +61,33 @@ def histories(draw):
                 else:
                     args = json.dumps({"command": "make"})
                 calls.append(ToolCall(id=f"c{n_calls}", name=name, arguments=args))
-            out.append(Message(role="assistant", content=draw(st.one_of(st.none(), st.just("ok"))),
-                               tool_calls=calls, created_at=t))
+            out.append(
+                Message(
+                    role="assistant", content=draw(st.one_of(st.none(), st.just("ok"))), tool_calls=calls, created_at=t
+                )
+            )
             for call in calls:
                 fate = draw(st.sampled_from(["ok", "ok", "ok", "error", "missing", "twice"]))
                 if fate == "missing":
                     continue
                 if call.name == "terminal-execute":
-                    body = {"command": "make", "stdout": "built", "stderr": "boom" if fate == "error" else "",
-                            "exitCode": 1 if fate == "error" else 0}
+                    body = {
+                        "command": "make",
+                        "stdout": "built",
+                        "stderr": "boom" if fate == "error" else "",
+                        "exitCode": 1 if fate == "error" else 0,
+                    }
                     content = json.dumps(body)
                 else:
                     content = "Error: no such file" if fate == "error" else "📄 a.py (lines 1-1/1)\n1→x"
-                result = Message(role="tool", tool_call_id=call.id, tool_name=call.name, content=content,
-                                 status="error" if fate == "error" else "ok",
-                                 created_at=t + draw(st.integers(0, 1000)))
+                result = Message(
+                    role="tool",
+                    tool_call_id=call.id,
+                    tool_name=call.name,
+                    content=content,
+                    status="error" if fate == "error" else "ok",
+                    created_at=t + draw(st.integers(0, 1000)),
+                )
                 out.append(result)
                 if fate == "twice":
                     out.append(result.model_copy(update={"id": result.id + "-dup"}))
@@ -78,7 +103,9 @@ def assert_anthropic_valid(request: dict) -> None:
         results = [b["tool_use_id"] for b in blocks if b.get("type") == "tool_result"]
         if results:
             prev = msgs[i - 1] if i else {"content": []}
-            prev_uses = [b["id"] for b in prev["content"] if isinstance(prev["content"], list) and b.get("type") == "tool_use"]
+            prev_uses = [
+                b["id"] for b in prev["content"] if isinstance(prev["content"], list) and b.get("type") == "tool_use"
+            ]
             assert set(results) <= set(prev_uses), "tool_result without the tool_use right before it"
         if uses:
             nxt = msgs[i + 1]["content"] if i + 1 < len(msgs) else []
@@ -111,7 +138,8 @@ def test_build_is_pure_valid_and_accepted_by_litellm(history, offset):
     OpenAIGPTConfig().transform_request("gpt-4o", copy.deepcopy(first.messages), {"tools": TOOLS}, {}, {})
     if len(first.messages) > 1:
         request = AnthropicConfig().transform_request(
-            "claude-sonnet-4-5", copy.deepcopy(first.messages), {"tools": TOOLS, "max_tokens": 1024}, {}, {})
+            "claude-sonnet-4-5", copy.deepcopy(first.messages), {"tools": TOOLS, "max_tokens": 1024}, {}, {}
+        )
         assert_anthropic_valid(request)
 
 

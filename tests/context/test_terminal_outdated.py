@@ -8,11 +8,13 @@ import json
 from datetime import datetime, timedelta, timezone
 
 import pytest
-from hypothesis import given, settings as hsettings, strategies as st
+from hypothesis import given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
 
-from agent.settings.config import ContextSettings
 from agent.context.passes import terminal_outdated
 from agent.session.models import Message, ToolCall
+from agent.settings.config import ContextSettings
 
 PLACEHOLDER = "此命令返回内容已过时"
 TERMINAL = "terminal-execute"
@@ -33,8 +35,9 @@ def at(clock: str) -> int:
     return ms(f"2026-01-31 {clock}")
 
 
-def exchange(call_id, *, name=TERMINAL, content=BUILD_OK, created_at=None, status="ok",
-             tool_name="same", command="npm run build"):
+def exchange(
+    call_id, *, name=TERMINAL, content=BUILD_OK, created_at=None, status="ok", tool_name="same", command="npm run build"
+):
     """An assistant call and its result; tool_name="same" copies the call's name."""
     call = Message(
         role="assistant",
@@ -62,8 +65,11 @@ def newer_results(clocks, *, name=READ, prefix="new"):
     """Successful results that fill the recent slots (reads: never replaced themselves)."""
     out = []
     for i, clock in enumerate(clocks):
-        content = f"📄 src/f{i}.py (lines 1-1/1)\n1→x" if name == READ else json.dumps(
-            {"stdout": f"ok {i}", "stderr": "", "exitCode": 0})
+        content = (
+            f"📄 src/f{i}.py (lines 1-1/1)\n1→x"
+            if name == READ
+            else json.dumps({"stdout": f"ok {i}", "stderr": "", "exitCode": 0})
+        )
         out += exchange(f"{prefix}{i}", name=name, content=content, created_at=at(clock))
     return out
 
@@ -82,7 +88,7 @@ def run(history, now, **kwargs):
     assert len(out) == len(history)
     placeholder = kwargs.get("placeholder", PLACEHOLDER)
     replaced = []
-    for index, (old, new) in enumerate(zip(history, out)):
+    for index, (old, new) in enumerate(zip(history, out, strict=False)):
         if new is old:
             continue
         # A replaced message differs only in its content.
@@ -156,11 +162,14 @@ def example_5_history(order):
         if tool == READ:
             content = f"📄 src/r{rank}.py (lines 1-3/3)\n1→a\n2→b\n3→c"
         elif ok:
-            content = json.dumps({"command": f"step {rank}", "stdout": f"step {rank} done", "stderr": "", "exitCode": 0})
+            content = json.dumps(
+                {"command": f"step {rank}", "stdout": f"step {rank} done", "stderr": "", "exitCode": 0}
+            )
         else:
             content = json.dumps({"command": f"step {rank}", "stdout": "", "stderr": "boom", "exitCode": 1})
-        history += exchange(f"r{rank}", name=tool, content=content, created_at=at(clock),
-                            status="ok" if ok else "error")
+        history += exchange(
+            f"r{rank}", name=tool, content=content, created_at=at(clock), status="ok" if ok else "error"
+        )
     return history
 
 
@@ -182,7 +191,8 @@ def test_example_5_mixed_ten_results(order):
 def test_example_6_other_tools_are_never_replaced():
     big = "File content: " + "x" * 50_000
     history = exchange("target", name=READ, content=big, created_at=at("00:30:00")) + newer_results(
-        ["00:50:00", "00:51:00", "00:52:00", "00:53:00", "00:54:00"])
+        ["00:50:00", "00:51:00", "00:52:00", "00:53:00", "00:54:00"]
+    )
     out, replaced = run(history, at("01:00:00"))
     assert replaced == []
     assert out[position_of(history, "target")].content == big
@@ -311,10 +321,10 @@ def test_tool_name_wins_over_content_features():
 
 
 def test_call_found_even_when_it_comes_after_the_result():
-    result = Message(role="tool", tool_call_id="late", content="plain text, no features",
-                     created_at=at("01:00:00"))
-    call = Message(role="assistant", tool_calls=[ToolCall(id="late", name=TERMINAL, arguments="{}")],
-                   created_at=at("01:00:00"))
+    result = Message(role="tool", tool_call_id="late", content="plain text, no features", created_at=at("01:00:00"))
+    call = Message(
+        role="assistant", tool_calls=[ToolCall(id="late", name=TERMINAL, arguments="{}")], created_at=at("01:00:00")
+    )
     history = [result, call] + newer_results(FIVE_NEWER)
     assert run(history, at("01:20:00"))[1] == [0]
 
@@ -407,8 +417,10 @@ def test_already_placeholder_is_not_counted():
 
 def test_empty_and_non_tool_histories():
     assert terminal_outdated.apply([], now_ms=at("01:00:00")) == ([], 0)
-    history = [Message(role="user", content='{"stdout": "x"}', created_at=at("00:00:00")),
-               Message(role="assistant", content='{"stdout": "y"}', created_at=at("00:00:01"))]
+    history = [
+        Message(role="user", content='{"stdout": "x"}', created_at=at("00:00:00")),
+        Message(role="assistant", content='{"stdout": "y"}', created_at=at("00:00:01")),
+    ]
     assert run(history, at("02:00:00"), keep_recent=0)[1] == []
 
 
@@ -426,8 +438,9 @@ def test_a_long_history_keeps_only_the_newest_five():
     history = []
     base = at("00:00:00")
     for i in range(10_000):  # 20,000 messages
-        history += exchange(f"c{i}", content=json.dumps({"stdout": f"line {i}", "stderr": "", "exitCode": 0}),
-                            created_at=base + i * 100)
+        history += exchange(
+            f"c{i}", content=json.dumps({"stdout": f"line {i}", "stderr": "", "exitCode": 0}), created_at=base + i * 100
+        )
     out, changed = terminal_outdated.apply(history, now_ms=base + 10_000 * 100 + 15 * 60 * 1000)
     # Ages run from 31m40s down to 16m40.1s: all old, all but the newest 5 replaced.
     assert changed == 10_000 - 5
@@ -439,16 +452,27 @@ def test_a_long_history_keeps_only_the_newest_five():
 
 NOW = at("02:00:00")
 
-result_strategy = st.fixed_dictionaries({
-    "name": st.sampled_from([TERMINAL, READ, None]),  # None: imported, no call at all
-    "named": st.booleans(),  # does the result carry tool_name itself?
-    "content": st.sampled_from([
-        BUILD_OK, MODULE_ERROR, "Error: Command failed with exit code 1", "File content: ...",
-        '{"stdout":"Build completed"}', '{"path":"/path/to/file"}', PLACEHOLDER, "", '{"stdout":"x',
-    ]),
-    "status": st.sampled_from(["ok", "ok", "error", "interrupted"]),
-    "age_ms": st.one_of(st.none(), st.integers(min_value=-60_000, max_value=3 * 60 * 60 * 1000)),
-})
+result_strategy = st.fixed_dictionaries(
+    {
+        "name": st.sampled_from([TERMINAL, READ, None]),  # None: imported, no call at all
+        "named": st.booleans(),  # does the result carry tool_name itself?
+        "content": st.sampled_from(
+            [
+                BUILD_OK,
+                MODULE_ERROR,
+                "Error: Command failed with exit code 1",
+                "File content: ...",
+                '{"stdout":"Build completed"}',
+                '{"path":"/path/to/file"}',
+                PLACEHOLDER,
+                "",
+                '{"stdout":"x',
+            ]
+        ),
+        "status": st.sampled_from(["ok", "ok", "error", "interrupted"]),
+        "age_ms": st.one_of(st.none(), st.integers(min_value=-60_000, max_value=3 * 60 * 60 * 1000)),
+    }
+)
 
 
 def build(specs):
@@ -458,8 +482,14 @@ def build(specs):
         if spec["name"] is None:
             history.append(imported(spec["content"], created_at=created, status=spec["status"], call_id=f"c{i}"))
         else:
-            history += exchange(f"c{i}", name=spec["name"], content=spec["content"], created_at=created,
-                                status=spec["status"], tool_name=spec["name"] if spec["named"] else None)
+            history += exchange(
+                f"c{i}",
+                name=spec["name"],
+                content=spec["content"],
+                created_at=created,
+                status=spec["status"],
+                tool_name=spec["name"] if spec["named"] else None,
+            )
     return history
 
 
@@ -467,7 +497,8 @@ def classify(message, history):
     """Reference reading of seed 003 §3.3/§3.4 + SPEC: (terminal, successful)."""
     content = message.content or ""
     name = message.tool_name or next(
-        (tc.name for m in history for tc in m.tool_calls if tc.id == message.tool_call_id), None)
+        (tc.name for m in history for tc in m.tool_calls if tc.id == message.tool_call_id), None
+    )
     terminal = name == TERMINAL if name else any(f in content for f in ('"stdout":', '"stderr":', '"exitCode":'))
     if message.status == "error" or content.startswith("Error:"):
         return terminal, False
@@ -482,14 +513,17 @@ def classify(message, history):
 
 
 @hsettings(max_examples=300, deadline=None)
-@given(st.lists(result_strategy, max_size=20), st.integers(min_value=0, max_value=7),
-       st.integers(min_value=0, max_value=60 * 60 * 1000))
+@given(
+    st.lists(result_strategy, max_size=20),
+    st.integers(min_value=0, max_value=7),
+    st.integers(min_value=0, max_value=60 * 60 * 1000),
+)
 def test_property_only_old_successful_terminal_results_change(specs, keep_recent, max_age_ms):
     history = build(specs)
     before = copy.deepcopy([m.model_dump() for m in history])
     out, changed = terminal_outdated.apply(history, now_ms=NOW, keep_recent=keep_recent, max_age_ms=max_age_ms)
     assert [m.model_dump() for m in history] == before
-    diffs = [i for i, (a, b) in enumerate(zip(history, out)) if a.content != b.content]
+    diffs = [i for i, (a, b) in enumerate(zip(history, out, strict=False)) if a.content != b.content]
     assert changed == len(diffs) and len(out) == len(history)
     for i in diffs:
         original = history[i]

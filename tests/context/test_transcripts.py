@@ -11,12 +11,12 @@ import json
 
 import pytest
 
-from agent.settings.config import Settings
 from agent.context.pipeline import build_api_messages
 from agent.runtime.offline import import_litellm
 from agent.session.importers import import_session, parse_any
 from agent.session.loading import load_session_messages
 from agent.session.store import Store
+from agent.settings.config import Settings
 from tests.conftest import SHARED
 from tests.context.test_orphans import assert_valid
 from tests.context.test_pipeline_properties import TOOLS, assert_anthropic_valid
@@ -62,7 +62,8 @@ async def test_pipeline_invariants_on_an_imported_transcript(path, tmp_path, cap
 
     OpenAIGPTConfig().transform_request("gpt-4o", copy.deepcopy(first.messages), {"tools": TOOLS}, {}, {})
     request = AnthropicConfig().transform_request(
-        "claude-sonnet-4-5", copy.deepcopy(first.messages), {"tools": TOOLS, "max_tokens": 1024}, {}, {})
+        "claude-sonnet-4-5", copy.deepcopy(first.messages), {"tools": TOOLS, "max_tokens": 1024}, {}, {}
+    )
     assert_anthropic_valid(request)
 
     report = first.report
@@ -70,8 +71,10 @@ async def test_pipeline_invariants_on_an_imported_transcript(path, tmp_path, cap
     assert sum(p.changed for p in report if p.name in ("terminal_outdated", "file_reads")) == replaced
     with capsys.disabled():
         start, end = report[0].tokens_before, report[-1].tokens_after
-        print(f"\n{path.name[:48]}: {len(history)} messages, {start:,} → {end:,} message tokens "
-              f"({(start - end) / max(start, 1):.0%} saved, an hour after the last message)")
+        print(
+            f"\n{path.name[:48]}: {len(history)} messages, {start:,} → {end:,} message tokens "
+            f"({(start - end) / max(start, 1):.0%} saved, an hour after the last message)"
+        )
         for p in report:
             print(f"    {p.name:<18} changed {p.changed:>3}  {p.tokens_before:>8,} → {p.tokens_after:>8,}")
         print("    " + json.dumps(first.tokens.model_dump()))

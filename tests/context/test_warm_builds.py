@@ -6,20 +6,26 @@ from __future__ import annotations
 
 import random
 
-from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
 
-from agent.settings.config import Settings
 from agent.context.facts import Records
 from agent.context.passes import file_reads, terminal_outdated
 from agent.context.pipeline import build_api_messages
 from agent.context.state import BuildState, PassMemory
 from agent.context.tokens import TokenCounter
 from agent.session.models import Message, ToolCall
+from agent.settings.config import Settings
 from tests.context.test_pipeline_properties import BASE_MS, TOOLS, histories
 
 SETTINGS = Settings(workspace="/ws")
-TIGHT = Settings.model_validate({"workspace": "/ws", "context": {
-    "terminal_keep_recent_results": 1, "file_keep_recent_reads": 1, "max_inline_chars": 20}})
+TIGHT = Settings.model_validate(
+    {
+        "workspace": "/ws",
+        "context": {"terminal_keep_recent_results": 1, "file_keep_recent_reads": 1, "max_inline_chars": 20},
+    }
+)
 
 
 # What the warm builds remember, as a session's request builder would keep it (across
@@ -29,14 +35,22 @@ COUNTER = TokenCounter("o200k_base")
 
 
 def build(history: list[Message], now: int, settings: Settings = SETTINGS):
-    return build_api_messages(history, now_ms=now, settings=settings, tools=TOOLS, system_prompt="sys",
-                              state=WARM, counter=COUNTER)
+    return build_api_messages(
+        history, now_ms=now, settings=settings, tools=TOOLS, system_prompt="sys", state=WARM, counter=COUNTER
+    )
 
 
 def cold(history: list[Message], now: int, settings: Settings = SETTINGS):
     """The same build with nothing remembered, from fresh message objects."""
-    return build_api_messages([m.model_copy() for m in history], now_ms=now, settings=settings, tools=TOOLS,
-                              system_prompt="sys", state=BuildState(), counter=TokenCounter("o200k_base"))
+    return build_api_messages(
+        [m.model_copy() for m in history],
+        now_ms=now,
+        settings=settings,
+        tools=TOOLS,
+        system_prompt="sys",
+        state=BuildState(),
+        counter=TokenCounter("o200k_base"),
+    )
 
 
 def same(a, b) -> None:
@@ -79,8 +93,15 @@ def test_every_build_equals_a_cold_build(history, offset, data):
             history = [m.model_copy() for m in history]
         elif step == "edit" and history:
             message = data.draw(st.sampled_from(history))
-            edit(message, data.draw(st.sampled_from(
-                ["content", "status", "created_at", "tool_name", "tool_call_id", "kind", "tool_calls"])), data.draw)
+            edit(
+                message,
+                data.draw(
+                    st.sampled_from(
+                        ["content", "status", "created_at", "tool_name", "tool_call_id", "kind", "tool_calls"]
+                    )
+                ),
+                data.draw,
+            )
         elif step == "later":
             now += data.draw(st.integers(0, 3_600_000))
         warm = build(history, now, settings)
@@ -95,8 +116,10 @@ def test_every_build_equals_a_cold_build(history, offset, data):
 
 
 def test_an_unchanged_history_gives_back_the_same_records():
-    history = [Message(role="user", content="hi", created_at=BASE_MS),
-               Message(role="assistant", content="hello", created_at=BASE_MS + 1)]
+    history = [
+        Message(role="user", content="hi", created_at=BASE_MS),
+        Message(role="assistant", content="hello", created_at=BASE_MS + 1),
+    ]
     records = Records()
     first = records.facts_for(history)
     assert records.facts_for(list(history)) is first
@@ -112,12 +135,16 @@ def test_a_long_history_rebuilt_warm_matches_cold():
     for i in range(400):  # more messages than one chunk of the warm check
         t += 60_000
         history.append(Message(role="user", content=f"step {i}", created_at=t))
-        call = ToolCall(id=f"c{i}", name="terminal-execute" if i % 2 else "filesystem-read",
-                        arguments='{"command": "make"}' if i % 2 else f'{{"filePath": "f{i % 7}.py"}}')
+        call = ToolCall(
+            id=f"c{i}",
+            name="terminal-execute" if i % 2 else "filesystem-read",
+            arguments='{"command": "make"}' if i % 2 else f'{{"filePath": "f{i % 7}.py"}}',
+        )
         history.append(Message(role="assistant", tool_calls=[call], created_at=t))
         content = '{"command": "make", "stdout": "ok", "stderr": "", "exitCode": 0}' if i % 2 else f"📄 f.py\n1→{i}"
-        history.append(Message(role="tool", tool_call_id=call.id, tool_name=call.name, content=content,
-                               created_at=t + 10))
+        history.append(
+            Message(role="tool", tool_call_id=call.id, tool_name=call.name, content=content, created_at=t + 10)
+        )
     now = t + 60_000
     expected = cold(history, now)
     build(history, now)
@@ -136,10 +163,13 @@ def test_a_long_history_rebuilt_warm_matches_cold():
 def test_a_later_call_can_name_an_earlier_result():
     """A result with no name and no call is not a terminal's, until a call with its id comes."""
     at = BASE_MS
-    history = [Message(role="user", content="go", created_at=at),
-               Message(role="tool", tool_call_id="x1", content="plain output", created_at=at + 1)]
-    longer = history + [Message(role="assistant", tool_calls=[ToolCall(id="x1", name="terminal-execute")],
-                                created_at=at + 2)]
+    history = [
+        Message(role="user", content="go", created_at=at),
+        Message(role="tool", tool_call_id="x1", content="plain output", created_at=at + 1),
+    ]
+    longer = history + [
+        Message(role="assistant", tool_calls=[ToolCall(id="x1", name="terminal-execute")], created_at=at + 2)
+    ]
     now = at + 7_200_000
     memory, records = PassMemory(), Records()
     terminal_outdated.run(records.facts_of(history), memory=memory, now_ms=now, keep_recent=0)
@@ -171,9 +201,16 @@ def growing_session(seed: int):
                     content = '{"command": "make", "stdout": "ok", "stderr": "", "exitCode": 0}'
                 else:
                     content = "Error: no" if rng.random() < 0.3 else "📄 a.py (lines 1-1/1)\n1→x"
-                history = history + [Message(role="tool", tool_call_id=call.id, tool_name=call.name, content=content,
-                                             status="error" if content.startswith("Error") else "ok",
-                                             created_at=t + rng.choice([0, 10]))]
+                history = history + [
+                    Message(
+                        role="tool",
+                        tool_call_id=call.id,
+                        tool_name=call.name,
+                        content=content,
+                        status="error" if content.startswith("Error") else "ok",
+                        created_at=t + rng.choice([0, 10]),
+                    )
+                ]
         yield history, t + 1_000
 
 
@@ -188,12 +225,18 @@ def test_a_later_call_can_own_an_earlier_read():
     """A read result whose call comes later belongs to it once it comes (seed 000 §2.3)."""
     at = BASE_MS
     read = '{"filePath": "a.py"}'
-    history = [Message(role="tool", tool_call_id="r1", content="📄 a.py\n1→x", created_at=at),
-               Message(role="assistant", tool_calls=[ToolCall(id="r2", name="filesystem-read", arguments=read)],
-                       created_at=at + 1),
-               Message(role="tool", tool_call_id="r2", content="📄 a.py\n1→y", created_at=at + 2)]
-    longer = history + [Message(role="assistant", tool_calls=[ToolCall(id="r1", name="filesystem-read",
-                                                                       arguments=read)], created_at=at + 3)]
+    history = [
+        Message(role="tool", tool_call_id="r1", content="📄 a.py\n1→x", created_at=at),
+        Message(
+            role="assistant", tool_calls=[ToolCall(id="r2", name="filesystem-read", arguments=read)], created_at=at + 1
+        ),
+        Message(role="tool", tool_call_id="r2", content="📄 a.py\n1→y", created_at=at + 2),
+    ]
+    longer = history + [
+        Message(
+            role="assistant", tool_calls=[ToolCall(id="r1", name="filesystem-read", arguments=read)], created_at=at + 3
+        )
+    ]
     memory, records = PassMemory(), Records()
     file_reads.run(records.facts_of(history), memory=memory, keep_recent=1)
     warm, warm_changed = file_reads.run(records.facts_of(longer), memory=memory, keep_recent=1)

@@ -85,8 +85,18 @@ def test_prompt_answer_and_tool_result_on_screen(tmp_path):
         command = " ".join(
             shlex.quote(part)
             for part in [
-                "env", f"CAIRN_HOME={home}", str(CAIRN), "--model", "openai/fake", "--api-base", server.base_url,
-                "--api-key", "sk-test", "--yolo", "--cwd", str(ws),
+                "env",
+                f"CAIRN_HOME={home}",
+                str(CAIRN),
+                "--model",
+                "openai/fake",
+                "--api-base",
+                server.base_url,
+                "--api-key",
+                "sk-test",
+                "--yolo",
+                "--cwd",
+                str(ws),
             ]
         )
         try:

@@ -14,8 +14,19 @@ APP_LIVE = "new session"  # the app's status line (the first screen says "starti
 
 
 def _command(home, ws, base_url: str, *, then: str = "") -> str:
-    parts = ["env", f"CAIRN_HOME={home}", str(CAIRN), "--model", "openai/fake", "--api-base", base_url,
-             "--api-key", "sk-test", "--cwd", str(ws)]
+    parts = [
+        "env",
+        f"CAIRN_HOME={home}",
+        str(CAIRN),
+        "--model",
+        "openai/fake",
+        "--api-base",
+        base_url,
+        "--api-key",
+        "sk-test",
+        "--cwd",
+        str(ws),
+    ]
     return " ".join(shlex.quote(p) for p in parts) + then
 
 
@@ -70,9 +81,14 @@ def test_ctrl_c_on_the_first_screen_quits_and_restores_the_terminal(dirs):
     home, ws = dirs
     tmux = Tmux()
     try:
-        tmux.start(_command(home, ws, "http://127.0.0.1:9/v1",
-                            then="; echo EXIT=$?; stty -a | tr ' ;' '\\n\\n' | grep -x -- '-\\?echo'; echo STTY-DONE;"
-                                 " sleep 30"))
+        tmux.start(
+            _command(
+                home,
+                ws,
+                "http://127.0.0.1:9/v1",
+                then="; echo EXIT=$?; stty -a | tr ' ;' '\\n\\n' | grep -x -- '-\\?echo'; echo STTY-DONE; sleep 30",
+            )
+        )
         tmux.wait_for(READY_TEXT, timeout=START_TIMEOUT)
         tmux.send("C-c")
         # Wait for the whole report: stty runs after the exit code is printed, however slowly.
@@ -103,7 +119,7 @@ async def test_resume_shows_the_conversation_with_the_first_prompt(dirs):
     await store.close()
     tmux = Tmux()
     try:
-        tmux.start(_command(home, ws, "http://127.0.0.1:9/v1") .replace(" --cwd", f" --resume {session.id[:8]} --cwd"))
+        tmux.start(_command(home, ws, "http://127.0.0.1:9/v1").replace(" --cwd", f" --resume {session.id[:8]} --cwd"))
         screen = tmux.wait_for(READY_TEXT, timeout=START_TIMEOUT)
         assert "LAST-ANSWER-MARKER" in screen and "question number 29" in screen
         assert "question number 0\n" not in screen  # only what fits

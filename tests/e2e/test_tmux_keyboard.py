@@ -53,8 +53,19 @@ def test_a_whole_session_keyboard_only_at_80x24(tmp_path):
     ]
     tmux = Tmux()
     with FakeLLMServer(script) as server:
-        base = ["env", f"CAIRN_HOME={home}", str(CAIRN), "--model", "openai/fake", "--api-base", server.base_url,
-                "--api-key", "sk-test", "--cwd", str(ws)]
+        base = [
+            "env",
+            f"CAIRN_HOME={home}",
+            str(CAIRN),
+            "--model",
+            "openai/fake",
+            "--api-base",
+            server.base_url,
+            "--api-key",
+            "sk-test",
+            "--cwd",
+            str(ws),
+        ]
         try:
             tmux.start(" ".join(shlex.quote(p) for p in base), WIDTH, HEIGHT)
             tmux.keep_panes()
@@ -80,7 +91,7 @@ def test_a_whole_session_keyboard_only_at_80x24(tmp_path):
                 if "count to forty please" in before:
                     break
                 tmux.send("PageUp")
-                wait_until(lambda: chat_area(tmux.screen()) != before, tmux)  # it scrolled
+                wait_until(lambda before=before: chat_area(tmux.screen()) != before, tmux)  # it scrolled
             assert "count to forty please" in chat_area(tmux.screen()), tmux.screen()
             tmux.send("C-End")
 

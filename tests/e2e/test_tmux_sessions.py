@@ -13,8 +13,6 @@ import subprocess
 import time
 from pathlib import Path
 
-import pytest
-
 from tests.e2e.test_tmux import ANSWER_TIMEOUT, CAIRN, READY_TEXT, START_TIMEOUT, Tmux, pytestmark  # noqa: F401
 from tests.fakes.llm_server import FakeLLMServer, text, tool_calls
 
@@ -22,13 +20,27 @@ STEP_TIMEOUT = 20.0
 
 
 def edit(call_id: str, old: str, new: str):
-    return tool_calls([(call_id, "filesystem-edit",
-                        f'{{"filePath": "a.py", "searchContent": "{old}", "replaceContent": "{new}"}}')])
+    return tool_calls(
+        [(call_id, "filesystem-edit", f'{{"filePath": "a.py", "searchContent": "{old}", "replaceContent": "{new}"}}')]
+    )
 
 
 def cairn_command(home: Path, ws: Path, server: FakeLLMServer, *extra: str) -> list[str]:
-    return ["env", f"CAIRN_HOME={home}", str(CAIRN), "--model", "openai/fake", "--api-base", server.base_url,
-            "--api-key", "sk-test", "--yolo", "--cwd", str(ws), *extra]
+    return [
+        "env",
+        f"CAIRN_HOME={home}",
+        str(CAIRN),
+        "--model",
+        "openai/fake",
+        "--api-base",
+        server.base_url,
+        "--api-key",
+        "sk-test",
+        "--yolo",
+        "--cwd",
+        str(ws),
+        *extra,
+    ]
 
 
 def wait_until(predicate, what: str, timeout: float = STEP_TIMEOUT, screen=None) -> None:
@@ -51,8 +63,10 @@ def test_rewind_restores_files_then_resume_picker_opens_the_session(tmp_path):
     target = ws / "a.py"
     target.write_text("x = 1\n")
     script = [
-        edit("c1", "x = 1", "x = 2"), text("Now it is two."),
-        edit("c2", "x = 2", "x = 3"), text("Now it is three."),
+        edit("c1", "x = 1", "x = 2"),
+        text("Now it is two."),
+        edit("c2", "x = 2", "x = 3"),
+        text("Now it is three."),
         text("A fresh start."),  # the turn sent after the rewind
         text("Chore done."),  # `cairn -p` in between: a second session for the picker
     ]
@@ -86,8 +100,9 @@ def test_rewind_restores_files_then_resume_picker_opens_the_session(tmp_path):
             tmux.send("Enter")
             tmux.wait_for("A fresh start.", timeout=STEP_TIMEOUT)
             tmux.send("/quit", "Enter")
-            wait_until(lambda: tmux.run("has-session", "-t", tmux.session).returncode != 0, "cairn to quit",
-                       screen=tmux.screen)
+            wait_until(
+                lambda: tmux.run("has-session", "-t", tmux.session).returncode != 0, "cairn to quit", screen=tmux.screen
+            )
         finally:
             tmux.kill()
 
@@ -97,8 +112,12 @@ def test_rewind_restores_files_then_resume_picker_opens_the_session(tmp_path):
         conn.close()
         assert {"Now it is three.", "A fresh start."} <= contents
 
-        chore = subprocess.run(cairn_command(home, ws, server, "-p", "tidy the chores"), capture_output=True,
-                               text=True, timeout=ANSWER_TIMEOUT)
+        chore = subprocess.run(
+            cairn_command(home, ws, server, "-p", "tidy the chores"),
+            capture_output=True,
+            text=True,
+            timeout=ANSWER_TIMEOUT,
+        )
         assert chore.returncode == 0, chore.stderr
 
         tmux = Tmux()

@@ -24,8 +24,19 @@ def dirs(tmp_path):
 
 
 def _command(home, ws, base_url: str) -> str:
-    parts = ["env", f"CAIRN_HOME={home}", str(CAIRN), "--model", "openai/fake", "--api-base", base_url,
-             "--api-key", "sk-test", "--cwd", str(ws)]
+    parts = [
+        "env",
+        f"CAIRN_HOME={home}",
+        str(CAIRN),
+        "--model",
+        "openai/fake",
+        "--api-base",
+        base_url,
+        "--api-key",
+        "sk-test",
+        "--cwd",
+        str(ws),
+    ]
     return " ".join(shlex.quote(p) for p in parts)
 
 

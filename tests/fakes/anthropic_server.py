@@ -68,15 +68,26 @@ import base64
 import json
 import math
 import struct
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Iterator, Union
+from typing import Any
 
 from tests.fakes.llm_script import Text as _NoMoreText
 from tests.fakes.llm_server import FakeLLMServer, _Abort, _Handler
 
 __all__ = [
-    "FakeAnthropicServer", "Reply", "ToolUse", "ApiError", "AnthropicStep",
-    "text", "tool_use", "error", "breakpoints", "check_request", "DEFAULT_MODEL", "MAX_CACHE_CONTROL_BLOCKS",
+    "FakeAnthropicServer",
+    "Reply",
+    "ToolUse",
+    "ApiError",
+    "AnthropicStep",
+    "text",
+    "tool_use",
+    "error",
+    "breakpoints",
+    "check_request",
+    "DEFAULT_MODEL",
+    "MAX_CACHE_CONTROL_BLOCKS",
 ]
 
 DEFAULT_MODEL = "claude-sonnet-4-5"
@@ -123,7 +134,7 @@ class ApiError:
     initial_delay: float = 0.0
 
 
-AnthropicStep = Union[Reply, ApiError]
+AnthropicStep = Reply | ApiError
 
 
 def text(
@@ -139,10 +150,18 @@ def text(
     delay: float = 0.0,
     initial_delay: float = 0.0,
 ) -> Reply:
-    return Reply(text=text, stop_reason=stop_reason, input_tokens=input_tokens, output_tokens=output_tokens,
-                 cache_read_input_tokens=cache_read_input_tokens,
-                 cache_creation_input_tokens=cache_creation_input_tokens, full_delta_usage=full_delta_usage,
-                 chunk_size=chunk_size, delay=delay, initial_delay=initial_delay)
+    return Reply(
+        text=text,
+        stop_reason=stop_reason,
+        input_tokens=input_tokens,
+        output_tokens=output_tokens,
+        cache_read_input_tokens=cache_read_input_tokens,
+        cache_creation_input_tokens=cache_creation_input_tokens,
+        full_delta_usage=full_delta_usage,
+        chunk_size=chunk_size,
+        delay=delay,
+        initial_delay=initial_delay,
+    )
 
 
 def _to_tool_use(call: Any) -> ToolUse:
@@ -170,25 +189,50 @@ def tool_use(
     delay: float = 0.0,
     initial_delay: float = 0.0,
 ) -> Reply:
-    return Reply(text=text, calls=[_to_tool_use(c) for c in calls], stop_reason=stop_reason,
-                 input_tokens=input_tokens, output_tokens=output_tokens,
-                 cache_read_input_tokens=cache_read_input_tokens,
-                 cache_creation_input_tokens=cache_creation_input_tokens, full_delta_usage=full_delta_usage,
-                 chunk_size=chunk_size, args_chunk_size=args_chunk_size, delay=delay, initial_delay=initial_delay)
+    return Reply(
+        text=text,
+        calls=[_to_tool_use(c) for c in calls],
+        stop_reason=stop_reason,
+        input_tokens=input_tokens,
+        output_tokens=output_tokens,
+        cache_read_input_tokens=cache_read_input_tokens,
+        cache_creation_input_tokens=cache_creation_input_tokens,
+        full_delta_usage=full_delta_usage,
+        chunk_size=chunk_size,
+        args_chunk_size=args_chunk_size,
+        delay=delay,
+        initial_delay=initial_delay,
+    )
 
 
 _ERROR_TYPES = {
-    400: "invalid_request_error", 401: "authentication_error", 403: "permission_error",
-    404: "not_found_error", 413: "request_too_large", 429: "rate_limit_error", 500: "api_error",
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    413: "request_too_large",
+    429: "rate_limit_error",
+    500: "api_error",
     529: "overloaded_error",
 }
 
 
-def error(status: int, message: str | None = None, *, type: str | None = None,
-          headers: dict[str, str] | None = None, initial_delay: float = 0.0) -> ApiError:
+def error(
+    status: int,
+    message: str | None = None,
+    *,
+    type: str | None = None,
+    headers: dict[str, str] | None = None,
+    initial_delay: float = 0.0,
+) -> ApiError:
     kind = type or _ERROR_TYPES.get(status, "api_error")
-    return ApiError(status=status, type=kind, message=message or f"{kind} ({status})",
-                    headers=dict(headers or {}), initial_delay=initial_delay)
+    return ApiError(
+        status=status,
+        type=kind,
+        message=message or f"{kind} ({status})",
+        headers=dict(headers or {}),
+        initial_delay=initial_delay,
+    )
 
 
 # --------------------------------------------------------------------------- request checks
@@ -238,15 +282,23 @@ def check_request(request: dict[str, Any], headers: dict[str, str]) -> tuple[int
         control = block.get("cache_control")
         if control is None:
             continue
-        if (not isinstance(control, dict) or control.get("type") != "ephemeral"
-                or set(control) - {"type", "ttl"} or control.get("ttl", "5m") not in _TTLS):
+        if (
+            not isinstance(control, dict)
+            or control.get("type") != "ephemeral"
+            or set(control) - {"type", "ttl"}
+            or control.get("ttl", "5m") not in _TTLS
+        ):
             return 400, "invalid_request_error", f"{path}.cache_control: invalid value {control!r}"
         found += 1
     if found > MAX_CACHE_CONTROL_BLOCKS:
-        return (400, "invalid_request_error",
-                f"A maximum of {MAX_CACHE_CONTROL_BLOCKS} blocks with cache_control may be provided. Found {found}.")
-    return _check_images([block for _, block in _blocks(request)
-                          if isinstance(block, dict) and block.get("type") == "image"])
+        return (
+            400,
+            "invalid_request_error",
+            f"A maximum of {MAX_CACHE_CONTROL_BLOCKS} blocks with cache_control may be provided. Found {found}.",
+        )
+    return _check_images(
+        [block for _, block in _blocks(request) if isinstance(block, dict) and block.get("type") == "image"]
+    )
 
 
 def _png_side(block: dict[str, Any]) -> int:
@@ -262,8 +314,12 @@ def _check_images(images: list[dict[str, Any]]) -> tuple[int, str, str] | None:
     if len(images) > MAX_IMAGES:
         return 400, "invalid_request_error", f"Too many images: {len(images)} (at most {MAX_IMAGES})"
     if len(images) > MANY_IMAGES and any(_png_side(image) > MANY_IMAGES_MAX_SIDE for image in images):
-        return (400, "invalid_request_error", "At least one of the image dimensions exceed max allowed size "
-                f"for many-image requests: {MANY_IMAGES_MAX_SIDE} pixels")
+        return (
+            400,
+            "invalid_request_error",
+            "At least one of the image dimensions exceed max allowed size "
+            f"for many-image requests: {MANY_IMAGES_MAX_SIDE} pixels",
+        )
     return None
 
 
@@ -272,7 +328,7 @@ def _check_images(images: list[dict[str, Any]]) -> tuple[int, str, str] | None:
 
 def _split(s: str, n: int) -> list[str]:
     n = max(1, int(n))
-    return [s[i: i + n] for i in range(0, len(s), n)]
+    return [s[i : i + n] for i in range(0, len(s), n)]
 
 
 def _estimate_tokens(s: str) -> int:
@@ -292,47 +348,100 @@ class _Plan:
         self.output_tokens = step.output_tokens if step.output_tokens is not None else _estimate_tokens(reply)
 
     def usage(self, output_tokens: int) -> dict[str, int]:
-        return {"input_tokens": self.input_tokens,
-                "cache_creation_input_tokens": self.step.cache_creation_input_tokens,
-                "cache_read_input_tokens": self.step.cache_read_input_tokens,
-                "output_tokens": output_tokens}
+        return {
+            "input_tokens": self.input_tokens,
+            "cache_creation_input_tokens": self.step.cache_creation_input_tokens,
+            "cache_read_input_tokens": self.step.cache_read_input_tokens,
+            "output_tokens": output_tokens,
+        }
 
     def events(self) -> list[tuple[str, dict[str, Any]]]:
         step = self.step
-        start = {"id": self.id, "type": "message", "role": "assistant", "model": self.model, "content": [],
-                 "stop_reason": None, "stop_sequence": None, "usage": self.usage(1)}
-        out: list[tuple[str, dict[str, Any]]] = [("message_start", {"type": "message_start", "message": start}),
-                                                 ("ping", {"type": "ping"})]
+        start = {
+            "id": self.id,
+            "type": "message",
+            "role": "assistant",
+            "model": self.model,
+            "content": [],
+            "stop_reason": None,
+            "stop_sequence": None,
+            "usage": self.usage(1),
+        }
+        out: list[tuple[str, dict[str, Any]]] = [
+            ("message_start", {"type": "message_start", "message": start}),
+            ("ping", {"type": "ping"}),
+        ]
         index = 0
         if step.text:
-            out.append(("content_block_start", {"type": "content_block_start", "index": index,
-                                                "content_block": {"type": "text", "text": ""}}))
+            out.append(
+                (
+                    "content_block_start",
+                    {"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}},
+                )
+            )
             for piece in _split(step.text, step.chunk_size):
-                out.append(("content_block_delta", {"type": "content_block_delta", "index": index,
-                                                    "delta": {"type": "text_delta", "text": piece}}))
+                out.append(
+                    (
+                        "content_block_delta",
+                        {"type": "content_block_delta", "index": index, "delta": {"type": "text_delta", "text": piece}},
+                    )
+                )
             out.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
             index += 1
         for call in step.calls:
-            out.append(("content_block_start", {"type": "content_block_start", "index": index, "content_block": {
-                "type": "tool_use", "id": call.id, "name": call.name, "input": {}}}))
+            out.append(
+                (
+                    "content_block_start",
+                    {
+                        "type": "content_block_start",
+                        "index": index,
+                        "content_block": {"type": "tool_use", "id": call.id, "name": call.name, "input": {}},
+                    },
+                )
+            )
             for frag in ["", *_split(call.input, step.args_chunk_size)]:
-                out.append(("content_block_delta", {"type": "content_block_delta", "index": index,
-                                                    "delta": {"type": "input_json_delta", "partial_json": frag}}))
+                out.append(
+                    (
+                        "content_block_delta",
+                        {
+                            "type": "content_block_delta",
+                            "index": index,
+                            "delta": {"type": "input_json_delta", "partial_json": frag},
+                        },
+                    )
+                )
             out.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
             index += 1
         delta_usage = self.usage(self.output_tokens) if step.full_delta_usage else {"output_tokens": self.output_tokens}
-        out.append(("message_delta", {"type": "message_delta",
-                                       "delta": {"stop_reason": step.stop_reason, "stop_sequence": None},
-                                       "usage": delta_usage}))
+        out.append(
+            (
+                "message_delta",
+                {
+                    "type": "message_delta",
+                    "delta": {"stop_reason": step.stop_reason, "stop_sequence": None},
+                    "usage": delta_usage,
+                },
+            )
+        )
         out.append(("message_stop", {"type": "message_stop"}))
         return out
 
     def message(self) -> dict[str, Any]:
         content: list[dict[str, Any]] = [{"type": "text", "text": self.step.text}] if self.step.text else []
-        content += [{"type": "tool_use", "id": c.id, "name": c.name, "input": json.loads(c.input or "{}")}
-                    for c in self.step.calls]
-        return {"id": self.id, "type": "message", "role": "assistant", "model": self.model, "content": content,
-                "stop_reason": self.step.stop_reason, "stop_sequence": None, "usage": self.usage(self.output_tokens)}
+        content += [
+            {"type": "tool_use", "id": c.id, "name": c.name, "input": json.loads(c.input or "{}")}
+            for c in self.step.calls
+        ]
+        return {
+            "id": self.id,
+            "type": "message",
+            "role": "assistant",
+            "model": self.model,
+            "content": content,
+            "stop_reason": self.step.stop_reason,
+            "stop_sequence": None,
+            "usage": self.usage(self.output_tokens),
+        }
 
 
 # --------------------------------------------------------------------------- HTTP
@@ -356,8 +465,11 @@ class _AnthropicHandler(_Handler):
         return self.rfile.read(length) if length else b""
 
     def _send_error(self, status: int, kind: str, message: str, headers: dict[str, str] | None = None) -> None:
-        self._send_json(status, {"type": "error", "error": {"type": kind, "message": message}},
-                        {"request-id": f"req_fake{id(self):x}", **(headers or {})})
+        self._send_json(
+            status,
+            {"type": "error", "error": {"type": kind, "message": message}},
+            {"request-id": f"req_fake{id(self):x}", **(headers or {})},
+        )
 
     def do_GET(self) -> None:  # noqa: N802 - stdlib naming
         path = self.path.split("?", 1)[0].rstrip("/")
@@ -427,13 +539,27 @@ class FakeAnthropicServer(FakeLLMServer):
 
     handler_class = _AnthropicHandler
 
-    def __init__(self, script: Iterable[AnthropicStep] = (), *, port: int = 0, host: str = "127.0.0.1",
-                 model: str = DEFAULT_MODEL, repeat: bool = False, verbose: bool = False,
-                 strict: bool = True) -> None:
+    def __init__(
+        self,
+        script: Iterable[AnthropicStep] = (),
+        *,
+        port: int = 0,
+        host: str = "127.0.0.1",
+        model: str = DEFAULT_MODEL,
+        repeat: bool = False,
+        verbose: bool = False,
+        strict: bool = True,
+    ) -> None:
         self.strict = strict
         self._rejections: list[str] = []
-        super().__init__(script, port=port, host=host, model=model, repeat=repeat,  # type: ignore[arg-type]
-                         verbose=verbose)
+        super().__init__(
+            script,
+            port=port,
+            host=host,
+            model=model,
+            repeat=repeat,  # type: ignore[arg-type]
+            verbose=verbose,
+        )
 
     @property
     def base_url(self) -> str:

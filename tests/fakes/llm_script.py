@@ -45,13 +45,31 @@ from __future__ import annotations
 import json
 import math
 import time
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Literal, Sequence, Union
+from typing import Any, Literal
 
 __all__ = [
-    "Text", "ToolCall", "ToolCalls", "Error", "Raw", "Hang", "Step",
-    "text", "tool_calls", "cut", "error", "rate_limited", "context_length_exceeded", "raw", "hang",
-    "step_from_json", "steps_from_json", "NO_MORE_RESPONSES", "DEFAULT_MODEL", "filler_text",
+    "Text",
+    "ToolCall",
+    "ToolCalls",
+    "Error",
+    "Raw",
+    "Hang",
+    "Step",
+    "text",
+    "tool_calls",
+    "cut",
+    "error",
+    "rate_limited",
+    "context_length_exceeded",
+    "raw",
+    "hang",
+    "step_from_json",
+    "steps_from_json",
+    "NO_MORE_RESPONSES",
+    "DEFAULT_MODEL",
+    "filler_text",
 ]
 
 NO_MORE_RESPONSES = "(no more scripted responses)"
@@ -138,7 +156,7 @@ class Hang:
     role: bool = True  # False: no role delta either (headers, then only what `keepalive` sends)
 
 
-Step = Union[Text, ToolCalls, Error, Raw, Hang]
+Step = Text | ToolCalls | Error | Raw | Hang
 
 
 def text(
@@ -333,17 +351,52 @@ def raw(
 
 
 def hang(
-    seconds: float, text: str = "", *, then: Literal["finish", "abort"] = "finish", initial_delay: float = 0.0,
-    keepalive: float | None = None, role: bool = True,
+    seconds: float,
+    text: str = "",
+    *,
+    then: Literal["finish", "abort"] = "finish",
+    initial_delay: float = 0.0,
+    keepalive: float | None = None,
+    role: bool = True,
 ) -> Hang:
     return Hang(seconds=seconds, text=text, then=then, initial_delay=initial_delay, keepalive=keepalive, role=role)
 
 
-_FILLER_WORDS = (
-    "the quick brown fox jumps over a lazy dog while seven wizards quietly hex "
-    "forty jugs of mead and cairns mark the winding trail past granite ridges where "
-    "ravens circle above cold streams"
-).split()
+_FILLER_WORDS = [
+    "the",
+    "quick",
+    "brown",
+    "fox",
+    "jumps",
+    "over",
+    "a",
+    "lazy",
+    "dog",
+    "while",
+    "seven",
+    "wizards",
+    "quietly",
+    "hex",
+    "forty",
+    "jugs",
+    "of",
+    "mead",
+    "and",
+    "cairns",
+    "mark",
+    "the",
+    "winding",
+    "trail",
+    "past",
+    "granite",
+    "ridges",
+    "where",
+    "ravens",
+    "circle",
+    "above",
+    "cold",
+    "streams",
+]
 
 
 def filler_text(n_words: int) -> str:
@@ -426,9 +479,7 @@ class _Plan:
             "created": self.created,
             "model": self.model,
             "system_fingerprint": "fp_fake",
-            "choices": [
-                {"index": 0, "delta": delta or {}, "logprobs": None, "finish_reason": finish_reason}
-            ],
+            "choices": [{"index": 0, "delta": delta or {}, "logprobs": None, "finish_reason": finish_reason}],
         }
         obj.update(extra)
         return obj

@@ -5,7 +5,8 @@ queue of *script steps*: each request consumes the next step.  When the queue is
 the server streams the plain text ``(no more scripted responses)`` so a test fails
 visibly instead of hanging, and counts the request as an overrun; ``check_script()``
 (called by the ``server`` fixtures at teardown) fails on an overrun or an unused step
-(``allow_unused = True`` opts out of the latter, for a test that leaves steps on purpose).  ``GET /v1/models`` (and ``/models``) lists one model.
+(``allow_unused = True`` opts out of the latter, for a test that leaves steps on purpose).
+``GET /v1/models`` (and ``/models``) lists one model.
 
 Python use::
 
@@ -60,6 +61,7 @@ The script file is a JSON list of steps (or ``{"steps": [...]}``); every key exc
 from __future__ import annotations
 
 import argparse
+import contextlib
 import copy
 import json
 import select
@@ -68,20 +70,57 @@ import socket
 import sys
 import threading
 import time
+from collections.abc import Callable, Iterable, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
 
 # Re-exported: tests (and the app's tests) import every step name from this module.
 from tests.fakes.llm_script import (  # noqa: F401
-    DEFAULT_MODEL, NO_MORE_RESPONSES, CutMode, Error, Hang, Raw, Step, Text, ToolCall, ToolCalls, _Plan,
-    context_length_exceeded, cut, error, filler_text, hang, rate_limited, raw, step_from_json, steps_from_json,
-    text, tool_calls,
+    DEFAULT_MODEL,
+    NO_MORE_RESPONSES,
+    CutMode,
+    Error,
+    Hang,
+    Raw,
+    Step,
+    Text,
+    ToolCall,
+    ToolCalls,
+    _Plan,
+    context_length_exceeded,
+    cut,
+    error,
+    filler_text,
+    hang,
+    rate_limited,
+    raw,
+    step_from_json,
+    steps_from_json,
+    text,
+    tool_calls,
 )
 
 __all__ = [
-    "FakeLLMServer", "Text", "ToolCall", "ToolCalls", "Error", "Raw", "Hang", "Step",
-    "text", "tool_calls", "cut", "error", "rate_limited", "context_length_exceeded", "raw", "hang",
-    "step_from_json", "steps_from_json", "NO_MORE_RESPONSES", "filler_text",
+    "FakeLLMServer",
+    "Text",
+    "ToolCall",
+    "ToolCalls",
+    "Error",
+    "Raw",
+    "Hang",
+    "Step",
+    "text",
+    "tool_calls",
+    "cut",
+    "error",
+    "rate_limited",
+    "context_length_exceeded",
+    "raw",
+    "hang",
+    "step_from_json",
+    "steps_from_json",
+    "NO_MORE_RESPONSES",
+    "filler_text",
 ]
 
 
@@ -94,15 +133,13 @@ class _Abort(Exception):
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
-    server: "_HTTPServer"
+    server: _HTTPServer
 
     # -- plumbing ----------------------------------------------------------------
     def setup(self) -> None:
         super().setup()
-        try:
+        with contextlib.suppress(OSError):
             self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        except OSError:
-            pass
         self.server.owner._track(self.connection)
 
     def finish(self) -> None:
@@ -167,10 +204,8 @@ class _Handler(BaseHTTPRequestHandler):
     def _abort(self) -> None:
         """Drop the connection mid-body (no terminating chunk)."""
         self.close_connection = True
-        try:
+        with contextlib.suppress(OSError):
             self.connection.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
 
     def _client_gone(self) -> bool:
         try:
@@ -327,7 +362,7 @@ class _HTTPServer(ThreadingHTTPServer):
     daemon_threads = True
     block_on_close = False
     allow_reuse_address = True
-    owner: "FakeLLMServer"
+    owner: FakeLLMServer
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         if self.owner.verbose:
@@ -451,7 +486,7 @@ class FakeLLMServer:
     def closed(self) -> bool:
         return self._closed_evt.is_set()
 
-    def add(self, *steps: Step | Callable[[dict[str, Any]], Step]) -> "FakeLLMServer":
+    def add(self, *steps: Step | Callable[[dict[str, Any]], Step]) -> FakeLLMServer:
         """Queue steps; a callable step gets the request it answers and returns the step."""
         with self._lock:
             self._queue.extend(steps)
@@ -459,7 +494,7 @@ class FakeLLMServer:
                 self._script.extend(steps)
         return self
 
-    def add_forever(self, step: Step | Callable[[dict[str, Any]], Step]) -> "FakeLLMServer":
+    def add_forever(self, step: Step | Callable[[dict[str, Any]], Step]) -> FakeLLMServer:
         """Answer every request after the queued steps with ``step`` (usually a callable that
         answers from the request): for a test whose number of requests is decided by the code
         under test (e.g. "run turns until a condense happens"). Such a script never overruns
@@ -488,19 +523,17 @@ class FakeLLMServer:
         with self._lock:
             conns = list(self._conns)
         for conn in conns:
-            try:
+            with contextlib.suppress(OSError):
                 conn.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
         self._thread.join(timeout=2)
 
-    def __enter__(self) -> "FakeLLMServer":
+    def __enter__(self) -> FakeLLMServer:
         return self
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
 
-    async def __aenter__(self) -> "FakeLLMServer":
+    async def __aenter__(self) -> FakeLLMServer:
         return self
 
     async def __aexit__(self, *exc: Any) -> None:
@@ -570,8 +603,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 data = json.load(fh)
         steps = steps_from_json(data)
 
-    server = FakeLLMServer(steps, port=args.port, host=args.host, model=args.model, repeat=args.repeat,
-                           verbose=args.verbose)
+    server = FakeLLMServer(
+        steps, port=args.port, host=args.host, model=args.model, repeat=args.repeat, verbose=args.verbose
+    )
     stop = threading.Event()
 
     def _on_signal(signum: int, frame: Any) -> None:

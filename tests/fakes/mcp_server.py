@@ -28,20 +28,36 @@ from mcp.server.lowlevel import Server
 BIG_RESULT_BYTES = 10 * 1024 * 1024
 # A 1x1 transparent PNG.
 PNG_1x1 = base64.b64decode(
-    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==")
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+)
 
 BASE_TOOLS: list[dict[str, Any]] = [
-    {"name": "echo", "description": "Echo the text back. Useful for tests.",
-     "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}},
-    {"name": "crash", "description": "Kill the server in the middle of the call.",
-     "inputSchema": {"type": "object", "properties": {}}},
+    {
+        "name": "echo",
+        "description": "Echo the text back. Useful for tests.",
+        "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
+    },
+    {
+        "name": "crash",
+        "description": "Kill the server in the middle of the call.",
+        "inputSchema": {"type": "object", "properties": {}},
+    },
     {"name": "hang", "description": "Never answer.", "inputSchema": {"type": "object", "properties": {}}},
-    {"name": "big", "description": "Answer with a very large text.",
-     "inputSchema": {"type": "object", "properties": {"size": {"type": "integer"}}}},
-    {"name": "image", "description": "Answer with a small PNG image and a caption.",
-     "inputSchema": {"type": "object", "properties": {}}},
-    {"name": "fail", "description": "Answer with an isError result.",
-     "inputSchema": {"type": "object", "properties": {}}},
+    {
+        "name": "big",
+        "description": "Answer with a very large text.",
+        "inputSchema": {"type": "object", "properties": {"size": {"type": "integer"}}},
+    },
+    {
+        "name": "image",
+        "description": "Answer with a small PNG image and a caption.",
+        "inputSchema": {"type": "object", "properties": {}},
+    },
+    {
+        "name": "fail",
+        "description": "Answer with an isError result.",
+        "inputSchema": {"type": "object", "properties": {}},
+    },
 ]
 
 
@@ -51,12 +67,21 @@ def hostile_tools() -> list[dict[str, Any]]:
     nested: dict[str, Any] = {"type": "string"}
     for _ in range(60):
         nested = {"type": "object", "properties": {"x": nested}}
-    wide = {"type": "object", "properties": {f"p{i}": {"type": "string", "description": "d" * 200}
-                                             for i in range(20_000)}}
+    wide = {
+        "type": "object",
+        "properties": {f"p{i}": {"type": "string", "description": "d" * 200} for i in range(20_000)},
+    }
     return [
-        {"name": "bad name/with spaces;and:punctuation" + "x" * 200, "description": "D" * 1_000_000,
-         "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}}},
-        {"name": "deep", "description": "Nested very deep.", "inputSchema": {"type": "object", "properties": {"a": nested}}},
+        {
+            "name": "bad name/with spaces;and:punctuation" + "x" * 200,
+            "description": "D" * 1_000_000,
+            "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}},
+        },
+        {
+            "name": "deep",
+            "description": "Nested very deep.",
+            "inputSchema": {"type": "object", "properties": {"a": nested}},
+        },
         {"name": "wide", "description": "Megabytes of schema.", "inputSchema": wide},
     ]
 
@@ -70,27 +95,37 @@ def many_tools(count: int) -> list[dict[str, Any]]:
     for i in range(count):
         verb, thing = verbs[i % len(verbs)], things[(i // len(verbs)) % len(things)]
         name = f"{verb}_{thing}" + (f"_{i // (len(verbs) * len(things))}" if i >= len(verbs) * len(things) else "")
-        tools.append({
-            "name": name,
-            "description": (f"{verb.capitalize()} a {thing} in the tracker. Use this when the user asks to "
-                            f"{verb} one or more {thing}s; results are paginated and sorted by last update. "
-                            f"Fields not given keep their current values. Requires the tracker:{thing} scope."),
-            "inputSchema": {
-                "type": "object",
-                "properties": {
-                    "workspace_id": {"type": "string", "description": "The workspace that owns the item."},
-                    f"{thing}_id": {"type": "string", "description": f"The {thing}'s identifier, e.g. ABC-123."},
-                    "query": {"type": "string", "description": "Free-text filter applied to titles and bodies."},
-                    "state": {"type": "string", "enum": ["open", "in_progress", "closed", "all"],
-                              "description": "Only items in this state."},
-                    "limit": {"type": "integer", "minimum": 1, "maximum": 100, "description": "Page size."},
-                    "cursor": {"type": "string", "description": "Where the previous page ended."},
-                    "fields": {"type": "array", "items": {"type": "string"},
-                               "description": "Which fields to return; all when omitted."},
+        tools.append(
+            {
+                "name": name,
+                "description": (
+                    f"{verb.capitalize()} a {thing} in the tracker. Use this when the user asks to "
+                    f"{verb} one or more {thing}s; results are paginated and sorted by last update. "
+                    f"Fields not given keep their current values. Requires the tracker:{thing} scope."
+                ),
+                "inputSchema": {
+                    "type": "object",
+                    "properties": {
+                        "workspace_id": {"type": "string", "description": "The workspace that owns the item."},
+                        f"{thing}_id": {"type": "string", "description": f"The {thing}'s identifier, e.g. ABC-123."},
+                        "query": {"type": "string", "description": "Free-text filter applied to titles and bodies."},
+                        "state": {
+                            "type": "string",
+                            "enum": ["open", "in_progress", "closed", "all"],
+                            "description": "Only items in this state.",
+                        },
+                        "limit": {"type": "integer", "minimum": 1, "maximum": 100, "description": "Page size."},
+                        "cursor": {"type": "string", "description": "Where the previous page ended."},
+                        "fields": {
+                            "type": "array",
+                            "items": {"type": "string"},
+                            "description": "Which fields to return; all when omitted.",
+                        },
+                    },
+                    "required": ["workspace_id"],
                 },
-                "required": ["workspace_id"],
-            },
-        })
+            }
+        )
     return tools
 
 
@@ -116,8 +151,12 @@ def build_server(tools: list[dict[str, Any]], calls_file: str | None) -> Server:
             return types.CallToolResult(content=[types.TextContent(type="text", text="x" * size)])
         if name == "image":
             data = base64.b64encode(PNG_1x1).decode()
-            return types.CallToolResult(content=[types.TextContent(type="text", text="a pixel"),
-                                                 types.ImageContent(type="image", data=data, mime_type="image/png")])
+            return types.CallToolResult(
+                content=[
+                    types.TextContent(type="text", text="a pixel"),
+                    types.ImageContent(type="image", data=data, mime_type="image/png"),
+                ]
+            )
         if name == "fail":
             return types.CallToolResult(content=[types.TextContent(type="text", text="it went wrong")], is_error=True)
         return types.CallToolResult(content=[types.TextContent(type="text", text=f"{name} called with {sorted(args)}")])

@@ -480,7 +480,7 @@ def test_close_stops_a_hanging_stream():
     try:
         conn.sendall(
             b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-            b"Content-Length: 15\r\n\r\n{\"stream\":true}"
+            b'Content-Length: 15\r\n\r\n{"stream":true}'
         )
         conn.settimeout(guard)
         received = b""

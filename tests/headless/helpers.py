@@ -15,11 +15,18 @@ needs_cairn = pytest.mark.skipif(not CAIRN.exists(), reason="the cairn console s
 TIMEOUT = 120  # generous: a loaded 2-core machine imports litellm slowly
 
 
-def cairn(*args: str, stdin: str | None = None, env: dict[str, str] | None = None,
-          timeout: float = TIMEOUT) -> subprocess.CompletedProcess:
-    return subprocess.run([str(CAIRN), *args], capture_output=True, text=True, timeout=timeout,
-                          input=stdin, stdin=None if stdin is not None else subprocess.DEVNULL,
-                          env=env if env is not None else os.environ.copy())
+def cairn(
+    *args: str, stdin: str | None = None, env: dict[str, str] | None = None, timeout: float = TIMEOUT
+) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [str(CAIRN), *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        input=stdin,
+        stdin=None if stdin is not None else subprocess.DEVNULL,
+        env=env if env is not None else os.environ.copy(),
+    )
 
 
 def base_args(server, workspace: Path, model: str = "openai/fake-model") -> list[str]:

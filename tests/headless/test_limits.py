@@ -45,8 +45,9 @@ def test_max_cost_from_reported_usage_and_prices(workspace):
     """gpt-4o is in litellm's price map: the fake server's reported usage has a price."""
     (workspace / "a.txt").write_text("a\n")
     with FakeLLMServer([_read("c1"), text("never sent")]) as srv:
-        out = cairn(*base_args(srv, workspace, model="openai/gpt-4o"), "-p", "spend", "--max-cost", "0.0000001",
-                    *STREAM)
+        out = cairn(
+            *base_args(srv, workspace, model="openai/gpt-4o"), "-p", "spend", "--max-cost", "0.0000001", *STREAM
+        )
         sent = len(srv.requests)
     assert out.returncode == 4, out.stderr
     assert sent == 1
@@ -72,13 +73,21 @@ def test_allowed_tools_offers_only_those_and_stops_on_another(workspace):
 def test_allowed_command_prefix_runs_unasked_and_stops_beyond_it(workspace):
     """Without --yolo a listed prefix is approved by the flag; a compound command must be
     covered in every part."""
-    with FakeLLMServer([
-        tool_calls([("c1", "terminal-execute", {"command": "touch made"})]),
-        tool_calls([("c2", "terminal-execute", {"command": "touch ok && rm made"})]),
-        text("never sent"),
-    ]) as srv:
-        out = cairn(*base_args(srv, workspace), "-p", "go", "--allowed-tools",
-                    "filesystem-read, terminal-execute(touch)", *STREAM)
+    with FakeLLMServer(
+        [
+            tool_calls([("c1", "terminal-execute", {"command": "touch made"})]),
+            tool_calls([("c2", "terminal-execute", {"command": "touch ok && rm made"})]),
+            text("never sent"),
+        ]
+    ) as srv:
+        out = cairn(
+            *base_args(srv, workspace),
+            "-p",
+            "go",
+            "--allowed-tools",
+            "filesystem-read, terminal-execute(touch)",
+            *STREAM,
+        )
     assert out.returncode == 5, out.stderr
     assert (workspace / "made").exists() and not (workspace / "ok").exists()
     limit, _ = _final(out)
@@ -86,15 +95,28 @@ def test_allowed_command_prefix_runs_unasked_and_stops_beyond_it(workspace):
 
 
 def test_disallowed_tools_and_command_prefixes(workspace):
-    with FakeLLMServer([
-        tool_calls([("c1", "terminal-execute", {"command": "echo hi"})]),
-        tool_calls([("c2", "terminal-execute", {"command": "git  push origin main"}),
-                    ("c3", "filesystem-read", {"filePath": "x"})]),
-        text("after"),
-    ]) as srv:
+    with FakeLLMServer(
+        [
+            tool_calls([("c1", "terminal-execute", {"command": "echo hi"})]),
+            tool_calls(
+                [
+                    ("c2", "terminal-execute", {"command": "git  push origin main"}),
+                    ("c3", "filesystem-read", {"filePath": "x"}),
+                ]
+            ),
+            text("after"),
+        ]
+    ) as srv:
         args = base_args(srv, workspace)
-        out = cairn(*args, "--yolo", "-p", "ship it", "--disallowed-tools",
-                    "filesystem-edit,terminal-execute(git push)", *STREAM)
+        out = cairn(
+            *args,
+            "--yolo",
+            "-p",
+            "ship it",
+            "--disallowed-tools",
+            "filesystem-edit,terminal-execute(git push)",
+            *STREAM,
+        )
         offered = [t["function"]["name"] for t in srv.requests[0]["tools"]]
         assert out.returncode == 6, out.stderr
         # The run stopped with every call answered: the session continues with a valid request.
@@ -112,17 +134,18 @@ def test_disallowed_tools_and_command_prefixes(workspace):
 
 def test_an_unparseable_command_counts_as_disallowed(workspace):
     with FakeLLMServer([tool_calls([("c1", "terminal-execute", {"command": 'eval "git push"'})])]) as srv:
-        out = cairn(*base_args(srv, workspace), "--yolo", "-p", "x", "--disallowed-tools",
-                    "terminal-execute(git push)")
+        out = cairn(*base_args(srv, workspace), "--yolo", "-p", "x", "--disallowed-tools", "terminal-execute(git push)")
     assert out.returncode == 6
     assert "could not be parsed" in out.stderr
 
 
 def test_bad_limit_flags_are_usage_errors(workspace):
-    for flags, words in ((["--allowed-tools", "nosuch-tool"], "unknown tool 'nosuch-tool'"),
-                         (["--disallowed-tools", "filesystem-read(x)"], "only terminal-execute"),
-                         (["--max-turns", "0"], "at least 1"),
-                         (["--max-cost", "-1"], "more than 0")):
+    for flags, words in (
+        (["--allowed-tools", "nosuch-tool"], "unknown tool 'nosuch-tool'"),
+        (["--disallowed-tools", "filesystem-read(x)"], "only terminal-execute"),
+        (["--max-turns", "0"], "at least 1"),
+        (["--max-cost", "-1"], "more than 0"),
+    ):
         out = cairn("--model", "openai/x", "--cwd", str(workspace), "-p", "hi", *flags)
         assert out.returncode == 2 and words in out.stderr, (flags, out.stderr)
     out = cairn("--cwd", str(workspace), "--max-turns", "3")

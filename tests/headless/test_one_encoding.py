@@ -35,10 +35,30 @@ def _marker(stderr: str, name: str):
 
 def test_headless_run_loads_one_encoding(workspace):
     with FakeLLMServer([text("priced by usage")]) as srv:
-        out = subprocess.run([sys.executable, "-c", SCRIPT, "--model", "openai/gpt-4o", "--api-base", srv.base_url,
-                              "--api-key", "sk-test", "--cwd", str(workspace), "-p", "hi", "--output-format", "json"],
-                             capture_output=True, text=True, timeout=180, env=os.environ.copy(),
-                             stdin=subprocess.DEVNULL)
+        out = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                SCRIPT,
+                "--model",
+                "openai/gpt-4o",
+                "--api-base",
+                srv.base_url,
+                "--api-key",
+                "sk-test",
+                "--cwd",
+                str(workspace),
+                "-p",
+                "hi",
+                "--output-format",
+                "json",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=180,
+            env=os.environ.copy(),
+            stdin=subprocess.DEVNULL,
+        )
     assert out.returncode == 0, out.stderr
     assert _marker(out.stderr, "ENCODINGS") == ["o200k_base"]
     assert _marker(out.stderr, "COUNTER") is True
@@ -47,7 +67,13 @@ def test_headless_run_loads_one_encoding(workspace):
 
 
 def test_the_tui_warm_up_loads_one_encoding():
-    out = subprocess.run([sys.executable, "-c", WARM_UP], capture_output=True, text=True, timeout=180,
-                         env=os.environ.copy(), stdin=subprocess.DEVNULL)
+    out = subprocess.run(
+        [sys.executable, "-c", WARM_UP],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        env=os.environ.copy(),
+        stdin=subprocess.DEVNULL,
+    )
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout.splitlines()[-1]) == ["o200k_base"]

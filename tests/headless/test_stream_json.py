@@ -16,15 +16,25 @@ def test_text_tool_call_retry_and_condense_as_events(workspace, _isolated_home):
     deltas, usage; then `/compact` from stdin: a condense with its summary; then the result."""
     write_user_config(_isolated_home, FAST_RETRIES)
     (workspace / "notes.txt").write_text("alpha\nbeta\n")
-    with FakeLLMServer([
-        rate_limited(retry_after=0),
-        tool_calls([("c1", "filesystem-read", {"filePath": "notes.txt"})], text="Reading."),
-        text("The notes say alpha and beta.", chunk_size=6),
-        text("SUMMARY: read notes.txt"),
-    ]) as srv:
+    with FakeLLMServer(
+        [
+            rate_limited(retry_after=0),
+            tool_calls([("c1", "filesystem-read", {"filePath": "notes.txt"})], text="Reading."),
+            text("The notes say alpha and beta.", chunk_size=6),
+            text("SUMMARY: read notes.txt"),
+        ]
+    ) as srv:
         stdin = json.dumps({"type": "user", "text": "/compact keep file names"}) + "\n"
-        out = cairn(*base_args(srv, workspace), "-p", "read notes.txt", "--output-format", "stream-json",
-                    "--input-format", "stream-json", stdin=stdin)
+        out = cairn(
+            *base_args(srv, workspace),
+            "-p",
+            "read notes.txt",
+            "--output-format",
+            "stream-json",
+            "--input-format",
+            "stream-json",
+            stdin=stdin,
+        )
     assert out.returncode == 0, out.stderr
     lines = events(out.stdout)
     types = [e["type"] for e in lines]
@@ -56,14 +66,29 @@ def test_text_tool_call_retry_and_condense_as_events(workspace, _isolated_home):
 
 def test_multi_turn_on_stdin_keeps_one_session(workspace):
     with FakeLLMServer([text("one"), text("two"), text("three")]) as srv:
-        stdin = "\n".join([
-            json.dumps({"type": "user", "text": "second"}),
-            "",
-            "not json",
-            json.dumps({"type": "user", "message": {"role": "user", "content": [{"type": "text", "text": "third"}]}}),
-        ]) + "\n"
-        out = cairn(*base_args(srv, workspace), "-p", "first", "--output-format", "stream-json",
-                    "--input-format", "stream-json", stdin=stdin)
+        stdin = (
+            "\n".join(
+                [
+                    json.dumps({"type": "user", "text": "second"}),
+                    "",
+                    "not json",
+                    json.dumps(
+                        {"type": "user", "message": {"role": "user", "content": [{"type": "text", "text": "third"}]}}
+                    ),
+                ]
+            )
+            + "\n"
+        )
+        out = cairn(
+            *base_args(srv, workspace),
+            "-p",
+            "first",
+            "--output-format",
+            "stream-json",
+            "--input-format",
+            "stream-json",
+            stdin=stdin,
+        )
         requests = srv.requests
     assert out.returncode == 0, out.stderr
     lines = events(out.stdout)
@@ -76,8 +101,16 @@ def test_multi_turn_on_stdin_keeps_one_session(workspace):
 
 def test_prompt_may_be_empty_with_stdin_input(workspace):
     with FakeLLMServer([text("hello back")]) as srv:
-        out = cairn(*base_args(srv, workspace), "-p", "", "--output-format", "stream-json", "--input-format",
-                    "stream-json", stdin=json.dumps({"type": "user", "text": "hello"}) + "\n")
+        out = cairn(
+            *base_args(srv, workspace),
+            "-p",
+            "",
+            "--output-format",
+            "stream-json",
+            "--input-format",
+            "stream-json",
+            stdin=json.dumps({"type": "user", "text": "hello"}) + "\n",
+        )
     assert out.returncode == 0, out.stderr
     assert [e["text"] for e in events(out.stdout) if e["type"] == "user"] == ["hello"]
 
@@ -96,9 +129,18 @@ def test_error_ends_the_run_with_a_result_line(workspace):
 def test_no_model_still_ends_with_a_result_line(workspace):
     out = cairn("--cwd", str(workspace), "-p", "hi", "--output-format", "stream-json")
     assert out.returncode == 2
-    assert events(out.stdout) == [{"type": "result", "status": "error", "exit_code": 2, "session_id": None,
-                                   "requests": 0, "run_cost": 0.0, "text": "",
-                                   "message": events(out.stdout)[0]["message"]}]
+    assert events(out.stdout) == [
+        {
+            "type": "result",
+            "status": "error",
+            "exit_code": 2,
+            "session_id": None,
+            "requests": 0,
+            "run_cost": 0.0,
+            "text": "",
+            "message": events(out.stdout)[0]["message"],
+        }
+    ]
 
 
 def test_stream_json_input_needs_stream_json_output(workspace):
@@ -115,9 +157,14 @@ def test_sigterm_mid_request_ends_with_a_result_line(workspace):
     from tests.headless.helpers import CAIRN, TIMEOUT
 
     with FakeLLMServer([hang(300, text="thinking")]) as srv:
-        proc = subprocess.Popen([str(CAIRN), *base_args(srv, workspace), "-p", "think", "--output-format",
-                                 "stream-json"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True, env=os.environ.copy())
+        proc = subprocess.Popen(
+            [str(CAIRN), *base_args(srv, workspace), "-p", "think", "--output-format", "stream-json"],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=os.environ.copy(),
+        )
         srv.wait_for_requests(1, timeout=TIMEOUT)
         proc.send_signal(signal.SIGTERM)
         out, err = proc.communicate(timeout=TIMEOUT)

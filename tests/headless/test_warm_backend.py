@@ -4,6 +4,7 @@ streams, folder, environment, exit code and signals; a stale backend steps aside
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -40,15 +41,20 @@ def warm_env(_isolated_home):
     yield env
     # Stop every backend the test started (by the pids they logged), whatever state it is in.
     for pid in {int(p) for p in re.findall(r"starting \(pid (\d+)\)", _log(_isolated_home))}:
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGTERM)
-        except ProcessLookupError:
-            pass
 
 
 def test_runs_go_through_the_backend_once_it_is_up(workspace, warm_env, _isolated_home):
-    with FakeLLMServer([text("cold"), text("warm"), tool_calls([("c1", "filesystem-read", {"filePath": "x"})]),
-                        text("two"), text("three")]) as srv:
+    with FakeLLMServer(
+        [
+            text("cold"),
+            text("warm"),
+            tool_calls([("c1", "filesystem-read", {"filePath": "x"})]),
+            text("two"),
+            text("three"),
+        ]
+    ) as srv:
         args = base_args(srv, workspace)
         first = cairn(*args, "-p", "hi", env=warm_env)
         assert first.returncode == 0 and first.stdout == "cold\n", first.stderr
@@ -58,16 +64,31 @@ def test_runs_go_through_the_backend_once_it_is_up(workspace, warm_env, _isolate
         assert "run pid=" in _log(_isolated_home)
         # stdin, stdout and limits through the backend: a multi-turn stream that stops at a limit.
         stdin = json.dumps({"type": "user", "text": "more"}) + "\n"
-        third = cairn(*args, "--continue", "-p", "read x", "--output-format", "stream-json", "--input-format",
-                      "stream-json", "--max-turns", "3", stdin=stdin, env=warm_env)
+        third = cairn(
+            *args,
+            "--continue",
+            "-p",
+            "read x",
+            "--output-format",
+            "stream-json",
+            "--input-format",
+            "stream-json",
+            "--max-turns",
+            "3",
+            stdin=stdin,
+            env=warm_env,
+        )
         assert third.returncode == 0, third.stderr
         lines = events(third.stdout)
         assert [e["text"] for e in lines if e["type"] == "user"] == ["read x", "more"]
         assert lines[-1]["type"] == "result" and lines[-1]["text"] == "three"
         assert len(re.findall("run pid=", _log(_isolated_home))) == 2
         # The folder and the data are the client's: --continue found the session of the run before.
-        assert [m["content"] for m in srv.requests[-1]["messages"] if m["role"] == "user"] == ["hi again", "read x",
-                                                                                             "more"]
+        assert [m["content"] for m in srv.requests[-1]["messages"] if m["role"] == "user"] == [
+            "hi again",
+            "read x",
+            "more",
+        ]
 
 
 def test_ctrl_c_reaches_the_run_and_its_exit_code_comes_back(workspace, warm_env, _isolated_home):
@@ -76,8 +97,14 @@ def test_ctrl_c_reaches_the_run_and_its_exit_code_comes_back(workspace, warm_env
         args = base_args(srv, workspace)
         assert cairn(*args, "-p", "hi", env=warm_env).returncode == 0
         _wait_for(_isolated_home, r"ready \(pid")
-        proc = subprocess.Popen([str(CAIRN), *args, "--continue", "-p", "think"], env=warm_env,
-                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(
+            [str(CAIRN), *args, "--continue", "-p", "think"],
+            env=warm_env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         srv.wait_for_requests(2, timeout=TIMEOUT)
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=TIMEOUT)
@@ -121,12 +148,17 @@ def test_the_client_hides_the_key_from_ps_while_the_backend_runs(workspace, warm
     key = "sk-warm-client-argv-0123456789abcdef"
     with FakeLLMServer([text("cold"), hang(300, text="thinking")]) as srv:
         srv.allow_unused = True
-        args = ["--model", "openai/fake-model", "--api-base", srv.base_url, "--api-key", key,
-                "--cwd", str(workspace)]
+        args = ["--model", "openai/fake-model", "--api-base", srv.base_url, "--api-key", key, "--cwd", str(workspace)]
         assert cairn(*args, "-p", "hi", env=warm_env).returncode == 0
         _wait_for(_isolated_home, r"ready \(pid")
-        proc = subprocess.Popen([str(CAIRN), *args, "--continue", "-p", "think"], env=warm_env,
-                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(
+            [str(CAIRN), *args, "--continue", "-p", "think"],
+            env=warm_env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         try:
             srv.wait_for_requests(2, timeout=TIMEOUT)  # the backend's child runs; the client waits on it
             assert "run pid=" in _log(_isolated_home)  # the run went through the backend

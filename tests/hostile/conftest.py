@@ -13,8 +13,8 @@ import asyncio
 import faulthandler
 import json
 import threading
-from pathlib import Path
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -47,7 +47,7 @@ def _hang_guard(request):
 async def bounded(awaitable, seconds: float = HANG_SECONDS):
     try:
         return await asyncio.wait_for(awaitable, seconds)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         raise AssertionError(f"did not finish within {seconds} s (hangs)") from None
 
 

@@ -42,8 +42,9 @@ pytestmark = pytest.mark.skipif(BASH is None, reason="bash is not installed")
 
 def decide(perms: Permissions, command: str, cwd: str | None = None) -> tuple[str, CommandPlan | None, ApprovalRequest]:
     """What `Permissions.check` would do without asking anyone: "ask", "rule" or "read_only"."""
-    request = ApprovalRequest(tool="terminal-execute", kind="command", title="Run command", detail=command,
-                              key="command:x", cwd=cwd)
+    request = ApprovalRequest(
+        tool="terminal-execute", kind="command", title="Run command", detail=command, key="command:x", cwd=cwd
+    )
     request, plan = perms.prepare(request)
     rule = perms.rule_for(request, plan)
     decision = "ask" if rule is None else "read_only" if rule == READ_ONLY_RULE else "rule"
@@ -69,17 +70,29 @@ class Sandbox:
         for folder in (self.ws / "sub", self.ws / ".cairn", self.home, self.outside):
             folder.mkdir(parents=True)
         files = {
-            "ws/a.txt": "alpha\nbeta\nalpha\n", "ws/b.txt": "b\n", "ws/evil": "evil\n",
-            "ws/sub/c.txt": "c\n", "ws/.env": "TOKEN=secret\n", "ws/.env.local": "K=v\n",
+            "ws/a.txt": "alpha\nbeta\nalpha\n",
+            "ws/b.txt": "b\n",
+            "ws/evil": "evil\n",
+            "ws/sub/c.txt": "c\n",
+            "ws/.env": "TOKEN=secret\n",
+            "ws/.env.local": "K=v\n",
             "ws/.cairn/config.toml": "[permissions]\nallow_commands = []\n",
-            "home/canary.txt": "home canary\n", "canary.txt": "canary\n", "outside/secret.txt": "secret\n",
+            "home/canary.txt": "home canary\n",
+            "canary.txt": "canary\n",
+            "outside/secret.txt": "secret\n",
         }
         for rel, text in files.items():
             (root / rel).write_text(text)
         self.env = {
-            "PATH": "/usr/bin:/bin", "HOME": str(self.home), "LC_ALL": "C.UTF-8", "TERM": "dumb",
-            "GIT_CONFIG_NOSYSTEM": "1", "GIT_CEILING_DIRECTORIES": str(root), "GIT_OPTIONAL_LOCKS": "0",
-            "GIT_PAGER": "cat", "PAGER": "cat",
+            "PATH": "/usr/bin:/bin",
+            "HOME": str(self.home),
+            "LC_ALL": "C.UTF-8",
+            "TERM": "dumb",
+            "GIT_CONFIG_NOSYSTEM": "1",
+            "GIT_CEILING_DIRECTORIES": str(root),
+            "GIT_OPTIONAL_LOCKS": "0",
+            "GIT_PAGER": "cat",
+            "PAGER": "cat",
         }
         if shutil.which("git"):
             git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main"]
@@ -98,8 +111,13 @@ class Sandbox:
         # Outside the workspace: the canaries and whatever is in `outside/` (a program may keep
         # its own files in HOME, e.g. npm's logs, so only HOME's canary is guarded).
         paths = [self.root / "canary.txt", self.home / "canary.txt", *self.outside.rglob("*")]
-        paths += [self.ws / ".env", self.ws / ".env.local", self.ws / ".cairn" / "config.toml",
-                  git / "config", git / "HEAD"]
+        paths += [
+            self.ws / ".env",
+            self.ws / ".env.local",
+            self.ws / ".cairn" / "config.toml",
+            git / "config",
+            git / "HEAD",
+        ]
         # The repository's settings and hooks; git itself may write its index and objects.
         paths += [p for p in (git / "hooks").rglob("*") if p.is_file()]
         return {str(p): _digest(p) for p in paths}
@@ -124,8 +142,14 @@ class Sandbox:
         return seen
 
     def syntax_ok(self, command: str) -> bool:
-        res = subprocess.run([BASH, "-n", "-c", command], cwd=self.ws, env=self.env, capture_output=True,
-                             timeout=RUN_SECONDS, stdin=subprocess.DEVNULL)
+        res = subprocess.run(
+            [BASH, "-n", "-c", command],
+            cwd=self.ws,
+            env=self.env,
+            capture_output=True,
+            timeout=RUN_SECONDS,
+            stdin=subprocess.DEVNULL,
+        )
         return res.returncode == 0
 
     def run(self, command: str, cwd: Path | None = None) -> BashRun:
@@ -135,9 +159,16 @@ class Sandbox:
             fd = fcntl.fcntl(trace.fileno(), fcntl.F_DUPFD, 100)  # above any fd a command here touches
             env = {**self.env, "SHELLOPTS": "xtrace", "BASH_XTRACEFD": str(fd)}
             try:
-                res = subprocess.run([BASH, "-c", command], cwd=cwd or self.ws, env=env, capture_output=True,
-                                     timeout=RUN_SECONDS, stdin=subprocess.DEVNULL, pass_fds=(fd,),
-                                     start_new_session=True)
+                res = subprocess.run(
+                    [BASH, "-c", command],
+                    cwd=cwd or self.ws,
+                    env=env,
+                    capture_output=True,
+                    timeout=RUN_SECONDS,
+                    stdin=subprocess.DEVNULL,
+                    pass_fds=(fd,),
+                    start_new_session=True,
+                )
                 code, stderr = res.returncode, res.stderr.decode("utf-8", "replace")
             except subprocess.TimeoutExpired as exc:
                 code, stderr = -1, f"timed out: {exc}"
@@ -170,7 +201,7 @@ def parse_trace(text: str) -> tuple[list[tuple[str, ...]], list[str]]:
             nested.append(record)  # not a trace line: something wrote to fd 9
             continue
         try:
-            words = shlex.split(record[m.end():])
+            words = shlex.split(record[m.end() :])
         except ValueError:  # a quoted word spans lines
             pending = record
             continue
@@ -184,8 +215,9 @@ def parse_trace(text: str) -> tuple[list[tuple[str, ...]], list[str]]:
     return commands, nested
 
 
-def assert_bash_agrees(sandbox: Sandbox, command: str, plan: CommandPlan, *, read_only_rules: bool,
-                       cwd: Path | None = None) -> BashRun:
+def assert_bash_agrees(
+    sandbox: Sandbox, command: str, plan: CommandPlan, *, read_only_rules: bool, cwd: Path | None = None
+) -> BashRun:
     """An allowed command: bash parses it, runs only what the parse saw, touches nothing guarded."""
     assert sandbox.syntax_ok(command), f"bash -n rejects an allowed command: {command!r}"
     before = sandbox.snapshot() if read_only_rules else None
@@ -206,38 +238,191 @@ def assert_bash_agrees(sandbox: Sandbox, command: str, plan: CommandPlan, *, rea
 
 # -- the grammar --------------------------------------------------------------------------------
 
-SAFE_PROGRAMS = ["ls"] * 4 + ["echo"] * 3 + ["git status"] * 2 + [
-    "ls -la", "cat", "head -n 1", "tail -n1", "wc -l", "grep -n alpha", "grep -c a", "find . -name",
-    "find sub -type f", "pwd", "sort", "sort -r", "uniq -c", "cut -c1", "stat -c %s", "du -s", "file",
-    "git status --short", "git log --oneline", "git diff", "git show --stat", "git branch", "git rev-parse HEAD",
-    "true", "cd sub"]
-WRITING_PROGRAMS = ["touch", "cp evil", "cp -r sub", "rm -f", "mv b.txt", "tee", "mkdir -p", "sort -o pwned",
-                    "uniq a.txt", "find . -delete", "find . -exec touch pwned \\;", "git branch pwned",
-                    "git diff --output=pwned", "sed -i s/a/b/", "ln -s a.txt", "chmod 600"]
-SAFE_ARGS = ["a.txt", "b.txt", "sub", "sub/c.txt", "./a.txt", "sub/../a.txt", ".", "-", "--", "x", "'a b'",
-             '"q r"', "-l", "-n", "1", "HEAD~1", "a#b", "'*.txt'", "\\*", "é", "ｘ", "'$(touch pwned)'",
-             '"\\$(touch pwned)"', "'; touch pwned'", "'&&'"]
+SAFE_PROGRAMS = (
+    ["ls"] * 4
+    + ["echo"] * 3
+    + ["git status"] * 2
+    + [
+        "ls -la",
+        "cat",
+        "head -n 1",
+        "tail -n1",
+        "wc -l",
+        "grep -n alpha",
+        "grep -c a",
+        "find . -name",
+        "find sub -type f",
+        "pwd",
+        "sort",
+        "sort -r",
+        "uniq -c",
+        "cut -c1",
+        "stat -c %s",
+        "du -s",
+        "file",
+        "git status --short",
+        "git log --oneline",
+        "git diff",
+        "git show --stat",
+        "git branch",
+        "git rev-parse HEAD",
+        "true",
+        "cd sub",
+    ]
+)
+WRITING_PROGRAMS = [
+    "touch",
+    "cp evil",
+    "cp -r sub",
+    "rm -f",
+    "mv b.txt",
+    "tee",
+    "mkdir -p",
+    "sort -o pwned",
+    "uniq a.txt",
+    "find . -delete",
+    "find . -exec touch pwned \\;",
+    "git branch pwned",
+    "git diff --output=pwned",
+    "sed -i s/a/b/",
+    "ln -s a.txt",
+    "chmod 600",
+]
+SAFE_ARGS = [
+    "a.txt",
+    "b.txt",
+    "sub",
+    "sub/c.txt",
+    "./a.txt",
+    "sub/../a.txt",
+    ".",
+    "-",
+    "--",
+    "x",
+    "'a b'",
+    '"q r"',
+    "-l",
+    "-n",
+    "1",
+    "HEAD~1",
+    "a#b",
+    "'*.txt'",
+    "\\*",
+    "é",
+    "ｘ",
+    "'$(touch pwned)'",
+    '"\\$(touch pwned)"',
+    "'; touch pwned'",
+    "'&&'",
+]
 # Dangerous fragments, by family (each family is drawn as often as the others).
 DANGER_ARGS = [
     # bash runs something the words do not show
-    ["$(touch pwned)", "`touch pwned`", '"$\\\n(touch pwned)"', "$\\\n(touch pwned)", "$'\\x24(touch pwned)'",
-     "\\$(touch pwned)", "${x:-$(touch pwned)}", "$((1+1))", "<(touch pwned)", ">(touch pwned)", "a\\\nb",
-     '"`touch pwned`"', "$HOME/canary.txt"],
+    [
+        "$(touch pwned)",
+        "`touch pwned`",
+        '"$\\\n(touch pwned)"',
+        "$\\\n(touch pwned)",
+        "$'\\x24(touch pwned)'",
+        "\\$(touch pwned)",
+        "${x:-$(touch pwned)}",
+        "$((1+1))",
+        "<(touch pwned)",
+        ">(touch pwned)",
+        "a\\\nb",
+        '"`touch pwned`"',
+        "$HOME/canary.txt",
+    ],
     # globs, braces and tildes reach what the words do not name
-    [".gi?/config", ".g*/config", ".[g]it/config", "{.git,x}/config", "*", "?", "[ab].txt", "~", "~/canary.txt",
-     ".e?v", ".en*", "hoo*/config", "o?t/secret.txt", ".ca?rn/config.toml", "{a,b}.txt"],
+    [
+        ".gi?/config",
+        ".g*/config",
+        ".[g]it/config",
+        "{.git,x}/config",
+        "*",
+        "?",
+        "[ab].txt",
+        "~",
+        "~/canary.txt",
+        ".e?v",
+        ".en*",
+        "hoo*/config",
+        "o?t/secret.txt",
+        ".ca?rn/config.toml",
+        "{a,b}.txt",
+    ],
     # protected or outside paths, spelled many ways
-    [".env", ".env.local", ".git/config", ".git", "hooks/config", "out/secret.txt", "../canary.txt",
-     "../outside/secret.txt", "/etc/hostname", "..", ".GIT/config", ".cairn/config.toml", "'.git'/config",
-     ".g\\it/config", "-f.env", "--file=.env", "sub/../.git/config", "./.git//config", "-t.git"],
+    [
+        ".env",
+        ".env.local",
+        ".git/config",
+        ".git",
+        "hooks/config",
+        "out/secret.txt",
+        "../canary.txt",
+        "../outside/secret.txt",
+        "/etc/hostname",
+        "..",
+        ".GIT/config",
+        ".cairn/config.toml",
+        "'.git'/config",
+        ".g\\it/config",
+        "-f.env",
+        "--file=.env",
+        "sub/../.git/config",
+        "./.git//config",
+        "-t.git",
+    ],
     # options that write or run
     ["-o pwned", "--output=pwned", "-delete", "-exec touch pwned \\;", "pwned", "-fprint pwned", "--pre=touch"],
 ]
-REDIRECTS = ["", "", "", "2>/dev/null", ">/dev/null", "2>&1", ">/dev/null 2>&1", "3>&1", ">&2", "<a.txt",
-             "< .env", "> pwned", ">> a.txt", ">| a.txt", "&> pwned", "1>pwned", "2>pwned", "<<< x",
-             "<<EOF\nx\nEOF\n", ">&pwned", "<>pwned", "0<a.txt", "2>/dev/null -la"]
-PREFIXES = ["", "", "", "", "FOO=1 ", "env ", "eval ", "command ", "exec ", "sh -c ", "xargs ", "time ",
-            "\\\n", "! ", "( ", "{ ", "sudo ", "builtin ", ". ", "source "]
+REDIRECTS = [
+    "",
+    "",
+    "",
+    "2>/dev/null",
+    ">/dev/null",
+    "2>&1",
+    ">/dev/null 2>&1",
+    "3>&1",
+    ">&2",
+    "<a.txt",
+    "< .env",
+    "> pwned",
+    ">> a.txt",
+    ">| a.txt",
+    "&> pwned",
+    "1>pwned",
+    "2>pwned",
+    "<<< x",
+    "<<EOF\nx\nEOF\n",
+    ">&pwned",
+    "<>pwned",
+    "0<a.txt",
+    "2>/dev/null -la",
+]
+PREFIXES = [
+    "",
+    "",
+    "",
+    "",
+    "FOO=1 ",
+    "env ",
+    "eval ",
+    "command ",
+    "exec ",
+    "sh -c ",
+    "xargs ",
+    "time ",
+    "\\\n",
+    "! ",
+    "( ",
+    "{ ",
+    "sudo ",
+    "builtin ",
+    ". ",
+    "source ",
+]
 SEPARATORS = [" ; ", " && ", " || ", " | ", " & ", "\n", ";\n", " # ", " |& ", "\n\n", " ;; ", "\t&&\t"]
 
 
@@ -289,8 +474,36 @@ def commands(draw, writers: list[str] = WRITING_PROGRAMS):
 # Character soup after an allowed program: quotes, operators and escapes in every position
 # (it found `ls <2>&1`, which tree-sitter reads as `<2` and bash as `<` then `2>&1`).
 SOUP = list("ab.-_ ;&|<>$`'\"\\\n\t#*?{}~=!%:,") + [
-    "a.txt", " ", " ", " ", "'", '"', "ls", "echo", "touch pwned", " > ", "2>&1", ">/dev/null", ".git/config",
-    ".env", "..", "é", "；", "\u00a0", "$(", "<(", "\\\n", "hooks/", "out/", "0", "2", "3", ">&", "<&", "-"]
+    "a.txt",
+    " ",
+    " ",
+    " ",
+    "'",
+    '"',
+    "ls",
+    "echo",
+    "touch pwned",
+    " > ",
+    "2>&1",
+    ">/dev/null",
+    ".git/config",
+    ".env",
+    "..",
+    "é",
+    "；",
+    "\u00a0",
+    "$(",
+    "<(",
+    "\\\n",
+    "hooks/",
+    "out/",
+    "0",
+    "2",
+    "3",
+    ">&",
+    "<&",
+    "-",
+]
 soup_commands = st.tuples(
     st.sampled_from(["ls ", "cat ", "echo ", "ls -la ", "cat a.txt ", "echo '", 'echo "', "ls a.txt ", "grep a "]),
     st.lists(st.sampled_from(SOUP), min_size=1, max_size=10).map("".join),
@@ -299,9 +512,12 @@ soup_commands = st.tuples(
 # What the writing sandbox allows by rule, weighted up so rules decide often.
 ALLOWED_WRITERS = ["touch", "cp evil", "cp a.txt", "mkdir -p", "cp -r sub"] * 3 + WRITING_PROGRAMS
 
-PROPERTY = settings(max_examples=500, deadline=None, derandomize=True,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much,
-                                           HealthCheck.function_scoped_fixture])
+PROPERTY = settings(
+    max_examples=500,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.function_scoped_fixture],
+)
 
 
 @contextmanager

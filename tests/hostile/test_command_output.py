@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from agent.session.models import Message
 from agent.tools.terminal import STREAM_KEEP_BYTES
 from agent.ui.widgets import tool_render
-from agent.session.models import Message
 from tests.hostile.conftest import execute
 
 MB = 1024 * 1024
@@ -32,8 +32,14 @@ def output(result) -> dict:
 
 
 def as_message(result) -> Message:
-    return Message(role="tool", tool_call_id="c1", tool_name="terminal-execute", content=result.content,
-                   status="error" if result.is_error else "ok", meta=result.meta)
+    return Message(
+        role="tool",
+        tool_call_id="c1",
+        tool_name="terminal-execute",
+        content=result.content,
+        status="error" if result.is_error else "ok",
+        meta=result.meta,
+    )
 
 
 async def run(registry, ctx, command: str, **extra):
@@ -91,8 +97,13 @@ async def _flood(registry, ctx, size: int):
     command = f"head -c {size} /dev/zero | tr '\\0' a; echo done >&2"
     tracemalloc.start()
     try:
-        result = await execute(registry, ctx, "terminal-execute", {"command": command, "timeout": FLOOD_TIMEOUT},
-                               seconds=FLOOD_TIMEOUT + 20)
+        result = await execute(
+            registry,
+            ctx,
+            "terminal-execute",
+            {"command": command, "timeout": FLOOD_TIMEOUT},
+            seconds=FLOOD_TIMEOUT + 20,
+        )
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
@@ -160,11 +171,14 @@ def _running(pid: int) -> bool:
     return state not in ("Z", "X")
 
 
-@pytest.mark.parametrize("command", [
-    "printf '\\033]0;evil title\\007\\033]52;c;ZXZpbA==\\007'",  # window title, clipboard write (OSC 52)
-    "printf '\\233' ; printf '31m'",  # a one-byte C1 CSI (not valid UTF-8 on its own)
-    "printf '\\302\\2332J'",  # U+009B as valid UTF-8: a C1 CSI some terminals honour
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        "printf '\\033]0;evil title\\007\\033]52;c;ZXZpbA==\\007'",  # window title, clipboard write (OSC 52)
+        "printf '\\233' ; printf '31m'",  # a one-byte C1 CSI (not valid UTF-8 on its own)
+        "printf '\\302\\2332J'",  # U+009B as valid UTF-8: a C1 CSI some terminals honour
+    ],
+)
 async def test_escape_sequences_are_inert_when_shown(registry, yolo_ctx, command):
     result = await run(registry, yolo_ctx, command)
     shown = tool_render.result_body(as_message(result)) + tool_render.summarize_result(as_message(result))

@@ -459,8 +459,9 @@ def test_decision(box, tmp_path, command, expected, real, cwd):
     decision, plan, request = decide(perms, command, str(sandbox.ws / cwd) if cwd else None)
     assert decision == expected, (command, request.reason, plan)
     if decision != ASK:
-        assert_bash_agrees(sandbox, command, plan, read_only_rules=decision == READ,
-                           cwd=sandbox.ws / cwd if cwd else None)
+        assert_bash_agrees(
+            sandbox, command, plan, read_only_rules=decision == READ, cwd=sandbox.ws / cwd if cwd else None
+        )
     if real:  # bash shows the ASK protects something: in a fresh sandbox, it does harm
         fresh = Sandbox(tmp_path / "fresh")
         fresh.run(command, cwd=fresh.ws / cwd if cwd else None)

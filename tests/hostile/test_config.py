@@ -44,7 +44,7 @@ BAD_FILES = [
     pytest.param("a = 1\na = 2", id="duplicate-key"),
     pytest.param("[tools]\n[tools]", id="duplicate-table"),
     pytest.param("\x00\x01\x02", id="control-bytes"),
-    pytest.param(b"model = \"caf\xe9\"", id="not-utf8"),
+    pytest.param(b'model = "caf\xe9"', id="not-utf8"),
     pytest.param(b"\xff\xfe\x00m\x00o", id="utf16-bom"),
 ]
 
@@ -67,25 +67,40 @@ def test_a_broken_project_file_is_ignored_with_a_warning(workspace):
 
 
 WRONG_TYPES = [
-    pytest.param('[tools]\ncommand_timeout = "soon"', "tools.command_timeout", ("tools", "command_timeout"),
-                 id="str-for-float"),
-    pytest.param("[tools]\nmax_read_lines = 1.5", "tools.max_read_lines", ("tools", "max_read_lines"),
-                 id="fraction-for-int"),
-    pytest.param("[tools]\nmax_file_bytes = [1, 2]", "tools.max_file_bytes", ("tools", "max_file_bytes"),
-                 id="array-for-int"),
+    pytest.param(
+        '[tools]\ncommand_timeout = "soon"', "tools.command_timeout", ("tools", "command_timeout"), id="str-for-float"
+    ),
+    pytest.param(
+        "[tools]\nmax_read_lines = 1.5", "tools.max_read_lines", ("tools", "max_read_lines"), id="fraction-for-int"
+    ),
+    pytest.param(
+        "[tools]\nmax_file_bytes = [1, 2]", "tools.max_file_bytes", ("tools", "max_file_bytes"), id="array-for-int"
+    ),
     pytest.param('yolo = "maybe"', "yolo", ("yolo",), id="str-for-bool"),
     pytest.param("model = 42", "model", ("model",), id="int-for-str"),
     pytest.param("tools = 5", "tools", ("tools",), id="int-for-table"),
     pytest.param("[[llm]]\nmax_retries = 1", "llm", ("llm",), id="array-of-tables"),
     pytest.param('[llm]\ntemperature = "hot"', "llm.temperature", ("llm", "temperature"), id="optional-float"),
-    pytest.param('[context]\nauto_condense = "yes please"', "context.auto_condense", ("context", "auto_condense"),
-                 id="context-bool"),
+    pytest.param(
+        '[context]\nauto_condense = "yes please"',
+        "context.auto_condense",
+        ("context", "auto_condense"),
+        id="context-bool",
+    ),
     pytest.param("models = 3", "models", ("models",), id="models-not-table"),
     pytest.param('[models."openai/x"]\ncontext_window = "big"', "context_window", ("models",), id="model-override"),
-    pytest.param("[permissions]\nallow_commands = \"git status\"", "permissions.allow_commands",
-                 ("permissions", "allow_commands"), id="permissions-str-for-list"),
-    pytest.param("[tools]\ncommand_timeout = 1979-05-27T07:32:00Z", "tools.command_timeout",
-                 ("tools", "command_timeout"), id="datetime-for-float"),
+    pytest.param(
+        '[permissions]\nallow_commands = "git status"',
+        "permissions.allow_commands",
+        ("permissions", "allow_commands"),
+        id="permissions-str-for-list",
+    ),
+    pytest.param(
+        "[tools]\ncommand_timeout = 1979-05-27T07:32:00Z",
+        "tools.command_timeout",
+        ("tools", "command_timeout"),
+        id="datetime-for-float",
+    ),
 ]
 
 
@@ -100,7 +115,9 @@ def _value(settings_: Settings, path: tuple[str, ...]):
 def test_a_wrong_type_warns_and_keeps_the_default(workspace, text, named, path):
     user_config(text)
     # A good value in another section of the other file survives.
-    good_section, good_key, good = ("llm", "request_timeout", 9) if path[0] != "llm" else ("tools", "max_read_lines", 55)
+    good_section, good_key, good = (
+        ("llm", "request_timeout", 9) if path[0] != "llm" else ("tools", "max_read_lines", 55)
+    )
     project_config(workspace, f"[{good_section}]\n{good_key} = {good}\n")
     s = load(workspace, **({} if path == ("model",) else {"model": "openai/flag"}))
     assert any(named in w and "ignored" in w for w in s.warnings), s.warnings
@@ -120,11 +137,14 @@ def test_good_values_next_to_bad_ones_are_kept(workspace):
     assert len(s.warnings) == 2
 
 
-@pytest.mark.parametrize("var, value, named", [
-    ("CAIRN_COMMAND_TIMEOUT", "soon", "tools.command_timeout"),
-    ("CAIRN_YOLO", "perhaps", "yolo"),
-    ("CAIRN_MAX_RETRIES", "1e999", "llm.max_retries"),
-])
+@pytest.mark.parametrize(
+    "var, value, named",
+    [
+        ("CAIRN_COMMAND_TIMEOUT", "soon", "tools.command_timeout"),
+        ("CAIRN_YOLO", "perhaps", "yolo"),
+        ("CAIRN_MAX_RETRIES", "1e999", "llm.max_retries"),
+    ],
+)
 def test_a_bad_environment_value_warns(workspace, monkeypatch, var, value, named):
     monkeypatch.setenv(var, value)
     s = load(workspace)
@@ -150,13 +170,17 @@ def test_an_unknown_key_warns(workspace, text):
 
 
 def test_unknown_keys_are_named_and_known_ones_kept(workspace):
-    user_config('[tools]\ncomand_timeout = 5\nmax_read_lines = 55\n'
-                '[models."openai/x"]\ncontext_window = 1000\ncontext_windw = 9\n'
-                '[permissions]\nallow = ["edit"]\nalow = ["edit"]\n')
+    user_config(
+        "[tools]\ncomand_timeout = 5\nmax_read_lines = 55\n"
+        '[models."openai/x"]\ncontext_window = 1000\ncontext_windw = 9\n'
+        '[permissions]\nallow = ["edit"]\nalow = ["edit"]\n'
+    )
     s = load(workspace)
-    assert sorted(s.warnings) == ["Unknown config key models.openai/x.context_windw ignored",
-                                  "Unknown config key permissions.alow ignored",
-                                  "Unknown config key tools.comand_timeout ignored"]
+    assert sorted(s.warnings) == [
+        "Unknown config key models.openai/x.context_windw ignored",
+        "Unknown config key permissions.alow ignored",
+        "Unknown config key tools.comand_timeout ignored",
+    ]
     assert s.tools.max_read_lines == 55 and s.models["openai/x"].context_window == 1000
     assert s.permissions.allow == ["edit"]
 
@@ -170,8 +194,12 @@ def test_every_known_key_loads_without_a_warning(workspace):
             value = getattr(section, key)
             if value is not None:
                 lines.append(f"{key} = {json.dumps(value)}")
-    lines += ['[models."any/model-name"]', "context_window = 1000", "max_output_tokens = 10",
-              "auto_condense_percent = 50"]
+    lines += [
+        '[models."any/model-name"]',
+        "context_window = 1000",
+        "max_output_tokens = 10",
+        "auto_condense_percent = 50",
+    ]
     user_config("\n".join(lines) + "\n")
     s = load(workspace)
     assert s.warnings == [] and s.models["any/model-name"].max_output_tokens == 10
@@ -196,8 +224,9 @@ def test_a_huge_config_file_is_ignored(workspace):
 
 
 def test_many_bad_values_keep_the_good_ones(workspace):
-    user_config("".join(f'[models."m{i}"]\ncontext_window = "big"\n' for i in range(60))
-                + "[tools]\nmax_read_lines = 55\n")
+    user_config(
+        "".join(f'[models."m{i}"]\ncontext_window = "big"\n' for i in range(60)) + "[tools]\nmax_read_lines = 55\n"
+    )
     s = load(workspace, model="openai/flag")
     assert s.model == "openai/flag" and s.workspace == workspace.resolve() and s.tools.max_read_lines == 55
 
@@ -208,20 +237,23 @@ def test_out_of_range_values_warn(workspace):
     assert len(s.warnings) == 2 and s.tools == DEFAULTS.tools
 
 
-@pytest.mark.parametrize("text, named", [
-    ("[llm]\nmax_retries = -1", "llm.max_retries"),
-    ("[llm]\nrequest_timeout = 0", "llm.request_timeout"),
-    ("[llm]\nretry_base_delay = -0.5", "llm.retry_base_delay"),
-    ("[tools]\ncommand_timeout = nan", "tools.command_timeout"),
-    ("[tools]\nmax_file_bytes = 0", "tools.max_file_bytes"),
-    ("[context]\ndefault_context_window = 0", "context.default_context_window"),
-    ("[context]\nauto_condense_percent = 0", "context.auto_condense_percent"),
-    ("[context]\nauto_condense_percent = 150", "context.auto_condense_percent"),
-    ("[context]\nfallback_max_tokens = -1", "context.fallback_max_tokens"),
-    ("[context]\ntruncation_middle_start = 1.5", "context.truncation_middle_start"),
-    ("[context]\ntruncation_middle_start = 0.9\ntruncation_middle_end = 0.1", "truncation_middle_start/end"),
-    ('[models."openai/x"]\ncontext_window = 0', "context_window"),
-])
+@pytest.mark.parametrize(
+    "text, named",
+    [
+        ("[llm]\nmax_retries = -1", "llm.max_retries"),
+        ("[llm]\nrequest_timeout = 0", "llm.request_timeout"),
+        ("[llm]\nretry_base_delay = -0.5", "llm.retry_base_delay"),
+        ("[tools]\ncommand_timeout = nan", "tools.command_timeout"),
+        ("[tools]\nmax_file_bytes = 0", "tools.max_file_bytes"),
+        ("[context]\ndefault_context_window = 0", "context.default_context_window"),
+        ("[context]\nauto_condense_percent = 0", "context.auto_condense_percent"),
+        ("[context]\nauto_condense_percent = 150", "context.auto_condense_percent"),
+        ("[context]\nfallback_max_tokens = -1", "context.fallback_max_tokens"),
+        ("[context]\ntruncation_middle_start = 1.5", "context.truncation_middle_start"),
+        ("[context]\ntruncation_middle_start = 0.9\ntruncation_middle_end = 0.1", "truncation_middle_start/end"),
+        ('[models."openai/x"]\ncontext_window = 0', "context_window"),
+    ],
+)
 def test_more_out_of_range_values_warn_and_keep_the_default(workspace, text, named):
     user_config(text + "\n[tools]\nmax_read_lines = 55\n" if "[tools]" not in text else text)
     s = load(workspace)
@@ -233,15 +265,25 @@ def test_more_out_of_range_values_warn_and_keep_the_default(workspace, text, nam
 
 # -- property test ---------------------------------------------------------------------------
 
-SECTIONS = {"": ["model", "api_base", "yolo", "x"], "tools": list(type(DEFAULTS.tools).model_fields) + ["x"],
-            "llm": list(type(DEFAULTS.llm).model_fields), "context": ["max_inline_chars", "auto_condense", "tokenizer"],
-            "permissions": ["allow", "allow_commands"]}
+SECTIONS = {
+    "": ["model", "api_base", "yolo", "x"],
+    "tools": list(type(DEFAULTS.tools).model_fields) + ["x"],
+    "llm": list(type(DEFAULTS.llm).model_fields),
+    "context": ["max_inline_chars", "auto_condense", "tokenizer"],
+    "permissions": ["allow", "allow_commands"],
+}
 toml_scalars = st.one_of(
-    st.integers(min_value=-(2 ** 63), max_value=2 ** 63 - 1).map(str), st.booleans().map(lambda b: str(b).lower()),
-    st.floats(allow_nan=True).map(lambda f: "nan" if f != f else ("inf" if f == float("inf") else
-                                                                  "-inf" if f == float("-inf") else repr(f))),
+    st.integers(min_value=-(2**63), max_value=2**63 - 1).map(str),
+    st.booleans().map(lambda b: str(b).lower()),
+    st.floats(allow_nan=True).map(
+        lambda f: "nan" if f != f else ("inf" if f == float("inf") else "-inf" if f == float("-inf") else repr(f))
+    ),
     st.text(max_size=10).map(lambda t: '"' + t.encode("unicode_escape").decode().replace('"', '\\"') + '"'),
-    st.just("[1, 2]"), st.just("{ a = 1 }"), st.just('["git status", 3]'), st.just("1979-05-27"))
+    st.just("[1, 2]"),
+    st.just("{ a = 1 }"),
+    st.just('["git status", 3]'),
+    st.just("1979-05-27"),
+)
 
 
 @st.composite
@@ -281,8 +323,12 @@ RULE_KEYS = ["command:pytest -x", "command:ls", "edit", "write", 'command:echo "
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(document=toml_documents(), notes=st.lists(st.integers(0, 2), min_size=12, max_size=12), crlf=st.booleans(),
-       keys=st.lists(st.sampled_from(RULE_KEYS), min_size=1, max_size=3))
+@given(
+    document=toml_documents(),
+    notes=st.lists(st.integers(0, 2), min_size=12, max_size=12),
+    crlf=st.booleans(),
+    keys=st.lists(st.sampled_from(RULE_KEYS), min_size=1, max_size=3),
+)
 def test_saving_a_rule_keeps_every_comment_or_leaves_the_file_alone(workspace, document, notes, crlf, keys):
     """Any file, commented anywhere, CRLF or not: "always for this project" either adds the rule
     and keeps every comment and every other value, or refuses and leaves the bytes alone."""
@@ -307,7 +353,9 @@ def test_saving_a_rule_keeps_every_comment_or_leaves_the_file_alone(workspace, d
     except tomllib.TOMLDecodeError:
         data = None
     section = data.get("permissions", {}) if data is not None else None
-    writable = isinstance(section, dict) and all(isinstance(section.get(k, []), list) for k in ("allow", "allow_commands"))
+    writable = isinstance(section, dict) and all(
+        isinstance(section.get(k, []), list) for k in ("allow", "allow_commands")
+    )
     try:
         bounded_sync(lambda: add_project_permissions(workspace, keys), 30)
     except ConfigWriteError:
@@ -321,8 +369,10 @@ def test_saving_a_rule_keeps_every_comment_or_leaves_the_file_alone(workspace, d
     if crlf:
         assert "\n" not in after.replace("\r\n", "")
     expected = {**data, "permissions": dict(section)}
-    for name, values in (("allow_commands", [k[8:] for k in keys if k.startswith("command:")]),
-                         ("allow", [k for k in keys if not k.startswith("command:")])):
+    for name, values in (
+        ("allow_commands", [k[8:] for k in keys if k.startswith("command:")]),
+        ("allow", [k for k in keys if not k.startswith("command:")]),
+    ):
         current = section.get(name, [])
         added = [v for v in dict.fromkeys(values) if v not in current]
         if added or name in section:

@@ -7,9 +7,7 @@ tests/hostile/test_process_16.py.)
 
 from __future__ import annotations
 
-import json
-
-from tests.fakes.llm_server import error, hang, text, tool_calls
+from tests.fakes.llm_server import hang, text, tool_calls
 from tests.hostile.conftest import bounded
 from tests.loop.conftest import of_type
 from tests.loop.test_provider_faults import assert_readable, assert_well_formed
@@ -20,8 +18,9 @@ IDLE = 2.0
 
 
 def _flags(**llm) -> dict:
-    return {"llm": {"stream_idle_timeout": IDLE, "max_retries": 0, "retry_base_delay": 0.01,
-                    "retry_max_delay": 0.02, **llm}}
+    return {
+        "llm": {"stream_idle_timeout": IDLE, "max_retries": 0, "retry_base_delay": 0.01, "retry_max_delay": 0.02, **llm}
+    }
 
 
 async def _turns(open_runtime, *prompts, flags=None):
@@ -36,6 +35,7 @@ async def _turns(open_runtime, *prompts, flags=None):
 
 # -- 1. keep-alive comments are not progress -------------------------------------------------------
 
+
 async def test_keepalives_after_some_text_time_out_and_the_partial_is_kept(server, open_runtime):
     # Half an answer, then `: ping` every 50 ms for 30 s: without an idle timeout on content
     # the turn waits the whole 30 s (or, with a real proxy, forever).
@@ -44,8 +44,10 @@ async def test_keepalives_after_some_text_time_out_and_the_partial_is_kept(serve
     (err,) = of_type(runtime.events, "turn_error")
     assert f"sent no content for {IDLE:g} s" in err.message and "What arrived is kept" in err.message
     assert_readable(err.message)
-    assert [(m.role, m.status, m.content) for m in history[:2]] == [("user", "ok", "explain"),
-                                                                   ("assistant", "interrupted", "Half an answ")]
+    assert [(m.role, m.status, m.content) for m in history[:2]] == [
+        ("user", "ok", "explain"),
+        ("assistant", "interrupted", "Half an answ"),
+    ]
     assert "sent no content" in history[1].meta["error"]
     assert [e.status for e in of_type(runtime.events, "turn_finished")] == ["error", "ok"]
     second = server.requests[-1]["messages"]
@@ -86,6 +88,7 @@ def test_stream_idle_timeout_is_a_setting_with_a_default():
 
 # -- 5. a tool-call id the model repeats is made unique ---------------------------------------------
 
+
 def _ids_and_results(messages: list[dict]) -> tuple[list[str], list[tuple[str, str]]]:
     calls = [tc["id"] for m in messages if m["role"] == "assistant" for tc in m.get("tool_calls") or []]
     results = [(m["tool_call_id"], m["content"]) for m in messages if m["role"] == "tool"]
@@ -120,20 +123,30 @@ async def test_repeated_tool_call_ids_are_made_unique_in_what_is_stored_and_sent
     assert [r[0] for r in results] == calls
     assert "bravo-content" in results[2][1]
 
-    stored = [(m.role, [c.id for c in m.tool_calls], m.tool_call_id) for m in history if m.role in ("assistant", "tool")]
-    assert stored == [("assistant", ["dup", "dup_2"], None), ("tool", [], "dup"), ("tool", [], "dup_2"),
-                      ("assistant", [], None), ("assistant", ["dup_3"], None), ("tool", [], "dup_3"),
-                      ("assistant", [], None)]
+    stored = [
+        (m.role, [c.id for c in m.tool_calls], m.tool_call_id) for m in history if m.role in ("assistant", "tool")
+    ]
+    assert stored == [
+        ("assistant", ["dup", "dup_2"], None),
+        ("tool", [], "dup"),
+        ("tool", [], "dup_2"),
+        ("assistant", [], None),
+        ("assistant", ["dup_3"], None),
+        ("tool", [], "dup_3"),
+        ("assistant", [], None),
+    ]
     renamed = [m.meta.get("renamed_tool_call_ids") for m in history if m.tool_calls]
     assert renamed == [{"dup_2": "dup"}, {"dup_3": "dup"}]
 
 
 def test_unique_ids_are_deterministic_and_skip_taken_suffixes():
-    from agent.turn.stream_writer import unique_tool_call_ids
     from agent.session.models import Message, ToolCall
+    from agent.turn.stream_writer import unique_tool_call_ids
 
-    history = [Message(role="assistant", tool_calls=[ToolCall(id="x", name="t"), ToolCall(id="x_2", name="t")]),
-               Message(role="tool", tool_call_id="x", content="r")]
+    history = [
+        Message(role="assistant", tool_calls=[ToolCall(id="x", name="t"), ToolCall(id="x_2", name="t")]),
+        Message(role="tool", tool_call_id="x", content="r"),
+    ]
     calls = [ToolCall(id="x", name="t"), ToolCall(id="y", name="t"), ToolCall(id="y", name="t")]
     assert unique_tool_call_ids(calls, history) == {"x_3": "x", "y_2": "y"}
     assert [c.id for c in calls] == ["x_3", "y", "y_2"]

@@ -36,14 +36,18 @@ async def run_turn(server, open_runtime, calls, *, between=(), **step):
 def stored_results(session_id: str) -> list[tuple[str, str, str]]:
     """(tool_call_id, status, content) of the stored tool messages, in order."""
     with sqlite3.connect(db_path()) as db:
-        return db.execute("SELECT tool_call_id, status, content FROM messages WHERE session_id = ? AND role = 'tool'"
-                          " ORDER BY seq", (session_id,)).fetchall()
+        return db.execute(
+            "SELECT tool_call_id, status, content FROM messages WHERE session_id = ? AND role = 'tool' ORDER BY seq",
+            (session_id,),
+        ).fetchall()
 
 
 def stored_calls(session_id: str) -> list[dict]:
     with sqlite3.connect(db_path()) as db:
-        (raw,) = db.execute("SELECT tool_calls FROM messages WHERE session_id = ? AND role = 'assistant'"
-                            " AND tool_calls IS NOT NULL", (session_id,)).fetchone()
+        (raw,) = db.execute(
+            "SELECT tool_calls FROM messages WHERE session_id = ? AND role = 'assistant' AND tool_calls IS NOT NULL",
+            (session_id,),
+        ).fetchone()
     return json.loads(raw)
 
 
@@ -69,7 +73,7 @@ async def test_two_hundred_hostile_calls_in_one_message(server, open_runtime, wo
     runtime = await run_turn(server, open_runtime, calls, args_chunk_size=1000)
     results = stored_results(runtime.session.id)
     assert [r[0] for r in results] == [c[0] for c in calls]  # one answer per call, in order
-    for i, ((_, name, _), (_, status, content)) in enumerate(zip(calls, results)):
+    for i, ((_, name, _), (_, status, content)) in enumerate(zip(calls, results, strict=False)):
         if i % len(kinds) == 0:  # the one valid kind
             assert status == "ok" and "1→fine" in content
         else:
@@ -82,8 +86,11 @@ async def test_two_hundred_hostile_calls_in_one_message(server, open_runtime, wo
 async def test_a_file_name_that_is_not_utf8(server, open_runtime, workspace):
     with open(os.fsencode(str(workspace)) + b"/caf\xe9.txt", "wb") as f:
         f.write(b"hello\n")
-    runtime = await run_turn(server, open_runtime, [("c1", "filesystem-read", {"filePath": "."}),
-                                                    ("c2", "filesystem-read", {"filePath": "caf\\xe9.txt"})])
+    runtime = await run_turn(
+        server,
+        open_runtime,
+        [("c1", "filesystem-read", {"filePath": "."}), ("c2", "filesystem-read", {"filePath": "caf\\xe9.txt"})],
+    )
     (_, s1, listing), (_, s2, read) = stored_results(runtime.session.id)
     assert s1 == s2 == "ok" and "caf\\xe9.txt" in listing and "1→hello" in read
     assert "caf\\xe9.txt" in followup(server)[-2]["content"]
@@ -91,22 +98,33 @@ async def test_a_file_name_that_is_not_utf8(server, open_runtime, workspace):
 
 async def test_lone_surrogates_from_the_model(server, open_runtime):
     # Valid JSON escapes for lone surrogates: in a path (refused) and in a missing file name.
-    runtime = await run_turn(server, open_runtime, [
-        ("c1", "filesystem-read", '{"filePath": "a\\ud800.txt"}'),
-        ("c2", "filesystem-read", '{"filePath": "b\\udcff.txt"}'),
-    ])
+    runtime = await run_turn(
+        server,
+        open_runtime,
+        [
+            ("c1", "filesystem-read", '{"filePath": "a\\ud800.txt"}'),
+            ("c2", "filesystem-read", '{"filePath": "b\\udcff.txt"}'),
+        ],
+    )
     (_, s1, first), (_, s2, second) = stored_results(runtime.session.id)
     assert s1 == s2 == "error"
     assert "not valid Unicode" in first and "File not found: b\\xff.txt" in second
     assert [c["arguments"] for c in stored_calls(runtime.session.id)] == [
-        '{"filePath": "a\\ud800.txt"}', '{"filePath": "b\\udcff.txt"}']  # stored as sent
+        '{"filePath": "a\\ud800.txt"}',
+        '{"filePath": "b\\udcff.txt"}',
+    ]  # stored as sent
 
 
 async def test_a_megabyte_argument_is_refused_and_kept(server, open_runtime, workspace):
     path = "p" * (1024 * 1024)
     # ~250k tokens of arguments: over the budget, so the loop condenses before the follow-up.
-    runtime = await run_turn(server, open_runtime, [("c1", "filesystem-read", {"filePath": path})],
-                             between=[text("summary of the session")], args_chunk_size=200_000)
+    runtime = await run_turn(
+        server,
+        open_runtime,
+        [("c1", "filesystem-read", {"filePath": path})],
+        between=[text("summary of the session")],
+        args_chunk_size=200_000,
+    )
     assert len(server.requests) == 3
     ((_, status, content),) = stored_results(runtime.session.id)
     assert status == "error" and "too long" in content and len(content) < 5000
@@ -123,11 +141,15 @@ async def test_terminal_escapes_binary_and_no_newline(server, open_runtime):
 
 
 async def test_hostile_tool_names_and_non_object_arguments(server, open_runtime):
-    runtime = await run_turn(server, open_runtime, [
-        ("c1", "evil\x1b[2J", {}),
-        ("c2", "filesystem-read", "null"),
-        ("c3", "terminal-execute", '"rm -rf /"'),
-    ])
+    runtime = await run_turn(
+        server,
+        open_runtime,
+        [
+            ("c1", "evil\x1b[2J", {}),
+            ("c2", "filesystem-read", "null"),
+            ("c3", "terminal-execute", '"rm -rf /"'),
+        ],
+    )
     results = stored_results(runtime.session.id)
     assert [r[1] for r in results] == ["error"] * 3
     assert "unknown tool" in results[0][2] and "must be a JSON object" in results[1][2] + results[2][2]

@@ -17,7 +17,7 @@ from agent.tools.workspace import resolve_path
 from tests.hostile.conftest import assert_error, bounded_sync, execute
 
 SECRET = "top secret, never shown"
-GB = 1024 ** 3
+GB = 1024**3
 # Reading anything above must stay far below the 2 GB file it reads from.
 MEMORY_BOUND = 64 * 1024 * 1024
 
@@ -61,8 +61,9 @@ async def test_outside_the_workspace_is_refused_without_approval(registry, ctx, 
 
 async def test_terminal_working_directory_outside_is_refused(registry, ctx, workspace, outside):
     _links(workspace, outside)
-    result = await execute(registry, ctx, "terminal-execute", {"command": "cat secret.txt",
-                                                               "workingDirectory": "link-to-dir"})
+    result = await execute(
+        registry, ctx, "terminal-execute", {"command": "cat secret.txt", "workingDirectory": "link-to-dir"}
+    )
     assert_error(result)
     assert SECRET not in result.content
 
@@ -88,11 +89,13 @@ SPECIAL = [
 async def test_devices_fifos_and_folders_are_never_opened_for_edit(registry, yolo_ctx, workspace, raw, fragment):
     """Approved (yolo): the tools' own checks. Nothing blocks, nothing is written."""
     _special(workspace)
-    edit = await execute(registry, yolo_ctx, "filesystem-edit",
-                         {"filePath": raw, "searchContent": "a", "replaceContent": "b"})
+    edit = await execute(
+        registry, yolo_ctx, "filesystem-edit", {"filePath": raw, "searchContent": "a", "replaceContent": "b"}
+    )
     assert_error(edit, fragment)
-    create = await execute(registry, yolo_ctx, "filesystem-create",
-                           {"filePath": raw, "content": "x", "overwrite": True})
+    create = await execute(
+        registry, yolo_ctx, "filesystem-create", {"filePath": raw, "content": "x", "overwrite": True}
+    )
     assert_error(create)
     assert not edit.edits and not create.edits
     assert (workspace / "fifo").is_fifo()
@@ -154,8 +157,9 @@ async def _measured(coro):
     return result, peak
 
 
-@pytest.mark.parametrize("args", [{}, {"startLine": 1, "endLine": 3}, {"startLine": 100_000}],
-                         ids=["whole", "range", "far-range"])
+@pytest.mark.parametrize(
+    "args", [{}, {"startLine": 1, "endLine": 3}, {"startLine": 100_000}], ids=["whole", "range", "far-range"]
+)
 async def test_sparse_2gb_file_read_is_bounded(registry, yolo_ctx, workspace, args):
     _sparse(workspace)
     result, peak = await _measured(execute(registry, yolo_ctx, "filesystem-read", {"filePath": "huge.log", **args}))
@@ -170,20 +174,25 @@ async def test_sparse_2gb_file_with_a_text_head(registry, yolo_ctx, workspace):
     whole, peak = await _measured(execute(registry, yolo_ctx, "filesystem-read", {"filePath": "huge.log"}))
     assert_error(whole, "too large to read whole", "startLine")
     assert peak < MEMORY_BOUND
-    part, peak = await _measured(execute(registry, yolo_ctx, "filesystem-read",
-                                         {"filePath": "huge.log", "startLine": 1999, "endLine": 2000}))
+    part, peak = await _measured(
+        execute(registry, yolo_ctx, "filesystem-read", {"filePath": "huge.log", "startLine": 1999, "endLine": 2000})
+    )
     assert not part.is_error and "1999→line 1999\n2000→line 2000" in part.content
     assert peak < MEMORY_BOUND
-    beyond, peak = await _measured(execute(registry, yolo_ctx, "filesystem-read",
-                                           {"filePath": "huge.log", "startLine": 3000}))
+    beyond, peak = await _measured(
+        execute(registry, yolo_ctx, "filesystem-read", {"filePath": "huge.log", "startLine": 3000})
+    )
     assert_error(beyond, "binary content at line 2001")
     assert peak < MEMORY_BOUND
 
 
-@pytest.mark.parametrize("tool, args, fragment", [
-    ("filesystem-edit", {"searchContent": "a", "replaceContent": "b"}, "too large to edit"),
-    ("filesystem-create", {"content": "small", "overwrite": True}, "too large to overwrite"),
-])
+@pytest.mark.parametrize(
+    "tool, args, fragment",
+    [
+        ("filesystem-edit", {"searchContent": "a", "replaceContent": "b"}, "too large to edit"),
+        ("filesystem-create", {"content": "small", "overwrite": True}, "too large to overwrite"),
+    ],
+)
 async def test_sparse_2gb_file_is_not_loaded_to_change_it(registry, yolo_ctx, workspace, tool, args, fragment):
     path = _sparse(workspace, b"a\n")
     result, peak = await _measured(execute(registry, yolo_ctx, tool, {"filePath": "huge.log", **args}))
@@ -207,8 +216,12 @@ async def test_non_utf8_file_name_is_listed_and_readable_back(registry, yolo_ctx
     read = await execute(registry, yolo_ctx, "filesystem-read", {"filePath": "caf\\xe9.txt"})
     assert not read.is_error and "1→hello" in read.content
     assert read.content.startswith("📄 caf\\xe9.txt")
-    edit = await execute(registry, yolo_ctx, "filesystem-edit",
-                         {"filePath": "caf\\xe9.txt", "searchContent": "hello", "replaceContent": "bye"})
+    edit = await execute(
+        registry,
+        yolo_ctx,
+        "filesystem-edit",
+        {"filePath": "caf\\xe9.txt", "searchContent": "hello", "replaceContent": "bye"},
+    )
     assert not edit.is_error, edit.content
     assert (Path(os.fsdecode(os.fsencode(str(workspace)) + b"/caf\xe9.txt"))).read_bytes() == b"bye\n"
 
@@ -243,8 +256,11 @@ PATHS_ERRORS = [
 async def test_unusable_paths(registry, yolo_ctx, workspace, raw, fragment):
     os.symlink("loop-b", workspace / "loop-a")
     os.symlink("loop-a", workspace / "loop-b")
-    for tool, extra in (("filesystem-read", {}), ("filesystem-create", {"content": "x"}),
-                        ("filesystem-edit", {"searchContent": "a", "replaceContent": "b"})):
+    for tool, extra in (
+        ("filesystem-read", {}),
+        ("filesystem-create", {"content": "x"}),
+        ("filesystem-edit", {"searchContent": "a", "replaceContent": "b"}),
+    ):
         result = await execute(registry, yolo_ctx, tool, {"filePath": raw, **extra})
         assert_error(result, fragment)
         assert len(result.content) < 3000
@@ -303,6 +319,8 @@ def test_instruction_file_that_is_a_fifo_or_device_is_skipped_without_blocking(w
     notices: list[str] = []
     prompt = bounded_sync(lambda: build_system_prompt(workspace, notices=notices))
     assert "Project instructions" not in prompt
-    assert [n.split(":")[0] for n in notices] == ["Not reading AGENTS.md as project instructions",
-                                                  "Not reading CLAUDE.md as project instructions"]
+    assert [n.split(":")[0] for n in notices] == [
+        "Not reading AGENTS.md as project instructions",
+        "Not reading CLAUDE.md as project instructions",
+    ]
     assert "FIFO" in notices[0]  # said why: a FIFO would have blocked cairn

@@ -36,6 +36,7 @@ pytestmark = [
 
 # -- helpers -------------------------------------------------------------------------------------
 
+
 def _env(home: Path, **extra: str) -> dict[str, str]:
     return {**os.environ, "CAIRN_HOME": str(home), **extra}
 
@@ -48,8 +49,18 @@ def _rows(db: Path) -> list[dict]:
 
 
 def _cairn(srv: FakeLLMServer, workspace: Path, prompt: str, *extra: str, key: str | None = "sk-test") -> list[str]:
-    args = [str(CAIRN), "-p", prompt, "--model", "openai/fake-model", "--api-base", srv.base_url, "--yolo",
-            "--cwd", str(workspace)]
+    args = [
+        str(CAIRN),
+        "-p",
+        prompt,
+        "--model",
+        "openai/fake-model",
+        "--api-base",
+        srv.base_url,
+        "--yolo",
+        "--cwd",
+        str(workspace),
+    ]
     return args + (["--api-key", key] if key else []) + list(extra)
 
 
@@ -86,8 +97,12 @@ def _wait_for_command(proc_alive, pid_file: Path, db: Path, what: str) -> int:
 
 def _sleep_script(pid_file: Path):
     # The shell records its pid and becomes the sleep: that pid leads the command's group.
-    return [tool_calls([("call_sleep", "terminal-execute", {"command": f"echo $$ > {pid_file.name}; exec sleep 60"})],
-                       text="Running it.")]
+    return [
+        tool_calls(
+            [("call_sleep", "terminal-execute", {"command": f"echo $$ > {pid_file.name}; exec sleep 60"})],
+            text="Running it.",
+        )
+    ]
 
 
 def _assert_answered_with_error(db: Path) -> None:
@@ -103,14 +118,21 @@ def _assert_answered_with_error(db: Path) -> None:
 
 # -- 2. SIGTERM / SIGHUP end cairn like Ctrl-C --------------------------------------------------
 
+
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
 def test_headless_signal_kills_the_command_answers_the_call_and_closes_the_database(workspace, tmp_path, signum):
     home = tmp_path / "home"
     pid_file = workspace / "tool.pid"
     err_path = tmp_path / "stderr.txt"
     with FakeLLMServer(_sleep_script(pid_file)) as srv, open(err_path, "wb") as err:
-        proc = subprocess.Popen(_cairn(srv, workspace, "run the slow thing"), stdout=subprocess.DEVNULL,
-                                stderr=err, stdin=subprocess.DEVNULL, env=_env(home), start_new_session=True)
+        proc = subprocess.Popen(
+            _cairn(srv, workspace, "run the slow thing"),
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+            stdin=subprocess.DEVNULL,
+            env=_env(home),
+            start_new_session=True,
+        )
         sleep_pid = None
         try:
             sleep_pid = _wait_for_command(lambda: proc.poll() is None, pid_file, home / "sessions.db", "the command")
@@ -147,9 +169,23 @@ def test_tui_signal_kills_the_command_answers_the_call_and_closes_the_database(w
     pid_file = workspace / "tool.pid"
     tmux = _Tmux(tmp_path)
     with FakeLLMServer(_sleep_script(pid_file)) as srv:
-        command = " ".join(shlex.quote(p) for p in [
-            "env", f"CAIRN_HOME={home}", str(CAIRN), "--model", "openai/fake-model", "--api-base", srv.base_url,
-            "--api-key", "sk-test", "--yolo", "--cwd", str(workspace)])
+        command = " ".join(
+            shlex.quote(p)
+            for p in [
+                "env",
+                f"CAIRN_HOME={home}",
+                str(CAIRN),
+                "--model",
+                "openai/fake-model",
+                "--api-base",
+                srv.base_url,
+                "--api-key",
+                "sk-test",
+                "--yolo",
+                "--cwd",
+                str(workspace),
+            ]
+        )
         sleep_pid = cairn_pid = None
         try:
             assert tmux.run("new-session", "-d", "-s", "t", "-x", "120", "-y", "36", command).returncode == 0
@@ -189,8 +225,15 @@ def _all_bytes(folder: Path) -> bytes:
 def _chunk(delta: dict) -> str:
     import json
 
-    return "data: " + json.dumps({"id": "x", "object": "chat.completion.chunk", "created": 1, "model": "fake-model",
-                                  "choices": [{"index": 0, "delta": delta, "finish_reason": None}]})
+    return "data: " + json.dumps(
+        {
+            "id": "x",
+            "object": "chat.completion.chunk",
+            "created": 1,
+            "model": "fake-model",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": None}],
+        }
+    )
 
 
 @pytest.mark.parametrize("via", ["--api-key", "CAIRN_API_KEY"])
@@ -200,15 +243,31 @@ def test_a_provider_error_that_echoes_the_key_is_redacted_where_shown_and_stored
     from tests.fakes.llm_server import raw
 
     home = tmp_path / "home"
-    mid_stream = raw([_chunk({"role": "assistant", "content": ""}), "", _chunk({"content": "Half"}), "",
-                      "data: " + json.dumps({"error": {"message": f"key {ECHOED_KEY} was revoked",
-                                                       "type": "server_error"}}), ""])
+    mid_stream = raw(
+        [
+            _chunk({"role": "assistant", "content": ""}),
+            "",
+            _chunk({"content": "Half"}),
+            "",
+            "data: " + json.dumps({"error": {"message": f"key {ECHOED_KEY} was revoked", "type": "server_error"}}),
+            "",
+        ]
+    )
     echoed_401 = error(401, message=f"Incorrect API key provided: {ECHOED_KEY}.")
     key = ECHOED_KEY if via == "--api-key" else None
     env = _env(home) if key else _env(home, CAIRN_API_KEY=ECHOED_KEY)
     with FakeLLMServer([mid_stream, echoed_401]) as srv:
-        runs = [subprocess.run(_cairn(srv, workspace, prompt, key=key), capture_output=True, text=True, env=env,
-                               stdin=subprocess.DEVNULL, timeout=DEADLINE) for prompt in ("first", "second")]
+        runs = [
+            subprocess.run(
+                _cairn(srv, workspace, prompt, key=key),
+                capture_output=True,
+                text=True,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                timeout=DEADLINE,
+            )
+            for prompt in ("first", "second")
+        ]
         assert srv.request_headers[0]["authorization"] == f"Bearer {ECHOED_KEY}"  # the key was in use
     for run in runs:
         assert run.returncode == 1
@@ -227,8 +286,14 @@ def test_the_key_is_not_in_proc_or_in_a_model_commands_environment(workspace, tm
     key = ECHOED_KEY if via == "--api-key" else None
     env = _env(home, OPENAI_API_KEY=OTHER_KEY) if key else _env(home, CAIRN_API_KEY=ECHOED_KEY)
     with FakeLLMServer([tool_calls([("spy", "terminal-execute", {"command": spy})]), text("done")]) as srv:
-        run = subprocess.run(_cairn(srv, workspace, "look around", key=key), capture_output=True, text=True,
-                             env=env, stdin=subprocess.DEVNULL, timeout=DEADLINE)
+        run = subprocess.run(
+            _cairn(srv, workspace, "look around", key=key),
+            capture_output=True,
+            text=True,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            timeout=DEADLINE,
+        )
         assert run.returncode == 0, run.stderr
         assert srv.request_headers[0]["authorization"] == f"Bearer {ECHOED_KEY}"
         sent_back = json_dumps(srv.requests[1]["messages"])
@@ -249,6 +314,7 @@ def json_dumps(value) -> str:
 
 
 # -- 4. a data folder cairn cannot use: one clear line, the file untouched --------------------------
+
 
 def _garbage(home: Path) -> bytes:
     home.mkdir()
@@ -282,10 +348,10 @@ def test_a_damaged_or_foreign_sessions_db_is_named_and_left_alone(workspace, tmp
     before = make(home)
     db = home / "sessions.db"
     with FakeLLMServer([text("never asked")]) as srv:
-        for args in (_cairn(srv, workspace, "hi"), [str(CAIRN), "session", "list"],
-                     [str(CAIRN), "context", "abc"]):
-            run = subprocess.run(args, capture_output=True, text=True, env=_env(home), stdin=subprocess.DEVNULL,
-                                 timeout=DEADLINE)
+        for args in (_cairn(srv, workspace, "hi"), [str(CAIRN), "session", "list"], [str(CAIRN), "context", "abc"]):
+            run = subprocess.run(
+                args, capture_output=True, text=True, env=_env(home), stdin=subprocess.DEVNULL, timeout=DEADLINE
+            )
             _assert_one_clear_line(run, str(db), "not changed", "move it aside")
         assert not srv.requests
     assert db.read_bytes() == before
@@ -314,8 +380,15 @@ def test_a_read_only_data_folder_is_named_with_what_to_do():
         ws.chmod(0o777)
         with FakeLLMServer([text("never asked")]) as srv:
             for args in (_cairn(srv, ws, "hi"), [str(CAIRN), "session", "list"]):
-                run = subprocess.run(prefix + args, capture_output=True, text=True, env=_env(home), cwd=ws,
-                                     stdin=subprocess.DEVNULL, timeout=DEADLINE)
+                run = subprocess.run(
+                    prefix + args,
+                    capture_output=True,
+                    text=True,
+                    env=_env(home),
+                    cwd=ws,
+                    stdin=subprocess.DEVNULL,
+                    timeout=DEADLINE,
+                )
                 _assert_one_clear_line(run, str(home), "read-only", "CAIRN_HOME")
             assert not srv.requests
         assert list(home.iterdir()) == []
@@ -328,10 +401,23 @@ def test_a_full_disk_is_named_with_what_to_do(tmp_path):
     mount = tmp_path / "tiny"
     mount.mkdir()
     # A 96 KiB tmpfs in a private mount namespace: the migrations do not fit.
-    wrap = ["unshare", "-m", "sh", "-c", 'mount -t tmpfs -o size=96k tmpfs "$1" && shift && exec "$@"', "sh",
-            str(mount)]
+    wrap = [
+        "unshare",
+        "-m",
+        "sh",
+        "-c",
+        'mount -t tmpfs -o size=96k tmpfs "$1" && shift && exec "$@"',
+        "sh",
+        str(mount),
+    ]
     if shutil.which("unshare") is None or subprocess.run(wrap + ["true"], capture_output=True).returncode != 0:
         pytest.skip("cannot mount a tiny tmpfs here (needs unshare -m and mount rights)")
-    run = subprocess.run(wrap + [str(CAIRN), "session", "list"], capture_output=True, text=True,
-                         env=_env(mount / "home"), stdin=subprocess.DEVNULL, timeout=DEADLINE)
+    run = subprocess.run(
+        wrap + [str(CAIRN), "session", "list"],
+        capture_output=True,
+        text=True,
+        env=_env(mount / "home"),
+        stdin=subprocess.DEVNULL,
+        timeout=DEADLINE,
+    )
     _assert_one_clear_line(run, str(mount / "home" / "sessions.db"), "is full", "free some space")

@@ -23,8 +23,10 @@ from agent.ui.widgets import tool_render
 from agent.ui.widgets.chat import ToolBlock
 from tests.hostile.conftest import bounded
 
-HOSTILE = ("red \x1b[31mRED\x1b[0m \x1b[2J\x1b[H home \x1b[10;5H moved \x1b]0;title\x07 \x1b]52;c;ZXZpbA==\x07 "
-           "\x9b31m c1 \x08bs \x00nul \x7fdel \r\x1b[Kwiped \x1bc reset \x0e shift-out")
+HOSTILE = (
+    "red \x1b[31mRED\x1b[0m \x1b[2J\x1b[H home \x1b[10;5H moved \x1b]0;title\x07 \x1b]52;c;ZXZpbA==\x07 "
+    "\x9b31m c1 \x08bs \x00nul \x7fdel \r\x1b[Kwiped \x1bc reset \x0e shift-out"
+)
 # What must never be handed to the terminal: every C0 control but newline/tab, DEL, C1.
 FORBIDDEN = {chr(c) for c in range(0x20) if chr(c) not in "\n\t"} | {chr(c) for c in range(0x7F, 0xA0)}
 
@@ -53,31 +55,42 @@ def test_inert_keeps_text_and_shows_controls():
     assert tool_render.inert("\udcff") == "\\udcff"
 
 
-@pytest.mark.parametrize("message", [
-    pytest.param(result(terminal(HOSTILE, HOSTILE)), id="terminal-output"),
-    pytest.param(result("Error: " + HOSTILE, status="error"), id="error"),
-    pytest.param(result("📄 a.txt (lines 1-1/1)\n1→" + HOSTILE, name="filesystem-read"), id="file-read"),
-    pytest.param(result("--- a/a\n+++ b/a\n@@ -1 +1 @@\n-x\n+" + HOSTILE + "\n", name="filesystem-edit"),
-                 id="edit-diff-content"),
-    pytest.param(result("ok", name="filesystem-create", diff="+" + HOSTILE), id="create-diff-meta"),
-    pytest.param(result(HOSTILE, name="context-read"), id="other-tool"),
-])
+@pytest.mark.parametrize(
+    "message",
+    [
+        pytest.param(result(terminal(HOSTILE, HOSTILE)), id="terminal-output"),
+        pytest.param(result("Error: " + HOSTILE, status="error"), id="error"),
+        pytest.param(result("📄 a.txt (lines 1-1/1)\n1→" + HOSTILE, name="filesystem-read"), id="file-read"),
+        pytest.param(
+            result("--- a/a\n+++ b/a\n@@ -1 +1 @@\n-x\n+" + HOSTILE + "\n", name="filesystem-edit"),
+            id="edit-diff-content",
+        ),
+        pytest.param(result("ok", name="filesystem-create", diff="+" + HOSTILE), id="create-diff-meta"),
+        pytest.param(result(HOSTILE, name="context-read"), id="other-tool"),
+    ],
+)
 def test_renderers_output_no_control_characters(message):
-    for text in (tool_render.summarize_result(message), tool_render.result_body(message),
-                 tool_render.result_diff(message) or ""):
+    for text in (
+        tool_render.summarize_result(message),
+        tool_render.result_body(message),
+        tool_render.result_diff(message) or "",
+    ):
         assert clean(text), repr(text)
     assert "␛[2J" in tool_render.result_body(message) + (tool_render.result_diff(message) or "")
 
 
-@pytest.mark.parametrize("name, args", [
-    ("terminal-execute", {"command": "printf '\x1b[2J'"}),
-    ("filesystem-read", {"filePath": ["a\x1b[Hb", {"path": "\x9bc", "startLine": 1}]}),
-    ("filesystem-edit", {"filePath": "evil\x1b]0;t\x07.py"}),
-    ("context-grep", {"id": "\x1b[31m", "pattern": "\x00"}),
-    ("other", {"k\x1b": "\x1b[2J"}),
-    ("other", "{not json \x1b[2J"),
-    ("other", '"just a \\u001b[2J string"'),
-])
+@pytest.mark.parametrize(
+    "name, args",
+    [
+        ("terminal-execute", {"command": "printf '\x1b[2J'"}),
+        ("filesystem-read", {"filePath": ["a\x1b[Hb", {"path": "\x9bc", "startLine": 1}]}),
+        ("filesystem-edit", {"filePath": "evil\x1b]0;t\x07.py"}),
+        ("context-grep", {"id": "\x1b[31m", "pattern": "\x00"}),
+        ("other", {"k\x1b": "\x1b[2J"}),
+        ("other", "{not json \x1b[2J"),
+        ("other", '"just a \\u001b[2J string"'),
+    ],
+)
 def test_call_arguments_are_inert(name, args):
     assert clean(tool_render.format_args(call(name, args)))
 
@@ -85,11 +98,18 @@ def test_call_arguments_are_inert(name, args):
 @settings(max_examples=200, deadline=None)
 @given(text=st.text(alphabet=st.characters(codec=None, exclude_categories=()), max_size=300))
 def test_any_text_renders_inert(text):
-    messages = [result(terminal(text, text)), result(text), result("Error: " + text, status="error"),
-                result(text, name="filesystem-edit", diff=text)]
+    messages = [
+        result(terminal(text, text)),
+        result(text),
+        result("Error: " + text, status="error"),
+        result(text, name="filesystem-edit", diff=text),
+    ]
     for message in messages:
-        for shown in (tool_render.summarize_result(message), tool_render.result_body(message),
-                      tool_render.result_diff(message) or ""):
+        for shown in (
+            tool_render.summarize_result(message),
+            tool_render.result_body(message),
+            tool_render.result_diff(message) or "",
+        ):
             assert clean(shown)
     assert clean(tool_render.format_args(call("terminal-execute", {"command": text})))
 
@@ -127,12 +147,21 @@ async def _render(block: ToolBlock, message: Message) -> str:
         return rendered_text(app)
 
 
-@pytest.mark.parametrize("message", [
-    pytest.param(result(terminal(HOSTILE, "warn \x1b[33m!")), id="terminal"),
-    pytest.param(result("Error: \x1b[2Jboom " + HOSTILE, status="error"), id="error"),
-    pytest.param(result("--- a/a\n+++ b/a\n@@ -1 +1 @@\n-x\n+\x1b[2J" + HOSTILE + "\n", name="filesystem-edit",
-                        diff="--- a/a\n+++ b/a\n@@ -1 +1 @@\n-x\n+\x1b[2J" + HOSTILE + "\n"), id="diff"),
-])
+@pytest.mark.parametrize(
+    "message",
+    [
+        pytest.param(result(terminal(HOSTILE, "warn \x1b[33m!")), id="terminal"),
+        pytest.param(result("Error: \x1b[2Jboom " + HOSTILE, status="error"), id="error"),
+        pytest.param(
+            result(
+                "--- a/a\n+++ b/a\n@@ -1 +1 @@\n-x\n+\x1b[2J" + HOSTILE + "\n",
+                name="filesystem-edit",
+                diff="--- a/a\n+++ b/a\n@@ -1 +1 @@\n-x\n+\x1b[2J" + HOSTILE + "\n",
+            ),
+            id="diff",
+        ),
+    ],
+)
 async def test_tool_block_renders_escapes_as_text(message):
     block = ToolBlock(call("terminal-execute", {"command": "printf '\x1b[2J\x1b[H' # \x1b]0;t\x07"}))
     text = await bounded(_render(block, message), 60)
@@ -168,14 +197,24 @@ async def _render_approval(request: ApprovalRequest) -> str:
         return rendered_text(app)
 
 
-@pytest.mark.parametrize("kind, detail", [
-    pytest.param("command", "printf '\x1b[2J' " + HOSTILE, id="command"),
-    pytest.param("edit", "--- a/a\n+++ b/a\n@@ -1 +1 @@\n-x\n+\x1b[2J" + HOSTILE + "\n", id="diff"),
-    pytest.param("outside", "/tmp/\x1b[2J" + HOSTILE, id="path"),
-])
+@pytest.mark.parametrize(
+    "kind, detail",
+    [
+        pytest.param("command", "printf '\x1b[2J' " + HOSTILE, id="command"),
+        pytest.param("edit", "--- a/a\n+++ b/a\n@@ -1 +1 @@\n-x\n+\x1b[2J" + HOSTILE + "\n", id="diff"),
+        pytest.param("outside", "/tmp/\x1b[2J" + HOSTILE, id="path"),
+    ],
+)
 async def test_approval_dialog_shows_escapes_as_text(kind, detail):
-    request = ApprovalRequest(tool="evil\x1b]0;t\x07", kind=kind, title="Run \x1b[2J" + HOSTILE, detail=detail,
-                              key="k", scopes=["command:x\x1b[2J"], reason="it \x1b[31mred")
+    request = ApprovalRequest(
+        tool="evil\x1b]0;t\x07",
+        kind=kind,
+        title="Run \x1b[2J" + HOSTILE,
+        detail=detail,
+        key="k",
+        scopes=["command:x\x1b[2J"],
+        reason="it \x1b[31mred",
+    )
     text = await bounded(_render_approval(request), 60)
     assert clean(text), repr(text)
     assert "␛[2J" in text  # shown, not executed

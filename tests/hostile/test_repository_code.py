@@ -28,17 +28,29 @@ from agent.tools.sandbox import Sandbox
 from tests.fakes.approver import FakeApprover
 from tests.hostile.conftest import execute
 
-pytestmark = pytest.mark.skipif(shutil.which("git") is None or shutil.which("bash") is None,
-                                reason="git and bash are needed")
+pytestmark = pytest.mark.skipif(
+    shutil.which("git") is None or shutil.which("bash") is None, reason="git and bash are needed"
+)
 MARK = "CAIRN-PWNED"
-GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@t", "GIT_CONFIG_NOSYSTEM": "1"}
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "t",
+    "GIT_AUTHOR_EMAIL": "t@t",
+    "GIT_COMMITTER_NAME": "t",
+    "GIT_COMMITTER_EMAIL": "t@t",
+    "GIT_CONFIG_NOSYSTEM": "1",
+}
 
 
 def git(*args: str, cwd: Path) -> str:
     env = {**os.environ, **GIT_ENV, "HOME": str(cwd)}
-    done = subprocess.run(["git", "-c", "init.defaultBranch=main", "-c", "protocol.file.allow=always", *args],
-                          cwd=cwd, env=env, capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        ["git", "-c", "init.defaultBranch=main", "-c", "protocol.file.allow=always", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return done.stdout
 
 
@@ -92,7 +104,7 @@ def oversized_config(root: Path, marker: Path) -> tuple[Path, str]:
     ws = repo(root / "ws")
     with open(ws / ".git" / "config", "a") as fh:
         fh.write("[x]\n" + "".join(f"\tk{i} = {'v' * 60}\n" for i in range(20000)))
-        fh.write(f"[core]\n\tfsmonitor = \"{evil(marker)}\"\n")
+        fh.write(f'[core]\n\tfsmonitor = "{evil(marker)}"\n')
     assert (ws / ".git" / "config").stat().st_size > 1024 * 1024
     touch_later(ws / "f.txt")
     return ws, "git status --short"
@@ -142,7 +154,7 @@ def clean_filter(root: Path, marker: Path) -> tuple[Path, str]:
 
 def included_config(root: Path, marker: Path) -> tuple[Path, str]:
     ws = repo(root / "ws")
-    (ws / "extra.cfg").write_text(f"[core]\n\tfsmonitor = \"{evil(marker)}\"\n")
+    (ws / "extra.cfg").write_text(f'[core]\n\tfsmonitor = "{evil(marker)}"\n')
     git("config", "include.path", "../extra.cfg", cwd=ws)
     touch_later(ws / "f.txt")
     return ws, "git status"
@@ -165,8 +177,14 @@ def signature_program(root: Path, marker: Path) -> tuple[Path, str]:
     commit = git("cat-file", "commit", "HEAD", cwd=ws)
     head, _, message = commit.partition("\n\n")
     signature = "gpgsig -----BEGIN PGP SIGNATURE-----\n \n iQEzBAABCAAdFiEE\n -----END PGP SIGNATURE-----"
-    signed = subprocess.run(["git", "hash-object", "-t", "commit", "-w", "--stdin"], cwd=ws, check=True,
-                            input=f"{head}\n{signature}\n\n{message}", capture_output=True, text=True).stdout.strip()
+    signed = subprocess.run(
+        ["git", "hash-object", "-t", "commit", "-w", "--stdin"],
+        cwd=ws,
+        check=True,
+        input=f"{head}\n{signature}\n\n{message}",
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
     git("update-ref", "HEAD", signed, cwd=ws)
     program = ws / ".git" / "verify"  # run directly, not by a shell: a file of its own
     program.write_text(f"#!/bin/sh\n{evil(marker)}\n")
@@ -176,8 +194,18 @@ def signature_program(root: Path, marker: Path) -> tuple[Path, str]:
     return ws, "git log"
 
 
-CONTAINED = [bare_repo_committed_and_cloned, oversized_config, worktree_config, hook_on_index_change,
-             textconv_in_config, external_diff, clean_filter, included_config, submodule_config, signature_program]
+CONTAINED = [
+    bare_repo_committed_and_cloned,
+    oversized_config,
+    worktree_config,
+    hook_on_index_change,
+    textconv_in_config,
+    external_diff,
+    clean_filter,
+    included_config,
+    submodule_config,
+    signature_program,
+]
 
 
 def commondir_elsewhere(root: Path, marker: Path) -> tuple[Path, str]:
@@ -229,8 +257,7 @@ def repository_above(root: Path, marker: Path) -> tuple[Path, str]:
     return top / "ws", "git status"
 
 
-ASKS = [commondir_elsewhere, worktree_outside, symlinked_git, gitdir_file_outside, alternates_outside,
-        repository_above]
+ASKS = [commondir_elsewhere, worktree_outside, symlinked_git, gitdir_file_outside, alternates_outside, repository_above]
 
 
 # -- the setups -----------------------------------------------------------------------------------
@@ -242,9 +269,13 @@ def sandboxed(ws: Path, approver) -> ToolContext:
 
 def unconfined(ws: Path, approver) -> ToolContext:
     """No sandbox here (bwrap cannot be found), and the user let rules run unconfined."""
-    perms = Permissions(approver, workspace=ws, allow_commands=["git", "cd"],
-                        sandbox=Sandbox(ws, bwrap=str(ws.parent / "no-bwrap-here")),
-                        sandbox_settings=SandboxSettings(rules="off"))
+    perms = Permissions(
+        approver,
+        workspace=ws,
+        allow_commands=["git", "cd"],
+        sandbox=Sandbox(ws, bwrap=str(ws.parent / "no-bwrap-here")),
+        sandbox_settings=SandboxSettings(rules="off"),
+    )
     return ToolContext(workspace=ws, permissions=perms, command_timeout=30.0)
 
 
@@ -289,8 +320,12 @@ async def test_the_reported_repository_still_works_for_its_owner(tmp_path, regis
     if not Sandbox(ws).probe():
         pytest.skip("bubblewrap cannot sandbox on this machine")
     approver = FakeApprover("deny")
-    result = await execute(registry, sandboxed(ws, approver), "terminal-execute",
-                           {"command": "git status --short && git diff && git log --oneline"})
+    result = await execute(
+        registry,
+        sandboxed(ws, approver),
+        "terminal-execute",
+        {"command": "git status --short && git diff && git log --oneline"},
+    )
     out = json.loads(result.content)
     assert approver.requests == [] and out["exitCode"] == 0, out
     assert " M f.txt" in out["stdout"] and "+two" in out["stdout"] and "first" in out["stdout"]
@@ -303,15 +338,22 @@ async def test_a_fifo_config_does_not_hang_cairn(tmp_path, registry):
     os.mkfifo(ws / ".git" / "config")
     approver = FakeApprover("deny")
     perms = Permissions(approver, workspace=ws)
-    result = await execute(registry, ToolContext(workspace=ws, permissions=perms, command_timeout=30.0),
-                           "terminal-execute", {"command": "git status"}, seconds=60)
+    result = await execute(
+        registry,
+        ToolContext(workspace=ws, permissions=perms, command_timeout=30.0),
+        "terminal-execute",
+        {"command": "git status"},
+        seconds=60,
+    )
     assert len(approver.requests) == 1 and result.is_error
     assert "git cannot tell where its repository is" in approver.requests[0].reason
 
 
-@pytest.mark.parametrize("attack", [a for a in CONTAINED + ASKS if a not in (gitdir_file_outside, alternates_outside,
-                                                                             repository_above)],
-                         ids=lambda f: f.__name__)
+@pytest.mark.parametrize(
+    "attack",
+    [a for a in CONTAINED + ASKS if a not in (gitdir_file_outside, alternates_outside, repository_above)],
+    ids=lambda f: f.__name__,
+)
 def test_each_attack_is_real_without_cairn(tmp_path, attack):
     """The same command run as cairn ran it before (plain bash, the same pager settings): the
     repository's program runs, or a file outside is shown. The tests above are not vacuous."""

@@ -74,10 +74,18 @@ WRONG_ARGUMENTS = [
     pytest.param("filesystem-read", {"filePath": "a.py", "startLine": 9, "endLine": 2}, "before", id="read-end-before"),
     pytest.param("filesystem-read", {"filePath": []}, "empty list", id="read-empty-list"),
     pytest.param("filesystem-edit", {"filePath": "a.py"}, "searchContent: missing", id="edit-missing"),
-    pytest.param("filesystem-edit", {"filePath": "a.py", "searchContent": 1, "replaceContent": []},
-                 "searchContent", id="edit-wrong-types"),
-    pytest.param("filesystem-edit", {"filePath": "a.py", "searchContent": "a", "replaceContent": "b",
-                                     "replaceAll": "maybe"}, "replaceAll", id="edit-bool-str"),
+    pytest.param(
+        "filesystem-edit",
+        {"filePath": "a.py", "searchContent": 1, "replaceContent": []},
+        "searchContent",
+        id="edit-wrong-types",
+    ),
+    pytest.param(
+        "filesystem-edit",
+        {"filePath": "a.py", "searchContent": "a", "replaceContent": "b", "replaceAll": "maybe"},
+        "replaceAll",
+        id="edit-bool-str",
+    ),
     pytest.param("filesystem-create", {"content": "x"}, "filePath: missing", id="create-missing-path"),
     pytest.param("filesystem-create", {"filePath": "a.py", "content": None}, "content", id="create-null-content"),
     pytest.param("terminal-execute", {}, "command: missing", id="terminal-missing"),
@@ -112,11 +120,15 @@ async def test_many_wrong_fields_are_summarised(registry, ctx):
 HUGE = [
     pytest.param("filesystem-read", {"filePath": "x" * MB}, id="read-1mb-path"),
     pytest.param("filesystem-read", {"filePath": "d/" * 200_000 + "f"}, id="read-deep-path"),
-    pytest.param("filesystem-read", {"filePath": ["nope-%d" % i for i in range(2000)]}, id="read-2000-paths"),
-    pytest.param("filesystem-edit", {"filePath": "a.py", "searchContent": "q" * (5 * MB), "replaceContent": "r"},
-                 id="edit-5mb-search"),
-    pytest.param("filesystem-edit", {"filePath": "x" * MB, "searchContent": "a", "replaceContent": "b"},
-                 id="edit-1mb-path"),
+    pytest.param("filesystem-read", {"filePath": [f"nope-{i}" for i in range(2000)]}, id="read-2000-paths"),
+    pytest.param(
+        "filesystem-edit",
+        {"filePath": "a.py", "searchContent": "q" * (5 * MB), "replaceContent": "r"},
+        id="edit-5mb-search",
+    ),
+    pytest.param(
+        "filesystem-edit", {"filePath": "x" * MB, "searchContent": "a", "replaceContent": "b"}, id="edit-1mb-path"
+    ),
     pytest.param("filesystem-create", {"filePath": "y" * MB, "content": "z"}, id="create-1mb-path"),
     # Over the kernel's 128 KiB limit for one argument (bash -c COMMAND): E2BIG, not a crash.
     # (Not megabytes: permissions.analyse_command is quadratic in the command's length.)
@@ -168,15 +180,17 @@ async def test_a_thousand_calls_in_one_message(registry, ctx, workspace):
         ("filesystem-read", {"filePath": "x" * 10_000}, True),
         ("filesystem-read", "[" * 20_000, True),
     ]
-    calls = [(make_call(kinds[i % len(kinds)][0], kinds[i % len(kinds)][1], f"call-{i}"), kinds[i % len(kinds)][2])
-             for i in range(1000)]
+    calls = [
+        (make_call(kinds[i % len(kinds)][0], kinds[i % len(kinds)][1], f"call-{i}"), kinds[i % len(kinds)][2])
+        for i in range(1000)
+    ]
 
     async def run_all():
         return [await registry.execute(call, ctx) for call, _ in calls]
 
     results = await bounded(run_all(), 120)
     assert len(results) == 1000
-    for (call, should_fail), result in zip(calls, results):
+    for (call, should_fail), result in zip(calls, results, strict=False):
         assert_storable(result)
         assert result.is_error is should_fail, (call.name, call.arguments[:50], result.content[:200])
         if should_fail:
@@ -200,21 +214,57 @@ async def test_concurrent_calls_do_not_interfere(registry, yolo_ctx, workspace):
 
 # -- property tests ----------------------------------------------------------------------------
 
-TOOL_NAMES = ["filesystem-read", "filesystem-edit", "filesystem-create", "terminal-execute",
-              "context-list", "context-read", "context-tail", "context-grep"]
-KEYS = ["filePath", "startLine", "endLine", "searchContent", "replaceContent", "replaceAll", "content",
-        "overwrite", "command", "timeout", "workingDirectory", "kind", "limit", "id", "offset", "lines",
-        "pattern", "maxResults", "contextLines", "caseSensitive", "path"]
+TOOL_NAMES = [
+    "filesystem-read",
+    "filesystem-edit",
+    "filesystem-create",
+    "terminal-execute",
+    "context-list",
+    "context-read",
+    "context-tail",
+    "context-grep",
+]
+KEYS = [
+    "filePath",
+    "startLine",
+    "endLine",
+    "searchContent",
+    "replaceContent",
+    "replaceAll",
+    "content",
+    "overwrite",
+    "command",
+    "timeout",
+    "workingDirectory",
+    "kind",
+    "limit",
+    "id",
+    "offset",
+    "lines",
+    "pattern",
+    "maxResults",
+    "contextLines",
+    "caseSensitive",
+    "path",
+]
 json_values = st.recursive(
-    st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), st.text(max_size=30),
-              st.sampled_from(["a.py", "..", "/etc/passwd", "/dev/zero", "~", "", " ", "\x00", "a/../../b"])),
-    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(st.sampled_from(KEYS + ["x"]), inner,
-                                                                          max_size=4)),
+    st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(),
+        st.floats(),
+        st.text(max_size=30),
+        st.sampled_from(["a.py", "..", "/etc/passwd", "/dev/zero", "~", "", " ", "\x00", "a/../../b"]),
+    ),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4), st.dictionaries(st.sampled_from(KEYS + ["x"]), inner, max_size=4)
+    ),
     max_leaves=8,
 )
 argument_objects = st.dictionaries(st.sampled_from(KEYS), json_values, max_size=6)
-PROPERTY_SETTINGS = settings(max_examples=150, deadline=None,
-                             suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+PROPERTY_SETTINGS = settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 
 
 def _run_call(registry, ctx, name, arguments):

@@ -56,7 +56,9 @@ def snapshot(folder: Path) -> dict[str, bytes | str]:
     found: dict[str, bytes | str] = {}
     for path in sorted(folder.rglob("*")):
         rel = path.relative_to(folder).as_posix()
-        found[rel] = f"-> {os.readlink(path)}" if path.is_symlink() else (b"<dir>" if path.is_dir() else path.read_bytes())
+        found[rel] = (
+            f"-> {os.readlink(path)}" if path.is_symlink() else (b"<dir>" if path.is_dir() else path.read_bytes())
+        )
     return found
 
 
@@ -91,7 +93,9 @@ async def test_edit_folder_swapped_for_symlink_during_approval(registry, workspa
     before = snapshot(outside)
     approver = SwapApprover(swap_for_link(workspace / "src", outside))
 
-    result = await execute(registry, ctx_with(workspace, approver), "filesystem-edit", {"filePath": "src/app.py", **EDIT})
+    result = await execute(
+        registry, ctx_with(workspace, approver), "filesystem-edit", {"filePath": "src/app.py", **EDIT}
+    )
 
     assert_changed(result, "src is now a symbolic link", "outside the workspace")
     assert snapshot(outside) == before
@@ -103,8 +107,9 @@ async def test_create_folder_swapped_for_symlink_during_approval(registry, works
     (workspace / "src").mkdir()
     approver = SwapApprover(swap_for_link(workspace / "src", outside))
 
-    result = await execute(registry, ctx_with(workspace, approver), "filesystem-create",
-                           {"filePath": "src/new.py", "content": "pwned\n"})
+    result = await execute(
+        registry, ctx_with(workspace, approver), "filesystem-create", {"filePath": "src/new.py", "content": "pwned\n"}
+    )
 
     assert_changed(result, "src is now a symbolic link", "outside the workspace")
     assert snapshot(outside) == {}
@@ -115,8 +120,9 @@ async def test_create_missing_folder_planted_as_symlink_during_approval(registry
     """`a/b/c.txt` with no `a` yet: `a` appears as a symlink before the folders are made."""
     approver = SwapApprover(lambda: os.symlink(outside, workspace / "a"))
 
-    result = await execute(registry, ctx_with(workspace, approver), "filesystem-create",
-                           {"filePath": "a/b/c.txt", "content": "pwned\n"})
+    result = await execute(
+        registry, ctx_with(workspace, approver), "filesystem-create", {"filePath": "a/b/c.txt", "content": "pwned\n"}
+    )
 
     assert_changed(result, "a is now a symbolic link", "outside the workspace")
     assert snapshot(outside) == {}
@@ -130,7 +136,9 @@ async def test_deeper_folder_swapped_to_a_symlink_inside_is_refused_too(registry
     (workspace / "other" / "app.py").write_text(ORIGINAL)
     approver = SwapApprover(swap_for_link(workspace / "src", workspace / "other"))
 
-    result = await execute(registry, ctx_with(workspace, approver), "filesystem-edit", {"filePath": "src/app.py", **EDIT})
+    result = await execute(
+        registry, ctx_with(workspace, approver), "filesystem-edit", {"filePath": "src/app.py", **EDIT}
+    )
 
     assert_changed(result, "src is now a symbolic link")
     assert "outside the workspace" not in result.content
@@ -158,8 +166,12 @@ async def test_overwrite_file_swapped_for_symlink_during_approval(registry, work
     (outside / "app.py").write_text(ORIGINAL)
     approver = SwapApprover(swap_for_link(workspace / "app.py", outside / "app.py"))
 
-    result = await execute(registry, ctx_with(workspace, approver), "filesystem-create",
-                           {"filePath": "app.py", "content": "pwned\n", "overwrite": True})
+    result = await execute(
+        registry,
+        ctx_with(workspace, approver),
+        "filesystem-create",
+        {"filePath": "app.py", "content": "pwned\n", "overwrite": True},
+    )
 
     assert_changed(result, "app.py is now a symbolic link", "outside the workspace")
     assert (outside / "app.py").read_text() == ORIGINAL
@@ -173,8 +185,9 @@ async def test_create_without_overwrite_races_a_symlink(registry, workspace, out
     before = snapshot(outside)
     approver = SwapApprover(lambda: os.symlink(target, workspace / "new.txt"))
 
-    result = await execute(registry, ctx_with(workspace, approver), "filesystem-create",
-                           {"filePath": "new.txt", "content": "pwned\n"})
+    result = await execute(
+        registry, ctx_with(workspace, approver), "filesystem-create", {"filePath": "new.txt", "content": "pwned\n"}
+    )
 
     assert_changed(result, "new.txt is now a symbolic link", "outside the workspace")
     assert snapshot(outside) == before
@@ -185,8 +198,9 @@ async def test_create_without_overwrite_races_a_symlink(registry, workspace, out
 async def test_create_without_overwrite_never_replaces_a_file_that_appeared(registry, workspace):
     approver = SwapApprover(lambda: (workspace / "new.txt").write_text("the user's own work"))
 
-    result = await execute(registry, ctx_with(workspace, approver), "filesystem-create",
-                           {"filePath": "new.txt", "content": "model text\n"})
+    result = await execute(
+        registry, ctx_with(workspace, approver), "filesystem-create", {"filePath": "new.txt", "content": "model text\n"}
+    )
 
     assert_error(result, "new.txt appeared while waiting for approval", "nothing was written")
     assert (workspace / "new.txt").read_text() == "the user's own work"
@@ -200,13 +214,18 @@ async def test_create_without_hard_links_still_refuses_the_race(registry, worksp
         raise OSError(errno.EPERM, "Operation not permitted")
 
     monkeypatch.setattr(os, "link", no_links)
-    ok = await execute(registry, ctx_with(workspace, SwapApprover(None)), "filesystem-create",
-                       {"filePath": "d/ok.txt", "content": "fine\n"})
+    ok = await execute(
+        registry,
+        ctx_with(workspace, SwapApprover(None)),
+        "filesystem-create",
+        {"filePath": "d/ok.txt", "content": "fine\n"},
+    )
     assert not ok.is_error and (workspace / "d" / "ok.txt").read_text() == "fine\n"
 
     approver = SwapApprover(lambda: os.symlink(outside / "t.txt", workspace / "new.txt"))
-    result = await execute(registry, ctx_with(workspace, approver), "filesystem-create",
-                           {"filePath": "new.txt", "content": "pwned\n"})
+    result = await execute(
+        registry, ctx_with(workspace, approver), "filesystem-create", {"filePath": "new.txt", "content": "pwned\n"}
+    )
     assert_changed(result, "outside the workspace")
     assert snapshot(outside) == {}
     no_temp_files(workspace)
@@ -224,8 +243,12 @@ async def test_symlinks_present_when_approved_are_still_followed(registry, works
     ctx = ctx_with(workspace, SwapApprover(None))
 
     first = await execute(registry, ctx, "filesystem-edit", {"filePath": "link-dir/app.py", **EDIT})
-    second = await execute(registry, ctx, "filesystem-edit",
-                           {"filePath": "alias.py", "searchContent": "return 2", "replaceContent": "return 3"})
+    second = await execute(
+        registry,
+        ctx,
+        "filesystem-edit",
+        {"filePath": "alias.py", "searchContent": "return 2", "replaceContent": "return 3"},
+    )
 
     assert not first.is_error and not second.is_error, (first.content, second.content)
     assert (workspace / "real-dir" / "app.py").read_text() == "def main():\n    return 3\n"
@@ -238,12 +261,12 @@ async def test_approved_outside_paths_keep_working(registry, workspace, outside)
     approver = SwapApprover(None)
     ctx = ctx_with(workspace, approver)
 
-    created = await execute(registry, ctx, "filesystem-create",
-                            {"filePath": str(outside / "new" / "deep" / "x.txt"), "content": "hello\n"})
+    created = await execute(
+        registry, ctx, "filesystem-create", {"filePath": str(outside / "new" / "deep" / "x.txt"), "content": "hello\n"}
+    )
     edited = await execute(registry, ctx, "filesystem-edit", {"filePath": str(outside / "old.txt"), **EDIT})
     yolo = ToolContext(workspace=workspace, permissions=Permissions(yolo=True))
-    again = await execute(registry, yolo, "filesystem-create",
-                          {"filePath": "../outside/y.txt", "content": "yolo\n"})
+    again = await execute(registry, yolo, "filesystem-create", {"filePath": "../outside/y.txt", "content": "yolo\n"})
 
     assert not created.is_error and not edited.is_error and not again.is_error
     assert (outside / "new" / "deep" / "x.txt").read_text() == "hello\n"
@@ -260,8 +283,9 @@ async def test_approved_outside_path_swapped_after_approval_is_refused(registry,
     (elsewhere / "f.txt").write_text(ORIGINAL)
     approver = SwapApprover(swap_for_link(outside / "d", elsewhere))
 
-    result = await execute(registry, ctx_with(workspace, approver), "filesystem-edit",
-                           {"filePath": str(outside / "d" / "f.txt"), **EDIT})
+    result = await execute(
+        registry, ctx_with(workspace, approver), "filesystem-edit", {"filePath": str(outside / "d" / "f.txt"), **EDIT}
+    )
 
     assert_changed(result, "is now a symbolic link")
     assert (elsewhere / "f.txt").read_text() == ORIGINAL

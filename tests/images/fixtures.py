@@ -9,6 +9,7 @@ import zlib
 
 def png(width: int = 3, height: int = 2, *, seed: int = 0) -> bytes:
     """A valid RGB PNG; `seed` varies the pixels (so two fixtures have different hashes)."""
+
     def chunk(kind: bytes, data: bytes) -> bytes:
         return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
 
@@ -30,8 +31,13 @@ def gif(width: int = 7, height: int = 6) -> bytes:
 
 
 def webp_vp8x(width: int = 9, height: int = 8) -> bytes:
-    body = b"VP8X" + struct.pack("<I", 10) + b"\x00\x00\x00\x00" + (width - 1).to_bytes(3, "little") \
+    body = (
+        b"VP8X"
+        + struct.pack("<I", 10)
+        + b"\x00\x00\x00\x00"
+        + (width - 1).to_bytes(3, "little")
         + (height - 1).to_bytes(3, "little")
+    )
     return b"RIFF" + struct.pack("<I", 4 + len(body)) + b"WEBP" + body
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import copy
 
-from agent.settings.config import Settings
 from agent.context.builder import RequestBuilder
 from agent.images import image_tokens
 from agent.session.models import Message
+from agent.settings.config import Settings
 from tests.images.fixtures import png
 
 DATA = png(30, 20)
@@ -17,8 +17,11 @@ SETTINGS = Settings(workspace="/ws")
 
 
 def _history() -> list[Message]:
-    return [Message(role="user", content="look @a.png", meta={"images": [REF]}),
-            Message(role="assistant", content="a chart"), Message(role="user", content="more?")]
+    return [
+        Message(role="user", content="look @a.png", meta={"images": [REF]}),
+        Message(role="assistant", content="a chart"),
+        Message(role="user", content="more?"),
+    ]
 
 
 def _builder(model: str = "gpt-4o") -> RequestBuilder:

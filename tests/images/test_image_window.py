@@ -8,12 +8,12 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agent.settings.config import Settings
 from agent.context.builder import RequestBuilder
 from agent.context.image_window import MAX_IMAGE_BYTES_PER_REQUEST, MAX_IMAGES_PER_REQUEST, window_start
 from agent.context.tokens import TokenCounter
 from agent.images import image_tokens
 from agent.session.models import Message, ToolCall
+from agent.settings.config import Settings
 from tests.images.fixtures import png
 
 MB = 1024 * 1024
@@ -40,16 +40,20 @@ def test_window_fits_keeps_the_newest_and_only_moves_forward(sizes):
         held = sizes[start:n]
         assert len(held) <= MAX_IMAGES_PER_REQUEST and sum(held) <= MAX_IMAGE_BYTES_PER_REQUEST
         assert n == 0 or start < n  # the newest image is always sent
-    moves = sum(1 for a, b in zip(starts, starts[1:]) if a != b)
-    assert moves <= len(sizes) // (MAX_IMAGES_PER_REQUEST // 2) + sum(s > MAX_IMAGE_BYTES_PER_REQUEST // 8 for s in sizes)
+    moves = sum(1 for a, b in zip(starts, starts[1:], strict=False) if a != b)
+    assert moves <= len(sizes) // (MAX_IMAGES_PER_REQUEST // 2) + sum(
+        s > MAX_IMAGE_BYTES_PER_REQUEST // 8 for s in sizes
+    )
 
 
 def _prompts(n: int) -> list[Message]:
     history = []
     for i in range(n):
         ref = {"hash": f"h{i}", "name": f"shot{i}.png", "mime": "image/png", "width": 30, "height": 20}
-        history += [Message(role="user", content=f"look {i}", meta={"images": [ref]}),
-                    Message(role="assistant", content=f"seen {i}")]
+        history += [
+            Message(role="user", content=f"look {i}", meta={"images": [ref]}),
+            Message(role="assistant", content=f"seen {i}"),
+        ]
     return history + [Message(role="user", content="and now?")]
 
 
@@ -61,8 +65,13 @@ def _builder(n: int) -> RequestBuilder:
 
 
 def _images_in(messages: list[dict]) -> list[str]:
-    return [part["image_url"]["url"] for m in messages if isinstance(m.get("content"), list)
-            for part in m["content"] if part.get("type") == "image_url"]
+    return [
+        part["image_url"]["url"]
+        for m in messages
+        if isinstance(m.get("content"), list)
+        for part in m["content"]
+        if part.get("type") == "image_url"
+    ]
 
 
 def test_the_request_carries_the_newest_twenty_and_labels_the_rest():
@@ -84,9 +93,9 @@ def test_under_the_limit_each_request_starts_with_the_last_one():
     history = _prompts(20)
     last = None
     for n in range(1, 21):
-        sent = builder.build(history[:2 * n], now_ms=1_000, tools=None, system_prompt="sys").messages
+        sent = builder.build(history[: 2 * n], now_ms=1_000, tools=None, system_prompt="sys").messages
         if last is not None:
-            assert sent[:len(last)] == last
+            assert sent[: len(last)] == last
         last = sent
 
 
@@ -96,9 +105,18 @@ def test_tool_result_images_share_the_window():
     for i in range(21):
         builder.images.add(f"t{i}", png(8, 6, seed=i))
         ref = {"hash": f"t{i}", "name": f"shot-{i}.png", "mime": "image/png", "width": 8, "height": 6}
-        history += [Message(role="assistant", content="", tool_calls=[ToolCall(id=f"c{i}", name="mcp__s__shot", arguments="{}")]),
-                    Message(role="tool", tool_call_id=f"c{i}", tool_name="mcp__s__shot",
-                            content=f"[image: shot-{i}.png, 8x6]", meta={"images": [ref]})]
+        history += [
+            Message(
+                role="assistant", content="", tool_calls=[ToolCall(id=f"c{i}", name="mcp__s__shot", arguments="{}")]
+            ),
+            Message(
+                role="tool",
+                tool_call_id=f"c{i}",
+                tool_name="mcp__s__shot",
+                content=f"[image: shot-{i}.png, 8x6]",
+                meta={"images": [ref]},
+            ),
+        ]
     history.append(Message(role="assistant", content="done"))
     history.append(Message(role="user", content="next"))
     built = builder.build(history, now_ms=1_000, tools=None, system_prompt="sys")

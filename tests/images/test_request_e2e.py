@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import base64
 
+from agent.runtime.runtime import Runtime
 from agent.settings.config import load_settings
 from agent.turn.events import Notice
-from agent.runtime.runtime import Runtime
-from agent.session.store import Store
 from tests.fakes import anthropic_server as anthropic
 from tests.fakes.llm_server import text
 from tests.images.fixtures import jpeg, png
@@ -53,8 +52,9 @@ async def test_at_path_attaches_the_image_to_the_request_and_keeps_it(server, op
     # The next turn's request carries the same image in the same place (a stable prefix).
     assert second["messages"][1] == user
     assert stored[0].content == "What is in @shots/login.png?"  # the text stays the user's text
-    assert stored[0].meta["images"] == [{"hash": stored[0].meta["images"][0]["hash"], "name": "login.png",
-                                         "mime": "image/png", "width": 4, "height": 3}]
+    assert stored[0].meta["images"] == [
+        {"hash": stored[0].meta["images"][0]["hash"], "name": "login.png", "mime": "image/png", "width": 4, "height": 3}
+    ]
     assert blob == shot  # lossless, in the blob table
     assert "[image: login.png, 4x3] attached" in _notices(runtime)
 
@@ -140,9 +140,15 @@ async def test_the_image_reaches_anthropic_as_an_image_block(anthropic_server, w
     shot = png(5, 4, seed=9)
     (workspace / "ui.png").write_bytes(shot)
     anthropic_server.add(anthropic.text("A button."), anthropic.text("Yes."))
-    settings = load_settings(workspace, flags={"model": "anthropic/claude-sonnet-4-5",
-                                               "api_base": anthropic_server.base_url, "api_key": "sk-ant-test",
-                                               "yolo": True})
+    settings = load_settings(
+        workspace,
+        flags={
+            "model": "anthropic/claude-sonnet-4-5",
+            "api_base": anthropic_server.base_url,
+            "api_key": "sk-ant-test",
+            "yolo": True,
+        },
+    )
     runtime = await Runtime.open(settings, on_event=lambda event: None, approver=None)
     try:
         await runtime.run_turn("what is @ui.png")
@@ -166,9 +172,15 @@ async def test_a_session_of_large_screenshots_keeps_working_past_twenty(anthropi
     for i in range(turns):
         (workspace / f"shot{i}.png").write_bytes(png(2100, 2, seed=i))
         anthropic_server.add(anthropic.text(f"Seen {i}."))
-    settings = load_settings(workspace, flags={"model": "anthropic/claude-sonnet-4-5",
-                                               "api_base": anthropic_server.base_url, "api_key": "sk-ant-test",
-                                               "yolo": True})
+    settings = load_settings(
+        workspace,
+        flags={
+            "model": "anthropic/claude-sonnet-4-5",
+            "api_base": anthropic_server.base_url,
+            "api_key": "sk-ant-test",
+            "yolo": True,
+        },
+    )
     runtime = await Runtime.open(settings, on_event=lambda event: None, approver=None)
     try:
         for i in range(turns):
@@ -176,8 +188,16 @@ async def test_a_session_of_large_screenshots_keeps_working_past_twenty(anthropi
     finally:
         await runtime.close()
     assert anthropic_server.rejections == []
-    counts = [sum(1 for m in body["messages"] if isinstance(m["content"], list)
-                  for b in m["content"] if b.get("type") == "image") for body in anthropic_server.requests]
+    counts = [
+        sum(
+            1
+            for m in body["messages"]
+            if isinstance(m["content"], list)
+            for b in m["content"]
+            if b.get("type") == "image"
+        )
+        for body in anthropic_server.requests
+    ]
     assert counts == list(range(1, 21)) + [10, 11]
     last = anthropic_server.requests[-1]["messages"][0]["content"]
     text = last if isinstance(last, str) else " ".join(b.get("text", "") for b in last)

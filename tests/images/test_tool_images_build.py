@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import copy
 
-from agent.settings.config import Settings
 from agent.context.builder import RequestBuilder
 from agent.context.rendered import TOOL_IMAGES_INTRO
 from agent.images import image_tokens
 from agent.session.models import Message, ToolCall
+from agent.settings.config import Settings
 from tests.images.fixtures import png
 
 SHOT = png(30, 20)
@@ -21,20 +21,32 @@ SETTINGS = Settings(workspace="/ws")
 
 
 def _calls(*ids: str) -> Message:
-    return Message(role="assistant", content="",
-                   tool_calls=[ToolCall(id=i, name="mcp__s__shot", arguments="{}") for i in ids])
+    return Message(
+        role="assistant", content="", tool_calls=[ToolCall(id=i, name="mcp__s__shot", arguments="{}") for i in ids]
+    )
 
 
 def _result(call_id: str, *refs: dict) -> Message:
     labels = "\n".join(f"[image: {r['name']}, {r['width']}x{r['height']}]" for r in refs)
-    return Message(role="tool", tool_call_id=call_id, tool_name="mcp__s__shot", content=f"shot\n{labels}".strip(),
-                   meta={"images": list(refs)} if refs else {})
+    return Message(
+        role="tool",
+        tool_call_id=call_id,
+        tool_name="mcp__s__shot",
+        content=f"shot\n{labels}".strip(),
+        meta={"images": list(refs)} if refs else {},
+    )
 
 
 def _history() -> list[Message]:
-    return [Message(role="user", content="take shots"), _calls("c1", "c2", "c3"),
-            _result("c1", REF), _result("c2"), _result("c3", REF2),
-            Message(role="assistant", content="two shots"), Message(role="user", content="and?")]
+    return [
+        Message(role="user", content="take shots"),
+        _calls("c1", "c2", "c3"),
+        _result("c1", REF),
+        _result("c2"),
+        _result("c3", REF2),
+        Message(role="assistant", content="two shots"),
+        Message(role="user", content="and?"),
+    ]
 
 
 def _builder(model: str = "gpt-4o", *, blobs: bool = True) -> RequestBuilder:
@@ -51,8 +63,17 @@ def _build(builder: RequestBuilder, history: list[Message]):
 
 def test_the_images_follow_the_group_of_results_in_one_user_message():
     messages = _build(_builder(), _history()).messages
-    assert [m["role"] for m in messages] == ["system", "user", "assistant", "tool", "tool", "tool", "user",
-                                             "assistant", "user"]
+    assert [m["role"] for m in messages] == [
+        "system",
+        "user",
+        "assistant",
+        "tool",
+        "tool",
+        "tool",
+        "user",
+        "assistant",
+        "user",
+    ]
     assert messages[3]["content"] == "shot\n[image: mcp__s__shot-1.png, 30x20]"  # the result keeps its label
     carried = messages[6]["content"]
     assert carried[0] == {"type": "text", "text": TOOL_IMAGES_INTRO}
@@ -64,8 +85,7 @@ def test_the_images_follow_the_group_of_results_in_one_user_message():
 
 def test_a_model_without_vision_gets_the_results_text_only():
     messages = _build(_builder("openai/gpt-3.5-turbo"), _history()).messages
-    assert [m["role"] for m in messages] == ["system", "user", "assistant", "tool", "tool", "tool", "assistant",
-                                             "user"]
+    assert [m["role"] for m in messages] == ["system", "user", "assistant", "tool", "tool", "tool", "assistant", "user"]
     assert messages[3]["content"] == "shot\n[image: mcp__s__shot-1.png, 30x20]"
 
 

@@ -23,10 +23,22 @@ EPHEMERAL = {"type": "ephemeral"}
 MODEL = "anthropic/claude-sonnet-4-5"
 
 TOOLS = [
-    {"type": "function", "function": {"name": "filesystem-read", "description": "Read a file.", "parameters": {
-        "type": "object", "properties": {"filePath": {"type": "string"}}}}},
-    {"type": "function", "function": {"name": "terminal-run", "description": "Run a command.",
-                                      "parameters": {"type": "object", "properties": {"command": {"type": "string"}}}}},
+    {
+        "type": "function",
+        "function": {
+            "name": "filesystem-read",
+            "description": "Read a file.",
+            "parameters": {"type": "object", "properties": {"filePath": {"type": "string"}}},
+        },
+    },
+    {
+        "type": "function",
+        "function": {
+            "name": "terminal-run",
+            "description": "Run a command.",
+            "parameters": {"type": "object", "properties": {"command": {"type": "string"}}},
+        },
+    },
 ]
 
 
@@ -36,9 +48,17 @@ def _conversation() -> list[dict]:
     return [
         {"role": "system", "content": "You are cairn, a coding agent."},
         {"role": "user", "content": "What does a.py print?"},
-        {"role": "assistant", "content": None, "tool_calls": [
-            {"id": "toolu_01", "type": "function", "function": {"name": "filesystem-read",
-                                                                "arguments": '{"filePath": "a.py"}'}}]},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "toolu_01",
+                    "type": "function",
+                    "function": {"name": "filesystem-read", "arguments": '{"filePath": "a.py"}'},
+                }
+            ],
+        },
         {"role": "tool", "tool_call_id": "toolu_01", "content": "print('hello')"},
         {"role": "assistant", "content": "It prints hello."},
         {"role": "user", "content": "And b.py?"},
@@ -48,8 +68,17 @@ def _conversation() -> list[dict]:
 async def _stream(server, messages, tools=None, model=MODEL, api_key="sk-ant-test"):
     """One streamed completion, the way agent/llm/client.py asks for it; returns (text, usage)."""
     litellm = import_litellm()
-    kwargs = dict(model=model, messages=messages, stream=True, stream_options={"include_usage": True},
-                  api_base=server.base_url, api_key=api_key, num_retries=0, max_retries=0, timeout=30)
+    kwargs = dict(
+        model=model,
+        messages=messages,
+        stream=True,
+        stream_options={"include_usage": True},
+        api_base=server.base_url,
+        api_key=api_key,
+        num_retries=0,
+        max_retries=0,
+        timeout=30,
+    )
     if tools:
         kwargs["tools"] = tools
     stream = await litellm.acompletion(**kwargs)
@@ -64,45 +93,48 @@ async def _stream(server, messages, tools=None, model=MODEL, api_key="sk-ant-tes
 # --------------------------------------------------------------------------- breakpoint_style
 
 
-@pytest.mark.parametrize("model, style", [
-    ("anthropic/claude-sonnet-4-5", "explicit"),
-    ("anthropic/claude-3-5-haiku-20241022", "explicit"),
-    ("claude-sonnet-4-5", "explicit"),
-    ("claude-opus-4-1-20250805", "explicit"),
-    ("bedrock/anthropic.claude-3-5-sonnet-20240620-v1:0", "explicit"),
-    ("bedrock/us.anthropic.claude-sonnet-4-5-20250929-v1:0", "explicit"),
-    ("bedrock/converse/us.anthropic.claude-sonnet-4-20250514-v1:0", "explicit"),
-    ("bedrock/invoke/anthropic.claude-3-haiku-20240307-v1:0", "explicit"),
-    ("bedrock_mantle/anthropic.claude-sonnet-4-5", "explicit"),
-    ("vertex_ai/claude-sonnet-4-5@20250929", "explicit"),
-    ("azure_ai/claude-sonnet-4-5", "explicit"),
-    ("openrouter/anthropic/claude-sonnet-4.5", "explicit"),
-    ("databricks/databricks-claude-sonnet-4-5", "explicit"),
-    ("snowflake/claude-3-5-sonnet", "explicit"),
-    ("Anthropic/Claude-Sonnet-4-5", "explicit"),
-    ("openai/gpt-4o", "automatic"),
-    ("openai/fake-model", "automatic"),
-    ("gpt-4.1", "automatic"),
-    ("o3-mini", "automatic"),
-    ("azure/my-gpt-4o-deployment", "automatic"),
-    ("azure_ai/deepseek-r1", "automatic"),
-    ("deepseek/deepseek-chat", "automatic"),
-    ("gemini/gemini-2.5-pro", "automatic"),
-    ("vertex_ai/gemini-2.5-flash", "automatic"),
-    ("xai/grok-4", "automatic"),
-    ("groq/moonshotai/kimi-k2-instruct", "automatic"),
-    ("openrouter/openai/gpt-4o", "automatic"),
-    ("openrouter/google/gemini-2.5-pro", "automatic"),
-    ("dashscope/qwen-max", "automatic"),
-    ("bedrock/amazon.nova-pro-v1:0", "none"),
-    ("vertex_ai/meta/llama-3.1-405b-instruct-maas", "none"),
-    ("ollama/llama3", "none"),
-    ("ollama_chat/qwen2.5-coder", "none"),
-    ("hosted_vllm/my-model", "none"),
-    ("lm_studio/local", "none"),
-    ("my-local-model", "none"),
-    ("", "none"),
-])
+@pytest.mark.parametrize(
+    "model, style",
+    [
+        ("anthropic/claude-sonnet-4-5", "explicit"),
+        ("anthropic/claude-3-5-haiku-20241022", "explicit"),
+        ("claude-sonnet-4-5", "explicit"),
+        ("claude-opus-4-1-20250805", "explicit"),
+        ("bedrock/anthropic.claude-3-5-sonnet-20240620-v1:0", "explicit"),
+        ("bedrock/us.anthropic.claude-sonnet-4-5-20250929-v1:0", "explicit"),
+        ("bedrock/converse/us.anthropic.claude-sonnet-4-20250514-v1:0", "explicit"),
+        ("bedrock/invoke/anthropic.claude-3-haiku-20240307-v1:0", "explicit"),
+        ("bedrock_mantle/anthropic.claude-sonnet-4-5", "explicit"),
+        ("vertex_ai/claude-sonnet-4-5@20250929", "explicit"),
+        ("azure_ai/claude-sonnet-4-5", "explicit"),
+        ("openrouter/anthropic/claude-sonnet-4.5", "explicit"),
+        ("databricks/databricks-claude-sonnet-4-5", "explicit"),
+        ("snowflake/claude-3-5-sonnet", "explicit"),
+        ("Anthropic/Claude-Sonnet-4-5", "explicit"),
+        ("openai/gpt-4o", "automatic"),
+        ("openai/fake-model", "automatic"),
+        ("gpt-4.1", "automatic"),
+        ("o3-mini", "automatic"),
+        ("azure/my-gpt-4o-deployment", "automatic"),
+        ("azure_ai/deepseek-r1", "automatic"),
+        ("deepseek/deepseek-chat", "automatic"),
+        ("gemini/gemini-2.5-pro", "automatic"),
+        ("vertex_ai/gemini-2.5-flash", "automatic"),
+        ("xai/grok-4", "automatic"),
+        ("groq/moonshotai/kimi-k2-instruct", "automatic"),
+        ("openrouter/openai/gpt-4o", "automatic"),
+        ("openrouter/google/gemini-2.5-pro", "automatic"),
+        ("dashscope/qwen-max", "automatic"),
+        ("bedrock/amazon.nova-pro-v1:0", "none"),
+        ("vertex_ai/meta/llama-3.1-405b-instruct-maas", "none"),
+        ("ollama/llama3", "none"),
+        ("ollama_chat/qwen2.5-coder", "none"),
+        ("hosted_vllm/my-model", "none"),
+        ("lm_studio/local", "none"),
+        ("my-local-model", "none"),
+        ("", "none"),
+    ],
+)
 def test_breakpoint_style(model, style):
     assert breakpoint_style(model) == style
 
@@ -116,15 +148,17 @@ def test_inputs_are_not_mutated_and_unchanged_messages_are_shared():
     out, out_tools = with_breakpoints(messages, tools, [3, 5])
     assert messages == before_m and tools == before_t
     assert out is not messages and out_tools is not tools
-    assert [i for i, (a, b) in enumerate(zip(out, messages)) if a is not b] == [0, 3, 5]
-    assert all(a is b for a, b in zip(out_tools, tools))  # the system mark covers the tools
+    assert [i for i, (a, b) in enumerate(zip(out, messages, strict=False)) if a is not b] == [0, 3, 5]
+    assert all(a is b for a, b in zip(out_tools, tools, strict=False))  # the system mark covers the tools
 
 
 def test_shapes_of_each_kind_of_message():
     messages = _conversation()
     out, tools = with_breakpoints(messages, TOOLS, [2, 3, 5])
-    assert out[0] == {"role": "system", "content": [
-        {"type": "text", "text": "You are cairn, a coding agent.", "cache_control": EPHEMERAL}]}
+    assert out[0] == {
+        "role": "system",
+        "content": [{"type": "text", "text": "You are cairn, a coding agent.", "cache_control": EPHEMERAL}],
+    }
     # assistant with tool calls: on the last call (litellm → tool_use block); content stays None
     assert out[2]["content"] is None and "cache_control" not in out[2]
     assert out[2]["tool_calls"][-1]["cache_control"] == EPHEMERAL
@@ -173,29 +207,38 @@ def test_positions_negative_out_of_range_and_duplicates():
     assert _count(out, None) == 1
 
 
-@pytest.mark.parametrize("empty", [
-    {"role": "user", "content": ""},
-    {"role": "user", "content": "  \n"},
-    {"role": "user", "content": []},
-    {"role": "user", "content": [{"type": "text", "text": ""}]},
-    {"role": "assistant", "content": ""},
-    {"role": "assistant", "content": None},
-    {"role": "tool", "tool_call_id": "toolu_01", "content": ""},
-    {"role": "system", "content": "a mid-conversation system message goes into the system prompt"},
-])
+@pytest.mark.parametrize(
+    "empty",
+    [
+        {"role": "user", "content": ""},
+        {"role": "user", "content": "  \n"},
+        {"role": "user", "content": []},
+        {"role": "user", "content": [{"type": "text", "text": ""}]},
+        {"role": "assistant", "content": ""},
+        {"role": "assistant", "content": None},
+        {"role": "tool", "tool_call_id": "toolu_01", "content": ""},
+        {"role": "system", "content": "a mid-conversation system message goes into the system prompt"},
+    ],
+)
 def test_a_message_that_cannot_carry_one_hands_it_to_the_nearest_earlier(empty):
     messages = _conversation()[:5] + [empty]
     assert not can_carry(empty) or empty["role"] == "system"
     out, _ = with_breakpoints(messages, None, [5])
     assert out[5] is empty
-    assert out[4] == {"role": "assistant", "content": [
-        {"type": "text", "text": "It prints hello.", "cache_control": EPHEMERAL}]}
+    assert out[4] == {
+        "role": "assistant",
+        "content": [{"type": "text", "text": "It prints hello.", "cache_control": EPHEMERAL}],
+    }
     assert _count(out, None) == 2
 
 
 def test_fallback_onto_a_marked_message_or_past_the_start_adds_nothing():
-    messages = [{"role": "system", "content": "sys"}, {"role": "user", "content": ""},
-                {"role": "user", "content": "hi"}, {"role": "assistant", "content": ""}]
+    messages = [
+        {"role": "system", "content": "sys"},
+        {"role": "user", "content": ""},
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": ""},
+    ]
     out, _ = with_breakpoints(messages, None, [1, 2, 3])
     assert [i for i, m in enumerate(out) if m is not messages[i]] == [0, 2]
     out, tools = with_breakpoints([{"role": "user", "content": ""}], TOOLS, [0])
@@ -211,9 +254,14 @@ def test_blank_system_message_leaves_the_breakpoint_to_the_tools():
 
 
 def test_list_content_marks_its_last_markable_block():
-    message = {"role": "user", "content": [
-        {"type": "text", "text": "look"}, {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}},
-        {"type": "text", "text": " "}]}
+    message = {
+        "role": "user",
+        "content": [
+            {"type": "text", "text": "look"},
+            {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}},
+            {"type": "text", "text": " "},
+        ],
+    }
     out, _ = with_breakpoints([message], None, [0])
     assert out[0]["content"][1]["cache_control"] == EPHEMERAL
     assert "cache_control" not in out[0]["content"][0] and out[0]["content"][2] is message["content"][2]
@@ -221,9 +269,14 @@ def test_list_content_marks_its_last_markable_block():
 
 
 def test_assistant_text_and_several_tool_calls_mark_the_last_call():
-    message = {"role": "assistant", "content": "Reading both.", "tool_calls": [
-        {"id": "a", "type": "function", "function": {"name": "filesystem-read", "arguments": "{}"}},
-        {"id": "b", "type": "function", "function": {"name": "filesystem-read", "arguments": "{}"}}]}
+    message = {
+        "role": "assistant",
+        "content": "Reading both.",
+        "tool_calls": [
+            {"id": "a", "type": "function", "function": {"name": "filesystem-read", "arguments": "{}"}},
+            {"id": "b", "type": "function", "function": {"name": "filesystem-read", "arguments": "{}"}},
+        ],
+    }
     out, _ = with_breakpoints([{"role": "user", "content": "go"}, message], None, [1])
     assert out[1]["content"] == "Reading both."
     assert "cache_control" not in out[1]["tool_calls"][0] and out[1]["tool_calls"][0] is message["tool_calls"][0]
@@ -246,8 +299,15 @@ def test_cache_tokens_reads_dicts_objects_and_nothing():
 
 
 async def test_breakpoints_reach_anthropic_blocks_and_cache_counts_come_back(anthropic_server):
-    anthropic_server.add(text("b.py prints bye.", input_tokens=21, output_tokens=6,
-                              cache_read_input_tokens=1800, cache_creation_input_tokens=320))
+    anthropic_server.add(
+        text(
+            "b.py prints bye.",
+            input_tokens=21,
+            output_tokens=6,
+            cache_read_input_tokens=1800,
+            cache_creation_input_tokens=320,
+        )
+    )
     messages = _conversation()
     # Anthropic merges the tool result and the next user turn into one user message.
     messages[4:5] = []
@@ -261,22 +321,38 @@ async def test_breakpoints_reach_anthropic_blocks_and_cache_counts_come_back(ant
     assert anthropic_server.rejections == []
     body = anthropic_server.requests[-1]
     assert body["model"] == "claude-sonnet-4-5" and body["stream"] is True
-    assert breakpoints(body) == ["system[0]", "messages[1].content[0]", "messages[2].content[0]",
-                                 "messages[2].content[1]"]
+    assert breakpoints(body) == [
+        "system[0]",
+        "messages[1].content[0]",
+        "messages[2].content[0]",
+        "messages[2].content[1]",
+    ]
     assert body["system"] == [{"type": "text", "text": "You are cairn, a coding agent.", "cache_control": EPHEMERAL}]
-    assert body["messages"][1]["content"] == [{"type": "tool_use", "id": "toolu_01", "name": "filesystem-read",
-                                               "input": {"filePath": "a.py"}, "cache_control": EPHEMERAL}]
-    assert body["messages"][2] == {"role": "user", "content": [
-        {"type": "tool_result", "tool_use_id": "toolu_01", "content": "print('hello')", "cache_control": EPHEMERAL},
-        {"type": "text", "text": "And b.py?", "cache_control": EPHEMERAL}]}
+    assert body["messages"][1]["content"] == [
+        {
+            "type": "tool_use",
+            "id": "toolu_01",
+            "name": "filesystem-read",
+            "input": {"filePath": "a.py"},
+            "cache_control": EPHEMERAL,
+        }
+    ]
+    assert body["messages"][2] == {
+        "role": "user",
+        "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_01", "content": "print('hello')", "cache_control": EPHEMERAL},
+            {"type": "text", "text": "And b.py?", "cache_control": EPHEMERAL},
+        ],
+    }
     # The tool definitions arrive whole and unmarked: they precede the system block, whose mark covers them.
     assert [(t["name"], t["description"], t["input_schema"]) for t in body["tools"]] == [
-        (t["function"]["name"], t["function"]["description"], t["function"]["parameters"]) for t in TOOLS]
+        (t["function"]["name"], t["function"]["description"], t["function"]["parameters"]) for t in TOOLS
+    ]
     assert all("cache_control" not in t for t in body["tools"])
     headers = anthropic_server.request_headers[-1]
     assert headers["x-api-key"] == "sk-ant-test" and headers["anthropic-version"] == "2023-06-01"
     # Neither we nor litellm changed what we were given.
-    assert messages == messages_before and TOOLS == tools_before and request == request_before
+    assert messages == messages_before and tools_before == TOOLS and request == request_before
 
     assert cache_tokens(usage) == (1800, 320)
     # litellm's prompt_tokens counts every input token: uncached + cache read + cache write.
@@ -287,8 +363,9 @@ async def test_breakpoints_reach_anthropic_blocks_and_cache_counts_come_back(ant
 
 
 async def test_without_a_system_message_the_last_tool_carries_the_first_breakpoint(anthropic_server):
-    anthropic_server.add(tool_use([("toolu_02", "terminal-run", {"command": "ls"})], text="Listing.",
-                                  cache_creation_input_tokens=900))
+    anthropic_server.add(
+        tool_use([("toolu_02", "terminal-run", {"command": "ls"})], text="Listing.", cache_creation_input_tokens=900)
+    )
     messages = [{"role": "user", "content": "List the files."}]
     request, tools = with_breakpoints(messages, TOOLS, [-1])
     _, usage = await _stream(anthropic_server, request, tools)
@@ -308,8 +385,7 @@ async def test_four_breakpoints_pass_and_a_fifth_is_refused_like_anthropic(anthr
     await _stream(anthropic_server, request, tools)
     assert len(breakpoints(anthropic_server.requests[-1])) == 4 and anthropic_server.rejections == []
 
-    marked = [{**m, "content": [{"type": "text", "text": m["content"], "cache_control": EPHEMERAL}]}
-              for m in messages]
+    marked = [{**m, "content": [{"type": "text", "text": m["content"], "cache_control": EPHEMERAL}]} for m in messages]
     with pytest.raises(litellm.BadRequestError, match="A maximum of 4 blocks with cache_control"):
         await _stream(anthropic_server, marked[:5])
     assert len(anthropic_server.rejections) == 1
@@ -317,8 +393,16 @@ async def test_four_breakpoints_pass_and_a_fifth_is_refused_like_anthropic(anthr
 
 @pytest.mark.parametrize("full_delta_usage", [False, True])
 async def test_usage_is_the_same_whether_message_delta_repeats_the_input_counts(anthropic_server, full_delta_usage):
-    anthropic_server.add(text("ok", input_tokens=5, output_tokens=2, cache_read_input_tokens=4000,
-                              cache_creation_input_tokens=0, full_delta_usage=full_delta_usage))
+    anthropic_server.add(
+        text(
+            "ok",
+            input_tokens=5,
+            output_tokens=2,
+            cache_read_input_tokens=4000,
+            cache_creation_input_tokens=0,
+            full_delta_usage=full_delta_usage,
+        )
+    )
     _, usage = await _stream(anthropic_server, [{"role": "user", "content": "hi"}])
     assert cache_tokens(usage) == (4000, 0)
     assert (usage.prompt_tokens, usage.completion_tokens) == (4005, 2)
@@ -327,16 +411,28 @@ async def test_usage_is_the_same_whether_message_delta_repeats_the_input_counts(
 def _openai_stream_with_cached_tokens(prompt: int, cached: int, completion: int) -> list[str]:
     """SSE lines of an OpenAI stream whose usage chunk reports `cached` prompt tokens
     (tests/fakes/llm_script.py's usage has no prompt_tokens_details, so raw())."""
-    base = {"id": "chatcmpl-cache", "object": "chat.completion.chunk", "created": 0, "model": "gpt-4o",
-            "system_fingerprint": "fp_fake"}
+    base = {
+        "id": "chatcmpl-cache",
+        "object": "chat.completion.chunk",
+        "created": 0,
+        "model": "gpt-4o",
+        "system_fingerprint": "fp_fake",
+    }
     chunks = [
         {**base, "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": None}]},
         {**base, "choices": [{"index": 0, "delta": {"content": "hello"}, "finish_reason": None}]},
         {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
-        {**base, "choices": [], "usage": {
-            "prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion,
-            "prompt_tokens_details": {"cached_tokens": cached, "audio_tokens": 0},
-            "completion_tokens_details": {"reasoning_tokens": 0}}},
+        {
+            **base,
+            "choices": [],
+            "usage": {
+                "prompt_tokens": prompt,
+                "completion_tokens": completion,
+                "total_tokens": prompt + completion,
+                "prompt_tokens_details": {"cached_tokens": cached, "audio_tokens": 0},
+                "completion_tokens_details": {"reasoning_tokens": 0},
+            },
+        },
     ]
     lines = []
     for chunk in chunks:
@@ -346,8 +442,9 @@ def _openai_stream_with_cached_tokens(prompt: int, cached: int, completion: int)
 
 async def test_openai_cached_tokens_are_cache_reads():
     with FakeLLMServer([raw(_openai_stream_with_cached_tokens(2048, 1536, 3))]) as server:
-        content, usage = await _stream(server, [{"role": "user", "content": "hi"}], model="openai/gpt-4o",
-                                       api_key="sk-test")
+        content, usage = await _stream(
+            server, [{"role": "user", "content": "hi"}], model="openai/gpt-4o", api_key="sk-test"
+        )
         assert server.pending == 0
     assert content == "hello"
     assert cache_tokens(usage) == (1536, 0)

@@ -73,7 +73,7 @@ def test_model_info_matches_litellm(litellm, model):
 
 @pytest.mark.parametrize("model", UNKNOWN)
 def test_unknown_models_are_unknown_to_both(litellm, model):
-    with pytest.raises(Exception):
+    with pytest.raises(Exception):  # noqa: B017 - litellm raises a bare Exception for an unknown model
         litellm.get_model_info(model)
     assert cost_map.model_info(model) is None
     assert cost_map.request_cost(model, prompt_tokens=100, completion_tokens=10) is None
@@ -85,8 +85,18 @@ def test_every_chat_model_of_the_main_providers_resolves_like_litellm(litellm):
     (Not Azure: litellm routes `azure/<non-OpenAI model>` to "openai" and then finds no
     entry for it; the cost map returns the `azure/…` entry.)"""
     cmap = cost_map.load_cost_map()
-    providers = {"anthropic", "openai", "gemini", "deepseek", "mistral", "bedrock", "vertex_ai-language-models",
-                 "vertex_ai-anthropic_models", "xai", "openrouter"}
+    providers = {
+        "anthropic",
+        "openai",
+        "gemini",
+        "deepseek",
+        "mistral",
+        "bedrock",
+        "vertex_ai-language-models",
+        "vertex_ai-anthropic_models",
+        "xai",
+        "openrouter",
+    }
     names = []
     for key, entry in cmap.entries.items():
         provider = entry.get("litellm_provider")
@@ -103,11 +113,28 @@ def test_every_chat_model_of_the_main_providers_resolves_like_litellm(litellm):
             expected = litellm.get_model_info(name)
         except Exception:
             expected = None
-        got = None if info is None else (info.key, info.max_input_tokens, info.max_output_tokens,
-                                         info.input_cost_per_token or 0, info.cache_read_input_token_cost)
-        want = None if expected is None else (expected["key"], expected["max_input_tokens"],
-                                              expected["max_output_tokens"], expected["input_cost_per_token"],
-                                              expected["cache_read_input_token_cost"])
+        got = (
+            None
+            if info is None
+            else (
+                info.key,
+                info.max_input_tokens,
+                info.max_output_tokens,
+                info.input_cost_per_token or 0,
+                info.cache_read_input_token_cost,
+            )
+        )
+        want = (
+            None
+            if expected is None
+            else (
+                expected["key"],
+                expected["max_input_tokens"],
+                expected["max_output_tokens"],
+                expected["input_cost_per_token"],
+                expected["cache_read_input_token_cost"],
+            )
+        )
         if got != want:
             wrong.append((name, got, want))
     assert wrong == []
@@ -125,21 +152,38 @@ USAGES = [
 ]
 
 
-@pytest.mark.parametrize("model", ["anthropic/claude-sonnet-4-5", "claude-haiku-4-5", "openai/gpt-5.1",
-                                   "gpt-4o", "gpt-5.4", "gemini/gemini-2.5-pro", "deepseek/deepseek-chat"])
+@pytest.mark.parametrize(
+    "model",
+    [
+        "anthropic/claude-sonnet-4-5",
+        "claude-haiku-4-5",
+        "openai/gpt-5.1",
+        "gpt-4o",
+        "gpt-5.4",
+        "gemini/gemini-2.5-pro",
+        "deepseek/deepseek-chat",
+    ],
+)
 @pytest.mark.parametrize("usage", USAGES)
 def test_request_cost_matches_litellm(litellm, model, usage):
     prompt, completion, read, write = usage
-    want_in, want_out = litellm.cost_per_token(model=model, prompt_tokens=prompt, completion_tokens=completion,
-                                               cache_read_input_tokens=read, cache_creation_input_tokens=write)
-    cost = cost_map.request_cost(model, prompt_tokens=prompt, completion_tokens=completion,
-                                 cache_read_tokens=read, cache_write_tokens=write)
+    want_in, want_out = litellm.cost_per_token(
+        model=model,
+        prompt_tokens=prompt,
+        completion_tokens=completion,
+        cache_read_input_tokens=read,
+        cache_creation_input_tokens=write,
+    )
+    cost = cost_map.request_cost(
+        model, prompt_tokens=prompt, completion_tokens=completion, cache_read_tokens=read, cache_write_tokens=write
+    )
     assert cost is not None
     assert math.isclose(cost.input, want_in, rel_tol=1e-9, abs_tol=1e-15)
     assert math.isclose(cost.output, want_out, rel_tol=1e-9, abs_tol=1e-15)
     assert math.isclose(cost.total, want_in + want_out, rel_tol=1e-9, abs_tol=1e-15)
-    assert cost_map.input_cost(model, prompt_tokens=prompt, cache_read_tokens=read,
-                               cache_write_tokens=write) == cost.input
+    assert (
+        cost_map.input_cost(model, prompt_tokens=prompt, cache_read_tokens=read, cache_write_tokens=write) == cost.input
+    )
     assert cost_map.completion_cost(model, prompt_tokens=prompt, completion_tokens=completion) == cost.output
 
 
@@ -148,8 +192,9 @@ def test_cache_prices_in_numbers():
     price (billed as input); Gemini 2.5 Pro bills every token at its higher tier past 200k."""
     sonnet = cost_map.model_info("anthropic/claude-sonnet-4-5")
     assert sonnet.context_window == 200_000 and sonnet.supports_prompt_caching
-    cost = cost_map.request_cost(sonnet, prompt_tokens=100_000, completion_tokens=1_000, cache_read_tokens=60_000,
-                                 cache_write_tokens=10_000)
+    cost = cost_map.request_cost(
+        sonnet, prompt_tokens=100_000, completion_tokens=1_000, cache_read_tokens=60_000, cache_write_tokens=10_000
+    )
     assert cost.input == pytest.approx(30_000 * 3e-6 + 60_000 * 0.3e-6 + 10_000 * 3.75e-6)
     assert cost.output == pytest.approx(1_000 * 15e-6)
     gpt = cost_map.model_info("openai/gpt-5.1")
@@ -168,8 +213,8 @@ def test_generalized_models_have_a_window_but_no_price():
 
 
 def test_model_limits_reads_the_cost_map():
-    from agent.settings.config import Settings
     from agent.llm.models import model_limits
+    from agent.settings.config import Settings
 
     limits = model_limits(Settings(), "gemini/gemini-2.5-pro")
     assert limits.from_litellm and limits.context_window == 1_048_576 and limits.max_output_tokens == 65_536

@@ -33,13 +33,20 @@ def test_litellm_is_pinned_exactly_and_the_pinned_version_is_installed():
     assert pinned is not None, "litellm must keep an exact pin while cairn reads an undocumented name"
     assert version("litellm") == pinned, (
         f"litellm {version('litellm')} is installed, {pinned} is pinned: re-run tests/llm/test_litellm_guard.py "
-        "against the new version and move the pin (pyproject.toml, then bash scripts/lock.sh)")
+        "against the new version and move the pin (pyproject.toml, then bash scripts/lock.sh)"
+    )
 
 
 async def _stream_wrapper(server: FakeLLMServer):
     litellm = import_litellm()
-    stream = await litellm.acompletion(model="openai/fake-model", messages=[{"role": "user", "content": "hi"}],
-                                       api_base=server.base_url, api_key="sk-test", stream=True, max_retries=0)
+    stream = await litellm.acompletion(
+        model="openai/fake-model",
+        messages=[{"role": "user", "content": "hi"}],
+        api_base=server.base_url,
+        api_key="sk-test",
+        stream=True,
+        max_retries=0,
+    )
     finish = None
     async for chunk in stream:
         for choice in chunk.choices:

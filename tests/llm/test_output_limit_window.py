@@ -17,14 +17,20 @@ from typing import Any
 
 import pytest
 
-from agent.settings.config import load_settings
 from agent.context.budget import TOKEN_BUFFER_FRACTION, budget_for
 from agent.llm.cost_map import model_info
 from agent.llm.models import (
-    MAX_OUTPUT_SHARE_OF_WINDOW, SOURCE_CONFIG, SOURCE_LLAMA_CPP, SOURCE_OPENAI_MODELS, SOURCE_PRICE_MAP,
-    DiscoveredWindow, model_limits, output_cap,
+    MAX_OUTPUT_SHARE_OF_WINDOW,
+    SOURCE_CONFIG,
+    SOURCE_LLAMA_CPP,
+    SOURCE_OPENAI_MODELS,
+    SOURCE_PRICE_MAP,
+    DiscoveredWindow,
+    model_limits,
+    output_cap,
 )
 from agent.runtime.runtime import Runtime
+from agent.settings.config import load_settings
 from tests.fakes.llm_server import FakeLLMServer, error, text
 
 SMALL_WINDOW = 4096
@@ -62,8 +68,9 @@ def test_a_price_map_window_is_an_input_limit_and_keeps_the_maps_output_limit(wo
 def test_the_budget_keeps_room_for_the_capped_reply(workspace):
     settings = _settings(workspace)
     limits = model_limits(settings, "openai/local", DiscoveredWindow(SMALL_WINDOW, SOURCE_LLAMA_CPP))
-    budget = budget_for(settings, "openai/local", window=limits.context_window,
-                        max_output_tokens=limits.max_output_tokens)
+    budget = budget_for(
+        settings, "openai/local", window=limits.context_window, max_output_tokens=limits.max_output_tokens
+    )
     assert budget.reserved == SMALL_CAP
     assert budget.allowed == math.floor(SMALL_WINDOW * (1 - TOKEN_BUFFER_FRACTION)) - SMALL_CAP == 2662
     # a prompt the budget allows, plus the whole reply, fits the window
@@ -82,27 +89,46 @@ def _vllm_limit(answer: str):
         prompt = len(json.dumps([request.get("messages"), request.get("tools")])) // 4
         wanted = request.get("max_tokens") or 0
         if prompt + wanted > SMALL_WINDOW:
-            return error(400, message=f"This model's maximum context length is {SMALL_WINDOW} tokens. However, you "
-                                      f"requested {prompt + wanted} tokens ({prompt} in the messages, {wanted} in "
-                                      "the completion). Please reduce the length of the messages or completion.",
-                         type="BadRequestError")
+            return error(
+                400,
+                message=f"This model's maximum context length is {SMALL_WINDOW} tokens. However, you "
+                f"requested {prompt + wanted} tokens ({prompt} in the messages, {wanted} in "
+                "the completion). Please reduce the length of the messages or completion.",
+                type="BadRequestError",
+            )
         return text(answer)
 
     return step
 
 
-@pytest.mark.parametrize("route", [
-    {"/props": {"default_generation_settings": {"n_ctx": SMALL_WINDOW}, "total_slots": 1}},
-    {"/v1/models": {"object": "list", "data": [{"id": "fake-model", "object": "model", "max_model_len": SMALL_WINDOW}]}},
-], ids=["llama.cpp /props", "vLLM /v1/models"])
+@pytest.mark.parametrize(
+    "route",
+    [
+        {"/props": {"default_generation_settings": {"n_ctx": SMALL_WINDOW}, "total_slots": 1}},
+        {
+            "/v1/models": {
+                "object": "list",
+                "data": [{"id": "fake-model", "object": "model", "max_model_len": SMALL_WINDOW}],
+            }
+        },
+    ],
+    ids=["llama.cpp /props", "vLLM /v1/models"],
+)
 async def test_a_small_discovered_window_caps_every_request(workspace, route):
     """End to end through litellm: the turn's and the condense request's `max_tokens` are
     the capped limit, the server accepts both, and prompt + reply fit the window."""
     srv = FakeLLMServer([_vllm_limit("Hello back."), _vllm_limit("## Summary\nThe user said hi.")], extra_get=route)
     try:
-        settings = load_settings(workspace, flags={"model": "openai/fake-model", "api_base": srv.base_url,
-                                                   "api_key": "sk-test", "yolo": True,
-                                                   "llm": {"max_retries": 0}})
+        settings = load_settings(
+            workspace,
+            flags={
+                "model": "openai/fake-model",
+                "api_base": srv.base_url,
+                "api_key": "sk-test",
+                "yolo": True,
+                "llm": {"max_retries": 0},
+            },
+        )
         events: list = []
         runtime = await Runtime.open(settings, on_event=events.append, approver=None)
         try:

@@ -25,8 +25,13 @@ async def _interleaving(server: FakeLLMServer) -> list[str]:
 
     heart = asyncio.create_task(beat())
     try:
-        request = ChatRequest(model="openai/fake", messages=[{"role": "user", "content": "go"}], tools=[],
-                              api_base=server.base_url, api_key="sk-test")
+        request = ChatRequest(
+            model="openai/fake",
+            messages=[{"role": "user", "content": "go"}],
+            tools=[],
+            api_base=server.base_url,
+            api_key="sk-test",
+        )
         result = await stream_chat(request, on_text=lambda t: seen.append("text"))
     finally:
         done = True
@@ -41,5 +46,5 @@ async def test_the_loop_runs_between_buffered_chunks(monkeypatch):
         seen = await _interleaving(server)
     texts = [i for i, kind in enumerate(seen) if kind == "text"]
     assert len(texts) > 100
-    between = [seen[a + 1:b] for a, b in zip(texts, texts[1:])]
+    between = [seen[a + 1 : b] for a, b in zip(texts, texts[1:], strict=False)]
     assert all("beat" in gap for gap in between)  # never two chunks without the loop running

@@ -35,8 +35,14 @@ SCRIPT = textwrap.dedent("""
 
 @pytest.mark.slow
 def test_the_first_request_with_tools_imports_nothing_new_after_the_warm_up():
-    done = subprocess.run([sys.executable, "-c", SCRIPT], cwd=REPO, capture_output=True, text=True, timeout=300,
-                          env={**__import__("os").environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"})
+    done = subprocess.run(
+        [sys.executable, "-c", SCRIPT],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**__import__("os").environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"},
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     line = next(line for line in done.stdout.splitlines() if line.startswith("NEW:"))
     assert line == "NEW:", f"imported by the first real request, not by the warm-up: {line[4:]}"

@@ -19,17 +19,31 @@ from typing import Any
 
 import pytest
 
-from agent.settings.config import load_settings
 from agent.llm.models import (
-    SOURCE_CONFIG, SOURCE_DEFAULT, SOURCE_LLAMA_CPP, SOURCE_OLLAMA, SOURCE_OPENAI_MODELS, SOURCE_PRICE_MAP,
-    DiscoveredWindow, discover_window, model_limits, needs_window_discovery, probe_window,
+    SOURCE_CONFIG,
+    SOURCE_DEFAULT,
+    SOURCE_LLAMA_CPP,
+    SOURCE_OLLAMA,
+    SOURCE_OPENAI_MODELS,
+    SOURCE_PRICE_MAP,
+    DiscoveredWindow,
+    discover_window,
+    model_limits,
+    needs_window_discovery,
+    probe_window,
 )
 from agent.runtime.runtime import Runtime
+from agent.settings.config import load_settings
 from tests.fakes.llm_server import FakeLLMServer, text
 
 LLAMA_PROPS = {
-    "default_generation_settings": {"id": 0, "id_task": -1, "n_ctx": 16384, "speculative": False,
-                                    "params": {"n_predict": -1}},
+    "default_generation_settings": {
+        "id": 0,
+        "id_task": -1,
+        "n_ctx": 16384,
+        "speculative": False,
+        "params": {"n_predict": -1},
+    },
     "total_slots": 1,
     "model_path": "../models/qwen2.5-coder-1.5b-q4_k_m.gguf",
 }
@@ -82,7 +96,7 @@ class _Server:
         self.root = f"http://127.0.0.1:{self.httpd.server_address[1]}"
         threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
 
-    def __enter__(self) -> "_Server":
+    def __enter__(self) -> _Server:
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -174,8 +188,10 @@ def test_the_window_order_and_when_to_ask(workspace):
     # A configured window wins over everything, and the model is not asked about.
     pinned = load_settings(workspace, flags={**flags, "models": {"openai/local": {"context_window": 5000}}})
     assert not needs_window_discovery(pinned, "openai/local")
-    assert (model_limits(pinned, "openai/local", found).context_window,
-            model_limits(pinned, "openai/local", found).window_source) == (5000, SOURCE_CONFIG)
+    assert (
+        model_limits(pinned, "openai/local", found).context_window,
+        model_limits(pinned, "openai/local", found).window_source,
+    ) == (5000, SOURCE_CONFIG)
     # No api_base: nothing to ask.
     assert not needs_window_discovery(load_settings(workspace, flags={"model": "openai/local"}), "openai/local")
 
@@ -189,8 +205,10 @@ async def test_a_runtime_uses_the_window_its_server_reports(workspace, props):
 
     srv = FakeLLMServer([text("hello back")], extra_get={"/props": props})
     try:
-        settings = load_settings(workspace, flags={"model": "openai/fake-model", "api_base": srv.base_url,
-                                                   "api_key": "sk-test", "yolo": True})
+        settings = load_settings(
+            workspace,
+            flags={"model": "openai/fake-model", "api_base": srv.base_url, "api_key": "sk-test", "yolo": True},
+        )
         events: list = []
         runtime = await Runtime.open(settings, on_event=events.append, approver=None)
         try:
@@ -216,8 +234,10 @@ async def test_a_runtime_uses_the_window_its_server_reports(workspace, props):
 async def test_a_runtime_without_an_answer_keeps_the_default(workspace):
     srv = FakeLLMServer()  # lists its model without max_model_len, no /props, no /api/show
     try:
-        settings = load_settings(workspace, flags={"model": "openai/fake-model", "api_base": srv.base_url,
-                                                   "api_key": "sk-test", "yolo": True})
+        settings = load_settings(
+            workspace,
+            flags={"model": "openai/fake-model", "api_base": srv.base_url, "api_key": "sk-test", "yolo": True},
+        )
         runtime = await Runtime.open(settings, on_event=lambda e: None, approver=None)
         try:
             await runtime.ready()

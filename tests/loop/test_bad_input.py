@@ -53,8 +53,9 @@ async def test_denied_command_is_not_run(server, open_runtime, workspace):
         requests.append(request)
         return "deny"
 
-    msg, _ = await run_one_call(server, open_runtime, "terminal-execute", {"command": "touch made"},
-                                yolo=False, approver=deny)
+    msg, _ = await run_one_call(
+        server, open_runtime, "terminal-execute", {"command": "touch made"}, yolo=False, approver=deny
+    )
     assert msg.content.startswith("Error:") and not (workspace / "made").exists()
     assert requests[0].kind == "command" and requests[0].detail == "touch made"
 
@@ -68,10 +69,10 @@ async def test_huge_command_output_capped_for_model_whole_in_storage(server, ope
     from agent.tools.terminal import STREAM_KEEP_BYTES
 
     size = STREAM_KEEP_BYTES - 1024 * 1024  # all of it is kept (more is cut to head and tail)
-    msg, _ = await run_one_call(server, open_runtime, "terminal-execute",
-                                {"command": f"head -c {size} /dev/zero | tr '\\0' a"})
-    stored = sqlite3.connect(db_path()).execute(
-        "SELECT content FROM messages WHERE id = ?", (msg.id,)).fetchone()[0]
+    msg, _ = await run_one_call(
+        server, open_runtime, "terminal-execute", {"command": f"head -c {size} /dev/zero | tr '\\0' a"}
+    )
+    stored = sqlite3.connect(db_path()).execute("SELECT content FROM messages WHERE id = ?", (msg.id,)).fetchone()[0]
     assert len(json.loads(stored)["stdout"]) == size
     sent = server.requests[1]["messages"][-1]["content"]
     assert len(sent) < 4_000 and json.loads(sent)["truncated"]["stdoutChars"] == size

@@ -72,8 +72,9 @@ async def test_stream_cut_mid_text_keeps_partial_and_next_request_is_valid(serve
 
 
 async def test_stream_cut_mid_tool_arguments(server, open_runtime):
-    server.add(cut(after_chunks=4, tool_calls=[("c1", "terminal-execute", {"command": "echo hello world"})]),
-               text("fine"))
+    server.add(
+        cut(after_chunks=4, tool_calls=[("c1", "terminal-execute", {"command": "echo hello world"})]), text("fine")
+    )
     runtime = await open_runtime()
     try:
         await runtime.run_turn("question")
@@ -104,8 +105,12 @@ async def test_interrupt_while_streaming_keeps_partial_text(server, open_runtime
 async def test_interrupt_kills_running_command_and_answers_the_call(server, open_runtime, workspace):
     pidfile = workspace / "pid"
     server.add(
-        tool_calls([("c1", "terminal-execute", {"command": f"sh -c 'sleep 60 & echo $! > {pidfile}; wait'"}),
-                    ("c2", "terminal-execute", {"command": "echo never"})]),
+        tool_calls(
+            [
+                ("c1", "terminal-execute", {"command": f"sh -c 'sleep 60 & echo $! > {pidfile}; wait'"}),
+                ("c2", "terminal-execute", {"command": "echo never"}),
+            ]
+        ),
         text("ok"),
     )
     runtime = await open_runtime()

@@ -7,6 +7,7 @@ No test here asserts how fast anything happens; the waits only bound a hang.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import time
 from pathlib import Path
@@ -39,6 +40,7 @@ async def wait_for(predicate, timeout=90.0, what="condition"):
 
 # -- processes -------------------------------------------------------------------------------
 
+
 def _stat(pid: int) -> tuple[str, int] | None:
     """(state, process group) of a live process, None once it is gone."""
     try:
@@ -63,10 +65,8 @@ def group_members(pgid: int) -> list[int]:
 def command_names(pids: list[int]) -> list[str]:
     names = []
     for pid in pids:
-        try:
+        with contextlib.suppress(OSError):
             names.append(Path(f"/proc/{pid}/comm").read_text().strip())
-        except OSError:
-            pass
     return names
 
 
@@ -85,8 +85,14 @@ def read_pgid(path: Path) -> int | None:
 async def start_group_command(server, runtime, workspace: Path) -> tuple[asyncio.Task, int, list[int]]:
     """Run GROUP_COMMAND as the model's tool call; return the turn, its pgid and its live pids."""
     pgid_file = workspace / "pgid"
-    server.add(tool_calls([("c1", "terminal-execute", {"command": GROUP_COMMAND.format(pgid=pgid_file)}),
-                           ("c2", "terminal-execute", {"command": "echo never runs"})]))
+    server.add(
+        tool_calls(
+            [
+                ("c1", "terminal-execute", {"command": GROUP_COMMAND.format(pgid=pgid_file)}),
+                ("c2", "terminal-execute", {"command": "echo never runs"}),
+            ]
+        )
+    )
     turn = asyncio.create_task(runtime.run_turn("run the sleepers"))
     await wait_for(lambda: read_pgid(pgid_file), what="the command to start")
     pgid = read_pgid(pgid_file)
@@ -95,6 +101,7 @@ async def start_group_command(server, runtime, workspace: Path) -> tuple[asyncio
 
 
 # -- a running command ------------------------------------------------------------------------
+
 
 async def test_interrupt_kills_the_whole_process_group(server, open_runtime, workspace):
     runtime = await open_runtime()
@@ -140,6 +147,7 @@ async def test_interrupting_twice_still_cleans_up(server, open_runtime, workspac
 
 # -- a streaming answer -------------------------------------------------------------------------
 
+
 async def test_interrupting_a_stream_twice_keeps_the_partial_and_finishes_once(server, open_runtime):
     server.add(hang(60, text="half of an answer"), text("the rest"))
     runtime = await open_runtime()
@@ -159,8 +167,10 @@ async def test_interrupting_a_stream_twice_keeps_the_partial_and_finishes_once(s
         await runtime.close()
     request = server.requests[-1]["messages"]
     assert_well_formed(request)
-    assert request[-2:] == [{"role": "assistant", "content": "half of an answer"},
-                            {"role": "user", "content": "continue"}]
+    assert request[-2:] == [
+        {"role": "assistant", "content": "half of an answer"},
+        {"role": "user", "content": "continue"},
+    ]
 
 
 async def test_interrupt_before_the_first_token_stores_nothing_but_the_prompt(server, open_runtime):
@@ -183,6 +193,7 @@ async def test_interrupt_before_the_first_token_stores_nothing_but_the_prompt(se
 
 # -- the retry wait --------------------------------------------------------------------------
 
+
 async def test_interrupt_during_the_retry_wait_cancels_the_turn(server, open_runtime):
     server.add(rate_limited(retry_after=300), text("answer to the next prompt"))
     runtime = await open_runtime(flags={"llm": {"retry_max_delay": 600}})
@@ -203,6 +214,7 @@ async def test_interrupt_during_the_retry_wait_cancels_the_turn(server, open_run
 
 
 # -- quitting mid-turn, resuming at once ---------------------------------------------------------
+
 
 async def test_resume_right_after_an_interrupted_turn(server, open_runtime):
     server.add(hang(60, text="partial words"), text("resumed fine"))
@@ -227,6 +239,7 @@ async def test_resume_right_after_an_interrupted_turn(server, open_runtime):
 
 
 # -- an interrupt at any moment of a command's start ---------------------------------------------
+
 
 def processes_with(marker: str) -> list[int]:
     """Live processes whose command line holds `marker`."""

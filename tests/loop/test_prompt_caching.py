@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import json
 
-from agent.settings.config import load_settings
 from agent.llm.cost_map import request_cost
 from agent.runtime.runtime import Runtime
+from agent.settings.config import load_settings
 from agent.ui.app import CairnApp
 from tests.fakes.anthropic_server import breakpoints, text, tool_use
 from tests.ui.conftest import run_prompt, wait_ready
@@ -18,20 +18,24 @@ MODEL = "anthropic/claude-sonnet-4-5"
 
 
 def anthropic_settings(workspace, server):
-    return load_settings(workspace, flags={"model": MODEL, "api_base": server.base_url, "api_key": "sk-ant-test",
-                                           "yolo": True})
+    return load_settings(
+        workspace, flags={"model": MODEL, "api_base": server.base_url, "api_key": "sk-ant-test", "yolo": True}
+    )
 
 
 async def test_requests_carry_breakpoints_and_answers_record_the_cache(anthropic_server, workspace):
     (workspace / "a.py").write_text("x = 1\n")
     anthropic_server.add(
-        tool_use([("toolu_1", "filesystem-read", {"filePath": "a.py"})], input_tokens=40,
-                 cache_creation_input_tokens=2_400, cache_read_input_tokens=0),
+        tool_use(
+            [("toolu_1", "filesystem-read", {"filePath": "a.py"})],
+            input_tokens=40,
+            cache_creation_input_tokens=2_400,
+            cache_read_input_tokens=0,
+        ),
         text("x is 1.", input_tokens=30, cache_read_input_tokens=2_400, cache_creation_input_tokens=120),
     )
     events: list = []
-    runtime = await Runtime.open(anthropic_settings(workspace, anthropic_server), on_event=events.append,
-                                 approver=None)
+    runtime = await Runtime.open(anthropic_settings(workspace, anthropic_server), on_event=events.append, approver=None)
     try:
         await runtime.agent.run_turn("what is x?")
         first, second = anthropic_server.requests
@@ -51,9 +55,13 @@ async def test_requests_carry_breakpoints_and_answers_record_the_cache(anthropic
         assert answers[1].meta["usage"]["cache_write_tokens"] == 120
         # Priced with the cache prices: far below the same prompt at the full input price.
         usage = answers[1].meta["usage"]
-        expected = request_cost(MODEL, prompt_tokens=usage["prompt_tokens"],
-                                completion_tokens=usage["completion_tokens"], cache_read_tokens=2_400,
-                                cache_write_tokens=120)
+        expected = request_cost(
+            MODEL,
+            prompt_tokens=usage["prompt_tokens"],
+            completion_tokens=usage["completion_tokens"],
+            cache_read_tokens=2_400,
+            cache_write_tokens=120,
+        )
         full = request_cost(MODEL, prompt_tokens=usage["prompt_tokens"], completion_tokens=usage["completion_tokens"])
         assert answers[1].meta["cost"] == expected.total < full.total
         # Each request records when it went out (what the next build reads as "sent").

@@ -19,7 +19,7 @@ import pytest
 from agent.settings.config import LLMSettings
 from agent.turn.loop import Agent
 from tests.context.test_orphans import assert_valid
-from tests.fakes.llm_server import cut, error, hang, raw, rate_limited, text
+from tests.fakes.llm_server import cut, error, hang, rate_limited, raw, text
 from tests.loop.conftest import of_type
 
 ROLES = {"system", "user", "assistant", "tool"}
@@ -28,9 +28,15 @@ CALL = ("c1", "terminal-execute", {"command": "echo hello world from a long comm
 
 
 def _chunk(delta: dict, finish: str | None = None) -> str:
-    return "data: " + json.dumps({"id": "chatcmpl-x", "object": "chat.completion.chunk", "created": 1,
-                                  "model": "fake-model",
-                                  "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
+    return "data: " + json.dumps(
+        {
+            "id": "chatcmpl-x",
+            "object": "chat.completion.chunk",
+            "created": 1,
+            "model": "fake-model",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        }
+    )
 
 
 def assert_well_formed(messages: list[dict]) -> None:
@@ -96,8 +102,7 @@ async def test_fault_before_the_answer_is_retried(server, open_runtime, fault):
     assert_readable(retry.reason)
     assert not of_type(runtime.events, "turn_error")
     assert of_type(runtime.events, "turn_finished")[-1].status == "ok"
-    assert [(m.role, m.status, m.content) for m in history] == [("user", "ok", "hi"),
-                                                               ("assistant", "ok", "recovered")]
+    assert [(m.role, m.status, m.content) for m in history] == [("user", "ok", "hi"), ("assistant", "ok", "recovered")]
     first, second = server.requests
     assert second["messages"] == first["messages"]  # the retry resends the same request
     assert_well_formed(second["messages"])
@@ -132,6 +137,7 @@ async def test_persistent_fault_gives_up_and_the_next_turn_is_valid(server, open
 
 # -- backoff: exponential with jitter, bounded, Retry-After honoured ----------------------------
 
+
 def _agent(**llm) -> SimpleNamespace:
     return SimpleNamespace(settings=SimpleNamespace(llm=LLMSettings(**llm)))
 
@@ -154,19 +160,24 @@ def test_retry_after_is_used_as_given_but_capped():
 
 async def test_loop_backs_off_exponentially_without_retry_after(server, open_runtime):
     server.add(error(503), error(503), rate_limited(), text("done"))
-    runtime, _ = await _turns(open_runtime, "hi", flags={"llm": {"max_retries": 3, "retry_base_delay": 0.01,
-                                                                  "retry_max_delay": 1.0}})
+    runtime, _ = await _turns(
+        open_runtime, "hi", flags={"llm": {"max_retries": 3, "retry_base_delay": 0.01, "retry_max_delay": 1.0}}
+    )
     delays = [r.delay for r in of_type(runtime.events, "retrying")]
     assert len(delays) == 3
     for attempt, delay in enumerate(delays, start=1):
         assert 0.01 * 2 ** (attempt - 1) / 2 <= delay <= 0.01 * 2 ** (attempt - 1)
 
 
-@pytest.mark.parametrize("header,expected", [
-    ("0.2", 0.2),
-    ("1000", 0.3),  # capped at retry_max_delay
-    (email.utils.formatdate(time.time() - 60, usegmt=True), 0.0),  # an HTTP date in the past
-], ids=["seconds", "capped", "http-date"])
+@pytest.mark.parametrize(
+    "header,expected",
+    [
+        ("0.2", 0.2),
+        ("1000", 0.3),  # capped at retry_max_delay
+        (email.utils.formatdate(time.time() - 60, usegmt=True), 0.0),  # an HTTP date in the past
+    ],
+    ids=["seconds", "capped", "http-date"],
+)
 async def test_retry_after_header_sets_the_wait(server, open_runtime, header, expected):
     server.add(rate_limited(retry_after=header), text("ok"))
     runtime, _ = await _turns(open_runtime, "hi", flags={"llm": {"retry_base_delay": 5.0, "retry_max_delay": 0.3}})
@@ -176,6 +187,7 @@ async def test_retry_after_header_sets_the_wait(server, open_runtime, header, ex
 
 
 # -- auth: no retry, the message names the variable to set --------------------------------------
+
 
 @pytest.mark.parametrize("fault", [error(401), error(403)], ids=["401", "403"])
 async def test_auth_error_is_not_retried_and_names_the_variable(server, open_runtime, fault):
@@ -191,9 +203,15 @@ async def test_auth_error_is_not_retried_and_names_the_variable(server, open_run
 
 
 async def test_out_of_quota_429_is_not_retried(server, open_runtime):
-    server.add(error(429, code="insufficient_quota", type="insufficient_quota",
-                     message="You exceeded your current quota, please check your plan and billing details."),
-               text("paid up"))
+    server.add(
+        error(
+            429,
+            code="insufficient_quota",
+            type="insufficient_quota",
+            message="You exceeded your current quota, please check your plan and billing details.",
+        ),
+        text("paid up"),
+    )
     runtime, history = await _turns(open_runtime, "hi", "again")
     assert not of_type(runtime.events, "retrying")
     (err,) = of_type(runtime.events, "turn_error")
@@ -214,6 +232,7 @@ async def test_missing_api_key_is_an_auth_error_not_a_network_retry(server, open
 
 
 # -- connection refused -------------------------------------------------------------------------
+
 
 async def test_connection_refused_retries_then_says_where_and_the_next_request_is_valid(server, open_runtime):
     base = f"http://127.0.0.1:{closed_port()}/v1"
@@ -237,20 +256,33 @@ MID_TEXT = "The answer is forty-two, because the question was"
 MID_STREAM = {
     "cut mid text (connection drop)": (cut(after_chunks=4, text=MID_TEXT), MID_TEXT),
     "cut mid text (clean EOF, no finish)": (cut(after_chunks=4, text=MID_TEXT, mode="eof"), MID_TEXT),
-    "malformed SSE mid text": (raw([_chunk({"role": "assistant", "content": ""}), "",
-                                    _chunk({"content": "The answer is"}), "",
-                                    "data: {not json", "", "data: [DONE]", ""]), MID_TEXT),
+    "malformed SSE mid text": (
+        raw(
+            [
+                _chunk({"role": "assistant", "content": ""}),
+                "",
+                _chunk({"content": "The answer is"}),
+                "",
+                "data: {not json",
+                "",
+                "data: [DONE]",
+                "",
+            ]
+        ),
+        MID_TEXT,
+    ),
     "hang then drop mid text": (hang(0.2, text="The answer is", then="abort"), MID_TEXT),
     "cut mid tool arguments": (cut(after_chunks=4, tool_calls=[CALL]), None),
     "cut mid tool arguments (clean EOF)": (cut(after_chunks=4, tool_calls=[CALL], mode="eof"), None),
-    "cut mid tool arguments after text": (cut(after_chunks=6, text="Let me run it.", tool_calls=[CALL]),
-                                          "Let me run it."),
+    "cut mid tool arguments after text": (
+        cut(after_chunks=6, text="Let me run it.", tool_calls=[CALL]),
+        "Let me run it.",
+    ),
 }
 
 
 @pytest.mark.parametrize("fault,full_text", MID_STREAM.values(), ids=MID_STREAM.keys())
-async def test_fault_mid_stream_keeps_the_partial_and_the_next_request_is_valid(server, open_runtime, fault,
-                                                                                full_text):
+async def test_fault_mid_stream_keeps_the_partial_and_the_next_request_is_valid(server, open_runtime, fault, full_text):
     server.add(fault, text("continuing"))
     runtime, history = await _turns(open_runtime, "question", "go on", flags=RETRY_FAST)
     assert not of_type(runtime.events, "retrying")  # part of the answer arrived: never re-asked

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import logging
 
-from agent.settings.config import load_settings
 from agent.llm.cost_map import model_info
 from agent.llm.models import model_limits
+from agent.settings.config import load_settings
 from tests.fakes.llm_server import text
 from tests.loop.conftest import of_type
 
@@ -101,15 +101,21 @@ async def test_the_tui_shows_the_cut_off_notice(server, workspace):
     from tests.ui.conftest import run_prompt, wait_ready
 
     server.add(text(CUT_TEXT, finish_reason="length"))
-    settings = load_settings(workspace, flags={"model": "openai/fake", "api_base": server.base_url,
-                                               "api_key": "sk-test", "llm": {"max_output_tokens": 321}})
+    settings = load_settings(
+        workspace,
+        flags={
+            "model": "openai/fake",
+            "api_base": server.base_url,
+            "api_key": "sk-test",
+            "llm": {"max_output_tokens": 321},
+        },
+    )
     app = CairnApp(settings)
     async with app.run_test(size=(120, 36)) as pilot:
         await wait_ready(pilot)
         await run_prompt(pilot, "write a parser")
         shown = [(n.text, n.kind) for n in app.chat.query(Notice)]
-    assert ("The answer was cut off at the model's output limit (llm.max_output_tokens = 321).",
-            "warning") in shown
+    assert ("The answer was cut off at the model's output limit (llm.max_output_tokens = 321).", "warning") in shown
 
 
 async def test_each_request_is_logged_at_info(server, open_runtime, caplog):
@@ -122,8 +128,15 @@ async def test_each_request_is_logged_at_info(server, open_runtime, caplog):
             await runtime.close()
     [line] = [r.getMessage() for r in caplog.records if r.name == "agent.llm" and r.levelno == logging.INFO]
     assert line.startswith("request model=openai/fake-model messages=2 ")
-    for part in ("max_tokens=4096", "prompt_tokens=1234", "completion_tokens=56", "cache_read_tokens=0",
-                 "cache_write_tokens=0", "finish_reason=stop", "cost=0.000000"):
+    for part in (
+        "max_tokens=4096",
+        "prompt_tokens=1234",
+        "completion_tokens=56",
+        "cache_read_tokens=0",
+        "cache_write_tokens=0",
+        "finish_reason=stop",
+        "cost=0.000000",
+    ):
         assert part in line, line
     estimated = int(line.split("tokens_estimated=")[1].split()[0])
     assert estimated > 0

@@ -14,8 +14,9 @@ async def test_read_edit_run_answer(server, open_runtime, workspace):
     (workspace / "calc.py").write_text("def add(a, b):\n    return a - b\n")
     server.add(
         tool_calls([("c1", "filesystem-read", {"filePath": "calc.py"})]),
-        tool_calls([("c2", "filesystem-edit", {"filePath": "calc.py", "searchContent": "a - b",
-                                               "replaceContent": "a + b"})]),
+        tool_calls(
+            [("c2", "filesystem-edit", {"filePath": "calc.py", "searchContent": "a - b", "replaceContent": "a + b"})]
+        ),
         tool_calls([("c3", "terminal-execute", {"command": "python3 -c 'import calc; print(calc.add(2, 3))'"})]),
         text("Fixed: `add` returns 5 for 2 + 3.", prompt_tokens=1234, completion_tokens=12),
     )
@@ -36,7 +37,7 @@ async def test_read_edit_run_answer(server, open_runtime, workspace):
     ).fetchall()
     assert [r[2] for r in rows] == ["user", "assistant", "tool", "assistant", "tool", "assistant", "tool", "assistant"]
     assert rows[0][1] is None
-    for prev, cur in zip(rows, rows[1:]):
+    for prev, cur in zip(rows, rows[1:], strict=False):
         assert cur[1] == prev[0]
     assert all(r[4] == "ok" for r in rows)
     assert json.loads(rows[6][5])["stdout"] == "5\n"
@@ -47,7 +48,11 @@ async def test_read_edit_run_answer(server, open_runtime, workspace):
     last = server.requests[-1]
     assert last["messages"][0]["role"] == "system"
     assert {t["function"]["name"] for t in last["tools"]} >= {
-        "filesystem-read", "filesystem-edit", "filesystem-create", "terminal-execute"}
+        "filesystem-read",
+        "filesystem-edit",
+        "filesystem-create",
+        "terminal-execute",
+    }
     roles = [m["role"] for m in last["messages"]]
     assert roles == ["system", "user", "assistant", "tool", "assistant", "tool", "assistant", "tool"]
     # Reported usage is stored beside our tiktoken estimate.

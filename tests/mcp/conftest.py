@@ -33,8 +33,13 @@ def http_server():
     started: list[subprocess.Popen] = []
 
     def start(*extra: str) -> str:
-        proc = subprocess.Popen([sys.executable, "-m", "tests.fakes.mcp_server", "--http", *extra],
-                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=REPO_ROOT)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "tests.fakes.mcp_server", "--http", *extra],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            cwd=REPO_ROOT,
+        )
         started.append(proc)
         line = proc.stdout.readline()  # blocks until the socket listens (or the process died)
         assert line.startswith("listening "), f"fake MCP server did not start: {line!r}"

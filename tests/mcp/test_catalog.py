@@ -13,9 +13,12 @@ NINETY = stdio_server("--many", "90")
 
 
 async def test_ninety_tools_go_as_a_catalog_and_a_loaded_schema_stays(server, open_runtime):
-    server.add(tool_calls([("c1", "mcp-tool-schema", {"names": ["mcp__fake__get_issue"]})]),
-               tool_calls([("c2", "mcp__fake__get_issue", {"workspace_id": "w1"})]),
-               text("done"), text("again"))
+    server.add(
+        tool_calls([("c1", "mcp-tool-schema", {"names": ["mcp__fake__get_issue"]})]),
+        tool_calls([("c2", "mcp__fake__get_issue", {"workspace_id": "w1"})]),
+        text("done"),
+        text("again"),
+    )
     runtime = await open_runtime(flags=mcp_flags({"fake": NINETY}))
     await runtime.wait_for_mcp()
     try:
@@ -39,8 +42,9 @@ async def test_ninety_tools_go_as_a_catalog_and_a_loaded_schema_stays(server, op
 
 
 async def test_resumed_session_loads_its_schemas_back(server, open_runtime):
-    server.add(tool_calls([("c1", "mcp-tool-schema", {"names": ["mcp__fake__list_user"]})]), text("ok"),
-               text("resumed"))
+    server.add(
+        tool_calls([("c1", "mcp-tool-schema", {"names": ["mcp__fake__list_user"]})]), text("ok"), text("resumed")
+    )
     runtime = await open_runtime(flags=mcp_flags({"fake": NINETY}))
     await runtime.wait_for_mcp()
     try:
@@ -58,8 +62,14 @@ async def test_resumed_session_loads_its_schemas_back(server, open_runtime):
 
 
 def _definition(name: str, words: int = 10) -> dict:
-    return {"type": "function", "function": {"name": name, "description": f"{name} does things. " + "w " * words,
-                                             "parameters": {"type": "object", "properties": {}}}}
+    return {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": f"{name} does things. " + "w " * words,
+            "parameters": {"type": "object", "properties": {}},
+        },
+    }
 
 
 def test_the_tool_list_only_grows_in_a_stable_order():
@@ -72,10 +82,23 @@ def test_the_tool_list_only_grows_in_a_stable_order():
     # A big server arrives: the catalog takes over, yet what was sent stays, in its place.
     big = small + [_definition(f"mcp__b__t{i:02d}", 200) for i in range(40)]
     second = request_tools(state, big, inline_tokens=4_000, count=counter.count_tools)
-    assert [t["function"]["name"] for t in second] == ["filesystem-read", "mcp-tool-schema",
-                                                        "mcp__a__one", "mcp__a__two"]
-    state.read_history([Message(role="tool", tool_name="mcp-tool-schema", tool_call_id="x", content="",
-                                meta={"mcp_loaded": ["mcp__b__t07", "mcp__b__t03"]})])
+    assert [t["function"]["name"] for t in second] == [
+        "filesystem-read",
+        "mcp-tool-schema",
+        "mcp__a__one",
+        "mcp__a__two",
+    ]
+    state.read_history(
+        [
+            Message(
+                role="tool",
+                tool_name="mcp-tool-schema",
+                tool_call_id="x",
+                content="",
+                meta={"mcp_loaded": ["mcp__b__t07", "mcp__b__t03"]},
+            )
+        ]
+    )
     third = request_tools(state, big, inline_tokens=4_000, count=counter.count_tools)
     assert [t["function"]["name"] for t in third][2:] == ["mcp__a__one", "mcp__a__two", "mcp__b__t03", "mcp__b__t07"]
     assert request_tools(state, big, inline_tokens=4_000, count=counter.count_tools) == third
@@ -87,22 +110,32 @@ def test_the_tool_list_only_grows_in_a_stable_order():
 
 def test_ninety_tool_figure(capsys):
     """The closing note's figure: tokens of the tool list per request, inline vs catalog."""
-    from tests.fakes.mcp_server import many_tools
     from agent.mcp.connection import RemoteTool
     from agent.mcp.loader import McpToolSchema
     from agent.tools.registry import default_registry
+    from tests.fakes.mcp_server import many_tools
 
     counter = counter_for("o200k_base")
     builtin = default_registry().definitions()
-    remote = [RemoteTool(server="fake", name=t["name"], exposed=f"mcp__fake__{t['name']}",
-                         description=t["description"], schema=t["inputSchema"]).definition() for t in many_tools(90)]
+    remote = [
+        RemoteTool(
+            server="fake",
+            name=t["name"],
+            exposed=f"mcp__fake__{t['name']}",
+            description=t["description"],
+            schema=t["inputSchema"],
+        ).definition()
+        for t in many_tools(90)
+    ]
     everything = builtin + [McpToolSchema(dict).definition()] + remote
     inline = request_tools(CatalogState(), everything, inline_tokens=10**9, count=counter.count_tools)
     catalog = request_tools(CatalogState(), everything, inline_tokens=4_000, count=counter.count_tools)
     base = counter.count_tools(builtin)
     inline_tokens, catalog_tokens = counter.count_tools(inline), counter.count_tools(catalog)
     with capsys.disabled():
-        print(f"\n90-tool MCP server, tool tokens per request: built-in tools {base:,}; inline "
-              f"{inline_tokens:,} (MCP {inline_tokens - base:,}); catalog {catalog_tokens:,} "
-              f"(MCP {catalog_tokens - base:,})")
+        print(
+            f"\n90-tool MCP server, tool tokens per request: built-in tools {base:,}; inline "
+            f"{inline_tokens:,} (MCP {inline_tokens - base:,}); catalog {catalog_tokens:,} "
+            f"(MCP {catalog_tokens - base:,})"
+        )
     assert catalog_tokens - base < (inline_tokens - base) / 4

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 
-from agent.settings.config import load_settings
 from agent.mcp.servers import read_mcp_json, server_specs, trust_mcp_json
+from agent.settings.config import load_settings
 from tests.fakes.llm_server import text, tool_calls
 from tests.mcp.conftest import mcp_flags, of_type, stdio_server, tool_names
 
@@ -15,8 +15,7 @@ async def test_http_server_with_a_token_header(server, open_runtime, http_server
     url = http_server("--require-header", "Authorization=Bearer s3cret")
     monkeypatch.setenv("FAKE_MCP_TOKEN", "s3cret")
     server.add(tool_calls([("c1", "mcp__web__echo", {"text": "over http"})]), text("done"))
-    servers = {"web": {"url": url, "headers": {"Authorization": "Bearer ${FAKE_MCP_TOKEN}"}},
-               "nokey": {"url": url}}
+    servers = {"web": {"url": url, "headers": {"Authorization": "Bearer ${FAKE_MCP_TOKEN}"}}, "nokey": {"url": url}}
     runtime = await open_runtime(flags=mcp_flags(servers))
     await runtime.wait_for_mcp()
     try:
@@ -59,17 +58,18 @@ def test_user_config_servers_always_apply(workspace, monkeypatch):
     config_dir().mkdir(parents=True, exist_ok=True)
     (config_dir() / "config.toml").write_text(
         '[mcp.servers.mine]\ncommand = "srv"\nargs = ["--root", "${HOME}"]\nenv = {TOKEN = "${NOPE:-fallback}"}\n'
-        '[mcp.servers.off]\ncommand = "x"\nenabled = false\n')
+        '[mcp.servers.off]\ncommand = "x"\nenabled = false\n'
+    )
     monkeypatch.setenv("HOME", "/home/someone")
     specs, problems = server_specs(load_settings(workspace))
     assert [(s.name, s.args, s.env, s.source) for s in specs] == [
-        ("mine", ["--root", "/home/someone"], {"TOKEN": "fallback"}, "config.toml")]
+        ("mine", ["--root", "/home/someone"], {"TOKEN": "fallback"}, "config.toml")
+    ]
     assert problems == []
 
 
 async def test_mcp_tools_ask_unless_allowed_by_name(server, open_runtime):
-    server.add(tool_calls([("c1", "mcp__fake__echo", {"text": "a"}), ("c2", "mcp__fake__fail", {})]),
-               text("done"))
+    server.add(tool_calls([("c1", "mcp__fake__echo", {"text": "a"}), ("c2", "mcp__fake__fail", {})]), text("done"))
     flags = mcp_flags({"fake": stdio_server()})
     flags["permissions"] = {"allow": ["mcp__fake__echo"]}
     runtime = await open_runtime(yolo=False, flags=flags)

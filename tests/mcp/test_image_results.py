@@ -11,10 +11,10 @@ import json
 
 import mcp_types as types
 
-from agent.settings.config import load_settings
 from agent.images import MAX_IMAGE_BYTES
 from agent.mcp.results import MAX_IMAGES_PER_RESULT, read_result
 from agent.runtime.runtime import Runtime
+from agent.settings.config import load_settings
 from tests.fakes import anthropic_server as anthropic
 from tests.fakes.llm_server import text, tool_calls
 from tests.fakes.mcp_server import PNG_1x1
@@ -55,21 +55,29 @@ async def _run_image_tool(open_runtime, model: str, *prompts: str):
 
 # -- reading a result ---------------------------------------------------------------------------
 
+
 def test_an_image_is_checked_named_by_what_it_is_and_labelled_in_place():
     shot, photo = png(4, 3), jpeg(64, 48)
-    kept = _read(types.TextContent(type="text", text="two shots"), _image_block(shot),
-                 _image_block(photo, "image/png"))  # the claimed type is not trusted: the bytes say JPEG
+    kept = _read(
+        types.TextContent(type="text", text="two shots"), _image_block(shot), _image_block(photo, "image/png")
+    )  # the claimed type is not trusted: the bytes say JPEG
     assert kept.text == "two shots\n[image: mcp__s__shot-1.png, 4x3]\n[image: mcp__s__shot-2.jpg, 64x48]"
     assert [(a.ref.name, a.ref.mime, a.data) for a in kept.images] == [
-        ("mcp__s__shot-1.png", "image/png", shot), ("mcp__s__shot-2.jpg", "image/jpeg", photo)]
+        ("mcp__s__shot-1.png", "image/png", shot),
+        ("mcp__s__shot-2.jpg", "image/jpeg", photo),
+    ]
     assert kept.meta["images"] == [a.ref.model_dump() for a in kept.images]
     assert kept.meta["mcp_content"] == ["image"]
 
 
 def test_an_image_that_fails_the_checks_is_one_line_saying_why():
     oversized = "A" * (MAX_IMAGE_BYTES * 4 // 3 + 8)
-    kept = _read(_image_block(b"not an image at all"), _image_block("%%% not base64 %%%"),
-                 _image_block(oversized), _image_block(b"\x89PNG\r\n\x1a\n" + b"\x00" * 4, "x" * 5_000))
+    kept = _read(
+        _image_block(b"not an image at all"),
+        _image_block("%%% not base64 %%%"),
+        _image_block(oversized),
+        _image_block(b"\x89PNG\r\n\x1a\n" + b"\x00" * 4, "x" * 5_000),
+    )
     lines = kept.text.split("\n")
     assert lines[0] == "[image: image/png, 19 bytes; not shown: not a PNG, JPEG, GIF or WebP image]"
     assert lines[1].endswith("not shown: not valid base64]")
@@ -86,13 +94,24 @@ def test_a_result_attaches_a_bounded_number_of_images():
 
 # -- end to end ---------------------------------------------------------------------------------
 
+
 async def test_a_vision_model_gets_the_image_after_the_tool_results(server, open_runtime):
-    server.add(tool_calls([("c1", "mcp__fake__image", {}), ("c2", "mcp__fake__echo", {"text": "hi"})]),
-               text("a pixel"), text("still a pixel"))
+    server.add(
+        tool_calls([("c1", "mcp__fake__image", {}), ("c2", "mcp__fake__echo", {"text": "hi"})]),
+        text("a pixel"),
+        text("still a pixel"),
+    )
     runtime, tool, blob = await _run_image_tool(open_runtime, "openai/gpt-4o", "show me", "and again?")
     assert tool.content == f"a pixel\n{LABEL}"
-    assert tool.meta["images"] == [{"hash": tool.meta["images"][0]["hash"], "name": "mcp__fake__image-1.png",
-                                    "mime": "image/png", "width": 1, "height": 1}]
+    assert tool.meta["images"] == [
+        {
+            "hash": tool.meta["images"][0]["hash"],
+            "name": "mcp__fake__image-1.png",
+            "mime": "image/png",
+            "width": 1,
+            "height": 1,
+        }
+    ]
     assert blob == PNG_1x1  # lossless, in the blob table
     second, third = server.requests[1], server.requests[2]
     roles = [m["role"] for m in second["messages"]]
@@ -101,7 +120,7 @@ async def test_a_vision_model_gets_the_image_after_the_tool_results(server, open
     carried = second["messages"][-1]["content"]
     assert carried[1]["text"] == f"{LABEL} (tool call c1)"
     assert _decoded(carried[2]) == ("image/png", PNG_1x1)
-    assert third["messages"][:len(second["messages"])] == second["messages"]  # a stable prefix
+    assert third["messages"][: len(second["messages"])] == second["messages"]  # a stable prefix
     assert [e.status for e in of_type(runtime.events, "turn_finished")] == ["ok", "ok"]
 
 
@@ -135,10 +154,16 @@ async def test_a_resumed_session_sends_the_tools_image_from_the_store(server, op
 
 
 async def test_the_image_reaches_anthropic_after_the_tool_result(anthropic_server, workspace):
-    anthropic_server.add(anthropic.tool_use([("toolu_1", "mcp__fake__image", {})]), anthropic.text("A pixel."),
-                         anthropic.text("Yes."))
-    flags = {"model": "anthropic/claude-sonnet-4-5", "api_base": anthropic_server.base_url,
-             "api_key": "sk-ant-test", "yolo": True, **mcp_flags({"fake": stdio_server()})}
+    anthropic_server.add(
+        anthropic.tool_use([("toolu_1", "mcp__fake__image", {})]), anthropic.text("A pixel."), anthropic.text("Yes.")
+    )
+    flags = {
+        "model": "anthropic/claude-sonnet-4-5",
+        "api_base": anthropic_server.base_url,
+        "api_key": "sk-ant-test",
+        "yolo": True,
+        **mcp_flags({"fake": stdio_server()}),
+    }
     runtime = await Runtime.open(load_settings(workspace, flags=flags), on_event=lambda event: None, approver=None)
     await runtime.wait_for_mcp()
     try:

@@ -18,19 +18,31 @@ def notices(app, kind=None) -> list[str]:
 
 
 async def test_mcp_command_lists_and_restarts(server, workspace):
-    flags = {"model": "openai/fake", "api_base": server.base_url, "api_key": "sk-test",
-             **mcp_flags({"fake": stdio_server(), "broken": stdio_server("--exit-at-start")})}
+    flags = {
+        "model": "openai/fake",
+        "api_base": server.base_url,
+        "api_key": "sk-test",
+        **mcp_flags({"fake": stdio_server(), "broken": stdio_server("--exit-at-start")}),
+    }
     app = CairnApp(load_settings(workspace, flags=flags))
     async with app.run_test(size=SIZE) as pilot:
         await wait_ready(pilot)
         runtime = app.runtime
-        await wait_for(pilot, lambda: {s.state for s in runtime.mcp_status()} == {"ready", "failed"},
-                       MCP_TIMEOUT, "the servers to settle")
-        await wait_for(pilot, lambda: any("MCP server 'broken' failed" in n for n in notices(app, "warning")),
-                       what="the failure notice")
+        await wait_for(
+            pilot,
+            lambda: {s.state for s in runtime.mcp_status()} == {"ready", "failed"},
+            MCP_TIMEOUT,
+            "the servers to settle",
+        )
+        await wait_for(
+            pilot,
+            lambda: any("MCP server 'broken' failed" in n for n in notices(app, "warning")),
+            what="the failure notice",
+        )
         await send(pilot, "/mcp")
-        await wait_for(pilot, lambda: any(n.startswith("MCP servers:") for n in notices(app, "help")),
-                       what="the /mcp list")
+        await wait_for(
+            pilot, lambda: any(n.startswith("MCP servers:") for n in notices(app, "help")), what="the /mcp list"
+        )
         listing = next(n for n in notices(app, "help") if n.startswith("MCP servers:"))
         assert "fake  ready  (stdio, config.toml, 6 tools)" in listing
         assert "mcp__fake__echo" in listing and "broken  failed" in listing
@@ -38,5 +50,8 @@ async def test_mcp_command_lists_and_restarts(server, workspace):
         await wait_for(pilot, lambda: "MCP server fake: ready" in notices(app), MCP_TIMEOUT, "the restart")
         assert "mcp__fake__echo" in runtime.agent.registry.names
         await send(pilot, "/mcp restart nosuch")
-        await wait_for(pilot, lambda: any("No MCP server named 'nosuch'" in n for n in notices(app)),
-                       what="the unknown-server notice")
+        await wait_for(
+            pilot,
+            lambda: any("No MCP server named 'nosuch'" in n for n in notices(app)),
+            what="the unknown-server notice",
+        )

@@ -8,10 +8,10 @@ import json
 import os
 from pathlib import Path
 
-from agent.settings import trust
-from agent.settings.config import load_settings
 from agent.mcp.manager import McpManager
 from agent.mcp.servers import read_mcp_json, server_specs, trust_mcp_json
+from agent.settings import trust
+from agent.settings.config import load_settings
 from tests.mcp.conftest import stdio_server
 
 
@@ -22,8 +22,9 @@ def _write(folder: Path, servers: dict) -> Path:
 
 
 def _manager(workspace: Path, notes: list[tuple[str, str]]) -> McpManager:
-    return McpManager(load_settings(workspace), on_tools=lambda tools: None,
-                      notify=lambda text, kind: notes.append((text, kind)))
+    return McpManager(
+        load_settings(workspace), on_tools=lambda tools: None, notify=lambda text, kind: notes.append((text, kind))
+    )
 
 
 def test_a_symlink_to_another_folders_trusted_mcp_json_is_not_trusted_here(workspace, tmp_path):
@@ -98,9 +99,13 @@ def test_older_records_keep_working_for_the_config_and_trust_no_mcp_json(workspa
     (workspace / ".cairn").mkdir()
     (workspace / ".cairn" / "config.toml").write_text('model = "openai/x"\n')
     config_sha = trust.digest((workspace / ".cairn" / "config.toml").read_bytes())
-    old = {"version": 1, "folders": {
-        str(workspace.resolve()): {"sha256": config_sha, "trusted_at": 1},
-        str((workspace / ".mcp.json").resolve()): {"sha256": trust.digest(raw), "trusted_at": 1}}}
+    old = {
+        "version": 1,
+        "folders": {
+            str(workspace.resolve()): {"sha256": config_sha, "trusted_at": 1},
+            str((workspace / ".mcp.json").resolve()): {"sha256": trust.digest(raw), "trusted_at": 1},
+        },
+    }
     trust.trust_path().parent.mkdir(parents=True, exist_ok=True)
     trust.trust_path().write_text(json.dumps(old))
     assert load_settings(workspace).model == "openai/x"

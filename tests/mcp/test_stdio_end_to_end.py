@@ -38,8 +38,7 @@ async def test_model_lists_and_calls_a_tool(server, open_runtime):
 
 async def test_crash_mid_call_gives_an_error_and_the_session_goes_on(server, open_runtime, tmp_path):
     calls = tmp_path / "calls.txt"
-    server.add(tool_calls([("c1", "mcp__fake__crash", {})]), text("the server crashed"),
-               text("still here"))
+    server.add(tool_calls([("c1", "mcp__fake__crash", {})]), text("the server crashed"), text("still here"))
     runtime = await open_with(open_runtime, {"fake": stdio_server("--calls", str(calls))})
     try:
         await runtime.run_turn("crash it")
@@ -105,8 +104,9 @@ async def test_hostile_tools_are_bounded(server, open_runtime):
 
 
 async def test_a_server_that_cannot_start_is_one_notice(server, open_runtime):
-    runtime = await open_with(open_runtime, {"gone": stdio_server("--exit-at-start"),
-                                             "missing": {"command": "/nonexistent/cairn-mcp-server"}})
+    runtime = await open_with(
+        open_runtime, {"gone": stdio_server("--exit-at-start"), "missing": {"command": "/nonexistent/cairn-mcp-server"}}
+    )
     try:
         states = {s.name: (s.state, s.error) for s in runtime.mcp_status()}
     finally:

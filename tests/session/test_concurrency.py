@@ -62,8 +62,10 @@ async def test_two_connections_interleave_appends(tmp_path):
 
 def test_two_processes_write_at_once(tmp_path):
     path = tmp_path / "procs.db"
-    procs = [subprocess.Popen([sys.executable, "-c", WRITER, str(path), "300"], stdout=subprocess.PIPE, text=True)
-             for _ in range(2)]
+    procs = [
+        subprocess.Popen([sys.executable, "-c", WRITER, str(path), "300"], stdout=subprocess.PIPE, text=True)
+        for _ in range(2)
+    ]
     ids = []
     for proc in procs:
         out, _ = proc.communicate(timeout=300)
@@ -96,8 +98,12 @@ def test_processes_opening_a_new_database_at_once_all_get_it(tmp_path, round_):
     """Switching a new file to WAL from several processes at once: SQLite answers all but
     one `database is locked` without waiting; each must wait and open."""
     path = tmp_path / "new.db"
-    procs = [subprocess.Popen([sys.executable, "-c", OPENER, str(path)], stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True) for _ in range(4)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", OPENER, str(path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        for _ in range(4)
+    ]
     for proc in procs:
         out, err = proc.communicate(timeout=120)
         assert proc.returncode == 0, err
@@ -112,6 +118,7 @@ def test_a_failed_open_raises_and_lets_the_process_exit(tmp_path):
     proc = subprocess.run([sys.executable, "-c", OPENER, str(path)], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 1
     assert "not a database" in proc.stderr
+
 
 # -- cairn -p processes on one database (the reliability issue, item 4) -----------------------
 # Each worker is the installed console script running one long `-p` turn: the fake server
@@ -150,16 +157,39 @@ class Writers:
         assert self.go.wait(START_TIMEOUT), f"only {sorted(self.seen)} of {self.workers} workers started"
         if time.monotonic() >= self.ends:
             return text(f"{tag} done after {round_} rounds.")
-        call = (("filesystem-create", {"filePath": f"{tag}-r{round_}.txt", "content": f"{tag} {round_}\n"})
-                if round_ % 2 == 0 else ("terminal-execute", {"command": f"echo {tag}-{round_}"}))
+        call = (
+            ("filesystem-create", {"filePath": f"{tag}-r{round_}.txt", "content": f"{tag} {round_}\n"})
+            if round_ % 2 == 0
+            else ("terminal-execute", {"command": f"echo {tag}-{round_}"})
+        )
         return tool_calls([(f"{tag}-{round_}", *call)], text=filler_text(40), chunk_size=8, delay=0.004)
 
     def start(self, home: Path, workspace: Path, tag: str, *extra: str) -> subprocess.Popen:
-        args = [str(CAIRN), "-p", f"worker {tag}", "--model", "openai/fake-model", "--api-base",
-                self.server.base_url, "--api-key", "sk-test", "--yolo", "--cwd", str(workspace),
-                "--output-format", "json", *extra]
-        return subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
-                                text=True, env={**os.environ, "CAIRN_HOME": str(home)})
+        args = [
+            str(CAIRN),
+            "-p",
+            f"worker {tag}",
+            "--model",
+            "openai/fake-model",
+            "--api-base",
+            self.server.base_url,
+            "--api-key",
+            "sk-test",
+            "--yolo",
+            "--cwd",
+            str(workspace),
+            "--output-format",
+            "json",
+            *extra,
+        ]
+        return subprocess.Popen(
+            args,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            stdin=subprocess.DEVNULL,
+            text=True,
+            env={**os.environ, "CAIRN_HOME": str(home)},
+        )
 
 
 def run_writers(home: Path, workers: list[tuple[str, Path, tuple[str, ...]]], seconds: float) -> dict[str, list]:
@@ -193,13 +223,16 @@ def check_database(db: Path, printed: dict[str, list]) -> None:
     for row in rows.values():
         assert row["parent_id"] is None or rows[row["parent_id"]]["session_id"] == row["session_id"]
     for tag, messages in printed.items():
-        for previous, message in zip(messages, messages[1:]):
+        for previous, message in zip(messages, messages[1:], strict=False):
             assert message["parent_id"] == previous["id"], f"worker {tag}: chain broken at {message['id']}"
         for message in messages:
             row = rows.get(message["id"])
             assert row is not None, f"worker {tag}: message {message['id']} lost"
-            assert (row["content"], row["parent_id"], row["role"]) == (message["content"], message["parent_id"],
-                                                                       message["role"])
+            assert (row["content"], row["parent_id"], row["role"]) == (
+                message["content"],
+                message["parent_id"],
+                message["role"],
+            )
         seqs = [rows[m["id"]]["seq"] for m in messages]
         assert seqs == sorted(seqs) and len(set(seqs)) == len(seqs), f"worker {tag}: order lost"
     # Every stored row is one a worker printed: nothing half written besides.

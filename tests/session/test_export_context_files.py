@@ -12,17 +12,17 @@ import argparse
 import hashlib
 import json
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
-from agent.session import cli as session_cli
-from agent.settings.config import Settings
 from agent.context import condense_prompt
 from agent.context.files import manifest
 from agent.context.files.manager import ContextFiles
 from agent.context.files.refs import history_ref_id
+from agent.session import cli as session_cli
 from agent.session.models import Message, ToolCall
 from agent.session.store import Store
+from agent.settings.config import Settings
 
 NEEDLE = "step 20000: FAILED with NEEDLE-4242"
 LOG = "".join(f"step {i}: ok\n" for i in range(20_000)) + NEEDLE + "\n"
@@ -40,23 +40,38 @@ async def _condensed_session(workspace: Path):
     u = await store.append(session, Message(role="user", content="build it, the secret word is PLUM-77"))
     call = ToolCall(id="c1", name="terminal-execute", arguments=json.dumps({"command": "make"}))
     a = await store.append(session, Message(role="assistant", tool_calls=[call]))
-    t = await store.append(session, Message(role="tool", tool_call_id="c1", tool_name="terminal-execute",
-                                            content=json.dumps({"command": "make", "stdout": LOG, "stderr": "",
-                                                                "exitCode": 2})))
+    t = await store.append(
+        session,
+        Message(
+            role="tool",
+            tool_call_id="c1",
+            tool_name="terminal-execute",
+            content=json.dumps({"command": "make", "stdout": LOG, "stderr": "", "exitCode": 2}),
+        ),
+    )
     e = await store.append(session, Message(role="assistant", content="The build failed at step 20000."))
     replaced = [u, a, t, e]
     ref = history_ref_id(u.id, e.id)
-    summary = Message(role="user", kind="summary", parent_id=e.id, created_at=e.created_at + 1,
-                      content=condense_prompt.summary_content("We built; it failed.", ref=ref, kept=[], blocks=[],
-                                                              folded="", environment=""),
-                      meta={"condensed": {"first_id": u.id, "last_id": e.id, "count": len(replaced)}})
+    summary = Message(
+        role="user",
+        kind="summary",
+        parent_id=e.id,
+        created_at=e.created_at + 1,
+        content=condense_prompt.summary_content(
+            "We built; it failed.", ref=ref, kept=[], blocks=[], folded="", environment=""
+        ),
+        meta={"condensed": {"first_id": u.id, "last_id": e.id, "count": len(replaced)}},
+    )
     summary = await store.append(session, summary)
     await store.mark_condensed([m.id for m in replaced], summary.id)
     files = _files(store, session.id)
-    when = datetime.fromtimestamp(summary.created_at / 1000, tz=timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    await files.add_history(u.id, e.id, condense_prompt.history_markdown(replaced, workspace=workspace,
-                                                                           now_ms=summary.created_at),
-                            hint=f"conversation archive: {len(replaced)} messages condensed {when}")
+    when = datetime.fromtimestamp(summary.created_at / 1000, tz=UTC).strftime("%Y-%m-%d %H:%M UTC")
+    await files.add_history(
+        u.id,
+        e.id,
+        condense_prompt.history_markdown(replaced, workspace=workspace, now_ms=summary.created_at),
+        hint=f"conversation archive: {len(replaced)} messages condensed {when}",
+    )
     [art] = await files.list(kind="artifact")
     await files.tail(art.id, lines=1)  # the artifact's file exists (built lazily on first use)
     return store, session, ref, art.id
@@ -162,8 +177,9 @@ async def test_an_old_export_without_context_files_still_imports(tmp_path, monke
         await there.close()
 
 
-async def test_a_tampered_history_file_is_rebuilt_and_paths_stay_inside_the_folder(tmp_path, monkeypatch, capsys,
-                                                                                   workspace):
+async def test_a_tampered_history_file_is_rebuilt_and_paths_stay_inside_the_folder(
+    tmp_path, monkeypatch, capsys, workspace
+):
     store, session, hist, art = await _condensed_session(workspace)
     try:
         expected = await _views(_files(store, session.id), [hist])

@@ -26,13 +26,29 @@ def _lines(*records: dict) -> str:
     return "".join(json.dumps(r) + "\n" for r in records)
 
 
-def _cc(uuid: str, parent: str | None, kind: str, content, *, ts: str = "2025-01-01T10:00:00.000Z",
-        msg_id: str | None = None, **extra) -> dict:
+def _cc(
+    uuid: str,
+    parent: str | None,
+    kind: str,
+    content,
+    *,
+    ts: str = "2025-01-01T10:00:00.000Z",
+    msg_id: str | None = None,
+    **extra,
+) -> dict:
     message = {"role": kind, "content": content}
     if msg_id:
         message.update(id=msg_id, model="claude-test")
-    return {"type": kind, "uuid": uuid, "parentUuid": parent, "timestamp": ts, "cwd": "/proj",
-            "sessionId": "s1", "message": message, **extra}
+    return {
+        "type": kind,
+        "uuid": uuid,
+        "parentUuid": parent,
+        "timestamp": ts,
+        "cwd": "/proj",
+        "sessionId": "s1",
+        "message": message,
+        **extra,
+    }
 
 
 def _active(imported) -> list[Message]:
@@ -46,6 +62,7 @@ def _active(imported) -> list[Message]:
 
 # -- real Claude Code transcripts ----------------------------------------------------------------
 
+
 @pytest.mark.skipif(not FIXTURES, reason=f"shared transcripts not found at {TRANSCRIPTS}")
 @pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.name[:40])
 async def test_every_fixture_transcript_imports(store, path):
@@ -58,9 +75,13 @@ async def test_every_fixture_transcript_imports(store, path):
     assert len(stored) == len(imported.messages) > 0
 
     names = {tc.name for m in stored for tc in m.tool_calls}
-    raw_names = {b["name"] for line in text.splitlines() if line.strip()
-                 for b in (json.loads(line).get("message") or {}).get("content") or []
-                 if isinstance(b, dict) and b.get("type") == "tool_use"}
+    raw_names = {
+        b["name"]
+        for line in text.splitlines()
+        if line.strip()
+        for b in (json.loads(line).get("message") or {}).get("content") or []
+        if isinstance(b, dict) and b.get("type") == "tool_use"
+    }
     if "Read" in raw_names:
         assert "filesystem-read" in names
     if "Bash" in raw_names:
@@ -74,7 +95,7 @@ async def test_every_fixture_transcript_imports(store, path):
 
     times = [m.created_at for m in stored]
     assert all(isinstance(t, int) and t > 1_500_000_000_000 for t in times)
-    assert sum(1 for a, b in zip(times, times[1:]) if b < a) <= len(times) // 10
+    assert sum(1 for a, b in zip(times, times[1:], strict=False) if b < a) <= len(times) // 10
 
     loaded = await load_session_messages(store, session.id)
     assert loaded, "the active path is empty"
@@ -87,22 +108,49 @@ async def test_every_fixture_transcript_imports(store, path):
 
 # -- Claude Code: the details ----------------------------------------------------------------------
 
+
 def test_claude_code_merges_split_assistant_lines_and_chains_parallel_results():
     text = _lines(
         {"type": "summary", "summary": "Fix the parser", "leafUuid": "x"},
         _cc("u1", None, "user", "read two files"),
         _cc("a1", "u1", "assistant", [{"type": "thinking", "thinking": "hmm"}], msg_id="m1"),
         _cc("a2", "a1", "assistant", [{"type": "text", "text": "Reading."}], msg_id="m1"),
-        _cc("a3", "a2", "assistant", [{"type": "tool_use", "id": "t1", "name": "Read",
-                                       "input": {"file_path": "a.py", "offset": 10, "limit": 5}}], msg_id="m1"),
-        _cc("a4", "a3", "assistant", [{"type": "tool_use", "id": "t2", "name": "Bash",
-                                       "input": {"command": "ls", "description": "list"}}], msg_id="m1"),
+        _cc(
+            "a3",
+            "a2",
+            "assistant",
+            [
+                {
+                    "type": "tool_use",
+                    "id": "t1",
+                    "name": "Read",
+                    "input": {"file_path": "a.py", "offset": 10, "limit": 5},
+                }
+            ],
+            msg_id="m1",
+        ),
+        _cc(
+            "a4",
+            "a3",
+            "assistant",
+            [{"type": "tool_use", "id": "t2", "name": "Bash", "input": {"command": "ls", "description": "list"}}],
+            msg_id="m1",
+        ),
         {"type": "file-history-snapshot", "messageId": "zz", "snapshot": {}},
         # Parallel results: each points at the line of its own call, the later one at a3.
-        _cc("r2", "a4", "user", [{"type": "tool_result", "tool_use_id": "t2", "content": "x"}],
-            toolUseResult={"stdout": "a.py\n", "stderr": "", "interrupted": False}),
-        _cc("r1", "a3", "user", [{"type": "tool_result", "tool_use_id": "t1",
-                                  "content": [{"type": "text", "text": "    10→x"}]}]),
+        _cc(
+            "r2",
+            "a4",
+            "user",
+            [{"type": "tool_result", "tool_use_id": "t2", "content": "x"}],
+            toolUseResult={"stdout": "a.py\n", "stderr": "", "interrupted": False},
+        ),
+        _cc(
+            "r1",
+            "a3",
+            "user",
+            [{"type": "tool_result", "tool_use_id": "t1", "content": [{"type": "text", "text": "    10→x"}]}],
+        ),
         {"type": "system", "uuid": "s1", "parentUuid": "r1", "content": "hook ran"},
         _cc("a5", "s1", "assistant", [{"type": "text", "text": "Done."}], msg_id="m2"),
     )
@@ -129,22 +177,53 @@ def test_claude_code_merges_split_assistant_lines_and_chains_parallel_results():
 def test_claude_code_errors_content_forms_and_derived_ids():
     text = _lines(
         _cc("u1", None, "user", [{"type": "text", "text": "first"}, {"type": "text", "text": "second"}]),
-        _cc("a1", "u1", "assistant", [{"type": "tool_use", "id": "t1", "name": "Edit", "input": {
-            "file_path": "f", "old_string": "a", "new_string": "b", "replace_all": True}}], msg_id="m1"),
-        _cc("a2", "a1", "assistant", [{"type": "tool_use", "id": "t2", "name": "Glob", "input": {"pattern": "*"}}],
-            msg_id="m1"),
-        _cc("r1", "a2", "user", [
-            {"type": "tool_result", "tool_use_id": "t1", "is_error": True,
-             "content": "<tool_use_error>File has not been read yet.</tool_use_error>"},
-            {"type": "tool_result", "tool_use_id": "t2", "is_error": True, "content": "Error: bad glob"},
-            {"type": "text", "text": "[Request interrupted by user]"},
-        ], ts="2025-01-01T10:00:05.250Z"),
+        _cc(
+            "a1",
+            "u1",
+            "assistant",
+            [
+                {
+                    "type": "tool_use",
+                    "id": "t1",
+                    "name": "Edit",
+                    "input": {"file_path": "f", "old_string": "a", "new_string": "b", "replace_all": True},
+                }
+            ],
+            msg_id="m1",
+        ),
+        _cc(
+            "a2",
+            "a1",
+            "assistant",
+            [{"type": "tool_use", "id": "t2", "name": "Glob", "input": {"pattern": "*"}}],
+            msg_id="m1",
+        ),
+        _cc(
+            "r1",
+            "a2",
+            "user",
+            [
+                {
+                    "type": "tool_result",
+                    "tool_use_id": "t1",
+                    "is_error": True,
+                    "content": "<tool_use_error>File has not been read yet.</tool_use_error>",
+                },
+                {"type": "tool_result", "tool_use_id": "t2", "is_error": True, "content": "Error: bad glob"},
+                {"type": "text", "text": "[Request interrupted by user]"},
+            ],
+            ts="2025-01-01T10:00:05.250Z",
+        ),
     )
     imported = parse_any(text)
     user, assistant, edit, glob, note = imported.messages
     assert user.content == "first\nsecond" and user.created_at == 1735725600000
     assert json.loads(assistant.tool_calls[0].arguments) == {
-        "filePath": "f", "searchContent": "a", "replaceContent": "b", "replaceAll": True}
+        "filePath": "f",
+        "searchContent": "a",
+        "replaceContent": "b",
+        "replaceAll": True,
+    }
     assert assistant.tool_calls[1].name == "Glob"
     assert (edit.id, edit.status, edit.content) == ("r1", "error", "Error: File has not been read yet.")
     assert (glob.id, glob.status, glob.content, glob.tool_name) == ("r1:1", "error", "Error: bad glob", "Glob")
@@ -171,12 +250,26 @@ def test_claude_code_without_conversation_is_an_error():
 
 OPENAI = [
     {"role": "system", "content": "You are helpful."},
-    {"role": "user", "content": [{"type": "text", "text": "run"}, {"type": "text", "text": "ls"}],
-     "timestamp": 1738287600000},
-    {"role": "assistant", "content": None, "timestamp": 1738287601000, "tool_calls": [
-        {"id": "c1", "type": "function", "function": {"name": "bash", "arguments": "{\"command\": \"ls\"}"}}]},
-    {"role": "tool", "tool_call_id": "c1", "content": "{\"stdout\": \"\", \"stderr\": \"boom\", \"exitCode\": 1}",
-     "timestamp": 1738287602000, "messageStatus": "error"},
+    {
+        "role": "user",
+        "content": [{"type": "text", "text": "run"}, {"type": "text", "text": "ls"}],
+        "timestamp": 1738287600000,
+    },
+    {
+        "role": "assistant",
+        "content": None,
+        "timestamp": 1738287601000,
+        "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "bash", "arguments": '{"command": "ls"}'}}
+        ],
+    },
+    {
+        "role": "tool",
+        "tool_call_id": "c1",
+        "content": '{"stdout": "", "stderr": "boom", "exitCode": 1}',
+        "timestamp": 1738287602000,
+        "messageStatus": "error",
+    },
     {"role": "assistant", "content": "It failed."},
 ]
 
@@ -213,18 +306,36 @@ def test_openai_errors():
 
 # -- our JSONL: lossless round trips ------------------------------------------------------------------
 
+
 async def _branched_session(store: Store):
     session = await store.create_session(cwd="/w", model="openai/fake", title="Branches ü")
     u = await store.append(session, Message(role="user", content="hello — 你好", created_at=1000))
-    a = await store.append(session, Message(role="assistant", content="", created_at=2000, tool_calls=[
-        ToolCall(id="c1", name="terminal-execute", arguments='{"command":"ls"}')], meta={"usage": {"x": 1}}))
-    await store.append(session, Message(role="tool", tool_call_id="c1", tool_name="terminal-execute",
-                                        content='{"command":"ls","stdout":"","stderr":"","exitCode":0}',
-                                        created_at=3000))
+    a = await store.append(
+        session,
+        Message(
+            role="assistant",
+            content="",
+            created_at=2000,
+            tool_calls=[ToolCall(id="c1", name="terminal-execute", arguments='{"command":"ls"}')],
+            meta={"usage": {"x": 1}},
+        ),
+    )
+    await store.append(
+        session,
+        Message(
+            role="tool",
+            tool_call_id="c1",
+            tool_name="terminal-execute",
+            content='{"command":"ls","stdout":"","stderr":"","exitCode":0}',
+            created_at=3000,
+        ),
+    )
     abandoned = await store.append(session, Message(role="assistant", content="old answer", created_at=4000))
     # Rewind: a new answer from the user's message; the old branch stays stored.
-    await store.append(session, Message(role="user", content="again", parent_id=u.id, created_at=5000,
-                                        status="interrupted", kind="note"))
+    await store.append(
+        session,
+        Message(role="user", content="again", parent_id=u.id, created_at=5000, status="interrupted", kind="note"),
+    )
     return await store.get_session(session.id), abandoned, a
 
 
@@ -254,7 +365,7 @@ async def test_jsonl_into_the_same_database_remaps_every_id(store):
     assert copy.id != session.id
     mine = await store.all_messages(copy.id)
     theirs = await store.all_messages(session.id)
-    mapping = {old.id: new.id for old, new in zip(theirs, mine)}
+    mapping = {old.id: new.id for old, new in zip(theirs, mine, strict=False)}
     assert len(set(mapping.values())) == len(mapping) and not set(mapping) & set(mapping.values())
     mapping[session.id] = copy.id
     expected = []
@@ -273,8 +384,9 @@ async def test_jsonl_into_the_same_database_remaps_every_id(store):
 
 
 async def test_import_keeps_free_ids_and_replaces_a_taken_session_id(store):
-    text = json.dumps([{"id": "m1", "role": "user", "content": "hi"}, {"id": "m2", "role": "assistant",
-                                                                        "content": "yo"}])
+    text = json.dumps(
+        [{"id": "m1", "role": "user", "content": "hi"}, {"id": "m2", "role": "assistant", "content": "yo"}]
+    )
     first = await import_session(store, parse_any(text), cwd_default="/here")
     assert first.cwd == "/here" and first.head_id == "m2" and first.title == "hi"
     assert [m.id for m in await store.all_messages(first.id)] == ["m1", "m2"]
@@ -309,18 +421,36 @@ def _tiny():
 
 # -- Markdown -----------------------------------------------------------------------------------------
 
+
 async def test_markdown_shows_the_loaded_active_path(store):
     session, _, a = await _branched_session(store)
     # Continue from the tool result branch so the transcript has a call, a result and an error.
     await store.set_head(session, (await store.all_messages(session.id))[2].id)
     session = await store.get_session(session.id)
-    await store.append(session, Message(role="assistant", content="```py\ncode\n```", created_at=6000,
-                                        tool_calls=[ToolCall(id="c2", name="filesystem-read",
-                                                             arguments='{"filePath":"a.py"}')]))
-    await store.append(session, Message(role="tool", tool_call_id="c2", tool_name="filesystem-read",
-                                        content="Error: no such file\n```", status="error", created_at=7000))
-    await store.append(session, Message(role="assistant", content="x", tool_calls=[
-        ToolCall(id="c3", name="terminal-execute", arguments="{}")]))  # unanswered: left out
+    await store.append(
+        session,
+        Message(
+            role="assistant",
+            content="```py\ncode\n```",
+            created_at=6000,
+            tool_calls=[ToolCall(id="c2", name="filesystem-read", arguments='{"filePath":"a.py"}')],
+        ),
+    )
+    await store.append(
+        session,
+        Message(
+            role="tool",
+            tool_call_id="c2",
+            tool_name="filesystem-read",
+            content="Error: no such file\n```",
+            status="error",
+            created_at=7000,
+        ),
+    )
+    await store.append(
+        session,
+        Message(role="assistant", content="x", tool_calls=[ToolCall(id="c3", name="terminal-execute", arguments="{}")]),
+    )  # unanswered: left out
     md = export_markdown(session, await load_session_messages(store, session.id))
     assert md.startswith("# Branches ü\n")
     assert f"`{session.id}`" in md and "`/w`" in md and "1970-01-01 00:00:01 UTC" in md
@@ -337,12 +467,22 @@ def test_claude_code_result_between_split_lines_and_leading_snapshots():
     text = _lines(
         *snapshots,
         _cc("u1", None, "user", "go"),
-        _cc("a1", "u1", "assistant", [{"type": "tool_use", "id": "t1", "name": "Write",
-                                       "input": {"file_path": "n.txt", "content": "x"}}], msg_id="m1"),
+        _cc(
+            "a1",
+            "u1",
+            "assistant",
+            [{"type": "tool_use", "id": "t1", "name": "Write", "input": {"file_path": "n.txt", "content": "x"}}],
+            msg_id="m1",
+        ),
         _cc("r1", "a1", "user", [{"type": "tool_result", "tool_use_id": "t1", "content": "written"}]),
         # Same API response, written after the first result: still one assistant message.
-        _cc("a2", "r1", "assistant", [{"type": "tool_use", "id": "t2", "name": "Bash", "input": {"command": "ls"}}],
-            msg_id="m1"),
+        _cc(
+            "a2",
+            "r1",
+            "assistant",
+            [{"type": "tool_use", "id": "t2", "name": "Bash", "input": {"command": "ls"}}],
+            msg_id="m1",
+        ),
         _cc("r2", "a2", "user", [{"type": "tool_result", "tool_use_id": "t2", "content": "n.txt"}]),
     )
     assert detect_format(text) == "claude-code"

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -26,8 +26,7 @@ from agent.session.models import Message, Session
 from agent.session.store import Store
 from tests.conftest import SHARED
 from tests.hostile.conftest import bounded, bounded_sync
-from tests.session.test_importers_more import CODEX, MINI
-from tests.session.test_importers_more import _calls, _results
+from tests.session.test_importers_more import CODEX, MINI, _calls, _results
 from tests.test_cli import CAIRN, run
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -54,6 +53,7 @@ async def _survives_loading(store, imported):
 
 # -- Gemini CLI -------------------------------------------------------------------------------------
 
+
 async def test_gemini_cli_session_jsonl(store):
     text = GEMINI.read_text("utf-8")
     assert detect_format(text) == "gemini-cli"
@@ -61,14 +61,19 @@ async def test_gemini_cli_session_jsonl(store):
     calls, results = _calls(imported), _results(imported)
     assert [(c.id, c.name) for c in calls] == [
         ("run_shell_command-1787217193377-8f2a1c", "terminal-execute"),
-        ("read_file-1787217202300-1b9e4d", "read_file"), ("replace-1787217202301-6c0d2a", "replace")]
-    assert json.loads(calls[0].arguments) == {"command": "npm test --workspace packages/core",
-                                              "workingDirectory": "packages/core"}
+        ("read_file-1787217202300-1b9e4d", "read_file"),
+        ("replace-1787217202301-6c0d2a", "replace"),
+    ]
+    assert json.loads(calls[0].arguments) == {
+        "command": "npm test --workspace packages/core",
+        "workingDirectory": "packages/core",
+    }
     shell_call = imported.messages[1]
     assert shell_call.meta["original_tool_names"] == {calls[0].id: "run_shell_command"}
     assert shell_call.meta["original_arguments"][calls[0].id]["description"] == "Run the core package's tests."
-    assert shell_call.meta["thinking"] == ("**Reproducing the failure** I will run the core package's tests "
-                                           "to see the error.")
+    assert shell_call.meta["thinking"] == (
+        "**Reproducing the failure** I will run the core package's tests to see the error."
+    )
     assert shell_call.meta["tokens"]["total"] == 9248  # the record written again with its tokens
     # each result follows its call, in order; a tool error reads `Error:` with status error
     assert [r.tool_call_id for r in results] == [c.id for c in calls]
@@ -86,14 +91,19 @@ async def test_gemini_cli_session_jsonl(store):
     assert contents[-3:-1] == ["Thanks, I'll fix it myself.", "Sounds good."]
     notes = [m for m in imported.messages if m.kind == "note"]
     assert [n.content for n in notes] == [
-        "/stats", "[info] Session stats: 3 requests, 28,695 input tokens.",
-        "[warning] Gemini 2.5 Pro quota reached: switched to Gemini 2.5 Flash."]
-    assert {"2 × removed by a rewind", "3 × tool call display fields",
-            "3 × tool result repeated in a user message"} <= set(_whats(imported))
+        "/stats",
+        "[info] Session stats: 3 requests, 28,695 input tokens.",
+        "[warning] Gemini 2.5 Pro quota reached: switched to Gemini 2.5 Flash.",
+    ]
+    assert {
+        "2 × removed by a rewind",
+        "3 × tool call display fields",
+        "3 × tool result repeated in a user message",
+    } <= set(_whats(imported))
     assert imported.title == "Fix failing core tests after config change"  # the session's summary
     assert imported.model == "gemini-2.5-flash"  # the last answer's
     session, loaded = await _survives_loading(store, imported)
-    started = datetime(2026, 8, 20, 9, 14, 2, 118000, tzinfo=timezone.utc)
+    started = datetime(2026, 8, 20, 9, 14, 2, 118000, tzinfo=UTC)
     assert session.created_at == int(started.timestamp() * 1000)  # the session's startTime
     assert len(loaded) == len(imported.messages)
 
@@ -104,7 +114,9 @@ async def test_gemini_cli_legacy_json_file(store):
     imported = parse_any(text)
     search, shell = _calls(imported)
     assert (search.name, json.loads(shell.arguments)) == (
-        "search_file_content", {"command": "git blame -L 12,12 src/main.py", "workingDirectory": "."})
+        "search_file_content",
+        {"command": "git blame -L 12,12 src/main.py", "workingDirectory": "."},
+    )
     found, cancelled = _results(imported)
     assert found.status == "ok" and 'Found 2 matches for pattern "TODO"' in found.content
     # a call the user cancelled is interrupted, not failed
@@ -117,8 +129,12 @@ async def test_gemini_cli_legacy_json_file(store):
 
 
 def _gemini(*records) -> str:
-    head = {"sessionId": "s-1", "projectHash": "ab12", "startTime": "2026-01-01T00:00:00.000Z",
-            "lastUpdated": "2026-01-01T00:00:00.000Z"}
+    head = {
+        "sessionId": "s-1",
+        "projectHash": "ab12",
+        "startTime": "2026-01-01T00:00:00.000Z",
+        "lastUpdated": "2026-01-01T00:00:00.000Z",
+    }
     return "".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in (head, *records))
 
 
@@ -127,19 +143,40 @@ def test_gemini_cli_rewritten_history_unknown_parts_and_records_are_reported():
     `functionCall` parts and results `functionResponse` parts of the next user message."""
     old = {"id": "m0", "timestamp": "2026-01-01T00:00:01Z", "type": "user", "content": "old question"}
     rewritten = [
-        {"id": "m1", "timestamp": "2026-01-01T00:00:02Z", "type": "user", "content": [{"text": "<session_context>"
-                                                                                       "\nsummary</session_context>"}]},
-        {"id": "m2", "timestamp": "2026-01-01T00:00:03Z", "type": "gemini", "content": [
-            {"text": "Planning the listing.", "thought": True}, {"text": "Listing."},
-            {"functionCall": {"id": "c1", "name": "list_directory", "args": {"dir_path": "."}}},
-            {"executableCode": {"language": "PYTHON", "code": "print(1)"}}]},
-        {"id": "m3", "timestamp": "2026-01-01T00:00:04Z", "type": "user", "content": [
-            {"functionResponse": {"id": "c1", "name": "list_directory", "response": {"output": "a.txt"}}},
-            {"inlineData": {"mimeType": "image/png", "data": "iVBORw0"}}]},
+        {
+            "id": "m1",
+            "timestamp": "2026-01-01T00:00:02Z",
+            "type": "user",
+            "content": [{"text": "<session_context>\nsummary</session_context>"}],
+        },
+        {
+            "id": "m2",
+            "timestamp": "2026-01-01T00:00:03Z",
+            "type": "gemini",
+            "content": [
+                {"text": "Planning the listing.", "thought": True},
+                {"text": "Listing."},
+                {"functionCall": {"id": "c1", "name": "list_directory", "args": {"dir_path": "."}}},
+                {"executableCode": {"language": "PYTHON", "code": "print(1)"}},
+            ],
+        },
+        {
+            "id": "m3",
+            "timestamp": "2026-01-01T00:00:04Z",
+            "type": "user",
+            "content": [
+                {"functionResponse": {"id": "c1", "name": "list_directory", "response": {"output": "a.txt"}}},
+                {"inlineData": {"mimeType": "image/png", "data": "iVBORw0"}},
+            ],
+        },
     ]
-    text = _gemini(old, '{"id": "m9", "type": "us', {"$set": {"messages": rewritten}},
-                   {"kind_of": "mystery"}, {"id": "m4", "timestamp": "2026-01-01T00:00:05Z", "type": "critique",
-                                            "content": "hm"})
+    text = _gemini(
+        old,
+        '{"id": "m9", "type": "us',
+        {"$set": {"messages": rewritten}},
+        {"kind_of": "mystery"},
+        {"id": "m4", "timestamp": "2026-01-01T00:00:05Z", "type": "critique", "content": "hm"},
+    )
     imported = parse_any(text)
     context, code, answer, result, image, unknown = imported.messages
     assert context.kind == "note" and context.content.startswith("<session_context>")
@@ -164,19 +201,29 @@ def test_gemini_cli_refuses_a_session_without_messages():
 
 # -- Mistral Vibe -----------------------------------------------------------------------------------
 
+
 async def test_mistral_vibe_messages_jsonl(store):
     text = VIBE.read_text("utf-8")
     assert detect_format(text) == "mistral-vibe"
     imported = parse_any(text)
     calls, results = _calls(imported), _results(imported)
-    assert [(c.id, c.name) for c in calls] == [("Qm3xY7pLk", "grep"), ("Hs8vN2qWe", "read"),
-                                               ("Jt4cR9mZa", "terminal-execute"), ("Kp1sT6vXb", "edit")]
+    assert [(c.id, c.name) for c in calls] == [
+        ("Qm3xY7pLk", "grep"),
+        ("Hs8vN2qWe", "read"),
+        ("Jt4cR9mZa", "terminal-execute"),
+        ("Kp1sT6vXb", "edit"),
+    ]
     assert json.loads(calls[2].arguments) == {"command": "python -m app --config empty.toml"}
     assert [r.tool_call_id for r in results] == [c.id for c in calls]
     # <tool_error> is a failure, <user_cancellation> an interruption; the tags are gone
     assert [r.status for r in results] == ["ok", "ok", "error", "interrupted"]
-    assert results[2].content.startswith("Error: bash failed: Command failed:") and "<tool_error>" not in results[2].content
-    assert results[3].content == "Tool execution skipped by user." and results[3].meta["vibe_tag"] == "user_cancellation"
+    assert (
+        results[2].content.startswith("Error: bash failed: Command failed:")
+        and "<tool_error>" not in results[2].content
+    )
+    assert (
+        results[3].content == "Tool execution skipped by user." and results[3].meta["vibe_tag"] == "user_cancellation"
+    )
     first_answer = imported.messages[1]
     assert first_answer.id == "1d7f3b5a-8c2e-4f49-8b63-2a4d6e8f0c31"  # Vibe's message_id is kept
     assert first_answer.meta["thinking"].startswith("The crash is probably in the TOML loader")
@@ -184,7 +231,10 @@ async def test_mistral_vibe_messages_jsonl(store):
     injected = next(m for m in imported.messages if m.kind == "note")
     assert injected.role == "user" and injected.content.startswith("<vibe_warning>The user has manually updated")
     with_image = next(m for m in imported.messages if m.meta.get("images"))
-    assert with_image.content.endswith("\n[image: traceback.png]") and with_image.meta["images"][0]["mime_type"] == "image/png"
+    assert (
+        with_image.content.endswith("\n[image: traceback.png]")
+        and with_image.meta["images"][0]["mime_type"] == "image/png"
+    )
     assert _whats(imported) == ["injected message (Vibe's own: compaction summary, hook or plan notice)"]
     assert imported.title == "The CLI crashes when the config file is empty. Can you fix it?"[:60]
     await _survives_loading(store, imported)
@@ -198,8 +248,9 @@ async def test_mistral_vibe_1x_session_file(store):
     [result] = _results(imported)
     assert (call.name, result.tool_call_id, result.tool_name) == ("read_file", call.id, "read_file")
     assert imported.cwd == "/home/dev/site" and imported.title == "What does the build script do?"
-    assert imported.skipped == [{"where": "message 1", "what": "system message",
-                                 "reason": "cairn builds its own system prompt"}]
+    assert imported.skipped == [
+        {"where": "message 1", "what": "system message", "reason": "cairn builds its own system prompt"}
+    ]
     session, _ = await _survives_loading(store, imported)
     assert session.cwd == "/home/dev/site"
 
@@ -213,9 +264,11 @@ def test_mistral_vibe_meta_json_names_the_file_to_import():
 
 
 def test_mistral_vibe_unknown_fields_and_roles_are_kept_and_reported():
-    lines = [{"role": "user", "content": "hi", "injected": False, "message_id": "u1", "mood": "curious"},
-             {"role": "assistant", "content": "hello", "injected": False, "message_id": "a1", "mood": "calm"},
-             {"role": "tool", "content": "stray", "injected": False, "tool_call_id": "nope", "name": "bash"}]
+    lines = [
+        {"role": "user", "content": "hi", "injected": False, "message_id": "u1", "mood": "curious"},
+        {"role": "assistant", "content": "hello", "injected": False, "message_id": "a1", "mood": "calm"},
+        {"role": "tool", "content": "stray", "injected": False, "tool_call_id": "nope", "name": "bash"},
+    ]
     imported = parse_any("".join(json.dumps(line) + "\n" for line in lines))
     assert imported.source == "mistral-vibe"
     assert [m.meta["vibe_fields"] for m in imported.messages[:2]] == [{"mood": "curious"}, {"mood": "calm"}]
@@ -223,6 +276,7 @@ def test_mistral_vibe_unknown_fields_and_roles_are_kept_and_reported():
 
 
 # -- detection stays unambiguous --------------------------------------------------------------------
+
 
 def _cairn_export() -> str:
     session = Session(id="s-1", title="t", cwd="/w", created_at=1, updated_at=2, head_id="m1", model="x")
@@ -234,30 +288,54 @@ def _examples() -> list[tuple[str, str, str]]:
     found = [(p.name, p.read_text("utf-8"), p.parent.name) for p in sorted(FIXTURES.rglob("*.json*"))]
     by_folder = {"claude-code": "claude-code", "cline": "openai", "swe-agent": "swe-agent"}
     if TRANSCRIPTS.exists():
-        found += [(p.name, p.read_text("utf-8"), by_folder[p.parent.name])
-                  for p in sorted(TRANSCRIPTS.rglob("*")) if p.is_file() and p.parent.name in by_folder]
-    found += [("mini-swe-agent example", json.dumps(MINI), "mini-swe-agent"), ("codex example", CODEX, "codex"),
-              ("cairn export", _cairn_export(), "cairn"),
-              ("openai list", json.dumps([{"role": "user", "content": "hi"}]), "openai"),
-              ("openai object", json.dumps({"messages": [{"role": "user", "content": "hi"}]}), "openai")]
+        found += [
+            (p.name, p.read_text("utf-8"), by_folder[p.parent.name])
+            for p in sorted(TRANSCRIPTS.rglob("*"))
+            if p.is_file() and p.parent.name in by_folder
+        ]
+    found += [
+        ("mini-swe-agent example", json.dumps(MINI), "mini-swe-agent"),
+        ("codex example", CODEX, "codex"),
+        ("cairn export", _cairn_export(), "cairn"),
+        ("openai list", json.dumps([{"role": "user", "content": "hi"}]), "openai"),
+        ("openai object", json.dumps({"messages": [{"role": "user", "content": "hi"}]}), "openai"),
+    ]
     return found
 
 
 def test_every_fixture_is_detected_as_its_own_format():
     examples = _examples()
-    assert {fmt for _, _, fmt in examples} >= {"gemini-cli", "mistral-vibe", "mini-swe-agent", "codex", "cairn", "openai"}
+    assert {fmt for _, _, fmt in examples} >= {
+        "gemini-cli",
+        "mistral-vibe",
+        "mini-swe-agent",
+        "codex",
+        "cairn",
+        "openai",
+    }
     assert [(name, detect_format(text)) for name, text, _ in examples] == [(name, fmt) for name, _, fmt in examples]
 
 
 # -- through the installed CLI ----------------------------------------------------------------------
 
+
 @pytest.mark.skipif(not CAIRN.exists(), reason="the cairn console script is not installed in this venv")
-@pytest.mark.parametrize(("path", "fmt", "line"), [
-    (GEMINI, "gemini-cli", "Imported 12 messages (gemini-cli): 2 user, 4 assistant, 3 tool calls, 3 tool results "
-                           "(1 errors), 3 notes."),
-    (VIBE, "mistral-vibe", "Imported 11 messages (mistral-vibe): 2 user, 4 assistant, 4 tool calls, 4 tool results "
-                           "(1 errors), 1 notes."),
-])
+@pytest.mark.parametrize(
+    ("path", "fmt", "line"),
+    [
+        (
+            GEMINI,
+            "gemini-cli",
+            "Imported 12 messages (gemini-cli): 2 user, 4 assistant, 3 tool calls, 3 tool results (1 errors), 3 notes.",
+        ),
+        (
+            VIBE,
+            "mistral-vibe",
+            "Imported 11 messages (mistral-vibe): 2 user, 4 assistant, 4 tool calls, 4 tool results "
+            "(1 errors), 1 notes.",
+        ),
+    ],
+)
 def test_cli_import_prints_the_report(workspace, path, fmt, line):
     out = run("session", "import", str(path), timeout=120)
     assert out.returncode == 0, out.stderr
@@ -278,36 +356,102 @@ def test_cli_import_prints_the_report(workspace, path, fmt, line):
 # -- any records: a clear refusal or a session that loads -------------------------------------------
 
 values = st.recursive(
-    st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), st.text(max_size=6),
-              st.sampled_from(["m1", "m2", "c1", "/x", "<session_context>"])),
+    st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(),
+        st.floats(),
+        st.text(max_size=6),
+        st.sampled_from(["m1", "m2", "c1", "/x", "<session_context>"]),
+    ),
     lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=4), inner, max_size=3)),
-    max_leaves=6)
+    max_leaves=6,
+)
 IDS = st.sampled_from(["m1", "m2", "m3"])
-parts = st.lists(st.one_of(
-    st.fixed_dictionaries({"text": st.text(max_size=5) | values}, optional={"thought": values}),
-    st.fixed_dictionaries({"functionCall": st.fixed_dictionaries({}, optional={
-        "id": st.sampled_from(["c1", "c2"]) | values, "name": values, "args": values}) | values}),
-    st.fixed_dictionaries({"functionResponse": st.fixed_dictionaries({}, optional={
-        "id": st.sampled_from(["c1", "c2"]) | values, "name": values, "response": values}) | values}),
-    st.fixed_dictionaries({"inlineData": values}), values), max_size=3)
-tool_calls = st.lists(st.fixed_dictionaries({"id": st.sampled_from(["c1", "c2"]) | values}, optional={
-    "name": st.sampled_from(["run_shell_command", "read_file"]) | values, "args": values,
-    "result": parts | values, "status": st.sampled_from(["success", "error", "cancelled"]) | values}), max_size=2)
-gemini_message = st.fixed_dictionaries({"id": IDS | values}, optional={
-    "type": st.sampled_from(["user", "gemini", "info", "odd"]) | values, "content": parts | values,
-    "toolCalls": tool_calls | values, "thoughts": values, "timestamp": values, "displayContent": values})
-gemini_records = st.lists(st.one_of(
-    gemini_message, st.fixed_dictionaries({"$rewindTo": IDS | values}),
-    st.fixed_dictionaries({"$set": st.fixed_dictionaries({}, optional={
-        "messages": st.lists(gemini_message, max_size=3) | values, "summary": values})}), values), max_size=6)
-vibe_messages = st.lists(st.fixed_dictionaries(
-    {"role": st.sampled_from(["user", "assistant", "tool", "system"]) | values, "message_id": IDS | values},
-    optional={"content": values, "injected": values, "tool_call_id": values, "name": values, "images": values,
-              "reasoning_content": values,
-              "tool_calls": st.lists(st.dictionaries(st.sampled_from(["id", "function", "type"]), values,
-                                                     max_size=3), max_size=2) | values}), min_size=1, max_size=6)
-PROPERTY = settings(max_examples=80, deadline=None,
-                    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+parts = st.lists(
+    st.one_of(
+        st.fixed_dictionaries({"text": st.text(max_size=5) | values}, optional={"thought": values}),
+        st.fixed_dictionaries(
+            {
+                "functionCall": st.fixed_dictionaries(
+                    {}, optional={"id": st.sampled_from(["c1", "c2"]) | values, "name": values, "args": values}
+                )
+                | values
+            }
+        ),
+        st.fixed_dictionaries(
+            {
+                "functionResponse": st.fixed_dictionaries(
+                    {}, optional={"id": st.sampled_from(["c1", "c2"]) | values, "name": values, "response": values}
+                )
+                | values
+            }
+        ),
+        st.fixed_dictionaries({"inlineData": values}),
+        values,
+    ),
+    max_size=3,
+)
+tool_calls = st.lists(
+    st.fixed_dictionaries(
+        {"id": st.sampled_from(["c1", "c2"]) | values},
+        optional={
+            "name": st.sampled_from(["run_shell_command", "read_file"]) | values,
+            "args": values,
+            "result": parts | values,
+            "status": st.sampled_from(["success", "error", "cancelled"]) | values,
+        },
+    ),
+    max_size=2,
+)
+gemini_message = st.fixed_dictionaries(
+    {"id": IDS | values},
+    optional={
+        "type": st.sampled_from(["user", "gemini", "info", "odd"]) | values,
+        "content": parts | values,
+        "toolCalls": tool_calls | values,
+        "thoughts": values,
+        "timestamp": values,
+        "displayContent": values,
+    },
+)
+gemini_records = st.lists(
+    st.one_of(
+        gemini_message,
+        st.fixed_dictionaries({"$rewindTo": IDS | values}),
+        st.fixed_dictionaries(
+            {
+                "$set": st.fixed_dictionaries(
+                    {}, optional={"messages": st.lists(gemini_message, max_size=3) | values, "summary": values}
+                )
+            }
+        ),
+        values,
+    ),
+    max_size=6,
+)
+vibe_messages = st.lists(
+    st.fixed_dictionaries(
+        {"role": st.sampled_from(["user", "assistant", "tool", "system"]) | values, "message_id": IDS | values},
+        optional={
+            "content": values,
+            "injected": values,
+            "tool_call_id": values,
+            "name": values,
+            "images": values,
+            "reasoning_content": values,
+            "tool_calls": st.lists(
+                st.dictionaries(st.sampled_from(["id", "function", "type"]), values, max_size=3), max_size=2
+            )
+            | values,
+        },
+    ),
+    min_size=1,
+    max_size=6,
+)
+PROPERTY = settings(
+    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 
 
 @PROPERTY
@@ -324,6 +468,7 @@ def test_any_mistral_vibe_messages(tmp_path, messages):
 
 def _import_or_refuse(tmp_path, text: str, fmt: str) -> None:
     """Either ImportFormatError, or a stored session whose active path loads."""
+
     async def go():
         store = await Store.open(tmp_path / "prop.db")
         try:

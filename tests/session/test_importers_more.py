@@ -39,6 +39,7 @@ async def _survives_loading(store, imported):
 
 # -- Cline: Anthropic content blocks ---------------------------------------------------------------
 
+
 @pytest.mark.skipif(not CLINE.exists(), reason=f"shared Cline transcript not found at {CLINE}")
 async def test_cline_fixture_keeps_tool_use_and_tool_result_blocks(store):
     text = CLINE.read_text("utf-8")
@@ -56,7 +57,7 @@ async def test_cline_fixture_keeps_tool_use_and_tool_result_blocks(store):
     assert [json.loads(c.arguments) for c in calls] == [b["input"] for b in uses]
     tools = _results(imported)
     assert [t.tool_call_id for t in tools] == [b["tool_use_id"] for b in results]
-    assert all(t.tool_name == b["name"] for t, b in zip(tools, results))
+    assert all(t.tool_name == b["name"] for t, b in zip(tools, results, strict=False))
     by_id = {m.id: m for m in imported.messages}
     for tool in tools:  # each result follows the assistant message that made the call
         parent = by_id[tool.parent_id]
@@ -64,31 +65,61 @@ async def test_cline_fixture_keeps_tool_use_and_tool_result_blocks(store):
             parent = by_id[parent.parent_id]
         assert tool.tool_call_id in {c.id for c in parent.tool_calls}
     assert all(t.content for t in tools) and imported.model == "anthropic/claude-opus-4.8-fast"
-    assert imported.messages[0].content.startswith("can you update") and "[file: /Users/" in imported.messages[0].content
-    assert {"where": "header", "what": "system prompt", "reason": "cairn builds its own system prompt"} in imported.skipped
+    assert (
+        imported.messages[0].content.startswith("can you update") and "[file: /Users/" in imported.messages[0].content
+    )
+    assert {
+        "where": "header",
+        "what": "system prompt",
+        "reason": "cairn builds its own system prompt",
+    } in imported.skipped
     assert len(await _survives_loading(store, imported)) == len(imported.messages)
 
 
 def test_anthropic_blocks_errors_images_and_unknown_blocks():
-    text = json.dumps({"messages": [
-        {"role": "user", "content": [{"type": "text", "text": "look"},
-                                     {"type": "image", "source": {"type": "base64", "media_type": "image/png",
-                                                                  "data": "iVBORw0"}}]},
-        {"role": "assistant", "content": [{"type": "thinking", "thinking": "hmm"}, {"type": "text", "text": "Running."},
-                                          {"type": "tool_use", "id": "t1", "name": "bash", "input": {"command": "ls"}},
-                                          {"type": "tool_use", "id": "t2", "name": "read", "input": {"path": "x"}}]},
-        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "boom", "is_error": True},
-                                     {"type": "tool_result", "tool_use_id": "t2",
-                                      "content": [{"type": "text", "text": "one"}, {"type": "text", "text": "two"}]},
-                                     {"type": "text", "text": "and now?"},
-                                     {"type": "audio", "data": "…"}]},
-    ]})
+    text = json.dumps(
+        {
+            "messages": [
+                {
+                    "role": "user",
+                    "content": [
+                        {"type": "text", "text": "look"},
+                        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0"}},
+                    ],
+                },
+                {
+                    "role": "assistant",
+                    "content": [
+                        {"type": "thinking", "thinking": "hmm"},
+                        {"type": "text", "text": "Running."},
+                        {"type": "tool_use", "id": "t1", "name": "bash", "input": {"command": "ls"}},
+                        {"type": "tool_use", "id": "t2", "name": "read", "input": {"path": "x"}},
+                    ],
+                },
+                {
+                    "role": "user",
+                    "content": [
+                        {"type": "tool_result", "tool_use_id": "t1", "content": "boom", "is_error": True},
+                        {
+                            "type": "tool_result",
+                            "tool_use_id": "t2",
+                            "content": [{"type": "text", "text": "one"}, {"type": "text", "text": "two"}],
+                        },
+                        {"type": "text", "text": "and now?"},
+                        {"type": "audio", "data": "…"},
+                    ],
+                },
+            ]
+        }
+    )
     imported = parse_any(text)
     user, assistant, r1, r2, follow, note = imported.messages
     assert user.content == "look\n[image]" and user.meta["images"][0]["source"]["media_type"] == "image/png"
     assert assistant.content == "Running." and assistant.meta["thinking"] == "hmm"
     assert [(c.id, c.name, json.loads(c.arguments)) for c in assistant.tool_calls] == [
-        ("t1", "terminal-execute", {"command": "ls"}), ("t2", "read", {"path": "x"})]
+        ("t1", "terminal-execute", {"command": "ls"}),
+        ("t2", "read", {"path": "x"}),
+    ]
     assert (r1.tool_call_id, r1.tool_name, r1.status, r1.content) == ("t1", "terminal-execute", "error", "Error: boom")
     assert (r2.tool_call_id, r2.status, r2.content) == ("t2", "ok", "one\ntwo")
     assert follow.role == "user" and follow.content == "and now?"
@@ -97,6 +128,7 @@ def test_anthropic_blocks_errors_images_and_unknown_blocks():
 
 
 # -- SWE-agent --------------------------------------------------------------------------------------
+
 
 @pytest.mark.skipif(not SWE.exists(), reason=f"shared SWE-agent trajectory not found at {SWE}")
 async def test_swe_agent_fixture_actions_become_paired_tool_calls(store):
@@ -123,9 +155,13 @@ async def test_swe_agent_fixture_actions_become_paired_tool_calls(store):
 # -- mini-swe-agent (written from docs/usage/output_files.md: no real file in ../shared) -----------
 
 MINI = {
-    "info": {"exit_status": "Submitted", "submission": "diff --git a/x b/x\n", "mini_version": "1.9.0",
-             "model_stats": {"instance_cost": 0.01, "api_calls": 3},
-             "config": {"model": {"model_name": "claude-sonnet-4"}}},
+    "info": {
+        "exit_status": "Submitted",
+        "submission": "diff --git a/x b/x\n",
+        "mini_version": "1.9.0",
+        "model_stats": {"instance_cost": 0.01, "api_calls": 3},
+        "config": {"model": {"model_name": "claude-sonnet-4"}},
+    },
     "messages": [
         {"role": "system", "content": "You are a helpful assistant that can interact with a computer."},
         {"role": "user", "content": "Please solve this issue: x is broken"},
@@ -135,9 +171,15 @@ MINI = {
         {"role": "user", "content": "Please always provide EXACTLY ONE action in triple backticks."},
         {"role": "assistant", "content": "THOUGHT: run it.\n\n```bash\npython x.py\n```"},
         {"role": "user", "content": "<returncode>1</returncode>\n<output>\nTraceback\n</output>"},
-        {"role": "assistant", "content": "Done.\n\n```bash\necho COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git diff\n```"},
-        {"role": "exit", "content": "diff --git a/x b/x\n", "extra": {"exit_status": "Submitted",
-                                                                    "submission": "diff --git a/x b/x\n"}},
+        {
+            "role": "assistant",
+            "content": "Done.\n\n```bash\necho COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git diff\n```",
+        },
+        {
+            "role": "exit",
+            "content": "diff --git a/x b/x\n",
+            "extra": {"exit_status": "Submitted", "submission": "diff --git a/x b/x\n"},
+        },
     ],
     "trajectory_format": "mini-swe-agent-1",
 }
@@ -163,13 +205,21 @@ async def test_mini_swe_agent_commands_results_and_the_exit_message(store):
 
 
 def test_mini_swe_agent_tool_call_mode():
-    data = {"messages": [
-        {"role": "user", "content": "fix"},
-        {"role": "assistant", "content": "", "tool_calls": [
-            {"id": "c9", "type": "function", "function": {"name": "bash", "arguments": "{\"command\": \"false\"}"}}]},
-        {"role": "tool", "tool_call_id": "c9", "content": "failed", "extra": {"returncode": 1}},
-        {"role": "exit", "content": "", "extra": {"exit_status": "LimitsExceeded"}},
-    ], "trajectory_format": "mini-swe-agent-1.1"}
+    data = {
+        "messages": [
+            {"role": "user", "content": "fix"},
+            {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [
+                    {"id": "c9", "type": "function", "function": {"name": "bash", "arguments": '{"command": "false"}'}}
+                ],
+            },
+            {"role": "tool", "tool_call_id": "c9", "content": "failed", "extra": {"returncode": 1}},
+            {"role": "exit", "content": "", "extra": {"exit_status": "LimitsExceeded"}},
+        ],
+        "trajectory_format": "mini-swe-agent-1.1",
+    }
     imported = parse_any(json.dumps(data))
     assert imported.source == "mini-swe-agent"
     [call] = _calls(imported)
@@ -180,34 +230,93 @@ def test_mini_swe_agent_tool_call_mode():
 
 # -- Codex CLI rollouts (written from codex-rs/protocol: RolloutItem / ResponseItem) ----------------
 
+
 def _codex(*records):
-    return "".join(json.dumps({"timestamp": f"2025-10-29T00:59:{n:02d}.000Z", "type": t, "payload": p}) + "\n"
-                   for n, (t, p) in enumerate(records))
+    return "".join(
+        json.dumps({"timestamp": f"2025-10-29T00:59:{n:02d}.000Z", "type": t, "payload": p}) + "\n"
+        for n, (t, p) in enumerate(records)
+    )
 
 
 CODEX = _codex(
-    ("session_meta", {"id": "019a2d7a", "timestamp": "2025-10-29T00:59:38.308Z", "cwd": "/proj",
-                      "originator": "codex_cli_rs", "cli_version": "0.46.0", "instructions": None}),
+    (
+        "session_meta",
+        {
+            "id": "019a2d7a",
+            "timestamp": "2025-10-29T00:59:38.308Z",
+            "cwd": "/proj",
+            "originator": "codex_cli_rs",
+            "cli_version": "0.46.0",
+            "instructions": None,
+        },
+    ),
     ("response_item", {"type": "message", "role": "developer", "content": [{"type": "input_text", "text": "rules"}]}),
-    ("response_item", {"type": "message", "role": "user",
-                       "content": [{"type": "input_text", "text": "<environment_context>\n<cwd>/proj</cwd>\n</environment_context>"}]}),
-    ("response_item", {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "run the tests"}]}),
+    (
+        "response_item",
+        {
+            "type": "message",
+            "role": "user",
+            "content": [
+                {"type": "input_text", "text": "<environment_context>\n<cwd>/proj</cwd>\n</environment_context>"}
+            ],
+        },
+    ),
+    (
+        "response_item",
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "run the tests"}]},
+    ),
     ("event_msg", {"type": "user_message", "message": "run the tests", "kind": "plain"}),
     ("turn_context", {"cwd": "/proj", "approval_policy": "never", "model": "gpt-5-codex"}),
-    ("response_item", {"type": "reasoning", "summary": [{"type": "summary_text", "text": "**Running tests**"}],
-                       "content": None, "encrypted_content": "gAAA"}),
-    ("response_item", {"type": "function_call", "name": "shell", "call_id": "call_1",
-                       "arguments": json.dumps({"command": ["bash", "-lc", "pytest -q"], "workdir": "/proj"})}),
-    ("response_item", {"type": "function_call_output", "call_id": "call_1",
-                       "output": json.dumps({"output": "1 failed", "metadata": {"exit_code": 1, "duration_seconds": 0.5}})}),
-    ("response_item", {"type": "custom_tool_call", "status": "completed", "call_id": "call_2", "name": "apply_patch",
-                       "input": "*** Begin Patch\n*** End Patch"}),
+    (
+        "response_item",
+        {
+            "type": "reasoning",
+            "summary": [{"type": "summary_text", "text": "**Running tests**"}],
+            "content": None,
+            "encrypted_content": "gAAA",
+        },
+    ),
+    (
+        "response_item",
+        {
+            "type": "function_call",
+            "name": "shell",
+            "call_id": "call_1",
+            "arguments": json.dumps({"command": ["bash", "-lc", "pytest -q"], "workdir": "/proj"}),
+        },
+    ),
+    (
+        "response_item",
+        {
+            "type": "function_call_output",
+            "call_id": "call_1",
+            "output": json.dumps({"output": "1 failed", "metadata": {"exit_code": 1, "duration_seconds": 0.5}}),
+        },
+    ),
+    (
+        "response_item",
+        {
+            "type": "custom_tool_call",
+            "status": "completed",
+            "call_id": "call_2",
+            "name": "apply_patch",
+            "input": "*** Begin Patch\n*** End Patch",
+        },
+    ),
     ("response_item", {"type": "custom_tool_call_output", "call_id": "call_2", "output": "Done!"}),
-    ("response_item", {"type": "function_call", "name": "view_image", "call_id": "call_3", "arguments": "{\"path\":\"a.png\"}"}),
-    ("response_item", {"type": "function_call_output", "call_id": "call_3",
-                       "output": {"content": "no such file", "success": False}}),
+    (
+        "response_item",
+        {"type": "function_call", "name": "view_image", "call_id": "call_3", "arguments": '{"path":"a.png"}'},
+    ),
+    (
+        "response_item",
+        {"type": "function_call_output", "call_id": "call_3", "output": {"content": "no such file", "success": False}},
+    ),
     ("response_item", {"type": "web_search_call", "status": "completed", "action": {"type": "search", "query": "x"}}),
-    ("response_item", {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "One test fails."}]}),
+    (
+        "response_item",
+        {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "One test fails."}]},
+    ),
 )
 
 
@@ -216,8 +325,11 @@ async def test_codex_rollout_calls_results_and_skips(store):
     imported = parse_any(CODEX)
     assert (imported.cwd, imported.model, imported.title) == ("/proj", "gpt-5-codex", "run the tests")
     calls, results = _calls(imported), _results(imported)
-    assert [(c.id, c.name) for c in calls] == [("call_1", "terminal-execute"), ("call_2", "apply_patch"),
-                                               ("call_3", "view_image")]
+    assert [(c.id, c.name) for c in calls] == [
+        ("call_1", "terminal-execute"),
+        ("call_2", "apply_patch"),
+        ("call_3", "view_image"),
+    ]
     assert json.loads(calls[0].arguments) == {"command": "pytest -q", "cwd": "/proj"}
     assert [r.tool_call_id for r in results] == ["call_1", "call_2", "call_3"]
     assert json.loads(results[0].content) == {"command": "pytest -q", "stdout": "1 failed", "stderr": "", "exitCode": 1}
@@ -225,16 +337,27 @@ async def test_codex_rollout_calls_results_and_skips(store):
     assert results[2].content == "Error: no such file"
     assert imported.messages[2].meta["thinking"] == "**Running tests**"  # joined to the calling message
     # a call after a result starts the next response: one assistant message per call here
-    assert [len(m.tool_calls) for m in imported.messages
-            if m.role == "assistant" and m.kind == "message"] == [1, 1, 1, 0]
+    assert [len(m.tool_calls) for m in imported.messages if m.role == "assistant" and m.kind == "message"] == [
+        1,
+        1,
+        1,
+        0,
+    ]
     whats = {s["what"] for s in imported.skipped}
-    assert {"1 × developer message", "1 × event_msg record", "1 × turn_context record", "1 × encrypted reasoning",
-            "web_search_call item", "injected context (environment, instructions)"} <= whats
+    assert {
+        "1 × developer message",
+        "1 × event_msg record",
+        "1 × turn_context record",
+        "1 × encrypted reasoning",
+        "web_search_call item",
+        "injected context (environment, instructions)",
+    } <= whats
     assert imported.messages[-1].content == "One test fails."
     await _survives_loading(store, imported)
 
 
 # -- the CLI report ---------------------------------------------------------------------------------
+
 
 async def test_cli_import_reports_imported_and_skipped(tmp_path, workspace, capsys):
     path = tmp_path / "run.traj.json"

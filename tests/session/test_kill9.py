@@ -11,6 +11,7 @@ without changing the stored rows.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -72,16 +73,32 @@ def _wait_for(proc: subprocess.Popen, db: Path, ready, what: str) -> list[dict]:
 
 
 def _cairn_args(srv: FakeLLMServer, workspace: Path, prompt: str, *extra: str) -> list[str]:
-    return [str(CAIRN), "-p", prompt, "--model", "openai/fake-model", "--api-base", srv.base_url,
-            "--api-key", "sk-test", "--yolo", "--cwd", str(workspace), "--output-format", "json", *extra]
+    return [
+        str(CAIRN),
+        "-p",
+        prompt,
+        "--model",
+        "openai/fake-model",
+        "--api-base",
+        srv.base_url,
+        "--api-key",
+        "sk-test",
+        "--yolo",
+        "--cwd",
+        str(workspace),
+        "--output-format",
+        "json",
+        *extra,
+    ]
 
 
 def _start(args: list[str], home: Path, stdout_path: Path) -> subprocess.Popen:
     env = {**os.environ, "CAIRN_HOME": str(home)}
     with open(stdout_path, "wb") as out:
         # Its own process group, so the kill reaches cairn and nothing else of ours.
-        return subprocess.Popen(args, stdout=out, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
-                                env=env, start_new_session=True)
+        return subprocess.Popen(
+            args, stdout=out, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, env=env, start_new_session=True
+        )
 
 
 def _kill9(proc: subprocess.Popen) -> None:
@@ -112,8 +129,14 @@ def _assert_intact(db: Path) -> None:
 
 def _resume(srv: FakeLLMServer, workspace: Path, home: Path, session_id: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "CAIRN_HOME": str(home)}
-    return subprocess.run(_cairn_args(srv, workspace, "next", "--resume", session_id), capture_output=True,
-                          text=True, env=env, stdin=subprocess.DEVNULL, timeout=DEADLINE)
+    return subprocess.run(
+        _cairn_args(srv, workspace, "next", "--resume", session_id),
+        capture_output=True,
+        text=True,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        timeout=DEADLINE,
+    )
 
 
 def _assert_valid_request(messages: list[dict]) -> None:
@@ -139,6 +162,7 @@ def test_kill9_mid_stream_keeps_partial_text_and_resumes(workspace, tmp_path):
         stdout_path = tmp_path / "run1.jsonl"
         proc = _start(_cairn_args(srv, workspace, "explain the project"), home, stdout_path)
         try:
+
             def partial_flushed(rows):  # more than the first chunk: the periodic flush ran
                 return any(r["role"] == "assistant" and len(r["content"] or "") >= 100 for r in rows)
 
@@ -172,8 +196,10 @@ def test_kill9_mid_stream_keeps_partial_text_and_resumes(workspace, tmp_path):
         _assert_valid_request(request)
         convo = [m for m in request if m["role"] != "system"]
         assert convo[0] == {"role": "user", "content": "explain the project"}
-        assert any(m["role"] == "assistant" and m["content"] and partial["content"].startswith(m["content"][:50])
-                   for m in convo[1:-1]), "the partial answer is part of the resumed conversation"
+        assert any(
+            m["role"] == "assistant" and m["content"] and partial["content"].startswith(m["content"][:50])
+            for m in convo[1:-1]
+        ), "the partial answer is part of the resumed conversation"
 
     after = _rows(db)
     assert after[:2] == before, "stored rows are not changed by resuming"
@@ -187,13 +213,16 @@ def test_kill9_mid_tool_leaves_orphan_out_of_next_request(workspace, tmp_path):
     pid_file = workspace / "tool.pid"
     # The shell leads the command's own process group: record it so the test can clean up.
     command = f"echo $$ > {pid_file.name}; exec sleep 30"
-    with FakeLLMServer([
-        tool_calls([("call_sleep", "terminal-execute", {"command": command})], text="Running it."),
-    ]) as srv:
+    with FakeLLMServer(
+        [
+            tool_calls([("call_sleep", "terminal-execute", {"command": command})], text="Running it."),
+        ]
+    ) as srv:
         stdout_path = tmp_path / "run1.jsonl"
         proc = _start(_cairn_args(srv, workspace, "run the slow thing"), home, stdout_path)
         tool_pgid = None
         try:
+
             def tool_running(rows):
                 finalised = any(r["role"] == "assistant" and r["tool_calls"] and r["status"] == "ok" for r in rows)
                 return finalised and pid_file.exists() and pid_file.read_text().strip().isdigit()
@@ -207,10 +236,8 @@ def test_kill9_mid_tool_leaves_orphan_out_of_next_request(workspace, tmp_path):
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
             if tool_pgid is not None:  # the command has its own group; SIGKILL of cairn cannot reach it
-                try:
+                with contextlib.suppress(ProcessLookupError):
                     os.killpg(tool_pgid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
 
         db = _db(home)
         _assert_intact(db)

@@ -28,6 +28,7 @@ runs everything through it (slow); CAIRN_KILL9_SEED replays another set of kill 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
@@ -65,7 +66,7 @@ pytestmark = [
 # request line: the child becomes its own process group, gets its stdio and environment,
 # and runs `agent.cli.main(argv)` (or the rewind driver). Replies: the child's pid; for
 # "reap", finished children's exit codes.
-ZYGOTE = r'''
+ZYGOTE = r"""
 import asyncio, json, os, sys, tempfile, threading, time, traceback
 import agent.cli
 from tests.fakes.llm_server import FakeLLMServer, text, tool_calls
@@ -138,10 +139,10 @@ for line in sys.stdin:
         traceback.print_exc()
     sys.stdout.flush(); sys.stderr.flush()
     os._exit(code)
-'''
+"""
 
 # The rewind a user does in the TUI (ESC ESC, "conversation and files"), through the Runtime API.
-DRIVER = r'''
+DRIVER = r"""
 import asyncio, json, sys
 from pathlib import Path
 
@@ -160,15 +161,21 @@ async def main(args):
     outcome = await runtime.rewind(args["target"], restore_files=True)
     print("done", outcome.model_dump_json(), flush=True)
     await asyncio.sleep(120)  # the kill always finds it alive
-'''
+"""
 DRIVER_MAIN = "\nimport asyncio, json, sys\nasyncio.run(main(json.loads(sys.argv[1])))\n"
 
 
 # -- launching -----------------------------------------------------------------------------
 class Zygote:
     def __init__(self) -> None:
-        self.proc = subprocess.Popen([sys.executable, "-c", ZYGOTE], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     text=True, cwd=REPO, env={**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"})
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", ZYGOTE],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            cwd=REPO,
+            env={**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"},
+        )
         self.lock = threading.Lock()
         self.codes: dict[int, int] = {}
         self.pids: set[int] = set()
@@ -208,8 +215,9 @@ class Console:
     def spawn(self, out: Path, err: Path, env: dict, argv: list[str] | None = None, driver: dict | None = None) -> int:
         args = [sys.executable, "-c", DRIVER + DRIVER_MAIN, json.dumps(driver)] if driver else [str(CAIRN), *argv]
         with open(out, "wb") as o, open(err, "wb") as e:
-            proc = subprocess.Popen(args, stdout=o, stderr=e, stdin=subprocess.DEVNULL, env={**os.environ, **env},
-                                    start_new_session=True)
+            proc = subprocess.Popen(
+                args, stdout=o, stderr=e, stdin=subprocess.DEVNULL, env={**os.environ, **env}, start_new_session=True
+            )
         self.procs[proc.pid] = proc
         return proc.pid
 
@@ -223,10 +231,8 @@ class Console:
 def _kill_leftovers(pids: set[int]) -> None:
     """After a failure: the runs this test started and did not see end (their own groups)."""
     for pid in pids:
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
 
 
 class Run:
@@ -245,10 +251,8 @@ class Run:
 
     def kill9(self) -> bool:
         """True when the kill landed (False: it had already finished by itself)."""
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(self.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
         return self.wait() == -signal.SIGKILL
 
     def printed(self) -> list[dict]:
@@ -314,10 +318,21 @@ class Lane:
     def start(self, kind: str, prompt: str, *, env: dict | None = None, driver: dict | None = None) -> Run:
         self.runs += 1
         out, err = self.root / f"lane{self.index}-{self.runs}.out", self.root / f"lane{self.index}-{self.runs}.err"
-        argv = ["-p", prompt, *MODEL, "--api-base", self.server.base_url, "--cwd", str(self.ws[kind]),
-                "--output-format", "json", "--continue"]
-        pid = self.launcher.spawn(out, err, {"CAIRN_HOME": str(self.home), **(env or {})},
-                                  argv=None if driver else argv, driver=driver)
+        argv = [
+            "-p",
+            prompt,
+            *MODEL,
+            "--api-base",
+            self.server.base_url,
+            "--cwd",
+            str(self.ws[kind]),
+            "--output-format",
+            "json",
+            "--continue",
+        ]
+        pid = self.launcher.spawn(
+            out, err, {"CAIRN_HOME": str(self.home), **(env or {})}, argv=None if driver else argv, driver=driver
+        )
         return Run(self.launcher, pid, out, err)
 
     def run_ok(self, kind: str, prompt: str, where: str) -> list[dict]:
@@ -379,8 +394,20 @@ class Lane:
                     return text(answer, 6, 0.01)
                 edit["before"] = counter.read_text()
                 edit["after"] = f"count = {int(edit['before'].split()[-1]) + 1}\n"
-                return tool_calls([(f"e{n}", "filesystem-edit", {"filePath": "counter.txt", "searchContent":
-                                    edit["before"].strip(), "replaceContent": edit["after"].strip()})])
+                return tool_calls(
+                    [
+                        (
+                            f"e{n}",
+                            "filesystem-edit",
+                            {
+                                "filePath": "counter.txt",
+                                "searchContent": edit["before"].strip(),
+                                "replaceContent": edit["after"].strip(),
+                            },
+                        )
+                    ]
+                )
+
             self.respond = respond
         else:  # condense: the summary request carries no tools
             self.respond = lambda request: text("ok") if request.get("tools") else text(filler_text(120), 6, 0.01)
@@ -390,8 +417,9 @@ class Lane:
         if kept is None:
             return False
         before, after = kept
-        if kind == "stream" and any(r["role"] == "assistant" and r["content"] and r["status"] == "interrupted"
-                                    for r in before.values()):
+        if kind == "stream" and any(
+            r["role"] == "assistant" and r["content"] and r["status"] == "interrupted" for r in before.values()
+        ):
             self.seen["partial_stream"] += 1
         if kind == "edit":
             assert (self.ws["edit"] / "counter.txt").read_text() in (edit["before"], edit["after"]), where
@@ -404,14 +432,20 @@ class Lane:
         ws = self.ws["rewind"]
         (ws / "b.txt").write_text("b0\n")
         (ws / "c.txt").write_text("c0\n")
+
         def edit(name, old, new):
             return (new, "filesystem-edit", {"filePath": name, "searchContent": old, "replaceContent": new})
 
         def create(name, content):
             return (content, "filesystem-create", {"filePath": name, "content": content + "\n"})
-        turns = {"turn one": [tool_calls([create("a.txt", "a1"), edit("b.txt", "b0", "b1")]), text("one done")],
-                 "turn two": [tool_calls([edit("c.txt", "c0", "c2"), edit("b.txt", "b1", "b2"),
-                                          create("d.txt", "d2")]), text("two done")]}
+
+        turns = {
+            "turn one": [tool_calls([create("a.txt", "a1"), edit("b.txt", "b0", "b1")]), text("one done")],
+            "turn two": [
+                tool_calls([edit("c.txt", "c0", "c2"), edit("b.txt", "b1", "b2"), create("d.txt", "d2")]),
+                text("two done"),
+            ],
+        }
         users = {}
         for prompt, steps in turns.items():
             self.respond = lambda request, steps=steps: steps[min(_turn_step(request), len(steps) - 1)]
@@ -423,8 +457,11 @@ class Lane:
         assert self.tip == {"a.txt": "a1\n", "b.txt": "b2\n", "c.txt": "c2\n", "d.txt": "d2\n"}
         self.targets = [  # (user turn to rewind to, files after the restore, head after it)
             (users["turn one"]["id"], {"a.txt": None, "b.txt": "b0\n", "c.txt": "c0\n", "d.txt": None}, None),
-            (users["turn two"]["id"], {"a.txt": "a1\n", "b.txt": "b1\n", "c.txt": "c0\n", "d.txt": None},
-             users["turn two"]["parent_id"]),
+            (
+                users["turn two"]["id"],
+                {"a.txt": "a1\n", "b.txt": "b1\n", "c.txt": "c0\n", "d.txt": None},
+                users["turn two"]["parent_id"],
+            ),
         ]
 
     def _files(self) -> dict:
@@ -436,8 +473,13 @@ class Lane:
 
     def _rewind(self, where: str) -> bool:
         target, restored, to_head = self.rng.choice(self.targets)
-        args = {"workspace": str(self.ws["rewind"]), "api_base": self.server.base_url, "leaf": self.leaf,
-                "target": target, "files": self.tip}
+        args = {
+            "workspace": str(self.ws["rewind"]),
+            "api_base": self.server.base_url,
+            "leaf": self.leaf,
+            "target": target,
+            "files": self.tip,
+        }
         run = self.start("rewind", "", env={PAUSE_ENV: str(PAUSE)}, driver=args)
         kept = self.kill_at(run, lambda: run.out.exists() and "go" in run.out.read_text(), 5.5 * PAUSE, where)
         if kept is None:
@@ -485,9 +527,24 @@ def test_kill9_at_random_points_loses_nothing_and_resumes(tmp_path):
         # Finally the installed console script itself resumes a session that took kills.
         lane = lanes[0]
         lane.respond = lambda request: text("Console fine.")
-        out = subprocess.run([str(CAIRN), "-p", "next", *MODEL, "--api-base", lane.server.base_url, "--cwd",
-                              str(lane.ws["stream"]), "--continue"], capture_output=True, text=True,
-                             env={**os.environ, "CAIRN_HOME": str(home)}, stdin=subprocess.DEVNULL, timeout=120)
+        out = subprocess.run(
+            [
+                str(CAIRN),
+                "-p",
+                "next",
+                *MODEL,
+                "--api-base",
+                lane.server.base_url,
+                "--cwd",
+                str(lane.ws["stream"]),
+                "--continue",
+            ],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "CAIRN_HOME": str(home)},
+            stdin=subprocess.DEVNULL,
+            timeout=120,
+        )
         assert out.returncode == 0 and out.stdout == "Console fine.\n", out.stderr
         assert _query(lane.db, "PRAGMA integrity_check")[0]["integrity_check"] == "ok"
     finally:

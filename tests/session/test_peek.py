@@ -27,8 +27,15 @@ async def _conversation(store, cwd="/w", turns=3):
         await store.append(session, Message(role="user", content=f"question {i}"))
         call = ToolCall(id=f"c{i}", name="terminal-execute", arguments='{"command": "pytest -q"}')
         await store.append(session, Message(role="assistant", content=None, tool_calls=[call]))
-        await store.append(session, Message(role="tool", tool_call_id=call.id, tool_name=call.name,
-                                            content='{"exitCode": 0, "stdout": "ok\\nok", "stderr": ""}'))
+        await store.append(
+            session,
+            Message(
+                role="tool",
+                tool_call_id=call.id,
+                tool_name=call.name,
+                content='{"exitCode": 0, "stdout": "ok\\nok", "stderr": ""}',
+            ),
+        )
         await store.append(session, Message(role="assistant", content=f"answer {i}"))
     return session
 
@@ -40,7 +47,9 @@ async def test_tail_matches_the_stores_active_path(db):
         peeked = peek_tail(path, resume_id=session.id, limit=limit)
         stored = await store.active_path(session.id, limit=limit)
         assert [(m["role"], m["content"]) for m in peeked] == [(m.role, m.content) for m in stored]
-    assert peeked[1]["tool_calls"] == [{"id": "c0", "name": "terminal-execute", "arguments": '{"command": "pytest -q"}'}]
+    assert peeked[1]["tool_calls"] == [
+        {"id": "c0", "name": "terminal-execute", "arguments": '{"command": "pytest -q"}'}
+    ]
 
 
 async def test_only_the_active_branch_after_a_rewind(db):
@@ -90,10 +99,14 @@ async def test_latest_in_folder_before_the_store_migrated(tmp_path):
     for script in MIGRATIONS[:3]:
         conn.executescript(script)
     for sid, updated in (("x", 2000), ("y", 2000), ("old", 1000)):
-        conn.execute("INSERT INTO sessions (id, cwd, created_at, updated_at, head_id) VALUES (?, '/a', 0, ?, ?)",
-                     (sid, updated, f"m-{sid}"))
-        conn.execute("INSERT INTO messages (id, session_id, seq, role, content, created_at)"
-                     " VALUES (?, ?, 1, 'user', ?, 0)", (f"m-{sid}", sid, f"in {sid}"))
+        conn.execute(
+            "INSERT INTO sessions (id, cwd, created_at, updated_at, head_id) VALUES (?, '/a', 0, ?, ?)",
+            (sid, updated, f"m-{sid}"),
+        )
+        conn.execute(
+            "INSERT INTO messages (id, session_id, seq, role, content, created_at) VALUES (?, ?, 1, 'user', ?, 0)",
+            (f"m-{sid}", sid, f"in {sid}"),
+        )
     conn.commit()
     conn.close()
     assert [m["content"] for m in peek_tail(path, cwd="/a")] == ["in y"]
@@ -122,10 +135,12 @@ async def test_lines_show_user_assistant_and_tool_summaries(db):
 
 
 def test_peek_and_lines_import_only_the_standard_library():
-    code = ("import sys, agent.session.peek, agent.ui.early_history, agent.ui.early, agent.paths;"
-            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pydantic', 'textual', 'aiosqlite',"
-            " 'litellm', 'rich', 'agent') and m not in ('agent', 'agent.session', 'agent.session.peek', 'agent.ui',"
-            " 'agent.ui.early', 'agent.ui.early_history', 'agent.ui.widgets', 'agent.ui.widgets.tool_render',"
-            " 'agent.paths', 'agent.session.schema')))")
+    code = (
+        "import sys, agent.session.peek, agent.ui.early_history, agent.ui.early, agent.paths;"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pydantic', 'textual', 'aiosqlite',"
+        " 'litellm', 'rich', 'agent') and m not in ('agent', 'agent.session', 'agent.session.peek', 'agent.ui',"
+        " 'agent.ui.early', 'agent.ui.early_history', 'agent.ui.widgets', 'agent.ui.widgets.tool_render',"
+        " 'agent.paths', 'agent.session.schema')))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"

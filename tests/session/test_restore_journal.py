@@ -10,13 +10,20 @@ from __future__ import annotations
 import asyncio
 import json
 
-from agent.settings.config import data_dir
 from agent.session import restore_journal
 from agent.session.restore_journal import (
-    PAUSE_ENV, PREFIX, Journal, journal_dir, recover, restore_file, temp_path, write_journal,
+    PAUSE_ENV,
+    PREFIX,
+    Journal,
+    journal_dir,
+    recover,
+    restore_file,
+    temp_path,
+    write_journal,
 )
 from agent.session.rewind import journal_entry
 from agent.session.store import Store
+from agent.settings.config import data_dir
 from tests.fakes.llm_server import text, tool_calls
 
 
@@ -30,12 +37,16 @@ async def _two_turns(server, open_runtime, workspace):
     (workspace / "app.py").write_text("v = 1\n")
     server.add(
         tool_calls([("c1", "filesystem-create", {"filePath": "notes.txt", "content": "draft\n"})]),
-        tool_calls([("c2", "filesystem-edit", {"filePath": "app.py", "searchContent": "v = 1",
-                                               "replaceContent": "v = 2"})]),
+        tool_calls(
+            [("c2", "filesystem-edit", {"filePath": "app.py", "searchContent": "v = 1", "replaceContent": "v = 2"})]
+        ),
         text("Turn one done."),
-        tool_calls([("c3", "filesystem-edit", {"filePath": "app.py", "searchContent": "v = 2",
-                                               "replaceContent": "v = 3"}),
-                    ("c4", "filesystem-create", {"filePath": "todo.txt", "content": "later\n"})]),
+        tool_calls(
+            [
+                ("c3", "filesystem-edit", {"filePath": "app.py", "searchContent": "v = 2", "replaceContent": "v = 3"}),
+                ("c4", "filesystem-create", {"filePath": "todo.txt", "content": "later\n"}),
+            ]
+        ),
         text("Turn two done."),
     )
     runtime = await open_runtime()
@@ -51,8 +62,12 @@ async def _half_done(runtime, message_id, applied: int):
     head not moved, and the journal's lock gone with the process."""
     plan = await runtime.plan_file_restore(message_id)
     target = await runtime.store.get_message(message_id)
-    journal = Journal(session_id=runtime.session.id, from_head=runtime.session.head_id, to_head=target.parent_id,
-                      entries=[journal_entry(item) for item in plan])
+    journal = Journal(
+        session_id=runtime.session.id,
+        from_head=runtime.session.head_id,
+        to_head=target.parent_id,
+        entries=[journal_entry(item) for item in plan],
+    )
     handle = write_journal(journal_dir(runtime.store), journal)
     for entry in journal.entries[:applied]:
         assert await restore_file(runtime.store, entry) in ("restored", "removed")
@@ -60,8 +75,7 @@ async def _half_done(runtime, message_id, applied: int):
     return journal
 
 
-async def test_live_rewind_writes_the_journal_first_and_removes_it_after(server, open_runtime, workspace,
-                                                                         monkeypatch):
+async def test_live_rewind_writes_the_journal_first_and_removes_it_after(server, open_runtime, workspace, monkeypatch):
     runtime, first = await _two_turns(server, open_runtime, workspace)
     try:
         monkeypatch.setenv(PAUSE_ENV, "0.3")  # before each file: time to look at the journal
@@ -156,8 +170,12 @@ async def test_rolling_forward_twice_changes_nothing_more(server, open_runtime, 
 
 async def _held_journal(runtime, first):
     plan = await runtime.plan_file_restore(first)
-    journal = Journal(session_id=runtime.session.id, from_head=runtime.session.head_id, to_head=None,
-                      entries=[journal_entry(item) for item in plan])
+    journal = Journal(
+        session_id=runtime.session.id,
+        from_head=runtime.session.head_id,
+        to_head=None,
+        entries=[journal_entry(item) for item in plan],
+    )
     return write_journal(journal_dir(runtime.store), journal)  # held: the owner is mid-restore
 
 

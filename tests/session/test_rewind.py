@@ -5,8 +5,8 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 
-from agent.settings.config import db_path
 from agent.session.models import Message
+from agent.settings.config import db_path
 from tests.fakes.llm_server import text, tool_calls
 
 
@@ -28,11 +28,13 @@ def _two_turns(server):
     """Turn 1 creates notes.txt and edits app.py; turn 2 edits app.py again."""
     server.add(
         tool_calls([("c1", "filesystem-create", {"filePath": "notes.txt", "content": "draft\n"})]),
-        tool_calls([("c2", "filesystem-edit", {"filePath": "app.py", "searchContent": "v = 1",
-                                               "replaceContent": "v = 2"})]),
+        tool_calls(
+            [("c2", "filesystem-edit", {"filePath": "app.py", "searchContent": "v = 1", "replaceContent": "v = 2"})]
+        ),
         text("Turn one done."),
-        tool_calls([("c3", "filesystem-edit", {"filePath": "app.py", "searchContent": "v = 2",
-                                               "replaceContent": "v = 3"})]),
+        tool_calls(
+            [("c3", "filesystem-edit", {"filePath": "app.py", "searchContent": "v = 2", "replaceContent": "v = 3"})]
+        ),
         text("Turn two done."),
     )
 
@@ -41,7 +43,10 @@ async def test_checkpoints_are_recorded_content_addressed(server, open_runtime, 
     async with _after_two_turns(server, open_runtime, workspace) as runtime:
         changes = await runtime.store.file_changes(runtime.session.id)
     assert [(c.path.rsplit("/", 1)[-1], c.before_hash is None) for c in changes] == [
-        ("notes.txt", True), ("app.py", False), ("app.py", False)]
+        ("notes.txt", True),
+        ("app.py", False),
+        ("app.py", False),
+    ]
     # The after-bytes of one change are the before-bytes of the next: stored once.
     assert changes[1].after_hash == changes[2].before_hash
     conn = sqlite3.connect(db_path())
@@ -137,7 +142,10 @@ async def test_rename_delete_and_list(server, open_runtime):
         summaries = await runtime.list_sessions()
         assert [s.session.id for s in summaries] == [second.id, first.id]
         assert (summaries[1].first_prompt, summaries[1].message_count, summaries[1].session.title) == (
-            "hello there", 2, "My session")
+            "hello there",
+            2,
+            "My session",
+        )
         await runtime.open_session(first.id[:8])
         assert runtime.session.id == first.id and len(await runtime.history()) == 2
         await runtime.delete_session(first.id)  # the open one: a fresh session replaces it
@@ -179,8 +187,12 @@ def test_a_prompt_restated_after_a_condense_is_one_rewind_point():
     from agent.session.rewind import rewind_points
 
     prompt = Message(role="user", content="now the lexer")
-    path = [Message(role="user", content="fix the parser"), Message(role="assistant", content="Fixed."), prompt,
-            Message(role="user", content="summary", kind="summary"),
-            Message(role="user", content="now the lexer", meta={"restated_from": prompt.id})]
+    path = [
+        Message(role="user", content="fix the parser"),
+        Message(role="assistant", content="Fixed."),
+        prompt,
+        Message(role="user", content="summary", kind="summary"),
+        Message(role="user", content="now the lexer", meta={"restated_from": prompt.id}),
+    ]
     points = rewind_points(path, [])
     assert [p.message_id for p in points] == [prompt.id, path[0].id]

@@ -27,8 +27,9 @@ async def test_reopen_does_not_migrate_twice(tmp_path):
 async def test_messages_chain_by_parent_and_head_moves(store):
     session = await store.create_session(cwd="/w", model="m")
     a = await store.append(session, Message(role="user", content="hi"))
-    b = await store.append(session, Message(role="assistant", content="hello",
-                                            tool_calls=[ToolCall(id="c1", name="x", arguments="{}")]))
+    b = await store.append(
+        session, Message(role="assistant", content="hello", tool_calls=[ToolCall(id="c1", name="x", arguments="{}")])
+    )
     c = await store.append(session, Message(role="tool", tool_call_id="c1", tool_name="x", content="ok"))
     assert (a.parent_id, b.parent_id, c.parent_id) == (None, a.id, b.id)
     assert [a.seq, b.seq, c.seq] == [1, 2, 3]
@@ -156,9 +157,17 @@ async def test_mark_condensed_and_context_events(store):
     assert [m.content for m in path] == ["a", "b", "sum"]  # nothing else changed
 
     for i in range(3):
-        await store.record_context_event(ContextEvent(
-            session_id=session.id, action="truncate", trigger="auto", outcome="ok", tokens_before=100 + i,
-            tokens_after=50, detail={"messages_deleted": i}))
+        await store.record_context_event(
+            ContextEvent(
+                session_id=session.id,
+                action="truncate",
+                trigger="auto",
+                outcome="ok",
+                tokens_before=100 + i,
+                tokens_after=50,
+                detail={"messages_deleted": i},
+            )
+        )
     events = await store.context_events(session.id, limit=2)
     assert [e.tokens_before for e in events] == [101, 102]  # the newest two, oldest first
     assert events[-1].detail == {"messages_deleted": 2} and events[-1].ratio == 50 / 102

@@ -31,7 +31,11 @@ async def test_creates_file_and_folders(workspace, ctx, approver):
     assert res.meta["diff"].startswith("--- a/src/pkg/new.py\n+++ b/src/pkg/new.py\n")
     [req] = approver.requests
     assert (req.tool, req.kind, req.key, req.title, req.detail) == (
-        "filesystem-create", "edit", "edit", "Create src/pkg/new.py", "print('hi')\nx = 1\n"
+        "filesystem-create",
+        "edit",
+        "edit",
+        "Create src/pkg/new.py",
+        "print('hi')\nx = 1\n",
     )
 
 

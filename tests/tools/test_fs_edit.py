@@ -37,11 +37,11 @@ SOURCE = "def f():\n    return 1\n\n\ndef g():\n    return 1\n"
 
 async def test_exactly_once_gives_unified_diff(workspace, ctx, approver):
     (workspace / "m.py").write_text(SOURCE)
-    res = await edit(ctx, filePath="m.py", searchContent="def f():\n    return 1", replaceContent="def f():\n    return 2")
-    assert not res.is_error
-    expected = (
-        "--- a/m.py\n+++ b/m.py\n@@ -1,5 +1,5 @@\n def f():\n-    return 1\n+    return 2\n \n \n def g():\n"
+    res = await edit(
+        ctx, filePath="m.py", searchContent="def f():\n    return 1", replaceContent="def f():\n    return 2"
     )
+    assert not res.is_error
+    expected = "--- a/m.py\n+++ b/m.py\n@@ -1,5 +1,5 @@\n def f():\n-    return 1\n+    return 2\n \n \n def g():\n"
     assert res.content == expected
     assert (workspace / "m.py").read_text() == SOURCE.replace("return 1", "return 2", 1)
     permission = res.meta.pop("permission")  # the approval, stored with the call
@@ -49,7 +49,13 @@ async def test_exactly_once_gives_unified_diff(workspace, ctx, approver):
     assert res.meta == {"path": "m.py", "diff": expected, "replacements": 1}
     assert [(e.before, e.after) for e in res.edits] == [(SOURCE.encode(), (workspace / "m.py").read_bytes())]
     [req] = approver.requests
-    assert (req.tool, req.kind, req.key, req.title, req.detail) == ("filesystem-edit", "edit", "edit", "Edit m.py", expected)
+    assert (req.tool, req.kind, req.key, req.title, req.detail) == (
+        "filesystem-edit",
+        "edit",
+        "edit",
+        "Edit m.py",
+        expected,
+    )
 
 
 async def test_zero_occurrences_is_an_error_with_hint(workspace, ctx, approver):

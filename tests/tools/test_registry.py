@@ -129,9 +129,19 @@ def test_duplicate_names_rejected():
 def test_default_registry_definitions():
     reg = default_registry()
     names = [d["function"]["name"] for d in reg.definitions()]
-    assert names == ["filesystem-read", "filesystem-edit", "filesystem-create", "terminal-execute",
-                     "context-list", "context-read", "context-tail", "context-grep",
-                     "filesystem-search", "filesystem-find", "web-fetch"]
+    assert names == [
+        "filesystem-read",
+        "filesystem-edit",
+        "filesystem-create",
+        "terminal-execute",
+        "context-list",
+        "context-read",
+        "context-tail",
+        "context-grep",
+        "filesystem-search",
+        "filesystem-find",
+        "web-fetch",
+    ]
     for d in reg.definitions():
         assert d["type"] == "function"
         params = d["function"]["parameters"]
@@ -150,13 +160,34 @@ def test_default_registry_definitions():
         ("filesystem-read", "{}", "Error: invalid arguments for filesystem-read: filePath: missing required field"),
         ("filesystem-read", '{"filePath": null}', "Error: invalid arguments for filesystem-read: filePath:"),
         ("filesystem-read", '{"filePath": ""}', "Error: the path is empty"),
-        ("filesystem-read", '{"filePath": "a", "startLine": 0}', "Error: invalid arguments for filesystem-read: startLine:"),
+        (
+            "filesystem-read",
+            '{"filePath": "a", "startLine": 0}',
+            "Error: invalid arguments for filesystem-read: startLine:",
+        ),
         ("filesystem-read", '{"filePath": []}', "Error: filePath is an empty list"),
-        ("filesystem-edit", '{"filePath": "a.txt"}', "Error: invalid arguments for filesystem-edit: searchContent: missing required field; replaceContent: missing required field"),
-        ("filesystem-create", '{"filePath": "a.txt", "content": 3}', "Error: invalid arguments for filesystem-create: content: Input should be a valid string"),
+        (
+            "filesystem-edit",
+            '{"filePath": "a.txt"}',
+            "Error: invalid arguments for filesystem-edit: searchContent: missing required field; "
+            "replaceContent: missing required field",
+        ),
+        (
+            "filesystem-create",
+            '{"filePath": "a.txt", "content": 3}',
+            "Error: invalid arguments for filesystem-create: content: Input should be a valid string",
+        ),
         ("terminal-execute", '{"command": ""}', "Error: invalid arguments for terminal-execute: command:"),
-        ("terminal-execute", '{"command": "ls", "timeout": -1}', "Error: invalid arguments for terminal-execute: timeout:"),
-        ("terminal-execute", '{"command": "ls", "timeout": "soon"}', "Error: invalid arguments for terminal-execute: timeout:"),
+        (
+            "terminal-execute",
+            '{"command": "ls", "timeout": -1}',
+            "Error: invalid arguments for terminal-execute: timeout:",
+        ),
+        (
+            "terminal-execute",
+            '{"command": "ls", "timeout": "soon"}',
+            "Error: invalid arguments for terminal-execute: timeout:",
+        ),
     ],
 )
 async def test_real_tools_bad_arguments(ctx, name, arguments, expected):

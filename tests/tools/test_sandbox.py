@@ -86,13 +86,15 @@ def hostile_tree(request, tmp_path, workspace, monkeypatch, listener, outside):
         "echo pwned > pwned-inside || echo 'inside refused'\n"
         f"echo pwned > {outside / 'pwned-outside'} || echo 'outside refused'\n"
         f"(echo hi > /dev/tcp/127.0.0.1/{port}) 2>/dev/null || echo 'network refused'\n"
-        f"cat {home / '.ssh' / 'id_rsa'} {own / 'cairn-secret.txt'} 2>/dev/null || echo 'secrets hidden'\n")
+        f"cat {home / '.ssh' / 'id_rsa'} {own / 'cairn-secret.txt'} 2>/dev/null || echo 'secrets hidden'\n"
+    )
     return tmp_path
 
 
 @needs_sandbox
-async def test_a_command_run_unasked_is_contained_and_the_session_goes_on(server, open_runtime, hostile_tree,
-                                                                          workspace, listener, outside):
+async def test_a_command_run_unasked_is_contained_and_the_session_goes_on(
+    server, open_runtime, hostile_tree, workspace, listener, outside
+):
     server.add(tool_calls([("c1", "terminal-execute", {"command": "tree"})]), text("done"))
     approver = FakeApprover("deny")
     runtime = await open_runtime(yolo=False, approver=approver)
@@ -130,11 +132,13 @@ def no_bwrap_on_path(tmp_path, monkeypatch):
 
 async def test_without_bwrap_every_command_asks_and_says_why_once(server, open_runtime, no_bwrap_on_path, workspace):
     (workspace / "a.txt").write_text("a\n")
-    server.add(tool_calls([("c1", "terminal-execute", {"command": "ls"})]),
-               tool_calls([("c2", "terminal-execute", {"command": "cat a.txt"})]), text("done"))
+    server.add(
+        tool_calls([("c1", "terminal-execute", {"command": "ls"})]),
+        tool_calls([("c2", "terminal-execute", {"command": "cat a.txt"})]),
+        text("done"),
+    )
     approver = FakeApprover("once")
-    runtime = await open_runtime(yolo=False, approver=approver,
-                                 flags={"permissions": {"allow_commands": ["cat"]}})
+    runtime = await open_runtime(yolo=False, approver=approver, flags={"permissions": {"allow_commands": ["cat"]}})
     try:
         await runtime.run_turn("look")
         for _ in range(500):  # the start-up check reports on its own; wait for it, boundedly
@@ -164,8 +168,9 @@ async def test_without_bwrap_headless_refuses_and_says_why(workspace, no_bwrap_o
 async def test_without_bwrap_rules_may_run_unconfined_when_the_user_says_so(workspace, no_bwrap_on_path):
     from agent.settings.config import SandboxSettings
 
-    perms = Permissions(None, workspace=workspace, allow_commands=["touch"],
-                        sandbox_settings=SandboxSettings(rules="off"))
+    perms = Permissions(
+        None, workspace=workspace, allow_commands=["touch"], sandbox_settings=SandboxSettings(rules="off")
+    )
     res = await call(ToolContext(workspace=workspace, permissions=perms), "terminal-execute", command="touch made")
     assert not res.is_error and (workspace / "made").exists()
     assert res.meta["permission"]["decision"] == "rule" and "sandbox" not in res.meta
@@ -177,7 +182,8 @@ async def test_rule_allowed_commands_write_the_workspace_but_not_git_hooks_or_ou
     (workspace / "build.sh").write_text(
         "echo built > out.txt\n"
         "echo evil > .git/hooks/pre-commit || echo 'hooks refused'\n"
-        f"echo evil > {outside / 'outside.txt'} || echo 'outside refused'\n")
+        f"echo evil > {outside / 'outside.txt'} || echo 'outside refused'\n"
+    )
     ctx = ToolContext(workspace=workspace, permissions=Permissions(None, workspace=workspace, allow_commands=["sh"]))
     res = await call(ctx, "terminal-execute", command="sh build.sh")
     out = json.loads(res.content)["stdout"]
@@ -192,10 +198,12 @@ async def test_rule_allowed_commands_write_the_workspace_but_not_git_hooks_or_ou
 async def test_approved_commands_run_as_the_setting_says(workspace, outside, approved, contained):
     from agent.settings.config import SandboxSettings
 
-    perms = Permissions(FakeApprover("once"), workspace=workspace,
-                        sandbox_settings=SandboxSettings(approved=approved))
-    res = await call(ToolContext(workspace=workspace, permissions=perms), "terminal-execute",
-                     command=f"touch inside.txt; touch {outside / 'outside.txt'}")
+    perms = Permissions(FakeApprover("once"), workspace=workspace, sandbox_settings=SandboxSettings(approved=approved))
+    res = await call(
+        ToolContext(workspace=workspace, permissions=perms),
+        "terminal-execute",
+        command=f"touch inside.txt; touch {outside / 'outside.txt'}",
+    )
     assert (workspace / "inside.txt").exists()
     assert (outside / "outside.txt").exists() is not contained
     assert res.meta.get("sandbox") == ("workspace-write" if contained else None)
@@ -203,8 +211,7 @@ async def test_approved_commands_run_as_the_setting_says(workspace, outside, app
 
 @needs_sandbox
 async def test_a_sandboxed_command_is_killed_whole_on_timeout(workspace):
-    ctx = ToolContext(workspace=workspace, permissions=Permissions(None, workspace=workspace,
-                                                                   allow_commands=["sh"]))
+    ctx = ToolContext(workspace=workspace, permissions=Permissions(None, workspace=workspace, allow_commands=["sh"]))
     (workspace / "spin.sh").write_text("sleep 4242 &\nsleep 4243\n")
     res = await call(ctx, "terminal-execute", command="sh spin.sh", timeout=1)
     assert res.meta["timedOut"] is True and res.meta["sandbox"] == "workspace-write"
@@ -245,15 +252,18 @@ def test_secrets_and_cairn_folders_are_hidden_and_the_workspace_stays_visible(tm
     own = tmp_path / "cairn-data"
     own.mkdir()
     argv = Sandbox(ws, own_folders=[own], hide=[str(tmp_path / "extra")], bwrap="/usr/bin/bwrap").argv(
-        ["true"], "read-only", ws)
+        ["true"], "read-only", ws
+    )
     assert argv[argv.index(str(home / ".ssh")) - 1] == "--tmpfs"
-    assert argv[argv.index(str(home / ".netrc")) - 2: argv.index(str(home / ".netrc")) + 1] == [
-        "--ro-bind", "/dev/null", str(home / ".netrc")]
+    assert argv[argv.index(str(home / ".netrc")) - 2 : argv.index(str(home / ".netrc")) + 1] == [
+        "--ro-bind",
+        "/dev/null",
+        str(home / ".netrc"),
+    ]
     assert str(own) in argv and str(tmp_path / "extra") not in argv  # missing paths are skipped
     for flag in ("--unshare-all", "--die-with-parent", "--cap-drop"):
         assert flag in argv
     assert argv.index("/tmp") < argv.index(str(ws))  # the private /tmp first, the workspace over it
-
 
 
 @needs_sandbox
@@ -262,8 +272,9 @@ async def test_a_command_that_failed_in_the_sandbox_can_ask_to_run_outside(works
     the user approves once, and it runs unconfined (nothing remembered for next time)."""
     (workspace / "install.sh").write_text(f"echo done > {outside / 'cache'}\n")
     approver = FakeApprover("always")
-    ctx = ToolContext(workspace=workspace, permissions=Permissions(approver, workspace=workspace,
-                                                                   allow_commands=["sh"]))
+    ctx = ToolContext(
+        workspace=workspace, permissions=Permissions(approver, workspace=workspace, allow_commands=["sh"])
+    )
     first = await call(ctx, "terminal-execute", command="sh install.sh")
     assert first.is_error and approver.requests == []
     assert "outsideSandbox: true" in json.loads(first.content)["stderr"]
@@ -282,12 +293,15 @@ async def test_a_failure_unrelated_to_the_sandbox_gets_no_note(workspace):
     assert res.is_error and "[cairn]" not in json.loads(res.content)["stderr"]
 
 
-@pytest.mark.parametrize("command", ["python -m pytest -o cache_dir=/elsewhere", "make DESTDIR=/usr/local install",
-                                     "ls x=/etc"])
+@pytest.mark.parametrize(
+    "command", ["python -m pytest -o cache_dir=/elsewhere", "make DESTDIR=/usr/local install", "ls x=/etc"]
+)
 async def test_name_value_words_are_checked_on_their_value(workspace, command):
     approver = FakeApprover("deny")
-    ctx = ToolContext(workspace=workspace, permissions=Permissions(
-        approver, workspace=workspace, allow_commands=["python -m pytest", "make", "ls"]))
+    ctx = ToolContext(
+        workspace=workspace,
+        permissions=Permissions(approver, workspace=workspace, allow_commands=["python -m pytest", "make", "ls"]),
+    )
     res = await call(ctx, "terminal-execute", command=command)
     assert res.is_error and len(approver.requests) == 1
     assert "outside the workspace" in approver.requests[0].reason

@@ -41,7 +41,10 @@ def test_read_schema_inlines_the_file_spec_and_keeps_useful_defaults():
     schema = arguments_schema(ReadArgs)
     item = schema["properties"]["filePath"]["anyOf"][1]["items"]["anyOf"][1]
     assert item["required"] == ["path"] and item["properties"]["startLine"] == {
-        "description": "First line to read (1-based).", "minimum": 1, "type": "integer"}
+        "description": "First line to read (1-based).",
+        "minimum": 1,
+        "type": "integer",
+    }
     grep = default_registry().get("context-grep").definition()["function"]["parameters"]
     assert grep["properties"]["contextLines"]["default"] == 0  # a real default still tells the model
 
@@ -52,16 +55,21 @@ def test_a_property_named_title_is_kept():
         body: str | None = Field(default=None, description="Its text.")
 
     schema = arguments_schema(Args)
-    assert schema == {"properties": {"title": {"description": "The issue's title.", "type": "string"},
-                                     "body": {"description": "Its text.", "type": "string"}},
-                      "required": ["title"], "type": "object"}
+    assert schema == {
+        "properties": {
+            "title": {"description": "The issue's title.", "type": "string"},
+            "body": {"description": "Its text.", "type": "string"},
+        },
+        "required": ["title"],
+        "type": "object",
+    }
     assert Args.model_validate({"title": "t", "body": None}).body is None  # null is still accepted
 
 
 def test_a_recursive_model_keeps_its_definitions():
     class Node(BaseModel):
         name: str
-        children: list["Node"] = Field(default_factory=list)
+        children: list[Node] = Field(default_factory=list)
 
     class Args(BaseModel):
         root: Node

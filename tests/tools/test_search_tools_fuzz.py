@@ -11,20 +11,45 @@ from hypothesis import strategies as st
 
 from agent.session.models import ToolCall
 from agent.tools.base import ToolContext, ToolResult
-from agent.tools.permissions import Permissions
-from agent.tools.registry import ToolRegistry
 from agent.tools.fs_find import FsFind
 from agent.tools.fs_search import FsSearch
+from agent.tools.permissions import Permissions
+from agent.tools.registry import ToolRegistry
 
 KEYS = ["pattern", "path", "glob", "caseSensitive", "maxResults", "x"]
-values = st.one_of(st.none(), st.booleans(), st.integers(-5, 5000), st.text(max_size=40),
-                   st.sampled_from(["*", "**", "{a,b", "[", "(a+)+$", "\\", "..", "/etc", "~", "a/../../b", "-e",
-                                    "--files", "\x00", "*.{py", "[!a]*", "src/**/x"]))
+values = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-5, 5000),
+    st.text(max_size=40),
+    st.sampled_from(
+        [
+            "*",
+            "**",
+            "{a,b",
+            "[",
+            "(a+)+$",
+            "\\",
+            "..",
+            "/etc",
+            "~",
+            "a/../../b",
+            "-e",
+            "--files",
+            "\x00",
+            "*.{py",
+            "[!a]*",
+            "src/**/x",
+        ]
+    ),
+)
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(name=st.sampled_from(["filesystem-search", "filesystem-find"]),
-       arguments=st.dictionaries(st.sampled_from(KEYS), values, max_size=5))
+@given(
+    name=st.sampled_from(["filesystem-search", "filesystem-find"]),
+    arguments=st.dictionaries(st.sampled_from(KEYS), values, max_size=5),
+)
 def test_any_arguments_give_a_bounded_result(workspace, name, arguments):
     (workspace / "src").mkdir(exist_ok=True)
     (workspace / "src" / "a.py").write_text("alpha\nbeta\n")

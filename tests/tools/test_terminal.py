@@ -89,7 +89,11 @@ async def test_approval_request_and_denial(workspace):
     assert not (workspace / "made.txt").exists()
     [req] = approver.requests
     assert (req.tool, req.kind, req.key, req.title, req.detail) == (
-        "terminal-execute", "command", "command:touch", "Run command", "touch made.txt && echo hi"
+        "terminal-execute",
+        "command",
+        "command:touch",
+        "Run command",
+        "touch made.txt && echo hi",
     )
 
 
@@ -178,7 +182,7 @@ def test_stream_capture_accounting():
     for chunk in (b"abc", b"defgh", b"ijklmnop", b"qr"):
         cap.feed(chunk)
     assert cap.dropped == 18 - 10
-    assert cap.text() == "abcde" + f"\n… [8 bytes of output dropped here to protect memory] …\n" + "nopqr"
+    assert cap.text() == "abcde" + "\n… [8 bytes of output dropped here to protect memory] …\n" + "nopqr"
 
 
 async def test_invalid_utf8_is_replaced(ctx):

@@ -30,8 +30,11 @@ def test_every_registered_tool_has_a_non_empty_prompt_file():
 
 def test_no_prompt_file_without_a_tool():
     names = set(default_registry().names)
-    files = {p.name.removesuffix(".md") for p in resources.files("agent.tools").joinpath("prompts").iterdir()
-             if p.name.endswith(".md")}
+    files = {
+        p.name.removesuffix(".md")
+        for p in resources.files("agent.tools").joinpath("prompts").iterdir()
+        if p.name.endswith(".md")
+    }
     assert files <= names, f"prompt files of no registered tool: {sorted(files - names)}"
 
 

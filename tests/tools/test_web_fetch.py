@@ -10,10 +10,10 @@ import json
 import httpcore
 import pytest
 
-from agent.settings import trust
-from agent.settings.config import WebSettings, load_settings, project_config_path
 from agent.paths import config_dir
 from agent.session.models import ToolCall
+from agent.settings import trust
+from agent.settings.config import WebSettings, load_settings, project_config_path
 from agent.tools.base import ToolContext
 from agent.tools.permissions import Permissions, fetch_covered
 from agent.tools.registry import ToolRegistry
@@ -113,14 +113,17 @@ async def test_redirect_to_another_scheme_or_forever_is_refused(workspace, pages
     assert res.is_error and "more than 5 redirects" in res.content
 
 
-@pytest.mark.parametrize("url, expected", [
-    ("ftp://example.com/x", "only http and https"),
-    ("file:///etc/passwd", "only http and https"),
-    ("http://user:secret@example.com/", "user name or password"),
-    ("not a url", "only http and https"),
-    ("http://", "has no host"),
-    ("http://[zz::1]/", "invalid URL"),
-])
+@pytest.mark.parametrize(
+    "url, expected",
+    [
+        ("ftp://example.com/x", "only http and https"),
+        ("file:///etc/passwd", "only http and https"),
+        ("http://user:secret@example.com/", "user name or password"),
+        ("not a url", "only http and https"),
+        ("http://", "has no host"),
+        ("http://[zz::1]/", "invalid URL"),
+    ],
+)
 async def test_bad_urls(workspace, url, expected):
     res, approver = await fetch(workspace, url)
     assert res.is_error and expected in res.content, res.content
@@ -161,9 +164,22 @@ async def test_time_limit(workspace, pages):
 
 
 def test_address_classes():
-    for address in ("127.0.0.1", "10.1.2.3", "172.16.0.1", "192.168.1.1", "169.254.169.254", "100.64.0.1",
-                    "0.0.0.0", "224.0.0.1", "::1", "fe80::1", "fc00::1", "::ffff:127.0.0.1", "::ffff:10.0.0.1",
-                    "2002:7f00:0001::1"):
+    for address in (
+        "127.0.0.1",
+        "10.1.2.3",
+        "172.16.0.1",
+        "192.168.1.1",
+        "169.254.169.254",
+        "100.64.0.1",
+        "0.0.0.0",
+        "224.0.0.1",
+        "::1",
+        "fe80::1",
+        "fc00::1",
+        "::ffff:127.0.0.1",
+        "::ffff:10.0.0.1",
+        "2002:7f00:0001::1",
+    ):
         assert refusal(ipaddress.ip_address(address)), address
     for address in ("8.8.8.8", "1.1.1.1", "2606:4700:4700::1111", "::ffff:8.8.8.8"):
         assert refusal(ipaddress.ip_address(address)) == "", address
@@ -231,7 +247,7 @@ async def test_end_to_end_through_the_loop(server, open_runtime, workspace, page
 
 
 async def test_always_for_this_project_saves_the_host_rule(workspace, pages):
-    """"Always in this project" writes `fetch:<host>` to [permissions] allow; the next session
+    """ "Always in this project" writes `fetch:<host>` to [permissions] allow; the next session
     (settings loaded again, the folder trusted as cairn rewrote it) fetches without asking."""
     approver = FakeApprover("always_project")
     res, _ = await fetch(workspace, pages.url("/plain"), approver=approver)

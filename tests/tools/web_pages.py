@@ -37,7 +37,9 @@ class Pages(BaseHTTPRequestHandler):
         if path == "/article":
             self._send(200, ARTICLE)
         elif path == "/latin1":
-            self._send(200, "<html><body><p>caf\xe9</p></body></html>".encode("latin-1"), "text/html; charset=iso-8859-1")
+            self._send(
+                200, "<html><body><p>caf\xe9</p></body></html>".encode("latin-1"), "text/html; charset=iso-8859-1"
+            )
         elif path == "/plain":
             self._send(200, b'{"ok": true}', "application/json")
         elif path == "/redirect":
@@ -69,8 +71,9 @@ class PageServer:
     def __init__(self, other_port: int = 0) -> None:
         self.release = threading.Event()
         self.requests: list[str] = []
-        handler = type("Handler", (Pages,), {"release": self.release, "other_port": other_port,
-                                             "requests": self.requests})
+        handler = type(
+            "Handler", (Pages,), {"release": self.release, "other_port": other_port, "requests": self.requests}
+        )
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self.httpd.daemon_threads = True
         self.port = self.httpd.server_address[1]

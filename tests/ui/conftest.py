@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from typing import Callable
+from collections.abc import Callable
 
 import pytest
 
@@ -48,8 +48,12 @@ async def wait_ready(pilot) -> None:
     with that: `no_model` is set before the panel is mounted and the prompts sent meanwhile
     are given back, so the open must also be over (`opening` is cleared last)."""
     app = pilot.app
-    await wait_for(pilot, lambda: (app.runtime is not None or app.no_model or app.open_error) and not app.opening,
-                   READY_TIMEOUT, "the runtime to open")
+    await wait_for(
+        pilot,
+        lambda: (app.runtime is not None or app.no_model or app.open_error) and not app.opening,
+        READY_TIMEOUT,
+        "the runtime to open",
+    )
 
 
 async def send(pilot, text: str) -> None:

@@ -101,8 +101,9 @@ async def test_approval_denied_with_n(make_settings, server):
 async def test_edit_shows_diff(make_settings, server, workspace):
     (workspace / "a.py").write_text("x = 1\n")
     server.add(
-        tool_calls([("c1", "filesystem-edit",
-                     '{"filePath": "a.py", "searchContent": "x = 1", "replaceContent": "x = 2"}')]),
+        tool_calls(
+            [("c1", "filesystem-edit", '{"filePath": "a.py", "searchContent": "x = 1", "replaceContent": "x = 2"}')]
+        ),
         text("Edited."),
     )
     app = CairnApp(make_settings(yolo=True))
@@ -122,8 +123,11 @@ async def test_escape_interrupts_a_hanging_stream(make_settings, server):
     async with app.run_test(size=SIZE) as pilot:
         await wait_ready(pilot)
         await send(pilot, "take your time")
-        await wait_for(pilot, lambda: app.chat.assistant_messages and app.chat.assistant_messages[0].text == "thinking",
-                       what="the first chunk")
+        await wait_for(
+            pilot,
+            lambda: app.chat.assistant_messages and app.chat.assistant_messages[0].text == "thinking",
+            what="the first chunk",
+        )
         assert app.turn_running
         await pilot.press("escape")
         await wait_for(pilot, lambda: not app.turn_running, timeout=5, what="the interrupt")
@@ -321,8 +325,12 @@ async def test_ctrl_c_during_approval_interrupts_and_closes_the_modal(make_setti
         await send(pilot, "run it")
         await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="the approval modal")
         await pilot.press("ctrl+c")
-        await wait_for(pilot, lambda: not app.turn_running and not isinstance(app.screen, ApprovalScreen),
-                       timeout=5, what="the interrupt")
+        await wait_for(
+            pilot,
+            lambda: not app.turn_running and not isinstance(app.screen, ApprovalScreen),
+            timeout=5,
+            what="the interrupt",
+        )
         await app.workers.wait_for_complete()
         assert "Interrupted" in chat_text(app)
         assert app.chat.tool_blocks[0].summary.startswith("Error:")

@@ -98,8 +98,8 @@ async def test_unsafe_command_explains_why_it_asks(make_settings, server, worksp
 
 async def test_a_project_rule_that_could_not_be_saved_is_told(make_settings):
     """The approval still holds for the session; the chat says the config was not changed."""
-    from agent.turn.events import ToolFinished, ToolStarted
     from agent.session.models import Message, ToolCall
+    from agent.turn.events import ToolFinished, ToolStarted
     from agent.ui.app import CairnApp
     from agent.ui.widgets.chat import Notice
     from tests.ui.conftest import wait_ready
@@ -108,8 +108,18 @@ async def test_a_project_rule_that_could_not_be_saved_is_told(make_settings):
     async with app.run_test(size=(120, 36)) as pilot:
         await wait_ready(pilot)
         call = ToolCall(id="c1", name="terminal-execute", arguments='{"command": "touch x"}')
-        result = Message(role="tool", tool_call_id="c1", tool_name=call.name, content="{}", meta={"permission": {
-            "decision": "always_project", "note": "not saved to .cairn/config.toml: permissions is not a table"}})
+        result = Message(
+            role="tool",
+            tool_call_id="c1",
+            tool_name=call.name,
+            content="{}",
+            meta={
+                "permission": {
+                    "decision": "always_project",
+                    "note": "not saved to .cairn/config.toml: permissions is not a table",
+                }
+            },
+        )
         app.handle_event(ToolStarted(call=call))
         app.handle_event(ToolFinished(call=call, message=result))
         await pilot.pause()
@@ -121,9 +131,12 @@ def choices_fully_shown(app) -> bool:
     """Every option of the modal is inside the screen (none cut off below it)."""
     choices = app.screen.query_one("#approval-choices")
     box = app.screen.query_one("#approval-box")
-    return (choices.region.height > 0 and choices.region.bottom <= box.content_region.bottom
-            and box.region.bottom <= app.screen.size.height
-            and choices.region.height >= choices.virtual_size.height)
+    return (
+        choices.region.height > 0
+        and choices.region.bottom <= box.content_region.bottom
+        and box.region.bottom <= app.screen.size.height
+        and choices.region.height >= choices.virtual_size.height
+    )
 
 
 async def test_at_80x24_every_choice_is_shown_with_a_long_or_short_detail(make_settings, server, workspace):
@@ -141,8 +154,12 @@ async def test_at_80x24_every_choice_is_shown_with_a_long_or_short_detail(make_s
         await wait_for(pilot, lambda: choices_fully_shown(app), what="every choice on screen (long diff)")
         assert app.screen.query_one("#approval-scroll").region.height >= 1
         await pilot.press("y")
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen) and app.screen.request.tool ==
-                       "terminal-execute", READY_TIMEOUT, "the second approval")
+        await wait_for(
+            pilot,
+            lambda: isinstance(app.screen, ApprovalScreen) and app.screen.request.tool == "terminal-execute",
+            READY_TIMEOUT,
+            "the second approval",
+        )
         await wait_for(pilot, lambda: choices_fully_shown(app), what="every choice on screen (one line)")
         await pilot.press("down", "down", "down", "enter")  # the fourth choice, seen: No
         await wait_for(pilot, lambda: not app.turn_running, what="the turn to finish")
@@ -174,8 +191,12 @@ async def test_no_and_tell_cairn_what_to_do_instead(make_settings, server, works
         await pilot.press("t")
         await wait_for(pilot, lambda: app.screen.focused is instead, what="the input again")
         await pilot.press(*"just list what is in build", "enter")
-        await wait_for(pilot, lambda: len(server.requests) == 2 and not app.turn_running, READY_TIMEOUT,
-                       "the words sent with the refusal")
+        await wait_for(
+            pilot,
+            lambda: len(server.requests) == 2 and not app.turn_running,
+            READY_TIMEOUT,
+            "the words sent with the refusal",
+        )
         await app.workers.wait_for_complete()
         assert (workspace / "build").is_dir()
         tool, user = server.requests[1]["messages"][-2:]
@@ -189,13 +210,14 @@ async def test_no_and_tell_cairn_what_to_do_instead(make_settings, server, works
 
 
 def test_always_offers_the_command_prefix_it_would_save(workspace):
-    """"always" names the prefix it would allow (`git diff`, not `git diff src/a.py`) before
+    """ "always" names the prefix it would allow (`git diff`, not `git diff src/a.py`) before
     anything is saved."""
     from agent.tools.permissions import ApprovalRequest, Permissions
     from agent.ui.screens.approval import choice_labels
 
-    request = ApprovalRequest(tool="terminal-execute", kind="command", title="Run command",
-                              detail="git diff src/a.py", key="command")
+    request = ApprovalRequest(
+        tool="terminal-execute", kind="command", title="Run command", detail="git diff src/a.py", key="command"
+    )
     prepared, _ = Permissions(workspace=workspace).prepare(request)
     assert prepared.scopes == ["command:git diff"]
     labels = dict(choice_labels(prepared))

@@ -33,7 +33,8 @@ async def choose_branch(pilot) -> None:
     await esc_esc(pilot)
     options = app.screen.query_one("#rewind-list").options
     app.screen.query_one("#rewind-list").highlighted = next(
-        i for i, o in enumerate(options) if (o.id or "").startswith("branch:"))
+        i for i, o in enumerate(options) if (o.id or "").startswith("branch:")
+    )
     await pilot.press("enter")
 
 

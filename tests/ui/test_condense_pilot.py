@@ -3,10 +3,10 @@ failure notices, summaries in a resumed history, and /compact end to end against
 
 from __future__ import annotations
 
-from agent.turn.events import CondenseStarted, ContextManaged, TurnFinished
 from agent.session.models import ContextEvent, Message, ToolCall
+from agent.turn.events import CondenseStarted, ContextManaged, TurnFinished
 from agent.ui.app import CairnApp
-from agent.ui.widgets.chat import AssistantMessage, Notice, ToolBlock, UserMessage, shown_user_text
+from agent.ui.widgets.chat import AssistantMessage, Notice, UserMessage, shown_user_text
 from agent.ui.widgets.condensed import CondensedMarker, marker_title
 from tests.fakes.llm_server import hang, text
 from tests.ui.conftest import run_prompt, send, wait_for, wait_ready
@@ -16,23 +16,44 @@ SUMMARY_TEXT = "## Summary\nThe user asked about parsers; the parser was fixed i
 
 
 def condense_event(**overrides) -> ContextEvent:
-    fields = dict(session_id="s", action="condense", trigger="auto", outcome="ok", tokens_before=120_431,
-                  tokens_after=8_210, duration_ms=3_200, summary_id="sum-1")
+    fields = dict(
+        session_id="s",
+        action="condense",
+        trigger="auto",
+        outcome="ok",
+        tokens_before=120_431,
+        tokens_after=8_210,
+        duration_ms=3_200,
+        summary_id="sum-1",
+    )
     fields.update(overrides)
     return ContextEvent(**fields)
 
 
 def truncate_event(**overrides) -> ContextEvent:
-    fields = dict(session_id="s", action="truncate", trigger="auto", outcome="ok", tokens_before=60_000,
-                  tokens_after=40_000, detail={"target": 50_000, "messages_deleted": 12, "calls_removed": 0,
-                                               "results_folded": 0, "files_folded": 0})
+    fields = dict(
+        session_id="s",
+        action="truncate",
+        trigger="auto",
+        outcome="ok",
+        tokens_before=60_000,
+        tokens_after=40_000,
+        detail={"target": 50_000, "messages_deleted": 12, "calls_removed": 0, "results_folded": 0, "files_folded": 0},
+    )
     fields.update(overrides)
     return ContextEvent(**fields)
 
 
 def summary_message(**condensed) -> Message:
-    meta = dict(first_id="a", last_id="b", count=14, tokens_before=120_431, tokens_after=8_210, automatic=True,
-                instructions=None)
+    meta = dict(
+        first_id="a",
+        last_id="b",
+        count=14,
+        tokens_before=120_431,
+        tokens_after=8_210,
+        automatic=True,
+        instructions=None,
+    )
     meta.update(condensed)
     return Message(id="sum-1", role="user", kind="summary", content=SUMMARY_TEXT, meta={"condensed": meta})
 
@@ -54,8 +75,10 @@ async def expand(pilot, marker: CondensedMarker) -> str:
 
 # -- pure formatting ------------------------------------------------------------------------
 def test_marker_title():
-    assert marker_title("auto", 120_431, 8_210, 3_200) == \
-        "── Context condensed (auto) · 120,431 → 8,210 tokens (−93%) · 3.2 s ──"
+    assert (
+        marker_title("auto", 120_431, 8_210, 3_200)
+        == "── Context condensed (auto) · 120,431 → 8,210 tokens (−93%) · 3.2 s ──"
+    )
     assert marker_title("manual", 1000, 1000) == "── Context condensed (manual) · 1,000 → 1,000 tokens (+0%) ──"
     assert marker_title("manual", None, None) == "── Context condensed (manual) ──"
 
@@ -114,31 +137,42 @@ async def test_failed_condense_and_truncation_once_per_turn(make_settings):
     async with app.run_test(size=SIZE) as pilot:
         await wait_ready(pilot)
         app.handle_event(CondenseStarted(trigger="auto", tokens=60_000))
-        failed = condense_event(outcome="failed", tokens_after=60_000,
-                                error="Condensing failed: the provider refused the request")
+        failed = condense_event(
+            outcome="failed", tokens_after=60_000, error="Condensing failed: the provider refused the request"
+        )
         app.handle_event(ContextManaged(event=failed))
         await pilot.pause()
         assert "Condensing context" not in app.status.render_text().plain
         assert notices(app, "warning") == [
-            "Condensing failed: the provider refused the request. Falling back to truncating the request."]
+            "Condensing failed: the provider refused the request. Falling back to truncating the request."
+        ]
         assert not markers(app)
 
         for _ in range(3):  # every request of a long turn may be shortened: one line says so
             app.handle_event(ContextManaged(event=truncate_event()))
         await pilot.pause()
-        line = ("Request shortened for the model: 60,000 → 40,000 tokens "
-                "(12 older messages left out; history keeps everything)")
+        line = (
+            "Request shortened for the model: 60,000 → 40,000 tokens "
+            "(12 older messages left out; history keeps everything)"
+        )
         assert notices(app, "info") == [line]
 
         app.handle_event(TurnFinished(status="ok"))  # the next turn may say it again
-        app.handle_event(ContextManaged(event=truncate_event(
-            outcome="partial", tokens_after=52_000,
-            detail={"target": 50_000, "messages_deleted": 1, "calls_removed": 3, "results_folded": 2})))
+        app.handle_event(
+            ContextManaged(
+                event=truncate_event(
+                    outcome="partial",
+                    tokens_after=52_000,
+                    detail={"target": 50_000, "messages_deleted": 1, "calls_removed": 3, "results_folded": 2},
+                )
+            )
+        )
         await pilot.pause()
         assert notices(app, "info")[1] == (
             "Request shortened for the model: 60,000 → 52,000 tokens (1 older message left out; "
             "3 tool calls dropped; 2 file reads folded to outlines; still over the 50,000-token target; "
-            "history keeps everything)")
+            "history keeps everything)"
+        )
 
 
 async def test_history_shows_summary_as_marker_and_dims_condensed(make_settings):
@@ -148,8 +182,12 @@ async def test_history_shows_summary_as_marker_and_dims_condensed(make_settings)
         gone = {"condensed_by": "sum-1"}
         history = [
             Message(role="user", content="fix the parser", meta=dict(gone)),
-            Message(role="assistant", content="Reading it.", meta=dict(gone),
-                    tool_calls=[ToolCall(id="c1", name="filesystem-read", arguments='{"filePath": "p.py"}')]),
+            Message(
+                role="assistant",
+                content="Reading it.",
+                meta=dict(gone),
+                tool_calls=[ToolCall(id="c1", name="filesystem-read", arguments='{"filePath": "p.py"}')],
+            ),
             Message(role="tool", tool_call_id="c1", content="1→x = 1", meta=dict(gone)),
             Message(role="assistant", content="Fixed.", meta=dict(gone)),
             summary_message(automatic=False, instructions="keep the file names"),
@@ -159,8 +197,15 @@ async def test_history_shows_summary_as_marker_and_dims_condensed(make_settings)
         app.chat.show_history(history)
         await pilot.pause()
         kinds = [type(w).__name__ for w in app.chat.children]
-        assert kinds == ["UserMessage", "AssistantMessage", "ToolBlock", "AssistantMessage", "CondensedMarker",
-                         "UserMessage", "AssistantMessage"]
+        assert kinds == [
+            "UserMessage",
+            "AssistantMessage",
+            "ToolBlock",
+            "AssistantMessage",
+            "CondensedMarker",
+            "UserMessage",
+            "AssistantMessage",
+        ]
         widgets = list(app.chat.children)
         assert [w.has_class("condensed") for w in widgets] == [True] * 4 + [False] * 3
         [marker] = markers(app)
@@ -194,9 +239,11 @@ async def test_a_prompt_restated_after_the_summary_is_shown_once(make_settings):
 # -- /compact against the fake server ---------------------------------------------------------
 def summarise(seen: list[dict]):
     """A callable step: records the summary request and answers with a summary."""
+
     def step(request: dict):
         seen.append(request)
         return text("The user asked two questions about parsers; both were answered.")
+
     return step
 
 
@@ -224,8 +271,10 @@ async def test_compact_end_to_end_and_resumed(make_settings, server):
         assert "both were answered" in await expand(pilot, marker)
         assert not notices(app, "error") and not notices(app, "warning")
         # /compact is not something the user said to the model.
-        assert [u.text for u in app.chat.query(UserMessage)] == ["first question about parsers",
-                                                                   "second question about parsers"]
+        assert [u.text for u in app.chat.query(UserMessage)] == [
+            "first question about parsers",
+            "second question about parsers",
+        ]
 
         # The next request starts from the summary.
         server.add(text("Answer three."))
@@ -240,9 +289,15 @@ async def test_compact_end_to_end_and_resumed(make_settings, server):
         await wait_ready(pilot)
         await wait_for(pilot, lambda: markers(resumed), what="the history")
         kinds = [(type(w).__name__, w.has_class("condensed")) for w in resumed.chat.children]
-        assert kinds == [("UserMessage", True), ("AssistantMessage", True), ("UserMessage", True),
-                         ("AssistantMessage", True), ("CondensedMarker", False), ("UserMessage", False),
-                         ("AssistantMessage", False)]
+        assert kinds == [
+            ("UserMessage", True),
+            ("AssistantMessage", True),
+            ("UserMessage", True),
+            ("AssistantMessage", True),
+            ("CondensedMarker", False),
+            ("UserMessage", False),
+            ("AssistantMessage", False),
+        ]
         assert markers(resumed)[0].text.startswith("── Context condensed (manual) · ")
 
 
@@ -260,8 +315,9 @@ async def test_compact_refused_and_interrupted(make_settings, server):
         await run_prompt(pilot, "second")
         server.add(hang(30, text="The user"))
         await send(pilot, "/compact")
-        await wait_for(pilot, lambda: "Condensing context…" in app.status.render_text().plain,
-                       what="the condensing status")
+        await wait_for(
+            pilot, lambda: "Condensing context…" in app.status.render_text().plain, what="the condensing status"
+        )
         assert app.turn_running
 
         await send(pilot, "/compact again")  # one turn at a time: the text stays in the prompt
@@ -283,17 +339,20 @@ async def test_marker_is_the_same_live_and_resumed_and_its_summary_reads_without
     """The event counts the whole request, the summary's meta the range it replaced: the marker
     shows the stored numbers both ways. Expanded (Ctrl+O), the summary has no raw tags."""
     summary = summary_message(tokens_before=5_900, tokens_after=700)
-    summary.content = (SUMMARY_TEXT + "\n\n<system-reminder>\n## Conversation archive\nIn context file "
-                       "history-1.\n</system-reminder>")
+    summary.content = (
+        SUMMARY_TEXT + "\n\n<system-reminder>\n## Conversation archive\nIn context file history-1.\n</system-reminder>"
+    )
     app = CairnApp(make_settings())
     async with app.run_test(size=SIZE) as pilot:
         await wait_ready(pilot)
-        app.handle_event(ContextManaged(event=condense_event(tokens_before=6_258, tokens_after=1_100),
-                                        summary=summary))
+        app.handle_event(ContextManaged(event=condense_event(tokens_before=6_258, tokens_after=1_100), summary=summary))
         await pilot.pause()
         [live] = markers(app)
-        assert live.text == CondensedMarker.from_summary(summary).text == \
-            "── Context condensed (auto) · 5,900 → 700 tokens (−88%) ──"
+        assert (
+            live.text
+            == CondensedMarker.from_summary(summary).text
+            == "── Context condensed (auto) · 5,900 → 700 tokens (−88%) ──"
+        )
         await pilot.press("ctrl+o")
         await wait_for(pilot, lambda: live.query(".condensed-summary"), what="the expanded summary")
         shown = str(live.query_one(".condensed-summary").render())

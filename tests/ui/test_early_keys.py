@@ -24,7 +24,7 @@ def test_text_backspace_and_clear():
 
 def test_utf8_split_across_reads():
     data = "héllo → 世界".encode()
-    keys = typed(*(data[i:i + 1] for i in range(len(data))))
+    keys = typed(*(data[i : i + 1] for i in range(len(data))))
     assert keys.text == "héllo → 世界"
 
 

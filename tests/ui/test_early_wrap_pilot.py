@@ -24,10 +24,9 @@ TEXTS = [
 def app_rows(prompt) -> list[str]:
     """The rows the TextArea shows, scrolled as it is (top to bottom)."""
     doc = prompt.wrapped_document
-    rows = [section.rstrip("\n") for line in range(prompt.document.line_count)
-            for section in doc.get_sections(line)]
+    rows = [section.rstrip("\n") for line in range(prompt.document.line_count) for section in doc.get_sections(line)]
     top = round(prompt.scroll_offset.y)
-    return rows[top: top + prompt.scrollable_content_region.height]
+    return rows[top : top + prompt.scrollable_content_region.height]
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)])

@@ -54,8 +54,9 @@ async def test_retry_countdown_shows_and_esc_cancels_the_wait(make_settings, ser
 
 async def test_esc_while_a_command_runs_kills_its_group_and_the_ui_goes_on(make_settings, server, workspace):
     pgid_file = workspace / "pgid"
-    server.add(tool_calls([("c1", "terminal-execute", {"command": GROUP_COMMAND.format(pgid=pgid_file)})]),
-               text("next answer"))
+    server.add(
+        tool_calls([("c1", "terminal-execute", {"command": GROUP_COMMAND.format(pgid=pgid_file)})]), text("next answer")
+    )
     app = CairnApp(make_settings(yolo=True))
     async with app.run_test(size=SIZE) as pilot:
         await wait_ready(pilot)
@@ -84,15 +85,17 @@ async def test_esc_twice_while_streaming_interrupts_and_keeps_the_partial(make_s
     async with app.run_test(size=SIZE) as pilot:
         await wait_ready(pilot)
         await send(pilot, "take your time")
-        await wait_for(pilot, lambda: app.chat.assistant_messages
-                       and app.chat.assistant_messages[0].text == "half an answer", what="the first chunk")
+        await wait_for(
+            pilot,
+            lambda: app.chat.assistant_messages and app.chat.assistant_messages[0].text == "half an answer",
+            what="the first chunk",
+        )
         await pilot.press("escape", "escape")
         await wait_for(pilot, lambda: not app.turn_running, what="the interrupt")
         await app.workers.wait_for_complete()
         assert not isinstance(app.screen, ModalScreen)  # interrupting is not the rewind gesture
         history = await app.runtime.history()
-        assert [(m.role, m.status, m.content) for m in history][-1] == ("assistant", "interrupted",
-                                                                        "half an answer")
+        assert [(m.role, m.status, m.content) for m in history][-1] == ("assistant", "interrupted", "half an answer")
         await run_prompt(pilot, "go on")
         assert app.chat.assistant_messages[-1].text == "second answer"
     request = server.requests[-1]["messages"]
@@ -119,16 +122,20 @@ async def test_ctrl_c_twice_mid_turn_quits_and_the_session_resumes_at_once(make_
     try:
         history = await runtime.history()
         assert [(m.role, m.status, m.content) for m in history] == [
-            ("user", "ok", "long job"), ("assistant", "interrupted", "partial work")]
+            ("user", "ok", "long job"),
+            ("assistant", "interrupted", "partial work"),
+        ]
         await runtime.run_turn("continue")
     finally:
         await runtime.close()
     assert [e.status for e in events if e.type == "turn_finished"] == ["ok"]
     request = server.requests[-1]["messages"]
     assert_well_formed(request)
-    assert request[-3:] == [{"role": "user", "content": "long job"},
-                            {"role": "assistant", "content": "partial work"},
-                            {"role": "user", "content": "continue"}]
+    assert request[-3:] == [
+        {"role": "user", "content": "long job"},
+        {"role": "assistant", "content": "partial work"},
+        {"role": "user", "content": "continue"},
+    ]
 
 
 FAULTS = {

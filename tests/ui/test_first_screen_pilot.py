@@ -16,8 +16,9 @@ def header_text(app) -> str:
     return str(app.query_one("#header").content)
 
 
-async def test_header_shows_folder_model_mode_and_keys_until_the_first_prompt(make_settings, server, workspace,
-                                                                             monkeypatch):
+async def test_header_shows_folder_model_mode_and_keys_until_the_first_prompt(
+    make_settings, server, workspace, monkeypatch
+):
     monkeypatch.setenv("HOME", str(workspace.parent))
     server.add(text("Hello."))
     app = CairnApp(make_settings())
@@ -49,8 +50,12 @@ async def test_status_says_the_model_library_is_loading_until_it_is(make_setting
     async with app.run_test(size=SIZE) as pilot:
         status = app.status
         await wait_ready(pilot)
-        await wait_for(pilot, lambda: app.runtime.backend_ready and not status.loading, 90,
-                       "the backend to load and the status to stop saying it loads")
+        await wait_for(
+            pilot,
+            lambda: app.runtime.backend_ready and not status.loading,
+            90,
+            "the backend to load and the status to stop saying it loads",
+        )
         assert LOADING not in status.activity()
         # What the line says while it loads: idle, and during a turn instead of a bare "Working".
         status.set_loading(True)

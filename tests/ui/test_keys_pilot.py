@@ -22,8 +22,11 @@ async def test_page_keys_scroll_the_chat_not_the_prompt(make_settings):
         await wait_ready(pilot)
         fill_chat(app)
         app.prompt.insert("a draft\nof two lines")
-        await wait_for(pilot, lambda: app.chat.max_scroll_y > 20 and app.chat.scroll_y == app.chat.max_scroll_y,
-                       what="the chat to overflow, anchored at the bottom")
+        await wait_for(
+            pilot,
+            lambda: app.chat.max_scroll_y > 20 and app.chat.scroll_y == app.chat.max_scroll_y,
+            what="the chat to overflow, anchored at the bottom",
+        )
         bottom, cursor = app.chat.scroll_y, app.prompt.cursor_location
         await pilot.press("pageup")
         await wait_for(pilot, lambda: app.chat.scroll_y < bottom, what="PageUp to scroll the chat")
@@ -67,8 +70,7 @@ async def test_ctrl_c_clears_a_draft_first_and_ctrl_z_brings_it_back(make_settin
         assert not app._exit and "Ctrl+C again" in (app.status.flashed or "")
 
 
-async def test_up_and_down_walk_the_projects_history_across_restarts(make_settings, server, workspace,
-                                                                      _isolated_home):
+async def test_up_and_down_walk_the_projects_history_across_restarts(make_settings, server, workspace, _isolated_home):
     server.add(text("one"), text("two"))
     app = CairnApp(make_settings())
     async with app.run_test(size=SIZE) as pilot:
@@ -111,8 +113,9 @@ async def test_history_is_per_project(make_settings, server, workspace, tmp_path
         await app.quit_app()
     other = tmp_path / "other"
     other.mkdir()
-    elsewhere = CairnApp(load_settings(other, flags={"model": "openai/fake", "api_base": server.base_url,
-                                                      "api_key": "sk-test"}))
+    elsewhere = CairnApp(
+        load_settings(other, flags={"model": "openai/fake", "api_base": server.base_url, "api_key": "sk-test"})
+    )
     async with elsewhere.run_test(size=SIZE) as pilot:
         await wait_ready(pilot)
         await pilot.press("up")
@@ -121,8 +124,9 @@ async def test_history_is_per_project(make_settings, server, workspace, tmp_path
 
 
 async def test_ctrl_o_expands_and_collapses_the_output_in_view(make_settings, server):
-    server.add(tool_calls([("c1", "terminal-execute", '{"command": "printf \\"a\\\\nb\\\\nc\\\\n\\""}')]),
-               text("Printed."))
+    server.add(
+        tool_calls([("c1", "terminal-execute", '{"command": "printf \\"a\\\\nb\\\\nc\\\\n\\""}')]), text("Printed.")
+    )
     app = CairnApp(make_settings(yolo=True))
     async with app.run_test(size=SIZE) as pilot:
         await wait_ready(pilot)

@@ -2,20 +2,30 @@
 
 from __future__ import annotations
 
-import re
-
 from tests.conftest import REPO_ROOT
 
-NAMES = {"escape": "Esc", "pageup": "PageUp", "pagedown": "PageDown", "enter": "Enter", "tab": "Tab",
-         "up": "Up", "down": "Down", "home": "Home", "end": "End"}
+NAMES = {
+    "escape": "Esc",
+    "pageup": "PageUp",
+    "pagedown": "PageDown",
+    "enter": "Enter",
+    "tab": "Tab",
+    "up": "Up",
+    "down": "Down",
+    "home": "Home",
+    "end": "End",
+}
 
 
 def shown_key(key: str) -> str:
     """`ctrl+home` → `Ctrl+Home`, as the README writes keys."""
     parts = key.split("+")
     last = parts[-1] if len(parts) == 1 else parts[-1].upper() if len(parts[-1]) == 1 else parts[-1]
-    return "+".join(NAMES.get(part, part.capitalize()) for part in parts[:-1]) + ("+" if len(parts) > 1 else "") + \
-        NAMES.get(last, last if len(last) == 1 else last.capitalize())
+    return (
+        "+".join(NAMES.get(part, part.capitalize()) for part in parts[:-1])
+        + ("+" if len(parts) > 1 else "")
+        + NAMES.get(last, last if len(last) == 1 else last.capitalize())
+    )
 
 
 def bindings() -> set[tuple[str, str, str]]:
@@ -25,8 +35,11 @@ def bindings() -> set[tuple[str, str, str]]:
     from agent.ui.widgets.prompt import PromptInput
 
     rows = set()
-    for where, group in (("anywhere", APP_BINDINGS), ("prompt", PromptInput.BINDINGS),
-                         ("approval", ApprovalScreen.BINDINGS)):
+    for where, group in (
+        ("anywhere", APP_BINDINGS),
+        ("prompt", PromptInput.BINDINGS),
+        ("approval", ApprovalScreen.BINDINGS),
+    ):
         for b in group:
             if b.description:
                 rows.add((where, " / ".join(shown_key(k.strip()) for k in b.key.split(",")), b.description))

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from agent.ui.app import CairnApp
 from tests.fakes.llm_server import tool_calls
-from tests.ui.conftest import wait_for, wait_ready, send
+from tests.ui.conftest import send, wait_for, wait_ready
 
 SIZE = (100, 30)
 COMMAND = "for i in 1 2 3; do echo live-$i; done; echo to-stderr >&2; sleep 120"
@@ -25,8 +25,12 @@ async def test_output_streams_live_and_is_kept_on_interrupt(make_settings, serve
         await send(pilot, "run the slow thing")
         await wait_for(pilot, lambda: app.chat.tool_blocks, 90, "the tool block")
         block = app.chat.tool_blocks[0]
-        await wait_for(pilot, lambda: "live-3" in running_text(block) and "to-stderr" in running_text(block),
-                       60, "the output while the command runs")
+        await wait_for(
+            pilot,
+            lambda: "live-3" in running_text(block) and "to-stderr" in running_text(block),
+            60,
+            "the output while the command runs",
+        )
         assert "running…" in running_text(block) and block.result is None
 
         await pilot.press("escape")

@@ -6,15 +6,19 @@ from agent.ui.app import CairnApp
 from tests.fakes.llm_server import text
 from tests.ui.conftest import READY_TIMEOUT, run_prompt, wait_for, wait_ready
 
-ANSWER = ("Return a List<String> from it; in Rust a Vec<T>.\n\n<div>\n\n"
-          "```\nTraceback:\n  File \"x.py\", line 1, in <module>\n```\n\nThen `Option<u8>` and <b>bold?</b>")
+ANSWER = (
+    "Return a List<String> from it; in Rust a Vec<T>.\n\n<div>\n\n"
+    '```\nTraceback:\n  File "x.py", line 1, in <module>\n```\n\nThen `Option<u8>` and <b>bold?</b>'
+)
 
 
 def shown(app) -> str:
     from textual.widgets._markdown import MarkdownBlock, MarkdownFence
 
-    return "\n".join(block.code if isinstance(block, MarkdownFence) else str(block.render())
-                     for block in app.chat.query(MarkdownBlock))
+    return "\n".join(
+        block.code if isinstance(block, MarkdownFence) else str(block.render())
+        for block in app.chat.query(MarkdownBlock)
+    )
 
 
 async def test_angle_brackets_in_an_answer_are_shown(make_settings, server):

@@ -16,8 +16,12 @@ async def next_request_tokens(app) -> int:
 
 async def meter_agrees(pilot, what: str) -> int:
     app = pilot.app
-    await wait_for(pilot, lambda: not any(w.group == "meter" and not w.is_finished for w in app.workers),
-                   READY_TIMEOUT, "the meter's measurement")
+    await wait_for(
+        pilot,
+        lambda: not any(w.group == "meter" and not w.is_finished for w in app.workers),
+        READY_TIMEOUT,
+        "the meter's measurement",
+    )
     expected = await next_request_tokens(app)
     await wait_for(pilot, lambda: app.status.context_tokens == expected, READY_TIMEOUT, f"the meter {what}")
     assert f"{app.status.context_tokens}" and app.status.context_window

@@ -32,9 +32,11 @@ def test_choices_come_from_the_providers_with_a_key(monkeypatch):
 
 
 def test_choices_do_not_import_litellm():
-    code = ("import sys; from agent.ui.model_choices import available_models; "
-            "assert available_models(None, False, {'OPENAI_API_KEY': 'x'}); "
-            "assert 'litellm' not in sys.modules, 'litellm was imported'")
+    code = (
+        "import sys; from agent.ui.model_choices import available_models; "
+        "assert available_models(None, False, {'OPENAI_API_KEY': 'x'}); "
+        "assert 'litellm' not in sys.modules, 'litellm was imported'"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
 

@@ -92,11 +92,14 @@ def test_export_args(tmp_path):
 
 # -- picker --------------------------------------------------------------------------------
 async def test_picker_lists_filters_and_opens(make_settings, server, workspace):
-    alpha, beta, gamma = await seed(workspace, [
-        ("alpha", "fix the parser", "parser fixed"),
-        ("beta", "write the docs", "docs written"),
-        ("", "Refactor the LOADER", "loader refactored"),
-    ])
+    alpha, beta, gamma = await seed(
+        workspace,
+        [
+            ("alpha", "fix the parser", "parser fixed"),
+            ("beta", "write the docs", "docs written"),
+            ("", "Refactor the LOADER", "loader refactored"),
+        ],
+    )
     app = CairnApp(make_settings())
     async with app.run_test(size=SIZE) as pilot:
         await wait_ready(pilot)
@@ -186,8 +189,9 @@ async def test_resume_without_id_opens_the_picker_over_a_new_session(make_settin
     app = CairnApp(make_settings(), resume_id="")
     async with app.run_test(size=SIZE) as pilot:
         await wait_ready(pilot)
-        await wait_for(pilot, lambda: isinstance(app.screen, SessionPicker) and app.screen.is_mounted,
-                       what="the picker")
+        await wait_for(
+            pilot, lambda: isinstance(app.screen, SessionPicker) and app.screen.is_mounted, what="the picker"
+        )
         await pilot.pause()
         fresh = app.runtime.session.id
         assert fresh != old and listed(app.screen) == [old]
@@ -214,8 +218,9 @@ async def test_resume_with_no_saved_session_is_a_notice(make_settings, server):
 
 # -- rewind --------------------------------------------------------------------------------
 def edit(call_id: str, old: str, new: str):
-    return tool_calls([(call_id, "filesystem-edit",
-                        f'{{"filePath": "a.py", "searchContent": "{old}", "replaceContent": "{new}"}}')])
+    return tool_calls(
+        [(call_id, "filesystem-edit", f'{{"filePath": "a.py", "searchContent": "{old}", "replaceContent": "{new}"}}')]
+    )
 
 
 async def esc_esc(pilot) -> None:
@@ -315,8 +320,10 @@ async def test_rewind_conversation_only_and_without_file_changes(make_settings, 
         # Cancel in the second step changes nothing.
         app.prompt.text = ""
         await esc_esc(pilot)
-        assert [o.id.split(":")[0] for o in app.screen.query_one("#rewind-list").options if o.id] \
-            == ["header", "branch"]  # no turns left on this path, one other branch
+        assert [o.id.split(":")[0] for o in app.screen.query_one("#rewind-list").options if o.id] == [
+            "header",
+            "branch",
+        ]  # no turns left on this path, one other branch
         await pilot.press("escape")
         await wait_for(pilot, lambda: not isinstance(app.screen, RewindScreen), what="the menu to close")
         assert app.prompt.text == ""

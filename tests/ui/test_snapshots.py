@@ -15,9 +15,8 @@ from pathlib import Path
 import pytest
 
 import agent.ui.app
-
-from agent.settings.config import load_settings
 from agent.session.models import ContextEvent, Message, ToolCall
+from agent.settings.config import load_settings
 from agent.ui.app import CairnApp
 from tests.ui.conftest import wait_for
 
@@ -33,8 +32,10 @@ def parse(text: str) -> list[str]:
 
 A traceback ends `in <module>`: that is the script's top level."""
 
-DIFF = "".join(["--- a/src/parse.py\n", "+++ b/src/parse.py\n", "@@ -1,40 +1,40 @@\n"]
-               + [f"-old line {i}\n+new line {i}\n" for i in range(40)])
+DIFF = "".join(
+    ["--- a/src/parse.py\n", "+++ b/src/parse.py\n", "@@ -1,40 +1,40 @@\n"]
+    + [f"-old line {i}\n+new line {i}\n" for i in range(40)]
+)
 
 
 @pytest.fixture(autouse=True)
@@ -81,8 +82,15 @@ def call(call_id: str, name: str, args: dict) -> ToolCall:
 
 def command_result(call_id: str, command: str, stdout: str, stderr: str, code: int) -> Message:
     content = json.dumps({"command": command, "stdout": stdout, "stderr": stderr, "exitCode": code})
-    return Message(id=f"r-{call_id}", role="tool", tool_call_id=call_id, tool_name="terminal-execute",
-                   content=content, status="ok" if code == 0 else "error", meta={"exitCode": code})
+    return Message(
+        id=f"r-{call_id}",
+        role="tool",
+        tool_call_id=call_id,
+        tool_name="terminal-execute",
+        content=content,
+        status="ok" if code == 0 else "error",
+        meta={"exitCode": code},
+    )
 
 
 def conversation() -> list[Message]:
@@ -96,8 +104,13 @@ def conversation() -> list[Message]:
         Message(id="a2", role="assistant", content="", tool_calls=[ok, failed, read]),
         command_result("c1", ok.arguments, "....\n4 passed in 0.02s\n", "", 0),
         command_result("c2", failed.arguments, "", "src/parse.py:3: error: Missing return type\n", 2),
-        Message(id="r-c3", role="tool", tool_call_id="c3", tool_name="filesystem-read",
-                content="📄 src/parse.py\n1→def parse(text):\n2→    return text.split(',')"),
+        Message(
+            id="r-c3",
+            role="tool",
+            tool_call_id="c3",
+            tool_name="filesystem-read",
+            content="📄 src/parse.py\n1→def parse(text):\n2→    return text.split(',')",
+        ),
         Message(id="a3", role="assistant", content="The tests pass; mypy wants a return type."),
     ]
 
@@ -142,8 +155,14 @@ def test_approval_with_a_long_diff(snap_compare, tmp_path, size):
         from agent.tools.permissions import ApprovalRequest
         from agent.ui.screens.approval import ApprovalScreen
 
-        request = ApprovalRequest(tool="filesystem-edit", kind="edit", title="Edit src/parse.py", detail=DIFF,
-                                  key="edit:src/parse.py", scopes=["edit:src/parse.py"])
+        request = ApprovalRequest(
+            tool="filesystem-edit",
+            kind="edit",
+            title="Edit src/parse.py",
+            detail=DIFF,
+            key="edit:src/parse.py",
+            scopes=["edit:src/parse.py"],
+        )
         pilot.app.push_screen(ApprovalScreen(request))
         await settle(pilot)
 
@@ -158,11 +177,32 @@ def test_condensed_marker_and_queued_message(snap_compare, tmp_path, size):
         app = pilot.app
         app.chat.show_history(conversation()[:2])
         await settle(pilot)
-        summary = Message(id="sum-1", role="user", kind="summary", content="## Summary\nparse() was explained.",
-                          meta={"condensed": {"first_id": "u1", "last_id": "a1", "count": 2,
-                                              "tokens_before": 120_431, "tokens_after": 8_210, "automatic": True}})
-        event = ContextEvent(session_id="s", action="condense", trigger="auto", outcome="ok",
-                             tokens_before=120_431, tokens_after=8_210, duration_ms=3_200, summary_id="sum-1")
+        summary = Message(
+            id="sum-1",
+            role="user",
+            kind="summary",
+            content="## Summary\nparse() was explained.",
+            meta={
+                "condensed": {
+                    "first_id": "u1",
+                    "last_id": "a1",
+                    "count": 2,
+                    "tokens_before": 120_431,
+                    "tokens_after": 8_210,
+                    "automatic": True,
+                }
+            },
+        )
+        event = ContextEvent(
+            session_id="s",
+            action="condense",
+            trigger="auto",
+            outcome="ok",
+            tokens_before=120_431,
+            tokens_after=8_210,
+            duration_ms=3_200,
+            summary_id="sum-1",
+        )
         app.handle_event(ev.ContextManaged(event=event, summary=summary))
         app.queued.add("and now make the lexer return a Vec<Token> too")
         await settle(pilot)

@@ -35,9 +35,17 @@ def summaries() -> list[SessionSummary]:
         ("", "write a README section about the Keys table", 2, "/srv/projects/docs"),
     ]
     return [
-        SessionSummary(session=Session(id=f"s-{i:04d}", title=title, cwd=cwd, created_at=MARCH_2024_MS,
-                                       updated_at=MARCH_2024_MS - i * 86_400_000),
-                       first_prompt=prompt, message_count=count)
+        SessionSummary(
+            session=Session(
+                id=f"s-{i:04d}",
+                title=title,
+                cwd=cwd,
+                created_at=MARCH_2024_MS,
+                updated_at=MARCH_2024_MS - i * 86_400_000,
+            ),
+            first_prompt=prompt,
+            message_count=count,
+        )
         for i, (title, prompt, count, cwd) in enumerate(rows)
     ]
 
@@ -61,13 +69,29 @@ def test_rewind_menu(snap_compare, tmp_path, utc, size):
         from agent.ui.screens.rewind import RewindScreen
 
         points = [
-            RewindPoint(message_id="u2", created_at=MARCH_2024_MS + 5 * MINUTE_MS, text="Run the tests.",
-                        preview="Run the tests and the type check.", files_changed=2),
-            RewindPoint(message_id="u1", created_at=MARCH_2024_MS, text="Why?",
-                        preview="Why does parse() return a Vec<T>?", files_changed=0),
+            RewindPoint(
+                message_id="u2",
+                created_at=MARCH_2024_MS + 5 * MINUTE_MS,
+                text="Run the tests.",
+                preview="Run the tests and the type check.",
+                files_changed=2,
+            ),
+            RewindPoint(
+                message_id="u1",
+                created_at=MARCH_2024_MS,
+                text="Why?",
+                preview="Why does parse() return a Vec<T>?",
+                files_changed=0,
+            ),
         ]
-        branches = [SessionBranch(leaf_id="b1", created_at=MARCH_2024_MS - MINUTE_MS, messages=6,
-                                  preview="make the lexer return a Vec<Token> too")]
+        branches = [
+            SessionBranch(
+                leaf_id="b1",
+                created_at=MARCH_2024_MS - MINUTE_MS,
+                messages=6,
+                preview="make the lexer return a Vec<Token> too",
+            )
+        ]
         pilot.app.chat.show_history(conversation())
         await settle(pilot)
         pilot.app.push_screen(RewindScreen(points, branches))
@@ -79,14 +103,19 @@ def test_rewind_menu(snap_compare, tmp_path, utc, size):
 def context_report() -> dict:
     """A /context report as agent/context/inspect.py builds it (fixed figures)."""
     return {
-        "session_id": "s-0000", "model": "openai/fake-model",
+        "session_id": "s-0000",
+        "model": "openai/fake-model",
         "tokens": {"total": 24_310, "system": 2_104, "tools": 3_890, "messages": 18_316},
-        "window": 128_000, "window_source": "price map", "threshold": 96_000, "allowed": 110_000,
+        "window": 128_000,
+        "window_source": "price map",
+        "threshold": 96_000,
+        "allowed": 110_000,
         "passes": [
             {"name": "file_reads", "changed": 2, "tokens_before": 26_020, "tokens_after": 24_900},
             {"name": "terminal_outdated", "changed": 1, "tokens_before": 24_900, "tokens_after": 24_310},
         ],
-        "events": [], "refs": [],
+        "events": [],
+        "refs": [],
         "cache": {"policy": "auto", "ttl_ms": 300_000, "held": 0, "held_tokens": 0, "applying": 0, "reason": ""},
         "calibration": {"estimated": 23_950, "reported": 24_102},
         "last_request": None,
@@ -113,10 +142,18 @@ def test_trust_question(snap_compare, tmp_path, size):
         from agent.ui.screens.trust import TrustScreen
 
         pending = ProjectTrust(
-            folder=Path("/srv/projects/parser"), config=Path("/srv/projects/parser/.cairn/config.toml"),
-            sha256="0" * 64, notice="",
-            items=[("permissions.allow", '["git push", "rm -rf build"]'), ("api_base", "https://llm.example.com/v1"),
-                   ("api_key", "sk-…f3a9"), ("web.allow_private", "true"), ("mcp.servers.db.command", "dbtool")])
+            folder=Path("/srv/projects/parser"),
+            config=Path("/srv/projects/parser/.cairn/config.toml"),
+            sha256="0" * 64,
+            notice="",
+            items=[
+                ("permissions.allow", '["git push", "rm -rf build"]'),
+                ("api_base", "https://llm.example.com/v1"),
+                ("api_key", "sk-…f3a9"),
+                ("web.allow_private", "true"),
+                ("mcp.servers.db.command", "dbtool"),
+            ],
+        )
         pilot.app.push_screen(TrustScreen(pending))
         await settle(pilot)
 

@@ -39,7 +39,11 @@ print(json.dumps(sorted(sys.modules)))
 def test_ui_imports_nothing_heavy(workspace):
     repo = Path(__file__).resolve().parents[2]
     out = subprocess.run(
-        [sys.executable, "-c", SCRIPT], cwd=workspace, capture_output=True, text=True, timeout=60,
+        [sys.executable, "-c", SCRIPT],
+        cwd=workspace,
+        capture_output=True,
+        text=True,
+        timeout=60,
         env={**__import__("os").environ, "PYTHONPATH": str(repo)},
     )
     assert out.returncode == 0, out.stderr

@@ -20,8 +20,10 @@ def test_format_args():
     assert format_args(call("terminal-execute", {"command": "pytest -q"})) == "$ pytest -q"
     assert format_args(call("filesystem-read", {"filePath": "a.py"})) == "a.py"
     assert format_args(call("filesystem-read", {"filePath": "a.py", "startLine": 3, "endLine": 9})) == "a.py:3-9"
-    assert format_args(call("filesystem-read", {"filePath": ["a.py", {"path": "b.py", "startLine": 2}]})) == \
-        "a.py, b.py:2-"
+    assert (
+        format_args(call("filesystem-read", {"filePath": ["a.py", {"path": "b.py", "startLine": 2}]}))
+        == "a.py, b.py:2-"
+    )
     assert format_args(call("filesystem-edit", {"filePath": "src/x.py", "searchContent": "a"})) == "src/x.py"
     assert format_args(call("filesystem-search", {"pattern": "def ", "path": "src"})) == "'def ' in src"
     assert format_args(call("other", {"k": [1]})) == "k=[1]"
@@ -50,10 +52,14 @@ def test_a_failed_command_shows_its_exit_code_not_its_json():
     content = json.dumps({"command": "false; echo no >&2", "stdout": "", "stderr": "no\n", "exitCode": 2})
     assert summarize_result(result("terminal-execute", content, status="error", exitCode=2)) == "exit 2 · 1 line"
     timed = json.dumps({"command": "sleep 9", "stdout": "a\nb\n", "stderr": "[cairn] timed out", "exitCode": -15})
-    assert summarize_result(result("terminal-execute", timed, status="error", timedOut=True)) == \
-        "exit -15 · timed out · 3 lines"
-    assert summarize_result(result("terminal-execute", "Error: the user denied running this command",
-                                   status="error")) == "Error: the user denied running this command"
+    assert (
+        summarize_result(result("terminal-execute", timed, status="error", timedOut=True))
+        == "exit -15 · timed out · 3 lines"
+    )
+    assert (
+        summarize_result(result("terminal-execute", "Error: the user denied running this command", status="error"))
+        == "Error: the user denied running this command"
+    )
 
 
 def test_a_one_line_output_is_shown_open_and_a_longer_one_folded():
@@ -61,8 +67,13 @@ def test_a_one_line_output_is_shown_open_and_a_longer_one_folded():
 
     def command(stdout: str, stderr: str = "", code: int = 0) -> Message:
         content = json.dumps({"command": "x", "stdout": stdout, "stderr": stderr, "exitCode": code})
-        return Message(role="tool", tool_call_id="c", tool_name="terminal-execute", content=content,
-                       status="error" if code else "ok")
+        return Message(
+            role="tool",
+            tool_call_id="c",
+            tool_name="terminal-execute",
+            content=content,
+            status="error" if code else "ok",
+        )
 
     assert shown_open(command("3 passed in 0.1s\n"))
     assert shown_open(command("", "fatal: not a git repository\n", 128))  # a failure's one line too

@@ -29,11 +29,16 @@ async def test_enter_on_the_first_screen_sends_once_the_app_can(make_settings, s
     app = CairnApp(make_settings())
     app.typeahead = TypeAhead("sent before the app ran", submitted=True)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: app.chat.assistant_messages and not app.turn_running,
-                       timeout=READY_TIMEOUT, what="the answer")
+        await wait_for(
+            pilot,
+            lambda: app.chat.assistant_messages and not app.turn_running,
+            timeout=READY_TIMEOUT,
+            what="the answer",
+        )
         assert app.chat.assistant_messages[-1].text == "answered the early prompt"
-        assert [m["content"] for m in server.requests[0]["messages"] if m["role"] == "user"] == \
-            ["sent before the app ran"]
+        assert [m["content"] for m in server.requests[0]["messages"] if m["role"] == "user"] == [
+            "sent before the app ran"
+        ]
         assert app.prompt.text == ""
 
 

@@ -122,6 +122,7 @@ async def _run(argv: list[str], opener: Callable[[], int], deadline: float, time
         if isinstance(exc, asyncio.CancelledError):
             raise
         raise timed_out(timeout) from None
+    assert proc.returncode is not None  # communicate() returned: the process has exited
     return proc.returncode, out
 
 
@@ -146,12 +147,14 @@ async def _with_rg(
         _run(shown + ["-e", pattern, "-"], opener, deadline, timeout),
         return_exceptions=True,
     )
+    answers: list[tuple[int, bytes]] = []
     for result in results:
         if isinstance(result, OSError):
             return None
         if isinstance(result, BaseException):
             raise result
-    (count_rc, count_out), (shown_rc, shown_out) = results
+        answers.append(result)
+    (count_rc, count_out), (shown_rc, shown_out) = answers
     if count_rc not in (0, 1) or shown_rc not in (0, 1):
         return None
     total = int(count_out.strip() or 0) if count_rc == 0 else 0

@@ -14,6 +14,8 @@ subprocess with a time limit (grep.py).
 from __future__ import annotations
 
 import asyncio
+import builtins
+import functools
 import hashlib
 import json
 import os
@@ -217,7 +219,7 @@ class ContextFiles:
             target = await self._materialise(ref_id)
             try:
                 found = await grepping.grep(
-                    lambda path=target.path: security.open_file(self.folder, path),
+                    functools.partial(security.open_file, self.folder, target.path),
                     pattern,
                     max_results=max_results,
                     context_lines=context_lines,
@@ -321,7 +323,7 @@ class ContextFiles:
             raise ContextFileError(f"unknown context id {shown(info.ref_id)}")
         return artifacts.render(info, message.content or "", redact=self.settings.redact)
 
-    async def _history_range(self, ref_id: str) -> tuple[Any, list[Any]] | None:
+    async def _history_range(self, ref_id: str) -> tuple[Any, builtins.list[Any]] | None:
         """(the summary whose condensed range has this id, the messages it replaced), or None.
 
         The id comes from the summary's `meta.condensed` first/last ids (as the summary's text
@@ -336,7 +338,8 @@ class ContextFiles:
             if history_ref_id(str(condensed["first_id"]), str(condensed["last_id"])) != ref_id:
                 continue
             count = condensed.get("count") if isinstance(condensed.get("count"), int) else None
-            chain, current = [], by_id.get(summary.parent_id or "")
+            chain: list[Any] = []
+            current = by_id.get(summary.parent_id or "")
             while current is not None and len(chain) < len(by_id):
                 chain.append(current)
                 if (count is not None and len(chain) >= count) or current.id == condensed["first_id"]:

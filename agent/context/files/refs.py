@@ -48,7 +48,7 @@ def catalog_ref_id(session_id: str) -> str:
     return f"cat-{_digest('catalog', session_id)}"
 
 
-def kind_of(ref_id: str) -> Kind | None:
+def kind_of(ref_id: object) -> Kind | None:
     """The kind an id names, or None when it is not a well-formed id (refuse it)."""
     if not isinstance(ref_id, str) or len(ref_id) > MAX_ID_CHARS or not REF_ID.match(ref_id):
         return None

@@ -147,8 +147,8 @@ def _full(facts: list[Facts], params: tuple[str | None, int, str], parsed: PassM
         # A message without a timestamp takes the time of the one before (SPEC §12.4).
         time = last_time = f.time or last_time
         if f.role == "assistant":
-            for call in f.calls:
-                latest[call[0]] = call  # ids may be reused: a result belongs to the latest
+            for made in f.calls:
+                latest[made[0]] = made  # ids may be reused: a result belongs to the latest
             continue
         if f.role != "tool" or not f.tool_call_id:
             continue

@@ -192,7 +192,9 @@ def _full(facts: list[Facts], now_ms: int, params: tuple[int, int, str]) -> _Sta
     # history) and every tool result with its ordering time. A result without a timestamp
     # takes the time of the nearest earlier message that has one, so it is ordered by its
     # position (SPEC §12.4).
-    results, calls, last_time = _scan(facts, 0, 0, {}, frozenset())
+    scanned = _scan(facts, 0, 0, {}, frozenset())
+    assert scanned is not None  # nothing is unresolved: the scan cannot stop early
+    results, calls, last_time = scanned
 
     # Only successful results compete for the recent slots: errors are always kept and
     # take none (SPEC §12.1).

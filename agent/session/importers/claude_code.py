@@ -156,7 +156,10 @@ class _Builder:
             candidate = self.by_id[self.run_owner[parent]]
             if candidate.meta.get("claude_message_id") == api_id:
                 target = candidate
-        texts, thinking, calls, originals = [], [], [], {}
+        texts: list[str] = []
+        thinking: list[str] = []
+        calls: list[ToolCall] = []
+        originals: dict[str, str] = {}
         for block in blocks:
             if not isinstance(block, dict):
                 continue

@@ -212,12 +212,12 @@ def openai_calls(chain: Chain, message: Message, raw: Any, where: str) -> None:
         chain.call(message, item.get("id"), str(function["name"]), function.get("arguments", ""))
 
 
-def add_item(chain: Chain, item: dict, where: str, *, role: str | None = None) -> list[Message]:
+def add_item(chain: Chain, item: dict, where: str, *, role: str = "") -> list[Message]:
     """One chat message (OpenAI or Anthropic shape) onto `chain`: the messages it became."""
-    role = role or item.get("role")
+    role = role or item.get("role") or ""  # callers checked it: one of ROLES
     made: list[Message] = []
     created_at = timestamp_ms(item["timestamp"] if "timestamp" in item else item.get("ts"))
-    status = item.get("messageStatus") if item.get("messageStatus") in STATUSES else "ok"
+    status = item["messageStatus"] if item.get("messageStatus") in STATUSES else "ok"
     content = item.get("content")
     blocks = content if isinstance(content, list) else None
     texts: list[str] = []

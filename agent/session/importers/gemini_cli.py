@@ -259,7 +259,9 @@ class _Converter:
 
     def call(self, message: Message, call: dict) -> None:
         original = str(call.get("name") or "tool")
-        args = call.get("args") if isinstance(call.get("args"), dict) else {}
+        args = call.get("args")
+        if not isinstance(args, dict):
+            args = {}
         self.counts["tool call display fields"] += any(k in call for k in DISPLAY_FIELDS)
         if original == SHELL_TOOL and isinstance(args.get("command"), str):
             mapped = {"command": args["command"]}

@@ -33,7 +33,9 @@ def detect(text: str) -> bool:
     data = json_object(text)
     if data is None or not isinstance(data.get("messages"), list):
         return False
-    info = data.get("info") if isinstance(data.get("info"), dict) else {}
+    info = data.get("info")
+    if not isinstance(info, dict):
+        info = {}
     return (
         str(data.get("trajectory_format", "")).startswith("mini-swe-agent")
         or "mini_version" in info
@@ -42,7 +44,9 @@ def detect(text: str) -> bool:
 
 
 def _command(item: dict) -> str | None:
-    extra = item.get("extra") if isinstance(item.get("extra"), dict) else {}
+    extra = item.get("extra")
+    if not isinstance(extra, dict):
+        extra = {}
     actions = extra.get("actions")
     if isinstance(actions, list) and len(actions) == 1 and isinstance(actions[0], dict):
         command = actions[0].get("command")
@@ -52,7 +56,9 @@ def _command(item: dict) -> str | None:
 
 
 def _returncode(item: dict, content: str) -> int | None:
-    extra = item.get("extra") if isinstance(item.get("extra"), dict) else {}
+    extra = item.get("extra")
+    if not isinstance(extra, dict):
+        extra = {}
     code = extra.get("returncode")
     if isinstance(code, int) and not isinstance(code, bool):
         return code
@@ -89,9 +95,9 @@ def parse(text: str) -> ImportedSession:
             chain.skip(where, f"{role} message", "cairn builds its own system prompt")
         elif role == "assistant":
             [message, *_] = add_item(chain, item, where)
-            command = None if item.get("tool_calls") else _command(item)
-            if command is not None:
-                pending = (message, command)
+            proposed = None if item.get("tool_calls") else _command(item)
+            if proposed is not None:
+                pending = (message, proposed)
         elif role == "tool":
             [message, *_] = add_item(chain, item, where)
             code = _returncode(item, content)
@@ -101,7 +107,9 @@ def parse(text: str) -> ImportedSession:
         elif role == "user":
             add_item(chain, item, where)
         else:
-            extra = item.get("extra") if isinstance(item.get("extra"), dict) else {}
+            extra = item.get("extra")
+            if not isinstance(extra, dict):
+                extra = {}
             label = f"[{role}: {extra['exit_status']}]" if role == "exit" and extra.get("exit_status") else f"[{role}]"
             chain.note(
                 "assistant" if role == "exit" else "user",
@@ -114,7 +122,9 @@ def parse(text: str) -> ImportedSession:
         _no_observation(chain, pending)
     if not chain.messages:
         raise ImportFormatError("no user or assistant messages in this mini-swe-agent trajectory")
-    info = data.get("info") if isinstance(data.get("info"), dict) else {}
+    info = data.get("info")
+    if not isinstance(info, dict):
+        info = {}
     model = _model(info)
     return ImportedSession(
         title=chain.title(), model=model, head_id=chain.messages[-1].id, messages=chain.messages, skipped=chain.skipped
@@ -122,7 +132,9 @@ def parse(text: str) -> ImportedSession:
 
 
 def _model(info: dict) -> str:
-    config = info.get("config") if isinstance(info.get("config"), dict) else {}
+    config = info.get("config")
+    if not isinstance(config, dict):
+        config = {}
     model: Any = config.get("model") if isinstance(config.get("model"), dict) else {}
     name = model.get("model_name")
     return name if isinstance(name, str) else ""

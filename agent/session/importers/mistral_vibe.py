@@ -76,7 +76,7 @@ def detect(text: str) -> bool:
     return (
         bool(records)
         and all(r is not None and r.get("role") in ROLES and "type" not in r for r in records)
-        and any("message_id" in r or "injected" in r for r in records)
+        and any(r is not None and ("message_id" in r or "injected" in r) for r in records)
     )
 
 

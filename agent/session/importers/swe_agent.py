@@ -61,9 +61,9 @@ def parse(text: str) -> ImportedSession:
             pending = None
         if role == "assistant":
             [message, *_] = add_item(chain, item, where)
-            action = item.get("action")
-            if not item.get("tool_calls") and isinstance(action, str) and action.strip():
-                pending = (message, action.strip(), where)
+            proposed = item.get("action")
+            if not item.get("tool_calls") and isinstance(proposed, str) and proposed.strip():
+                pending = (message, proposed.strip(), where)
             if isinstance(item.get("thought"), str) and item["thought"].strip() != (message.content or "").strip():
                 message.meta["thought"] = item["thought"]
         elif role == "tool":

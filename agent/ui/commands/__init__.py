@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from textual.app import App
+
     from agent.settings.project_commands import ProjectCommand
     from agent.ui.app import CairnApp
 
@@ -92,7 +94,7 @@ def parse(text: str) -> tuple[str, str] | None:
 
 
 # -- project commands ---------------------------------------------------------------------
-def _workspace(app: CairnApp, loaded_only: bool) -> Path | None:
+def _workspace(app: App, loaded_only: bool) -> Path | None:
     """The app's workspace. With `loaded_only`, None until the settings are loaded: reading
     command files needs pydantic, which must not be imported on a keystroke at start-up."""
     settings = getattr(app, "settings", None)
@@ -115,7 +117,7 @@ def _as_command(found: ProjectCommand) -> Command:
     )
 
 
-def project_commands(app: CairnApp) -> list[Command]:
+def project_commands(app: App) -> list[Command]:
     """The project commands no built-in shadows, sorted by name (for completion and /help)."""
     workspace = _workspace(app, loaded_only=True)
     if workspace is None:
@@ -139,7 +141,7 @@ def find_for(app: CairnApp, name: str) -> Command | None:
     return _as_command(found) if found is not None else None
 
 
-def matching_for(app: CairnApp, prefix: str) -> list[Command]:
+def matching_for(app: App, prefix: str) -> list[Command]:
     """Built-in commands matching `prefix`, then the matching project commands."""
     prefix = prefix.lower()
     return matching(prefix) + [c for c in project_commands(app) if c.name.startswith(prefix)]

@@ -58,7 +58,9 @@ class InsteadInput(Input):
 
     def action_back(self) -> None:
         self.value = ""
-        self.screen.back_to_choices()
+        screen = self.screen
+        assert isinstance(screen, ApprovalScreen)  # the input is the approval's
+        screen.back_to_choices()
 
 
 class ApprovalScreen(ModalScreen[Decision]):
@@ -127,7 +129,8 @@ class ApprovalScreen(ModalScreen[Decision]):
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
-        self.action_choose(event.option_id)
+        if event.option_id is not None:  # always: each choice has its id
+            self.action_choose(event.option_id)
 
     def action_choose(self, decision: str) -> None:
         if decision == REDIRECT:

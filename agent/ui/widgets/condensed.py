@@ -134,7 +134,7 @@ class CondensedMarker(Vertical):
         from textual.content import Content
         from textual.widgets import Collapsible
 
-        yield Collapsible(title=Content(self.text), collapsed=True)
+        yield Collapsible(title=Content(self.text), collapsed=True)  # type: ignore[arg-type]  # textual takes Content (typed str)
 
     def on_collapsible_expanded(self, event) -> None:
         if self._body_pending:

@@ -12,6 +12,8 @@ prompt first takes back a message queued while the agent works.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from textual.actions import SkipAction
 from textual.binding import Binding
 from textual.content import Content
@@ -30,7 +32,7 @@ class SlashPopup(OptionList, can_focus=False):
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self.display = False
-        self.on_pick = None  # set by the prompt: called with the chosen command name
+        self.on_pick: Callable[[str], None] | None = None  # set by the prompt: called with the chosen command name
         self.commands_shown: dict[str, commands.Command] = {}  # what the options stand for, by name
 
     def show_matches(self, prefix: str) -> bool:
@@ -56,6 +58,11 @@ class SlashPopup(OptionList, can_focus=False):
     @property
     def visible(self) -> bool:
         return bool(self.display) and self.option_count > 0
+
+    @visible.setter
+    def visible(self, new_value: bool | str) -> None:
+        """Set as on any widget (textual's setter: the `visibility` style)."""
+        OptionList.visible.fset(self, new_value)  # type: ignore[attr-defined]  # mypy sees the getter, not the property
 
     @property
     def selected_name(self) -> str | None:
@@ -101,7 +108,7 @@ class PromptInput(TextArea):
         self.prompt_history: PromptHistory | None = None  # set by the app (it knows the project)
         self._walk: HistoryWalk | None = None
         # Set by the app: takes back the newest message queued while a turn runs (None: none).
-        self.take_queued = None
+        self.take_queued: Callable[[], str | None] | None = None
 
     # -- popup ------------------------------------------------------------------------
     def _update_popup(self) -> None:
@@ -157,7 +164,7 @@ class PromptInput(TextArea):
             name = self.popup.selected_name
             command = self.popup.commands_shown.get(name) if name else None
             if command is not None and command.takes_args and self.text.strip() != f"/{name}":
-                self.complete_command(name)
+                self.complete_command(command.name)  # its name is `name`
                 return
             if command is not None:
                 self.text = f"/{name}"

@@ -8,9 +8,13 @@ from __future__ import annotations
 
 import math
 import time
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.widgets import Static
+
+if TYPE_CHECKING:
+    from textual.timer import Timer
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 LOADING = "loading model library…"  # litellm's import, seconds on a small machine
@@ -49,9 +53,9 @@ class StatusBar(Static):
         self._retry_reason = ""
         self._condensing: int | None = None  # tokens being condensed (a model call of seconds)
         self._frame = 0
-        self._timer = None
+        self._timer: Timer | None = None
         self._flash: str | None = None  # a short message (e.g. "Press Ctrl+C again to quit")
-        self._flash_timer = None
+        self._flash_timer: Timer | None = None
 
     def on_mount(self) -> None:
         self._timer = self.set_interval(0.1, self._tick, pause=True)

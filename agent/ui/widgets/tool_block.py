@@ -18,6 +18,8 @@ from textual.widgets import Static
 from agent.ui.widgets import tool_render
 
 if TYPE_CHECKING:
+    from textual.timer import Timer
+
     from agent.session.models import Message, ToolCall
 
 DIFF_EXPANDED_MAX_LINES = 40
@@ -57,7 +59,7 @@ class ToolBlock(Vertical):
         self.pending_text = "  ⎿ running…"
         self.live: list[str] = []  # output arrived since the last redraw
         self._tail = ""  # the last lines of output so far
-        self._live_timer = None
+        self._live_timer: Timer | None = None
 
     def compose(self):
         header = Text()
@@ -130,11 +132,11 @@ class ToolBlock(Vertical):
         if (diff is not None and not failed and len(diff.splitlines()) <= DIFF_EXPANDED_MAX_LINES) or (
             diff is None and tool_render.shown_open(message)
         ):
-            return Collapsible(self._body(), title=Content(self.summary), collapsed=False)
+            return Collapsible(self._body(), title=Content(self.summary), collapsed=False)  # type: ignore[arg-type]  # textual takes Content (typed str)
         # Collapsed: the body is built on first expand. Laying out hundreds of hidden
         # outputs made resuming a long session take seconds.
         self._body_pending = True
-        return Collapsible(title=Content(self.summary), collapsed=True)
+        return Collapsible(title=Content(self.summary), collapsed=True)  # type: ignore[arg-type]  # textual takes Content (typed str)
 
     def _body(self) -> Static:
         message = self.result

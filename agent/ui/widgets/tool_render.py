@@ -14,10 +14,32 @@ from __future__ import annotations
 
 import json
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from agent.session.models import Message, ToolCall
+
+class CallView(Protocol):
+    """What rendering a call reads: a `session.models.ToolCall`, or the first screen's stand-in
+    built from a stored row (agent/ui/early_history.py, which runs before pydantic loads)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def arguments(self) -> str: ...
+
+
+class ResultView(Protocol):
+    """What rendering a tool result reads: a `session.models.Message`, or the first screen's
+    stand-in built from a stored row."""
+
+    @property
+    def content(self) -> str | None: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def tool_name(self) -> str | None: ...
+    @property
+    def meta(self) -> dict[str, Any] | None: ...
+
 
 MAX_ARGS_CHARS = 100
 MAX_BODY_LINES = 200
@@ -66,12 +88,12 @@ def _paths(value: Any) -> str:
     return str(value)
 
 
-def format_args(call: ToolCall) -> str:
+def format_args(call: CallView) -> str:
     """The arguments worth seeing, e.g. `a.py:10-20` or `$ pytest -q` (inert text)."""
     return inert(_format_args(call))
 
 
-def _format_args(call: ToolCall) -> str:
+def _format_args(call: CallView) -> str:
     try:
         args = json.loads(call.arguments or "{}")
     except (json.JSONDecodeError, TypeError):
@@ -115,7 +137,7 @@ def diff_stats(diff: str) -> tuple[int, int]:
     return added, removed
 
 
-def result_diff(message: Message) -> str | None:
+def result_diff(message: ResultView) -> str | None:
     """The unified diff a file tool produced (inert text), or None."""
     diff = message.meta.get("diff") if message.meta else None
     if isinstance(diff, str) and diff.strip():
@@ -135,17 +157,17 @@ def terminal_output(content: str) -> dict[str, Any] | None:
     return data if isinstance(data, dict) and "exitCode" in data else None
 
 
-def is_error(message: Message) -> bool:
+def is_error(message: ResultView) -> bool:
     """A failed tool result: the tool boundary marks failures both ways."""
     return message.status == "error" or (message.content or "").startswith("Error:")
 
 
-def summarize_result(message: Message) -> str:
+def summarize_result(message: ResultView) -> str:
     """One line for the collapsed result's title (inert text)."""
     return inert(_summarize_result(message))
 
 
-def _summarize_result(message: Message) -> str:
+def _summarize_result(message: ResultView) -> str:
     content = message.content or ""
     if message.status == "interrupted":
         return "interrupted"
@@ -171,7 +193,7 @@ def _summarize_result(message: Message) -> str:
 SHOWN_OPEN_MAX_CHARS = 200  # a one-line output up to this long is shown, not folded away
 
 
-def shown_open(message: Message) -> bool:
+def shown_open(message: ResultView) -> bool:
     """A result of one short line (`3 passed`, `On branch main`) is shown as it is: folding
     it behind "1 line" would hide what the user wants at a glance."""
     if message.status == "interrupted" or message.tool_name == "filesystem-read":
@@ -180,7 +202,7 @@ def shown_open(message: Message) -> bool:
     return "\n" not in body and 0 < len(body) <= SHOWN_OPEN_MAX_CHARS and body != "(no output)"
 
 
-def result_body(message: Message) -> str:
+def result_body(message: ResultView) -> str:
     """The result's text for the expanded view (inert), bounded to MAX_BODY_LINES lines."""
     content = message.content or ""
     data = terminal_output(content)

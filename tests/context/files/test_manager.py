@@ -10,32 +10,26 @@ import tracemalloc
 
 import pytest
 
-from agent.settings.config import ContextSettings
 from agent.context.files import grep as grepping
 from agent.context.files import manifest
 from agent.context.files.manager import ContextFileError, ContextFiles
 from agent.context.files.refs import artifact_ref_id, catalog_ref_id
 from agent.session.models import Message, ToolCall
-from agent.session.store import Store
+from agent.settings.config import ContextSettings
 
 BIG = 6_000  # over max_inline_chars (5,000)
 TOOLS = [{"type": "function", "function": {"name": "terminal-execute", "description": "run 中文"}}]
 
 
-@pytest.fixture
-async def store(tmp_path):
-    s = await Store.open(tmp_path / "sessions.db")
-    yield s
-    await s.close()
-
-
-async def add_result(store, session, tool: str, args: dict, content: str, *, call_id: str = "c1",
-                     status: str = "ok") -> Message:
+async def add_result(
+    store, session, tool: str, args: dict, content: str, *, call_id: str = "c1", status: str = "ok"
+) -> Message:
     """An assistant call and its stored result, as the loop writes them."""
     call = ToolCall(id=call_id, name=tool, arguments=json.dumps(args))
     await store.append(session, Message(role="assistant", tool_calls=[call]))
-    return await store.append(session, Message(role="tool", tool_call_id=call_id, tool_name=tool, content=content,
-                                               status=status))
+    return await store.append(
+        session, Message(role="tool", tool_call_id=call_id, tool_name=tool, content=content, status=status)
+    )
 
 
 def terminal(stdout: str, stderr: str = "", command: str = "pytest -q", code: int = 0) -> str:
@@ -43,8 +37,9 @@ def terminal(stdout: str, stderr: str = "", command: str = "pytest -q", code: in
 
 
 def files_for(store, session, tmp_path, tools=None, **settings) -> ContextFiles:
-    return ContextFiles(store, session.id, settings=ContextSettings(**settings), root=tmp_path / "context",
-                        tool_definitions=tools)
+    return ContextFiles(
+        store, session.id, settings=ContextSettings(**settings), root=tmp_path / "context", tool_definitions=tools
+    )
 
 
 def sha_of(path) -> str:
@@ -69,12 +64,26 @@ def engine(request, monkeypatch):
 async def test_list_derives_artifacts_from_the_store_newest_first(store, tmp_path):
     session = await store.create_session(cwd="/w")
     small = await add_result(store, session, "terminal-execute", {"command": "ls"}, terminal("a\n"), call_id="c0")
-    log = await add_result(store, session, "terminal-execute", {"command": "pytest -q\n  -x"},
-                           terminal("ok 中\n" * 1500, "warn\n", code=1), call_id="c1", status="error")
-    read = await add_result(store, session, "filesystem-read", {"filePath": ["src/a.py", {"path": "b.py"}]},
-                            "📄 src/a.py\n" + "x = 1\n" * 1200, call_id="c2")
-    data = await add_result(store, session, "mcp-search", {"query": "needle"},
-                            json.dumps({"items": ["y" * 50] * 200}), call_id="c3")
+    log = await add_result(
+        store,
+        session,
+        "terminal-execute",
+        {"command": "pytest -q\n  -x"},
+        terminal("ok 中\n" * 1500, "warn\n", code=1),
+        call_id="c1",
+        status="error",
+    )
+    read = await add_result(
+        store,
+        session,
+        "filesystem-read",
+        {"filePath": ["src/a.py", {"path": "b.py"}]},
+        "📄 src/a.py\n" + "x = 1\n" * 1200,
+        call_id="c2",
+    )
+    data = await add_result(
+        store, session, "mcp-search", {"query": "needle"}, json.dumps({"items": ["y" * 50] * 200}), call_id="c3"
+    )
     files = files_for(store, session, tmp_path, tools=lambda: TOOLS)
 
     refs = await files.list()
@@ -101,8 +110,13 @@ async def test_list_derives_artifacts_from_the_store_newest_first(store, tmp_pat
 async def test_a_terminal_result_becomes_a_log_with_stdout_line_numbers(store, tmp_path, engine):
     session = await store.create_session(cwd="/w")
     stdout = "".join(f"out {i}\n" for i in range(1, 1001))
-    message = await add_result(store, session, "terminal-execute", {"command": "make"},
-                               terminal(stdout, "Traceback\nValueError: bad\n", code=2))
+    message = await add_result(
+        store,
+        session,
+        "terminal-execute",
+        {"command": "make"},
+        terminal(stdout, "Traceback\nValueError: bad\n", code=2),
+    )
     files = files_for(store, session, tmp_path)
     ref = artifact_ref_id(message.id)
 
@@ -224,8 +238,13 @@ async def test_the_catalog_is_the_tool_definitions_and_follows_changes(store, tm
 async def test_redaction_masks_secrets_and_keeps_sizes(store, tmp_path):
     session = await store.create_session(cwd="/w")
     key = "sk-" + "A1b2" * 10
-    message = await add_result(store, session, "terminal-execute", {"command": f"echo {key}"},
-                               terminal(f"export OPENAI_API_KEY={key}\n" + "." * BIG))
+    await add_result(
+        store,
+        session,
+        "terminal-execute",
+        {"command": f"echo {key}"},
+        terminal(f"export OPENAI_API_KEY={key}\n" + "." * BIG),
+    )
     files = files_for(store, session, tmp_path, redact=True)
     [ref] = await files.list()
     assert key not in ref.hint
@@ -267,7 +286,11 @@ async def test_grep_results_context_case_and_limits(store, tmp_path, engine):
     assert found.totalMatches == 3 and not found.truncated
     first, second, third = found.matches
     assert (first.line, first.content, first.before, first.after) == (
-        100, "ERROR first failure", ["line 98", "line 99"], ["error second", "line 102"])
+        100,
+        "ERROR first failure",
+        ["line 98", "line 99"],
+        ["error second", "line 102"],
+    )
     assert second.before == ["line 99", "ERROR first failure"]
     assert third.line == 3000 and third.content == "Error " + "x" * 494 + "…" and third.after == []
 
@@ -347,7 +370,8 @@ async def test_new_results_appear_and_repeated_call_ids_get_their_own_call(store
     refs = await files.list()
     assert [(r.id, r.hint) for r in refs] == [
         (artifact_ref_id(second.id), "output of terminal-execute `make two`"),
-        (artifact_ref_id(first.id), "output of terminal-execute `make one`")]
+        (artifact_ref_id(first.id), "output of terminal-execute `make one`"),
+    ]
     assert (await files.tail(refs[0].id, 1)).content == "2\n"
     files.settings.max_inline_chars = 100_000  # nothing is large any more
     assert await files.list() == []
@@ -405,8 +429,13 @@ async def test_large_tool_results_counts_characters_as_python_does(store):
     """Both sides agree on one size: a tool result is large when its `len()` exceeds the limit,
     whatever NULs or multi-byte characters it holds (seed 004: every externalised ref resolves)."""
     session = await store.create_session(cwd="/w")
-    texts = {"plain": "a" * 10, "nul": "\x00" + "a" * 9, "nul-short": "\x00é😀\x00", "wide": "é😀中\x00a" * 2,
-             "tail-nul": "a" * 9 + "\x00"}
+    texts = {
+        "plain": "a" * 10,
+        "nul": "\x00" + "a" * 9,
+        "nul-short": "\x00é😀\x00",
+        "wide": "é😀中\x00a" * 2,
+        "tail-nul": "a" * 9 + "\x00",
+    }
     ids = {}
     for name, body in texts.items():
         ids[(await add_result(store, session, "x", {}, body, call_id=name)).id] = body

@@ -55,7 +55,7 @@ def test_any_offset_moves_back_to_a_character_start(open_text, offset):
     page = read_page(fd, offset, 5)
     assert page.start <= offset and offset - page.start <= 3
     assert "\ufffd" not in page.content
-    assert data[page.start:page.next_offset].decode() == page.content
+    assert data[page.start : page.next_offset].decode() == page.content
     assert page.done == (page.next_offset >= len(data))
 
 
@@ -121,7 +121,9 @@ def _reference_grep(text: str, pattern: str, max_results: int, context: int, fla
         lines.pop()
     rx = re.compile(pattern, flags)
     hits = [i for i, line in enumerate(lines) if rx.search(line)]
-    out = [(i + 1, lines[i], lines[max(0, i - context):i], lines[i + 1:i + 1 + context]) for i in hits[:max_results]]
+    out = [
+        (i + 1, lines[i], lines[max(0, i - context) : i], lines[i + 1 : i + 1 + context]) for i in hits[:max_results]
+    ]
     return len(hits), out
 
 

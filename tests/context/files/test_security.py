@@ -10,7 +10,7 @@ import pytest
 from agent.context.files import manifest, security
 from agent.context.files.manager import ContextFileError, ContextFiles
 from agent.context.files.refs import artifact_ref_id, history_ref_id
-from tests.context.files.test_manager import BIG, add_result, file_of, files_for, store  # noqa: F401
+from tests.context.files.test_manager import BIG, add_result, file_of, files_for
 
 SECRET = "top secret outside the session folder\n"
 
@@ -38,9 +38,22 @@ async def _each_operation(files: ContextFiles, ref_id):
 
 
 BAD_IDS = [
-    "", "art-", "art-XYZ", "art-0123456789ABCDEF", "../x", "../../etc/passwd", "/etc/passwd",
-    "art-0123456789abcdef\0", "art-0123456789abcdef/../../x", "art-0123456789abcdef\n", "a" * 100_000,
-    "hist-../../../etc", "cat-", "file:///etc/passwd", "artifacts/tool/c1.txt", "manifest.json",
+    "",
+    "art-",
+    "art-XYZ",
+    "art-0123456789ABCDEF",
+    "../x",
+    "../../etc/passwd",
+    "/etc/passwd",
+    "art-0123456789abcdef\0",
+    "art-0123456789abcdef/../../x",
+    "art-0123456789abcdef\n",
+    "a" * 100_000,
+    "hist-../../../etc",
+    "cat-",
+    "file:///etc/passwd",
+    "artifacts/tool/c1.txt",
+    "manifest.json",
 ]
 
 
@@ -155,10 +168,16 @@ def test_atomic_writes_leave_no_partial_file(tmp_path, monkeypatch):
 
 
 def test_redaction_masks_obvious_secrets_only():
-    text = json.dumps({
-        "openai": "sk-" + "a" * 40, "aws": "AKIA" + "B" * 16, "github": "ghp_" + "c" * 36,
-        "slack": "xoxb-1234567890-abcdef", "word": "skeleton key", "short": "sk-abc",
-    })
+    text = json.dumps(
+        {
+            "openai": "sk-" + "a" * 40,
+            "aws": "AKIA" + "B" * 16,
+            "github": "ghp_" + "c" * 36,
+            "slack": "xoxb-1234567890-abcdef",
+            "word": "skeleton key",
+            "short": "sk-abc",
+        }
+    )
     masked = security.redact(text)
     assert len(masked) == len(text)
     for secret in ("a" * 40, "B" * 16, "c" * 36, "1234567890-abcdef"):

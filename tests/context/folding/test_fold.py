@@ -37,7 +37,7 @@ def test_every_language_folds_to_names_in_its_own_block(sources):
     assert result.folded == [f"src/{p.name}" for p in paths]
     found = blocks(result.text)
     assert len(found) == len(paths) == result.text.count("<system-reminder>")
-    for path, block in zip(paths, found):
+    for path, block in zip(paths, found, strict=False):
         lines = block.splitlines()
         assert lines[0] == f"## File Context: src/{path.name}"
         _, containers, functions = SAMPLES[path.suffix]
@@ -94,8 +94,10 @@ def test_over_budget_drops_whole_files_reproducibly(tmp_path):
     assert first.tokens <= budget and count(first.text) == first.tokens
     assert first.dropped and sorted(first.folded + first.dropped) == [p.name for p in paths]
     assert len(blocks(first.text)) == len(first.folded)
-    others = {tuple(fold_files(paths, workspace=tmp_path, max_tokens=budget, seed=s, count_tokens=count).folded)
-              for s in range(6)}
+    others = {
+        tuple(fold_files(paths, workspace=tmp_path, max_tokens=budget, seed=s, count_tokens=count).folded)
+        for s in range(6)
+    }
     assert len(others) > 1
 
 

@@ -16,8 +16,11 @@ def test_default_span_is_the_seeds_100():
 
 def test_consecutive_functions_share_one_line_and_classes_stand_alone():
     definitions = [
-        fn("a", 1, 5), fn("b", 7, 9),
-        Definition("class", "Store", 11, 30), fn("get", 12, 15, 1, 2), fn("put", 16, 29, 1, 2),
+        fn("a", 1, 5),
+        fn("b", 7, 9),
+        Definition("class", "Store", 11, 30),
+        fn("get", 12, 15, 1, 2),
+        fn("put", 16, 29, 1, 2),
         Definition("interface", "Reader", 32, 35),
         fn("main", 37, 40),
     ]
@@ -55,7 +58,9 @@ def test_custom_span_and_merging_off():
     definitions = [fn("a", 1, 10), fn("b", 11, 20), fn("c", 21, 30)]
     assert merge_function_blocks(definitions, max_line_span=20) == ["functions: a, b", "functions: c"]
     assert merge_function_blocks(definitions, merge_functions=False) == [
-        "functions: a", "functions: b", "functions: c",
+        "functions: a",
+        "functions: b",
+        "functions: c",
     ]
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 
 from agent.context.folding.names import (
@@ -43,7 +45,7 @@ async def fetch(url):
         ["__init__", "size", "load", "fetch"],
     ),
     ".js": (
-        '''import fs from "fs";
+        """import fs from "fs";
 
 export class Cache {
   constructor(limit) { this.limit = limit; }
@@ -59,12 +61,12 @@ const formatLine = (line) => line.trim();
 export default function main() {
   return parseArgs(process.argv);
 }
-''',
+""",
         ["class Cache"],
         ["constructor", "get", "parseArgs", "formatLine", "main"],
     ),
     ".ts": (
-        '''export interface Shape {
+        """export interface Shape {
   area(): number;
 }
 
@@ -82,12 +84,12 @@ export function total(shapes: Shape[]): number {
 }
 
 export const double = (n: number): number => n * 2;
-''',
+""",
         ["interface Shape", "class Circle", "class Base"],
         ["area", "constructor", "describe", "total", "double"],
     ),
     ".tsx": (
-        '''import React from "react";
+        """import React from "react";
 
 interface Props { title: string }
 
@@ -100,12 +102,12 @@ export const Footer = () => <footer>bye</footer>;
 class Page extends React.Component<Props> {
   render() { return <div><Header title={this.props.title} /></div>; }
 }
-''',
+""",
         ["interface Props", "class Page"],
         ["Header", "Footer", "render"],
     ),
     ".go": (
-        '''package store
+        """package store
 
 type Store struct {
 \titems map[string]int
@@ -123,12 +125,12 @@ func (s *Store) Read(key string) (int, bool) {
 \tv, ok := s.items[key]
 \treturn v, ok
 }
-''',
+""",
         ["struct Store", "interface Reader"],
         ["NewStore", "Read"],
     ),
     ".rs": (
-        '''use std::fmt;
+        """use std::fmt;
 
 pub struct Point {
     x: i32,
@@ -150,12 +152,12 @@ fn main() {
     let p = Point::new(1, 2);
     println!("{}", p.norm());
 }
-''',
+""",
         ["struct Point", "trait Shape", "enum Color", "impl Point"],
         ["area", "new", "norm", "main"],
     ),
     ".java": (
-        '''package demo;
+        """package demo;
 
 public interface Greeter {
     String greet(String name);
@@ -173,12 +175,12 @@ public class App implements Greeter {
         System.out.println(new App(1).greet("x"));
     }
 }
-''',
+""",
         ["interface Greeter", "class App"],
         ["greet", "App", "main"],
     ),
     ".c": (
-        '''#include <stdio.h>
+        """#include <stdio.h>
 
 struct buffer {
     char *data;
@@ -194,12 +196,12 @@ int main(int argc, char **argv) {
     printf("%d\\n", buffer_len(&b));
     return 0;
 }
-''',
+""",
         ["struct buffer"],
         ["buffer_len", "main"],
     ),
     ".cpp": (
-        '''#include <string>
+        """#include <string>
 
 namespace app {
 
@@ -220,12 +222,12 @@ int Widget_count() { return 1; }
 std::string render(const app::Widget& w) {
     return std::to_string(w.id());
 }
-''',
+""",
         ["class Widget", "struct Options"],
         ["Widget", "id", "Widget_count", "render"],
     ),
     ".cs": (
-        '''using System;
+        """using System;
 
 namespace Demo
 {
@@ -242,12 +244,12 @@ namespace Demo
 
     public struct Pair { public int A; }
 }
-''',
+""",
         ["interface IRepo", "class Repo", "struct Pair"],
         ["Count", "Repo"],
     ),
     ".rb": (
-        '''module Billing
+        """module Billing
   class Invoice
     def initialize(total)
       @total = total
@@ -266,12 +268,12 @@ end
 def helper
   1
 end
-''',
+""",
         ["module Billing", "class Invoice"],
         ["initialize", "build", "paid?", "helper"],
     ),
     ".php": (
-        '''<?php
+        """<?php
 
 namespace App;
 
@@ -295,12 +297,12 @@ function format_address(string $a): string
 {
     return trim($a);
 }
-''',
+""",
         ["interface Mailer", "trait Loggable", "class SmtpMailer"],
         ["send", "log", "__construct", "format_address"],
     ),
     ".kt": (
-        '''package demo
+        """package demo
 
 interface Source {
     fun read(): String
@@ -322,12 +324,12 @@ object Registry {
 fun main() {
     println("hi")
 }
-''',
+""",
         ["interface Source", "class User", "class Service", "object Registry"],
         ["read", "load", "save", "lookup", "main"],
     ),
     ".swift": (
-        '''import Foundation
+        """import Foundation
 
 protocol Drawable {
     func draw() -> String
@@ -348,7 +350,7 @@ enum Mode { case a, b }
 func makeCanvas() -> Canvas {
     return Canvas()
 }
-''',
+""",
         ["protocol Drawable", "struct Point", "class Canvas", "enum Mode"],
         ["draw", "distance", "init", "makeCanvas"],
     ),
@@ -358,7 +360,7 @@ func makeCanvas() -> Canvas {
 EXTRA_SAMPLES: dict[str, tuple[str, list[str], list[str]]] = {
     ".scala": (
         "trait Animal { def speak(): String }\n"
-        "class Dog extends Animal {\n  def speak(): String = \"woof\"\n}\n"
+        'class Dog extends Animal {\n  def speak(): String = "woof"\n}\n'
         "object Main {\n  def main(args: Array[String]): Unit = println(new Dog().speak())\n}\n",
         ["trait Animal", "class Dog", "object Main"],
         ["speak", "main"],
@@ -389,8 +391,22 @@ def test_names_kept_per_language(suffix):
 
 
 def test_required_languages_are_covered():
-    required = {"python", "javascript", "typescript", "tsx", "go", "rust", "java", "c", "cpp",
-                "csharp", "ruby", "php", "kotlin", "swift"}
+    required = {
+        "python",
+        "javascript",
+        "typescript",
+        "tsx",
+        "go",
+        "rust",
+        "java",
+        "c",
+        "cpp",
+        "csharp",
+        "ruby",
+        "php",
+        "kotlin",
+        "swift",
+    }
     assert required <= set(DEFINITION_NODES)
     assert required <= {language_for("f" + suffix) for suffix in SAMPLES}
 
@@ -428,7 +444,7 @@ def test_c_struct_uses_are_not_definitions():
 
 
 def test_cpp_out_of_class_method_keeps_its_qualified_name():
-    source = "class A { int f(); };\nint A::f() { return 1; }\nstatic const char *name(void) { return \"a\"; }\n"
+    source = 'class A { int f(); };\nint A::f() { return 1; }\nstatic const char *name(void) { return "a"; }\n'
     _, containers, functions = _split(source, ".cpp")
     assert containers == ["class A"]
     assert functions == ["A::f", "name"]
@@ -456,7 +472,5 @@ def test_a_small_error_in_a_large_file_does_not_hide_it():
 
 def test_pathological_nesting_is_skipped_not_raised():
     source = "x = " + "[" * 3000 + "]" * 3000 + "\n"
-    try:
+    with contextlib.suppress(FoldSkip):
         extract_definitions(source.encode(), "python")
-    except FoldSkip:
-        pass

@@ -6,7 +6,12 @@ from agent.context.truncation import FALLBACK_MAX_TOKENS, MIDDLE_END, MIDDLE_STA
 from agent.context.truncation.file_folder import FoldStats, extract_file_paths, fold_file_reads, no_fold
 from agent.context.truncation.message_deleter import DeleteStats, centre_out, delete_middle, heuristic_batch
 from agent.context.truncation.middle_range import (
-    Unit, flatten, group_units, mark_middle, middle_range, protected_units,
+    Unit,
+    flatten,
+    group_units,
+    mark_middle,
+    middle_range,
+    protected_units,
 )
 from agent.context.truncation.tool_filter import FilterStats, filter_tool_calls
 from agent.session.models import ToolCall
@@ -23,6 +28,7 @@ def test_count_helper_is_exact():
 
 
 # Step 1 ------------------------------------------------------------------------------------
+
 
 def test_middle_range_even_messages():
     # total 60: the 1/6 point (10) opens message 1, the 5/6 point (50) opens message 5.
@@ -48,8 +54,13 @@ def test_middle_range_custom_fractions():
 
 
 def test_units_keep_calls_with_their_results():
-    history = [user(), calls(("a", "terminal-execute"), ("b", "filesystem-read")), result("a"),
-               read_result("b", "b.py"), say()]
+    history = [
+        user(),
+        calls(("a", "terminal-execute"), ("b", "filesystem-read")),
+        result("a"),
+        read_result("b", "b.py"),
+        say(),
+    ]
     units = group_units(history)
     assert [len(u.messages) for u in units] == [1, 3, 1]
     assert flatten(units) == history
@@ -70,6 +81,7 @@ def test_mark_middle_uses_head_position_and_protection():
 
 # Step 2 ------------------------------------------------------------------------------------
 
+
 def _middle(history):
     return [Unit(u.messages, True) for u in group_units(history)]
 
@@ -78,14 +90,22 @@ def test_tool_filter_keeps_file_views_and_text():
     mixed = calls(("c1", "terminal-execute"), ("c2", "filesystem-read"), content="let me see")
     only_exec = calls(("c3", "terminal-execute"))
     edit_with_text = calls(("c4", "filesystem-edit"), content="editing")
-    history = [mixed, result("c1"), read_result("c2", "c2.py"),
-               only_exec, result("c3"),
-               edit_with_text, result("c4", name="filesystem-edit")]
+    history = [
+        mixed,
+        result("c1"),
+        read_result("c2", "c2.py"),
+        only_exec,
+        result("c3"),
+        edit_with_text,
+        result("c4", name="filesystem-edit"),
+    ]
     stats = FilterStats()
     out = flatten(filter_tool_calls(_middle(history), stats))
-    assert [(m.role, m.content if m.role != "tool" else m.tool_call_id, [tc.id for tc in m.tool_calls])
-            for m in out] == [
-        ("assistant", "let me see", ["c2"]), ("tool", "c2", []),
+    assert [
+        (m.role, m.content if m.role != "tool" else m.tool_call_id, [tc.id for tc in m.tool_calls]) for m in out
+    ] == [
+        ("assistant", "let me see", ["c2"]),
+        ("tool", "c2", []),
         ("assistant", "editing", []),
     ]
     assert (stats.calls_removed, stats.results_removed, stats.messages_removed) == (3, 3, 4)
@@ -99,12 +119,15 @@ def test_tool_filter_leaves_units_outside_the_middle():
 
 
 def test_tool_filter_keeps_failed_file_views():
-    history = [calls(("r", "filesystem-read")), result("r", "Error: no such file", name="filesystem-read",
-                                                       status="error")]
+    history = [
+        calls(("r", "filesystem-read")),
+        result("r", "Error: no such file", name="filesystem-read", status="error"),
+    ]
     assert flatten(filter_tool_calls(_middle(history))) == history
 
 
 # Step 3 ------------------------------------------------------------------------------------
+
 
 def fake_fold(paths):
     return "".join(f"<system-reminder>{p}: class A, def f</system-reminder>" for p in paths)
@@ -120,8 +143,11 @@ def test_extract_file_paths_from_headers_then_arguments():
 
 
 def test_fold_replaces_the_read_with_the_folded_outline():
-    history = [calls(("r1", "filesystem-read"), ("r2", "filesystem-read")), read_result("r1", "a.py"),
-               result("r2", "Error: no such file", name="filesystem-read", status="error")]
+    history = [
+        calls(("r1", "filesystem-read"), ("r2", "filesystem-read")),
+        read_result("r1", "a.py"),
+        result("r2", "Error: no such file", name="filesystem-read", status="error"),
+    ]
     stats = FoldStats()
     out = flatten(fold_file_reads(_middle(history), fake_fold, stats))
     assert out[1].content == "<system-reminder>a.py: class A, def f</system-reminder>"
@@ -173,8 +199,11 @@ def test_fold_is_called_once_per_distinct_paths_and_folds_all_reads():
 def test_fold_outside_the_middle_leaves_other_tool_results():
     """Seed 001 §3.2.5 步骤2「对于非中间段的消息，保持不变」("messages outside the middle stay
     as they are") still holds for step 2: folding outside the middle touches file views only."""
-    history = [calls(("e1", "terminal-execute"), ("r1", "filesystem-read")), result("e1", "x" * 400),
-               read_result("r1", "a.py")]
+    history = [
+        calls(("e1", "terminal-execute"), ("r1", "filesystem-read")),
+        result("e1", "x" * 400),
+        read_result("r1", "a.py"),
+    ]
     out = flatten(fold_file_reads(group_units(history), fake_fold))
     assert out[0] is history[0] and out[1] is history[1]
     assert out[2].content == fake_fold(["a.py"])
@@ -182,11 +211,12 @@ def test_fold_outside_the_middle_leaves_other_tool_results():
 
 # Step 5 ------------------------------------------------------------------------------------
 
+
 def test_heuristic_batch_is_excess_over_average():
-    assert heuristic_batch(340, 700, 7) == 4   # 340 / 100 = 3.4 → 4
+    assert heuristic_batch(340, 700, 7) == 4  # 340 / 100 = 3.4 → 4
     assert heuristic_batch(300, 700, 7) == 3
     assert heuristic_batch(1, 700, 7) == 1
-    assert heuristic_batch(50, 0, 3) == 3      # nothing to average: the whole middle
+    assert heuristic_batch(50, 0, 3) == 3  # nothing to average: the whole middle
     assert heuristic_batch(50, 10, 0) == 0
 
 
@@ -210,8 +240,7 @@ def test_delete_middle_repeats_batches_until_it_fits():
 
 def test_delete_middle_takes_results_with_their_call():
     call_unit = Unit((calls(("c", "filesystem-read")), read_result("c", "a.py")), True)
-    units = [Unit((user(),), False), Unit((say(50),), True), call_unit, Unit((say(50),), True),
-             Unit((user(),), False)]
+    units = [Unit((user(),), False), Unit((say(50),), True), call_unit, Unit((say(50),), True), Unit((user(),), False)]
     sizes = [sum(count(m) for m in u.messages) for u in units]
     stats = DeleteStats()
     out, total = delete_middle(units, sizes, sum(sizes), sum(sizes) - 1, stats)

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import copy
 
-from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
 
 from agent.context.passes import orphans
 from agent.context.truncation import smart_truncate
-from agent.session.models import Message
 from tests.context.test_orphans import assert_valid
 from tests.context.test_pipeline_properties import histories
 from tests.context.truncation import calls, count, ids, read_result, result, say, user
@@ -86,16 +87,24 @@ def test_full_run_filters_folds_and_deletes():
         user(10, id="task"),
         say(200),
         calls(("e1", "terminal-execute"), ("r1", "filesystem-read"), content="checking"),
-        result("e1", "x" * 400), read_result("r1", "a.py", lines=40),
-        calls(("e2", "terminal-execute")), result("e2", "y" * 400),
-        say(40), user(40), say(40),
-        user(10, id="now"), calls(("r2", "filesystem-read")), read_result("r2", "b.py", lines=40),
+        result("e1", "x" * 400),
+        read_result("r1", "a.py", lines=40),
+        calls(("e2", "terminal-execute")),
+        result("e2", "y" * 400),
+        say(40),
+        user(40),
+        say(40),
+        user(10, id="now"),
+        calls(("r2", "filesystem-read")),
+        read_result("r2", "b.py", lines=40),
     ]
     before = copy.deepcopy([m.model_dump() for m in history])
     out = smart_truncate(history, count=count, max_tokens=10_000, fold=fold)
     assert [m.model_dump() for m in history] == before
-    kinds = [(m.role, m.tool_call_id or m.content[:8] if m.content else None, [t.id for t in m.tool_calls])
-             for m in out.messages]
+    kinds = [
+        (m.role, m.tool_call_id or m.content[:8] if m.content else None, [t.id for t in m.tool_calls])
+        for m in out.messages
+    ]
     assert kinds[2] == ("assistant", "checking", ["r1"])
     assert out.messages[3].content == "<system-reminder>a.py: def f</system-reminder>"
     # The read of the last exchange is outside the middle and folded as well.
@@ -127,6 +136,7 @@ def test_empty_history():
 
 
 # Properties --------------------------------------------------------------------------------
+
 
 def fold_first(paths):
     return f"<system-reminder>{paths[0]}</system-reminder>"
