@@ -152,10 +152,16 @@ def repository_problem(cwds: list[str], workspace: str, environ: dict[str, str])
         if not os.path.isdir(cwd):
             continue  # an earlier part may create it; git then runs where `cd` failed: checked too
         try:
-            dirs = _rev_parse(cwd, env, "--git-dir", "--git-common-dir")
-            if dirs is None:
-                continue
-            top = _rev_parse(cwd, env, "--show-toplevel") or []
+            # One question in the usual case (a work tree); a bare repository or a git folder
+            # has no top level, and is asked for its folders alone.
+            both = _rev_parse(cwd, env, "--git-dir", "--git-common-dir", "--show-toplevel")
+            if both is not None and len(both) == 3:
+                dirs, top = both[:2], both[2:]
+            else:
+                dirs = _rev_parse(cwd, env, "--git-dir", "--git-common-dir")
+                if dirs is None:
+                    continue
+                top = []
         except OSError as exc:
             return f"git cannot tell where its repository is ({exc})"
         for path, what in [*((d, "its git folder") for d in dirs), *((t, "its work tree") for t in top)]:
