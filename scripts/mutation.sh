@@ -124,9 +124,11 @@ for path in "${paths[@]}"; do
         echo "only_mutate = $(pattern_for "$path")"
         echo "pytest_add_cli_args_test_selection ="
         for t in "${selected[@]}"; do echo "    $t"; done
-        # In one process: mutmut records in-process which tests reach which function (no xdist
-        # workers, whatever addopts say).
+        # In one process: mutmut records in-process which tests reach which function, so the
+        # project's addopts (xdist's `-n auto`) are dropped.
         echo "pytest_add_cli_args ="
+        echo "    -o"
+        echo "    addopts=-ra"
         echo "    -p"
         echo "    no:cacheprovider"
         echo "    -p"
@@ -140,9 +142,11 @@ for path in "${paths[@]}"; do
     echo "== $path: tests ${selected[*]}"
     log=$scratch/mutmut-run.log
     if ! (cd "$scratch" && "$py" -m mutmut run --max-children 1 > "$log" 2>&1); then
-        tail -n 40 "$log"
-        echo "mutation.sh: mutmut run failed for $path (scratch copy: $scratch)" >&2
-        exit 1
+        tr '\r' '\n' < "$log" | grep -v '^⠀*[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]' | tail -n 30
+        summary+=("$path: mutmut run failed (its log: $log)")
+        echo "mutation.sh: mutmut run failed for $path (scratch copy kept: $scratch)" >&2
+        status=1
+        continue
     fi
     (cd "$scratch" && "$py" -m mutmut results --all true) > "$scratch/results.txt"
     line=$("$py" - "$scratch/results.txt" "$path" "$THRESHOLD" <<'PY'

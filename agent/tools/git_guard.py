@@ -158,10 +158,10 @@ def repository_problem(cwds: list[str], workspace: str, environ: dict[str, str])
             if both is not None and len(both) == 3:
                 dirs, top = both[:2], both[2:]
             else:
-                dirs = _rev_parse(cwd, env, "--git-dir", "--git-common-dir")
-                if dirs is None:
+                alone = _rev_parse(cwd, env, "--git-dir", "--git-common-dir")
+                if alone is None:
                     continue
-                top = []
+                dirs, top = alone, []
         except OSError as exc:
             return f"git cannot tell where its repository is ({exc})"
         for path, what in [*((d, "its git folder") for d in dirs), *((t, "its work tree") for t in top)]:
