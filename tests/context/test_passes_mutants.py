@@ -291,3 +291,8 @@ def test_the_smallest_previews():
     empty = tool(None, name="filesystem-search")
     assert externalize.externalized(empty, 10).startswith("[Output of 0 characters in 1 lines;")
     assert externalize.externalized(empty, 10).endswith("]\n")
+
+
+def test_an_empty_request_has_nothing_to_externalise():
+    assert externalize.run([], memory=PassMemory(), limit=5, preview=5) == ([], 0)
+    assert externalize.apply([], limit=0, preview=5) == ([], 0)

@@ -272,3 +272,11 @@ def test_property_a_warm_run_is_a_cold_run(specs, steps, keep, max_age):
         plan.append((min(cut, len(messages)), now))
     plan.sort(key=lambda step: step[0])
     warm_steps(messages, plan, keep_recent=keep, max_age_ms=max_age)
+
+
+def test_untimed_results_over_several_warm_builds_keep_the_last_time_seen():
+    messages = [call("a", created_at=BASE), result("a", created_at=BASE)]
+    messages += [call("b"), result("b", created_at=0), call("c"), result("c", created_at=0)]
+    late = BASE + 60 * MINUTE
+    out, changed = warm_steps(messages, [(2, late), (4, late), (6, late)], keep_recent=1)
+    assert changed == 1 and contents(out)[1] == PLACEHOLDER
