@@ -147,7 +147,9 @@ def read_own_file(path: Path | str, *, max_bytes: int = DEFAULT_MAX_BYTES, trunc
 # -- the walk -----------------------------------------------------------------------------------
 
 
-def _inside(path: str, folder: str) -> bool:
+def within(path: str, folder: str) -> bool:
+    """Whether the (already normalised or resolved) `path` is `folder` or below it: by whole
+    components, so `/ws-other` is not inside `/ws`. The sandbox and git_guard ask it too."""
     return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
@@ -159,7 +161,7 @@ def _locate(workspace: Path | str, path: Path | str, follow_inside: bool) -> tup
     shown = raw
     norm = os.path.normpath(raw)
     if os.path.isabs(norm):
-        base = next((b for b in (ws, given) if _inside(norm, b)), None)
+        base = next((b for b in (ws, given) if within(norm, b)), None)
         if base is None:
             raise OutsideWorkspace(shown, f"is outside the workspace {ws}")
         norm = norm[len(base) :].lstrip(os.sep) or "."
@@ -175,7 +177,7 @@ def _locate(workspace: Path | str, path: Path | str, follow_inside: bool) -> tup
             if isinstance(exc, OSError) and exc.errno not in (errno.ELOOP, None):
                 raise FileUnreadable(shown, f"cannot be read: {exc.strerror or exc}") from None
             raise SymlinkRefused(shown, "is a symlink loop") from None
-        if not _inside(real, ws):
+        if not within(real, ws):
             raise OutsideWorkspace(shown, f"resolves to {real}, outside the workspace {ws}", Path(real))
         parts = [p for p in real[len(ws) :].split(os.sep) if p]
     return ws, parts, shown

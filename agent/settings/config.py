@@ -454,11 +454,6 @@ def load_settings(workspace: Path | None = None, flags: dict[str, Any] | None = 
     return settings
 
 
-def load_permission_settings(workspace: Path) -> PermissionSettings:
-    """Only the `[permissions]` rules (for a Permissions built without settings)."""
-    return load_settings(workspace).permissions
-
-
 def untrusted_project_keys(workspace: Path) -> list[str]:
     """The keys of the project config left out because its folder is not trusted ([] = none)."""
     ws = Path(workspace).resolve()

@@ -16,6 +16,7 @@ from pathlib import Path, PurePath
 
 from pydantic import BaseModel
 
+from agent.fs.repo_files import within
 from agent.tools import read_only as read_only_programs
 from agent.tools import shell_parse
 
@@ -122,7 +123,7 @@ def _program_outside(name: str, ws: str | None) -> bool:
     if found is None or ws is None:  # not found: bash runs nothing
         return True
     real = os.path.realpath(found)
-    return not (real == ws or real.startswith(ws.rstrip(os.sep) + os.sep))
+    return not within(real, ws)
 
 
 def command_scope(words: list[str]) -> str:

@@ -21,6 +21,8 @@ from __future__ import annotations
 import os
 import subprocess
 
+from agent.fs.repo_files import within
+
 # Forced on every git process a command started unasked runs (and the ones git starts).
 HARDENED_CONFIG: tuple[tuple[str, str], ...] = (
     ("core.fsmonitor", "false"),
@@ -110,8 +112,7 @@ def hardened_script(command: str) -> str:
 
 
 def _inside(path: str, ws: str) -> bool:
-    real = os.path.realpath(path)
-    return real == ws or real.startswith(ws.rstrip(os.sep) + os.sep)
+    return within(os.path.realpath(path), ws)
 
 
 def _rev_parse(cwd: str, env: dict[str, str], *args: str) -> list[str] | None:

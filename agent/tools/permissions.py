@@ -186,6 +186,7 @@ class Permissions:
         # `[sandbox]` (agent.settings.config.SandboxSettings): where rule-allowed and approved commands run.
         self.sandbox_rules = getattr(sandbox_settings, "rules", "workspace-write")
         self.sandbox_approved = getattr(sandbox_settings, "approved", "off")
+        self.sandbox_hide: list[str] = list(getattr(sandbox_settings, "hide", []))
         self.sandbox_loaded = sandbox_settings is not None
 
     @classmethod
@@ -217,10 +218,9 @@ class Permissions:
             if not self.sandbox_loaded:
                 self.sandbox_loaded = True
                 self.sandbox_rules, self.sandbox_approved = loaded.sandbox.rules, loaded.sandbox.approved
+                self.sandbox_hide = list(loaded.sandbox.hide)
         if self.sandbox is None:
-            from agent.paths import config_dir, data_dir
-
-            self.sandbox = Sandbox(self.workspace, own_folders=[data_dir(), config_dir()])
+            self.sandbox = Sandbox.for_folder(self.workspace, hide=self.sandbox_hide)
 
     @property
     def can_sandbox(self) -> bool:

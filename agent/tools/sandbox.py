@@ -25,6 +25,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Literal
 
+from agent.fs.repo_files import within
+
 SandboxMode = Literal["read-only", "workspace-write"]
 
 # Hidden from every sandboxed command (those that exist; `~` is the user's home). Others
@@ -61,10 +63,6 @@ def _expand(path: str) -> str:
     return os.path.realpath(os.path.expanduser(path))
 
 
-def _inside(path: str, folder: str) -> bool:
-    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
-
-
 class Sandbox:
     """The machine's sandbox for one workspace: probed once, then wraps commands.
 
@@ -84,10 +82,15 @@ class Sandbox:
 
     @classmethod
     def for_settings(cls, settings) -> Sandbox:
-        """The sandbox `settings` describe: their workspace, `[sandbox] hide`, cairn's folders."""
+        """The sandbox `settings` describe: their workspace and `[sandbox] hide`."""
+        return cls.for_folder(settings.workspace, hide=settings.sandbox.hide)
+
+    @classmethod
+    def for_folder(cls, workspace: Path, *, hide: Iterable[str] = ()) -> Sandbox:
+        """The sandbox of a session in `workspace`: cairn's own data and config folders hidden."""
         from agent.paths import config_dir, data_dir
 
-        return cls(settings.workspace, hide=settings.sandbox.hide, own_folders=[data_dir(), config_dir()])
+        return cls(workspace, hide=hide, own_folders=[data_dir(), config_dir()])
 
     # -- availability -------------------------------------------------------------------
     @property
@@ -142,8 +145,8 @@ class Sandbox:
         hidden = self.hidden()
         # Secrets outside the workspace first: the workspace is mounted over them if it lies
         # inside one (a project in ~/.config/…), those inside it after it.
-        outside = [p for p in hidden if not _inside(p, ws)]
-        within = [p for p in hidden if _inside(p, ws) and p != ws]
+        outside = [p for p in hidden if not within(p, ws)]
+        inside = [p for p in hidden if within(p, ws) and p != ws]
         args += self._hide(outside)
         args += ["--bind" if mode == "workspace-write" else "--ro-bind", ws, ws]
         if mode == "workspace-write":
@@ -151,7 +154,7 @@ class Sandbox:
                 path = os.path.join(ws, rel)
                 if os.path.lexists(path) and not os.path.islink(path):
                     args += ["--ro-bind", path, path]
-        args += self._hide(within)
+        args += self._hide(inside)
         args += ["--unshare-all", "--die-with-parent", "--cap-drop", "ALL", "--chdir", str(cwd), "--", *command]
         return args
 
