@@ -5,6 +5,8 @@
 #
 #   bash scripts/mutation.sh PATH...          # a module (agent/tools/read_only.py) or a package folder
 #   bash scripts/mutation.sh --keep PATH...   # keep the scratch copy (then `mutmut show NAME` in it)
+#   bash scripts/mutation.sh --changed [REV]  # the decision modules changed since REV (default: the
+#                                             # merge-base with origin/main, else HEAD~1); .ci/mutation
 #   MUTATION_TESTS="tests/a.py ..." bash scripts/mutation.sh PATH   # other tests than the table below
 #
 # Each PATH runs on its own in a scratch copy of the work tree (tracked and untracked files, not
@@ -23,18 +25,47 @@ THRESHOLD=90
 root=$(cd "$(dirname "$0")/.." && pwd)
 py=$root/.venv/bin/python
 
+# The modules that decide: what runs, what is sent, what is kept. --changed picks among these.
+DECISION_MODULES=(
+    agent/tools/read_only.py agent/tools/shell_parse.py agent/tools/command_plan.py
+    agent/tools/permissions.py agent/tools/sandbox.py agent/context/cache_policy.py
+    agent/context/passes/orphans.py agent/context/passes/terminal_outdated.py
+    agent/context/passes/file_reads.py agent/context/passes/externalize.py
+    agent/context/passes/active_path.py agent/context/passes/replace.py agent/context/truncation
+)
+
 keep=0
+changed=0
+base=""
 paths=()
-for arg in "$@"; do
-    case $arg in
+while [ $# -gt 0 ]; do
+    case $1 in
         --keep) keep=1 ;;
-        -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
-        -*) echo "mutation.sh: unknown option $arg" >&2; exit 2 ;;
-        *) paths+=("${arg%/}") ;;
+        --changed)
+            changed=1
+            if [ $# -gt 1 ] && [ "${2#-}" = "$2" ]; then base=$2; shift; fi ;;
+        -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+        -*) echo "mutation.sh: unknown option $1" >&2; exit 2 ;;
+        *) paths+=("${1%/}") ;;
     esac
+    shift
 done
+if [ $changed -eq 1 ]; then
+    if [ -z "$base" ]; then
+        base=$(cd "$root" && git merge-base HEAD origin/main 2>/dev/null || true)
+        if [ -z "$base" ] || [ "$base" = "$(cd "$root" && git rev-parse HEAD)" ]; then base=HEAD~1; fi
+    fi
+    for module in "${DECISION_MODULES[@]}"; do
+        if [ -n "$(cd "$root" && git diff --name-only "$base" -- "$module")" ]; then paths+=("$module"); fi
+    done
+    if [ ${#paths[@]} -eq 0 ]; then
+        echo "mutation.sh: no decision module changed since $base"
+        exit 0
+    fi
+    echo "mutation.sh: decision modules changed since $base: ${paths[*]}"
+fi
 if [ ${#paths[@]} -eq 0 ]; then
-    echo "usage: bash scripts/mutation.sh [--keep] PATH..." >&2
+    echo "usage: bash scripts/mutation.sh [--keep] PATH... | --changed [REV]" >&2
     exit 2
 fi
 

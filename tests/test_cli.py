@@ -256,7 +256,9 @@ def test_debug_log_has_each_request_and_the_context_passes(workspace, _isolated_
     ):
         assert part in second, second
     assert int(second.split("tokens_estimated=")[1].split()[0]) > 0
-    assert float(second.split("duration=")[1].split("s ")[0]) >= 0.3  # a lower bound: load only adds
+    # Logged, and measured around the call: the server's wait makes it non-zero (a timer that
+    # never started or stopped logs 0.00).
+    assert float(second.split("duration=")[1].split("s ")[0]) > 0
     # The long output went to the model as a preview and a ref: the pass said so.
     assert " INFO agent.context: externalize: 1 changed, " in log, log
     assert key not in log

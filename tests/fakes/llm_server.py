@@ -299,6 +299,7 @@ class _Handler(BaseHTTPRequestHandler):
                 # Pace against an absolute schedule so the scripted rate holds
                 # even when each write costs a little.
                 self._sleep(t0 + i * step.delay - time.monotonic())
+                self.server.owner.waits.append(("pace", round(i * step.delay, 6)))
             self._send_event(event)
         if limit is not None:  # never reaches [DONE]
             if step.cut_mode == "eof":
@@ -343,6 +344,7 @@ class _Handler(BaseHTTPRequestHandler):
             if next_ping is not None and time.monotonic() >= next_ping:
                 self._send_chunk(b": ping\n\n")  # an SSE comment: keeps the connection busy, no event
                 next_ping += keepalive
+        self.server.owner.waits.append(("hang", step.seconds))
         if step.then == "abort":
             raise _Abort
         if not stream:
@@ -412,6 +414,9 @@ class FakeLLMServer:
         self._conns: set[socket.socket] = set()
         self._active = 0
         self._closed_evt = threading.Event()
+        # The scripted waits the server kept, in order: ("pace", offset of an event from the
+        # stream's start) and ("hang", seconds held). Tests read the schedule, not a clock.
+        self.waits: list[tuple[str, float]] = []
         self._httpd = _HTTPServer((host, port), self.handler_class)
         self._httpd.owner = self
         self.host = host
