@@ -19,8 +19,14 @@ append-only), plus the tokens of the last request.
 
     python bench/cost.py [--json] FILE...
 
-`--json` prints `{"total": {MODEL: {"append_only": r, "exact": r, "auto": r}},
-"files": [{"file": name, MODEL: {...}}]}`; the model without caching has `"cache": false`.
+Each request is also checked for recall (bench/recall.py, SPEC §12.13): of the facts the
+message it produced took from tool output, the share it still contained; a request that
+missed any is charged one round trip (the whole request again at the cache-read price plus a
+2,000-token page written), which gives the "with round trips" figure.
+
+`--json` prints `{"total": {MODEL: {"append_only": r, "exact": r, "auto": r, "recall":
+{MODE: r}, "with_round_trips": {MODE: r}}}, "files": [{"file": name, MODEL: {...}}]}`; the
+model without caching has `"cache": false`.
 """
 
 from __future__ import annotations
@@ -46,12 +52,16 @@ from agent.session.loading import drop_unmatched_tool_calls  # noqa: E402
 from agent.session.models import Message  # noqa: E402
 from agent.settings.config import Settings  # noqa: E402
 from agent.tools.registry import default_registry  # noqa: E402
+from bench.recall import facts_taken_from_tools, sent_tokens  # noqa: E402
 
 MODELS = ("anthropic/claude-sonnet-4-5", "openai/gpt-5.1", "cerebras/llama-3.3-70b")
 TTL_MS = 5 * 60 * 1000
 DEFAULT_WORKSPACE = "/workspace"  # for a session file that names no folder
 # OpenAI: prompts of 1,024 tokens or more are cached, in steps of 128 tokens.
 AUTOMATIC_MIN_TOKENS, AUTOMATIC_STEP = 1024, 128
+# A request that misses a fact the model used costs one more round trip: the model pages the
+# fact back, the whole request is read again from the cache and the page is written.
+ROUND_TRIP_PAGE_TOKENS = 2_000
 # Append-only: the passes that change what is sent are off (orphans and the summary cut stay:
 # the request must be valid).
 NO_PASSES = {
@@ -68,14 +78,28 @@ class Request:
     blocks: list[tuple[bytes, int]]  # (prefix hash through this block, tokens); block 0: tools + system
     breakpoints: list[int] = field(default_factory=list)  # block indexes marked (explicit caching)
     contents: list[bytes] = field(default_factory=list)  # hash of each block alone
+    facts: int = 0  # what the message it produced took from tool output (bench/recall.py)
+    missed: int = 0  # of those, what this request no longer contained
 
     @property
     def tokens(self) -> int:
         return sum(t for _, t in self.blocks)
 
 
-def replay(history: list[Message], *, model: str, mode: str, passes: bool, workspace: Path) -> list[Request]:
-    """The requests cairn would have sent for `history`, one per assistant message."""
+def replay(
+    history: list[Message],
+    *,
+    model: str,
+    mode: str,
+    passes: bool,
+    workspace: Path,
+    facts: dict[int, frozenset[str]] | None = None,
+    seen: dict[bytes, frozenset[str]] | None = None,
+) -> list[Request]:
+    """The requests cairn would have sent for `history`, one per assistant message; with
+    `facts` (per message index), how many of each message's facts its request missed
+    (`seen`: the tokens of each sent message by content, shared between replays)."""
+    seen = {} if seen is None else seen
     context = {} if passes else dict(NO_PASSES)
     context["cache_policy"] = mode if mode != "default" else None
     settings = Settings.model_validate({"workspace": str(workspace), "context": context})
@@ -94,13 +118,29 @@ def replay(history: list[Message], *, model: str, mode: str, passes: bool, works
         digest = hashlib.blake2b(json.dumps([tools, system], sort_keys=True).encode(), digest_size=16)
         blocks = [(digest.copy().digest(), fixed)]
         contents = [digest.digest()]
+        wanted = set(facts.get(index, ())) if facts else set()
+        needs = len(wanted)
         for sent in build.messages[1:]:
             text = json.dumps(sent, sort_keys=True, ensure_ascii=False).encode()
             digest.update(text)
             blocks.append((digest.copy().digest(), builder.counter.count_message(sent)))
-            contents.append(hashlib.blake2b(text, digest_size=16).digest())
+            content = hashlib.blake2b(text, digest_size=16).digest()
+            contents.append(content)
+            if wanted:
+                if content not in seen:
+                    seen[content] = frozenset(sent_tokens(sent))
+                wanted -= seen[content]
         marks = [0] + breakpoint_positions(build.messages)  # message i of the request is block i
-        requests.append(Request(at=at, blocks=blocks, breakpoints=sorted(set(marks)), contents=contents))
+        requests.append(
+            Request(
+                at=at,
+                blocks=blocks,
+                breakpoints=sorted(set(marks)),
+                contents=contents,
+                facts=needs,
+                missed=len(wanted),
+            )
+        )
     return requests
 
 
@@ -148,6 +188,19 @@ def price(requests: list[Request], model: str, cached: bool) -> float:
     return total
 
 
+def round_trips(requests: list[Request], model: str) -> float:
+    """What the requests that missed a fact cost again: the whole request read from the
+    cache and a page written (SPEC §12.13)."""
+    _, read, write, _ = prices(model)
+    return sum(r.tokens * read + ROUND_TRIP_PAGE_TOKENS * write for r in requests if r.missed)
+
+
+def recall_counts(requests: list[Request]) -> tuple[int, int]:
+    """(facts recalled, facts) over `requests`."""
+    facts = sum(r.facts for r in requests)
+    return facts - sum(r.missed for r in requests), facts
+
+
 def floor_price(requests: list[Request], model: str) -> float:
     """Billed input of `requests` if every message sent within the TTL were a cache read
     wherever it stands: no prefix rule, so replacing one message costs only its own new
@@ -178,24 +231,37 @@ def session_history(path: Path) -> tuple[list[Message], Path]:
     return drop_unmatched_tool_calls(path_), Path(imported.cwd or DEFAULT_WORKSPACE)
 
 
+MODES = ("append_only", "exact", "auto")
+
+
 def measure(path: Path) -> dict:
     history, workspace = session_history(path)
-    base = replay(history, model=MODELS[0], mode="exact", passes=False, workspace=workspace)
-    exact = replay(history, model=MODELS[0], mode="exact", passes=True, workspace=workspace)
+    first = history[0].created_at if history else 0
+    facts = facts_taken_from_tools(history, build_system_prompt(workspace, today=date.fromtimestamp(first / 1000)))
+    seen: dict[bytes, frozenset[str]] = {}
+    common = {"workspace": workspace, "facts": facts, "seen": seen}
+    base = replay(history, model=MODELS[0], mode="exact", passes=False, **common)
+    exact = replay(history, model=MODELS[0], mode="exact", passes=True, **common)
     out: dict = {"file": path.name, "requests": len(base)}
     for model in MODELS:
         cached = model_info(model).cache_read_input_token_cost is not None
-        auto = replay(history, model=model, mode="default", passes=True, workspace=workspace)
-        baseline = price(base, model, cached)
+        auto = replay(history, model=model, mode="default", passes=True, **common)
+        runs = {"append_only": base, "exact": exact, "auto": auto}
+        billed = {mode: price(runs[mode], model, cached) for mode in MODES}
+        baseline = billed["append_only"] or 1.0
+        trips = {mode: round_trips(runs[mode], model) for mode in MODES}
+        counts = {mode: recall_counts(runs[mode]) for mode in MODES}
         out[model] = {
             "append_only": 1.0,
-            "exact": price(exact, model, cached) / baseline,
-            "auto": price(auto, model, cached) / baseline,
+            "exact": billed["exact"] / baseline,
+            "auto": billed["auto"] / baseline,
+            "recall": {mode: _ratio(*counts[mode]) for mode in MODES},
+            "with_round_trips": {mode: (billed[mode] + trips[mode]) / baseline for mode in MODES},
             "billed": {
-                "append_only": baseline,
-                "exact": price(exact, model, cached),
-                "auto": price(auto, model, cached),
-                "floor": floor_price(exact, model) if cached else price(exact, model, cached),
+                **billed,
+                "floor": floor_price(exact, model) if cached else billed["exact"],
+                "round_trips": trips,
+                "recall_counts": counts,
             },
             "last_request_tokens": {
                 "append_only": base[-1].tokens if base else 0,
@@ -208,31 +274,58 @@ def measure(path: Path) -> dict:
     return out
 
 
+def _ratio(recalled: int, facts: int) -> float:
+    return recalled / facts if facts else 1.0
+
+
 def totals(files: list[dict], floors: dict[str, float] | None = None) -> dict:
     """The ratios over all files; `floors`, when given, gets each model's floor ratio."""
     total: dict = {}
     floors = {} if floors is None else floors
     for model in MODELS:
-        billed = {k: sum(f[model]["billed"][k] for f in files) for k in ("append_only", "exact", "auto")}
+        billed = {k: sum(f[model]["billed"][k] for f in files) for k in MODES}
+        trips = {k: sum(f[model]["billed"]["round_trips"][k] for f in files) for k in MODES}
+        counts = {
+            k: tuple(sum(f[model]["billed"]["recall_counts"][k][i] for f in files) for i in (0, 1)) for k in MODES
+        }
         base = billed["append_only"] or 1.0
         total[model] = {k: v / base for k, v in billed.items()}
+        total[model]["recall"] = {k: _ratio(*counts[k]) for k in MODES}
+        total[model]["with_round_trips"] = {k: (billed[k] + trips[k]) / base for k in MODES}
         floors[model] = sum(f[model]["billed"]["floor"] for f in files) / base
         if any(f[model].get("cache") is False for f in files):
             total[model]["cache"] = False
     return total
 
 
+def _cells(figures: dict) -> str:
+    """One model's cell: billed exact / auto, recall exact / auto, auto with round trips."""
+    return (
+        f"{figures['exact']:.3f} / {figures['auto']:.3f} · recall {figures['recall']['exact']:.3f} / "
+        f"{figures['recall']['auto']:.3f} · {figures['with_round_trips']['auto']:.3f}"
+    )
+
+
 def table(result: dict, floors: dict[str, float]) -> str:
     lines = [
-        "| session | requests | " + " | ".join(f"{m} exact / auto" for m in MODELS) + " |",
+        "Each cell: billed exact / auto (÷ append-only) · recall exact / auto · auto with round trips",
+        "",
+        "| session | requests | " + " | ".join(MODELS) + " |",
         "|---|---|" + "---|" * len(MODELS),
     ]
     for f in result["files"]:
-        cells = [f"{f[m]['exact']:.3f} / {f[m]['auto']:.3f}" for m in MODELS]
-        lines.append(f"| {f['file'][:48]} | {f['requests']} | " + " | ".join(cells) + " |")
-    cells = [f"**{result['total'][m]['exact']:.3f} / {result['total'][m]['auto']:.3f}**" for m in MODELS]
-    lines.append("| total | | " + " | ".join(cells) + " |")
+        lines.append(f"| {f['file'][:48]} | {f['requests']} | " + " | ".join(_cells(f[m]) for m in MODELS) + " |")
+    lines.append("| **total** | | " + " | ".join(f"**{_cells(result['total'][m])}**" for m in MODELS) + " |")
     lines.append("")
+    base = result["total"][MODELS[0]]
+    lines.append(
+        f"append-only: recall {base['recall']['append_only']:.3f}, with round trips "
+        + ", ".join(f"{m} {result['total'][m]['with_round_trips']['append_only']:.3f}" for m in MODELS)
+    )
+    lines.append(
+        "exact with round trips: "
+        + ", ".join(f"{m} {result['total'][m]['with_round_trips']['exact']:.3f}" for m in MODELS)
+    )
     lines.append(
         "floor of any when-to-apply policy (exact requests, every replacement free): "
         + ", ".join(f"{m} {floors[m]:.3f}" for m in MODELS)

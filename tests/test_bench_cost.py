@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import json
 import sys
 from pathlib import Path
 
@@ -47,3 +48,32 @@ def test_after_the_ttl_everything_is_written_again():
     cold = [_request(0, ["sys", "a"]), _request(cost.TTL_MS + 1, ["sys", "a", "b"])]
     assert cost.floor_price(cold, SONNET) == pytest.approx(5_000 * write)
     assert cost.price(cold, SONNET, True) == pytest.approx(5_000 * write)
+
+
+def test_a_request_that_missed_a_fact_pays_one_round_trip():
+    _, read, write, _ = cost.prices(SONNET)
+    hit = _request(0, ["sys", "a"])
+    missed = _request(1_000, ["sys", "a", "b"])
+    missed.facts, missed.missed = 3, 1
+    hit.facts = 2
+    assert cost.round_trips([hit, missed], SONNET) == pytest.approx(3_000 * read + 2_000 * write)
+    assert cost.recall_counts([hit, missed]) == (4, 5)
+
+
+FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "transcripts" / "claude-code"
+
+
+@pytest.mark.skipif(not FIXTURES.is_dir(), reason=f"the shared fixtures are not at {FIXTURES}")
+def test_auto_keeps_recall_and_bills_under_the_bar_on_the_shared_sessions(capsys):
+    """SPEC §10 / issue 31: recall >= 0.95 and <= 0.80x append-only including round trips,
+    for the Claude and the GPT-5 model; never above 1.0x on one session."""
+    assert cost.main(["--json", *map(str, sorted(FIXTURES.glob("*.jsonl")))]) == 0
+    result = json.loads(capsys.readouterr().out)
+    for model in ("anthropic/claude-sonnet-4-5", "openai/gpt-5.1"):
+        total = result["total"][model]
+        assert set(total) >= {"append_only", "exact", "auto", "recall", "with_round_trips"}
+        assert total["recall"]["auto"] >= 0.95, total
+        assert total["with_round_trips"]["auto"] <= 0.80, total
+        assert total["recall"]["append_only"] == 1.0
+        for f in result["files"]:
+            assert f[model]["with_round_trips"]["auto"] <= 1.0, (f["file"], f[model])

@@ -22,7 +22,7 @@ from agent.context.cache_policy import EXACT, CacheDecision, CachePolicy, decide
 from agent.context.facts import API, CALLS, TOKENS, Facts, ensure_counted, holds, request_tokens
 from agent.context.image_window import Cut, image_cut, sent
 from agent.context.memo import Memo
-from agent.context.passes import active_path, externalize, file_reads, orphans, terminal_outdated
+from agent.context.passes import active_path, externalize, file_reads, orphans, stale_file_results, terminal_outdated
 from agent.context.rendered import (
     CallRow,
     SessionImages,
@@ -46,8 +46,9 @@ SMART_TRUNCATION = "smart_truncation"
 REQUEST = "request"  # the memo entry of the final step: API forms and token total
 IMAGE_WINDOW = "image_window"  # the memo entry of where the images a request carries start
 HELD = "held"  # the memo entry of the replacements held for the prompt cache
-# The passes that replace already-sent results (seeds 003, 000): what the cache policy holds.
-REPLACING = (terminal_outdated.NAME, file_reads.NAME)
+# The passes that replace already-sent results (seeds 003, 000, and the savings rules that
+# run under `auto` only): what the cache policy holds.
+REPLACING = (terminal_outdated.NAME, file_reads.NAME, stale_file_results.NAME)
 CHUNK = 512  # messages checked before the part of the request they give is copied (see _copy_checked)
 
 
@@ -172,7 +173,7 @@ def _build(
     steps: list[tuple[str, int, int]] = []
     outputs: dict[str, list[Facts]] = {}
     decision: CacheDecision | None = None
-    for name, fn, params in _passes(settings, now_ms):
+    for name, fn, params in _passes(settings, now_ms, policy):
         if name == externalize.NAME:  # the replacing passes are done: hold what the cache policy holds
             current, decision = _hold(outputs, current, steps, log, policy, now_ms, flush, counter, memo)
         key = (encoding, params)
@@ -234,10 +235,12 @@ def _hold(
 
     The list with the same held positions as last time is the very same list, so the
     steps after it find their remembered results."""
-    before = outputs[REPLACING[0]]
+    # Each replacing pass's input, and the last one's output (a rule that did not run: none).
+    stages = [outputs[name] for name in REPLACING if name in outputs] + [current]
+    before = stages[0]
     if policy.mode == "auto":  # what is held, and whether applying pays, is weighed in tokens
-        ensure_counted(before, counter)
-        ensure_counted(current, counter)
+        for stage in stages:
+            ensure_counted(stage, counter)
     held, decision = decide(before, current, log, policy, now_ms=now_ms, flush=flush)
     if not held:
         return current, decision
@@ -250,14 +253,14 @@ def _hold(
         remembered = memo.remember(HELD, current, key, out), None
     out = remembered[0]
     # Take each held replacement out of the step of the pass that made it.
-    after_terminal = outputs[REPLACING[1]]
+    ran = [name for name in REPLACING if name in outputs]
     for position, (name, changed, added) in enumerate(steps):
-        if name not in REPLACING:
+        if name not in ran:
             continue
-        mine = [i for i in held if (after_terminal[i] is not before[i]) == (name == REPLACING[0])]
+        k = ran.index(name)
+        base, made = stages[k], stages[k + 1]
+        mine = [i for i in held if made[i] is not base[i]]
         if mine:
-            made = after_terminal if name == REPLACING[0] else current
-            base = before if name == REPLACING[0] else after_terminal
             steps[position] = (name, changed - len(mine), added - sum(made[i].tokens - base[i].tokens for i in mine))
     return out, decision
 
@@ -392,9 +395,19 @@ def _carried_tokens(record: Facts, api: dict[str, Any], index: int, cut: Cut | N
     )
 
 
-def _passes(settings: Settings, now_ms: int) -> list[tuple[str, Callable, dict[str, Any]]]:
-    """Passes 1-5 of SPEC §4 in order, each with its parameters."""
+def _passes(settings: Settings, now_ms: int, policy: CachePolicy) -> list[tuple[str, Callable, dict[str, Any]]]:
+    """Passes 1-5 of SPEC §4 in order, each with its parameters; under the `auto` cache
+    policy, the savings rules beyond the seeds (issue 31) before externalisation."""
     cfg = settings.context
+    savings: list[tuple[str, Callable, dict[str, Any]]] = []
+    if policy.mode == "auto":
+        savings = [
+            (
+                stale_file_results.NAME,
+                stale_file_results.run,
+                {"workspace": str(settings.workspace), "read_placeholder": cfg.file_read_placeholder},
+            ),
+        ]
     return [
         (active_path.NAME, active_path.run, {}),
         (orphans.NAME, orphans.run, {}),
@@ -417,6 +430,7 @@ def _passes(settings: Settings, now_ms: int) -> list[tuple[str, Callable, dict[s
                 "placeholder": cfg.file_read_placeholder,
             },
         ),
+        *savings,
         (externalize.NAME, externalize.run, {"limit": cfg.max_inline_chars, "preview": cfg.inline_preview_chars}),
     ]
 

@@ -31,6 +31,11 @@ from agent.tools.workspace import (
 # this many bytes, so max_read_lines lines stay bounded in memory.
 STREAMED_LINE_KEEP_BYTES = 16 * 1024
 STREAM_CHUNK_BYTES = 64 * 1024
+# A read is sent whole, never previewed (SPEC §12.13), so the tool bounds it: a line longer
+# than this is cut (minified code, data on one line; as Claude Code does), and a window stops
+# early once its lines reach MAX_READ_CHARS (about 25,000 tokens), saying where to go on.
+MAX_LINE_CHARS = 2_000
+MAX_READ_CHARS = 100_000
 
 
 class FileSpec(ToolArgs):
@@ -96,8 +101,22 @@ def format_whole(rp: ResolvedPath, data: bytes, start: int | None, end: int | No
         raise ToolError(f"startLine {first} is past the end of {rp.display} ({total} lines)")
     wanted_last = min(end or total, total)
     last = min(wanted_last, first + cap - 1)
-    body = "\n".join(f"{n}→{lines[n - 1]}" for n in range(first, last + 1))
-    out = f"📄 {rp.display} (lines {first}-{last}/{total})\n{body}"
+    shown: list[str] = []
+    used = 0
+    cut = 0
+    for n in range(first, last + 1):
+        line = lines[n - 1]
+        if len(line) > MAX_LINE_CHARS:
+            line = line[:MAX_LINE_CHARS] + f" … [{len(line) - MAX_LINE_CHARS:,} more characters on this line]"
+            cut += 1
+        if shown and used + len(line) > MAX_READ_CHARS:
+            break
+        shown.append(f"{n}→{line}")
+        used += len(line) + 1
+    last = first + len(shown) - 1
+    out = f"📄 {rp.display} (lines {first}-{last}/{total})\n" + "\n".join(shown)
+    if cut:
+        out += f"\n({cut} line{'s' * (cut > 1)} cut at {MAX_LINE_CHARS:,} characters)"
     if last < wanted_last:
         out += "\n" + _more_note(last, total)
     return out

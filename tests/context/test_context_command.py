@@ -53,6 +53,7 @@ def test_json_report_shape_and_dump(workspace):
         "orphans",
         "terminal_outdated",
         "file_reads",
+        "stale_file_results",
         "externalize",
     ]
     assert all(set(p) == {"name", "changed", "tokens_before", "tokens_after"} for p in report["passes"])

@@ -11,7 +11,7 @@ from agent.session.models import Message
 LIMIT, PREVIEW = 5000, 1024
 
 
-def _tool(content: str, name: str = "filesystem-read") -> Message:
+def _tool(content: str, name: str = "filesystem-search") -> Message:
     return Message(role="tool", tool_call_id="c1", tool_name=name, content=content)
 
 
@@ -20,6 +20,16 @@ def test_short_outputs_and_context_tool_results_are_sent_whole():
     page = _tool("y" * 9000, name="context-read")
     out, changed = externalize.apply([small, page], limit=LIMIT, preview=PREVIEW)
     assert changed == 0 and out == [small, page] and out[0] is small
+
+
+def test_a_file_read_is_never_previewed_however_long():
+    """SPEC §12.13: the model asked for that content; the read tool bounds it itself."""
+    read = _tool("\n".join(f"{i}→" + "x" * 60 for i in range(1, 2001)), name="filesystem-read")
+    out, changed = externalize.apply([read], limit=LIMIT, preview=PREVIEW)
+    assert changed == 0 and out[0] is read
+    search = _tool(read.content, name="filesystem-search")
+    [sent], changed = externalize.apply([search], limit=LIMIT, preview=PREVIEW)
+    assert changed == 1 and len(sent.content) < PREVIEW + 600
 
 
 def test_a_long_output_becomes_first_and_last_lines_with_its_ref():

@@ -10,7 +10,8 @@ is derived from the message, so the same history always gives the same request.
 Terminal results keep their JSON shape (`command`, `exitCode`, `stdout`, `stderr`), with
 each stream previewed, so they still read as a command's result. Results of the context
 tools themselves are never externalised: they are bounded already, and a ref to a page of
-a ref would send the model in circles.
+a ref would send the model in circles. Nor are file reads (SPEC §12.13): the model asked for
+that content, and a preview of it is a round trip later.
 """
 
 from __future__ import annotations
@@ -26,6 +27,9 @@ from agent.session.models import Message
 NAME = "externalize"
 CONTEXT_TOOL_PREFIX = "context-"
 TERMINAL_TOOL = "terminal-execute"
+# A file the model asked to read is content it asked for, not volume: never previewed
+# (SPEC §12.13). The tool bounds itself (a line window), and seed 000 retires older reads.
+READ_TOOL = "filesystem-read"
 PREVIEW_CACHE_LIMIT = 20_000  # previews kept per session (about a kilobyte each)
 _LENGTH = attrgetter("length")
 
@@ -120,6 +124,11 @@ def _cached_preview(message: Message, preview: int, memory: PassMemory) -> str:
     )
 
 
+def _previewable(tool_name: str | None) -> bool:
+    name = tool_name or ""
+    return name != READ_TOOL and not name.startswith(CONTEXT_TOOL_PREFIX)
+
+
 def apply(messages: list[Message], *, limit: int, preview: int) -> tuple[list[Message], int]:
     out, changed = run(facts_of(messages), memory=PassMemory(), limit=limit, preview=preview)
     return [f.message for f in out], changed
@@ -144,7 +153,7 @@ def run(facts: list[Facts], *, memory: PassMemory, limit: int, preview: int) -> 
     out = list(facts)
     key = (NAME, preview)
     for index, f in enumerate(facts):
-        if f.role == "tool" and f.length > limit and not (f.tool_name or "").startswith(CONTEXT_TOOL_PREFIX):
+        if f.role == "tool" and f.length > limit and _previewable(f.tool_name):
             out[index] = f.copy(key, "content", lambda f=f: _cached_preview(f.message, preview, memory))
             changed += 1
     return (out if changed else facts), changed

@@ -83,7 +83,7 @@ def run(
 
     The loop's next request is the last one's records plus a few: that is answered from
     the last run (see `_State`) in time for the new records only."""
-    params = (_normalise_root(workspace), max(0, keep_recent), placeholder)
+    params = (normalise_root(workspace), max(0, keep_recent), placeholder)
     state = memory.last
     parsed = memory
     result = _extend(state, facts, parsed) if state is not None and state.params == params else None
@@ -185,9 +185,9 @@ def _full(facts: list[Facts], params: tuple[str | None, int, str], parsed: PassM
 def _read(
     f: Facts, call: tuple[str, str, str], time: int, position: int, root: str | None, parsed: PassMemory
 ) -> Read | None:
-    if not _succeeded(f):
+    if not read_succeeded(f):
         return None
-    files, complete = _parsed_files(call[2], root, parsed)
+    files, complete = parsed_files(call[2], root, parsed)
     return ((time, position), position, files, complete) if files else None
 
 
@@ -308,7 +308,7 @@ def _overlay(state: _State, facts: list[Facts], start: int) -> list[Facts]:
     return out
 
 
-def _succeeded(f: Facts) -> bool:
+def read_succeeded(f: Facts) -> bool:
     """A successful read: not an error, not interrupted, not empty, no failed file in it."""
     ok = f.read_ok
     if ok is None:  # remembered on the record: a warm build asks again for every read
@@ -319,7 +319,7 @@ def _succeeded(f: Facts) -> bool:
     return ok
 
 
-def _parsed_files(arguments: str, root: str | None, memory: PassMemory) -> tuple[tuple[str, ...], bool]:
+def parsed_files(arguments: str, root: str | None, memory: PassMemory) -> tuple[tuple[str, ...], bool]:
     """`_files_of`, remembered in the pass's memory: a full run (after a rewind or a reload)
     reads every call's arguments again, and parsing dominated such builds."""
     return memory.remembered((arguments, root), lambda: _files_of(arguments, root))
@@ -359,7 +359,7 @@ def _files_of(arguments: str, root: str | None) -> tuple[tuple[str, ...], bool]:
     return tuple(files), complete
 
 
-def _normalise_root(workspace: str | None) -> str | None:
+def normalise_root(workspace: str | None) -> str | None:
     if workspace is None or not str(workspace).strip():
         return None
     root = _clean(str(workspace).strip())
@@ -385,7 +385,7 @@ def normalise_path(path: str, workspace: str | None = None) -> str | None:
     inside the (absolute) workspace becomes relative to it (`.` for the workspace itself),
     a path outside it stays absolute. Pure string work: the disk is never consulted.
     """
-    return _normalise(path, _normalise_root(workspace))
+    return _normalise(path, normalise_root(workspace))
 
 
 def _normalise(path: str, root: str | None) -> str | None:
