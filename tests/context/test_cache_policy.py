@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from agent.context.builder import RequestBuilder, resolve_policy
 from agent.context.cache_policy import EXACT, SENT_META, CachePolicy, sent_log
-from agent.context.passes.stale_file_results import EDITED_READ_NOTE, SUPERSEDED_EDIT_NOTE
+from agent.context.passes.stale_file_results import SUPERSEDED_EDIT_NOTE
 from agent.context.pipeline import build_api_messages
 from agent.session.models import Message, ToolCall
 from agent.settings.config import Settings
@@ -72,7 +72,7 @@ def test_exact_is_the_seeds_and_auto_with_a_cold_cache_is_too(history, offset, s
     cold = build(history, cold_now, settings=settings)
     # The seeds, plus what the savings rules beyond them (run under auto only) made a note.
     seeds_cold = build(history, cold_now, policy=EXACT, settings=settings).messages
-    notes = {EDITED_READ_NOTE, SUPERSEDED_EDIT_NOTE, settings.context.file_read_placeholder}
+    notes = {SUPERSEDED_EDIT_NOTE, settings.context.file_read_placeholder}
     assert len(cold.messages) == len(seeds_cold)
     for sent, seed in zip(cold.messages, seeds_cold, strict=True):
         assert sent == seed or (sent["role"] == "tool" and sent["content"] in notes), (sent, seed)

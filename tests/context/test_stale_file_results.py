@@ -107,7 +107,7 @@ def test_a_read_before_an_edit_goes_once_the_edit_is_grace_requests_old():
     assert contents(s.messages)[before] == s.messages[before].content
     s.talk(1)
     out = contents(s.messages)
-    assert out[before] == stale.EDITED_READ_NOTE and out[other] == s.messages[other].content
+    assert out[before] == DEFAULT_PLACEHOLDER and out[other] == s.messages[other].content
 
 
 def test_a_read_after_the_edit_stays():

@@ -10,7 +10,9 @@ request until the session ends. Three such results become a one-line note:
 - a read made before an edit (or re-creation) of its file, once that edit is
   `EDITED_READ_GRACE_REQUESTS` requests old: the model has had its turns to use the old
   text, which no longer says what the file holds (measured: a grace of 5 requests kept
-  recall at 0.991, a grace of 3 lost facts the model used right after its edit);
+  recall at 0.991, a grace of 3 lost facts the model used right after its edit). It gets
+  the same placeholder: seed 000 may retire the read later too, and a sent message whose
+  text changed twice would cost the prompt cache twice;
 - an edit's result (its diff) once the same file was read, edited or created again: the
   newer result shows the file as it is after it.
 
@@ -27,7 +29,8 @@ from __future__ import annotations
 import json
 import re
 import sys
-from operator import is_
+from itertools import compress
+from operator import is_not
 
 from agent.context.facts import Facts, facts_of
 from agent.context.passes.file_reads import (
@@ -44,10 +47,6 @@ from agent.session.models import Message
 NAME = "stale_file_results"
 EDIT_TOOLS = ("filesystem-edit", "filesystem-create")
 EDITED_READ_GRACE_REQUESTS = 5
-EDITED_READ_NOTE = (
-    "[This read was made before a later edit of the file, so its text is out of date. "
-    "Read the file again for its current text.]"
-)
 SUPERSEDED_EDIT_NOTE = "[Edit applied. The file was read or changed again later: the newer result shows it.]"
 # An edit result shorter than this is kept: the note would save nothing.
 EDIT_NOTE_MIN_CHARS = 2 * len(SUPERSEDED_EDIT_NOTE)
@@ -91,23 +90,38 @@ def run(
     """The pass on records (see `apply`); nothing replaced gives back the same list."""
     params = (normalise_root(workspace), read_placeholder)
     state: _State | None = memory.last
-    source = state.source if state is not None else []
-    if (
-        state is None
-        or state.params != params
-        or len(facts) < len(source)
-        or not all(map(is_, source, facts))  # an earlier record changed: start again
-    ):
+    changed_before = _upstream_changes(state, facts, params)
+    if state is None or changed_before is None:
         state = _State(params)
-        start = 0
+        start, output = 0, list(facts)
     else:
-        start = len(source)
-    output = state.output + facts[start:]
+        start = len(state.source)
+        output = state.output + facts[start:]
+        for position in changed_before:
+            # Another pass replaced a result since (seed 000's placeholder on a read): it
+            # stands, unless this pass had replaced the record itself.
+            if state.output[position] is state.source[position] or facts[position].content == read_placeholder:
+                output[position] = facts[position]
     for position in range(start, len(facts)):
         _see(state, facts, output, position, memory)
     state.source, state.output = facts, output
     memory.last = state
     return (output if state.changed else facts), state.changed
+
+
+def _upstream_changes(state: _State | None, facts: list[Facts], params: tuple[str | None, str]) -> list[int] | None:
+    """Where `facts` differs from the last run's input, when the last run can be extended:
+    `facts` continues it and differs only in tool results made copies of by the passes
+    before this one (the seeds' placeholders). None: run from scratch."""
+    if state is None or state.params != params or len(facts) < len(state.source):
+        return None
+    source = state.source
+    changed = list(compress(range(len(source)), map(is_not, source, facts)))
+    for position in changed:
+        before, now = source[position], facts[position]
+        if now.id != before.id or now.role != "tool" or now.tool_call_id != before.tool_call_id:
+            return None  # another history (a rewind, an edited message)
+    return changed
 
 
 def _see(state: _State, facts: list[Facts], output: list[Facts], position: int, memory: PassMemory) -> None:
@@ -154,11 +168,13 @@ def _retire_edited_reads(state: _State, facts: list[Facts], output: list[Facts])
     for _, file, edit_position in ready:
         kept = state.reads.get(file, [])
         for entry in [e for e in kept if e[0] < edit_position]:
-            _replace(state, facts, output, entry[0], EDITED_READ_NOTE)
+            _replace(state, facts, output, entry[0], state.params[1])
             kept.remove(entry)
 
 
 def _replace(state: _State, facts: list[Facts], output: list[Facts], position: int, note: str) -> None:
+    if facts[position].content == state.params[1]:
+        return  # seed 000 retired it since this pass saw it: it is a placeholder already
     output[position] = replaced(facts[position], note)
     state.changed += 1
 
