@@ -166,29 +166,46 @@ def parse_interrupt(output: str, quick: bool) -> list[Row]:
 
 
 COST_FIXTURES = REPO.parent / "shared" / "fixtures" / "transcripts" / "claude-code"
-COST_TARGET = 0.75  # SPEC §10: billed input ≤ 0.75× append-only with ideal caching, never > 1.0× a session
+# SPEC §10: billed input with round trips ≤ 0.80× append-only with ideal caching at recall
+# ≥ 0.95 (§12.13), never > 1.0× a session.
+COST_TARGET = 0.80
+RECALL_TARGET = 0.95
 
 
 def parse_cost(output: str, quick: bool) -> list[Row]:
-    """bench/cost.py --json: the `auto` ratio per caching model, in total and worst session."""
+    """bench/cost.py --json: per caching model, `auto` with round trips and its recall, in
+    total, with the worst session."""
     result = json.loads(output)
     if not result["files"]:
         return [Row("cost", "recorded sessions (none found)", None, unit="", note=f"skipped: no {COST_FIXTURES}")]
     rows = []
     for model, total in result["total"].items():
+        recall = total["recall"]["auto"]
         if total.get("cache") is False:
             rows.append(Row("cost", f"{model} (no cache): auto ÷ append-only", total["auto"], unit="×"))
             continue
-        worst = max(f[model]["auto"] for f in result["files"])
+        billed = total["with_round_trips"]["auto"]
+        worst = max(f[model]["with_round_trips"]["auto"] for f in result["files"])
         rows.append(
             Row(
                 "cost",
-                f"{model}: auto ÷ append-only cached",
-                total["auto"],
+                f"{model}: auto with round trips ÷ append-only cached",
+                billed,
                 unit="×",
                 target=f"≤ {COST_TARGET}",
-                ok=total["auto"] <= COST_TARGET,
-                note=f"exact {total['exact']:.3f}; worst session {worst:.3f} (≤ 1.0)",
+                ok=billed <= COST_TARGET and worst <= 1.0,
+                note=f"without round trips {total['auto']:.3f}; worst session {worst:.3f} (≤ 1.0)",
+            )
+        )
+        rows.append(
+            Row(
+                "cost",
+                f"{model}: recall of auto",
+                recall,
+                unit="",
+                target=f"≥ {RECALL_TARGET}",
+                ok=recall >= RECALL_TARGET,
+                note=f"exact {total['recall']['exact']:.3f}",
             )
         )
     return rows
@@ -208,6 +225,7 @@ SUITE = [
     Benchmark("context_cli", "context_cli.py", 180),
     Benchmark("fs_search", "fs_search.py", 600, args=lambda quick: ["--quick"] if quick else ["--runs", "5"]),
     Benchmark("sandbox", "sandbox.py", 180),
+    Benchmark("entry_point", "entry_point.py", 180),
     Benchmark("start_to_request", "start_to_request.py", 600),
     Benchmark(
         "cost",

@@ -50,6 +50,8 @@ def test_each_kind_of_finding_fails_the_check(tmp_path, code, fails):
 
 
 def test_ci_runs_the_checks_before_the_tests():
-    lines = [line.strip() for line in (REPO / ".ci" / "run").read_text().splitlines()]
+    """.ci/run is README's test command, ./test, which checks first and stops on a finding."""
+    assert "./test" in [line.strip() for line in (REPO / ".ci" / "run").read_text().splitlines()]
+    lines = [line.strip() for line in (REPO / "test").read_text().splitlines()]
     assert "set -euo pipefail" in lines  # a failing check stops the run
-    assert lines.index("bash scripts/check.sh") < lines.index(".venv/bin/python -m pytest")
+    assert lines.index("bash scripts/check.sh") < lines.index("exec .venv/bin/python -m pytest")
