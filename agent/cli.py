@@ -7,6 +7,7 @@ import logging
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 from agent import __version__
 
@@ -23,6 +24,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--yolo", action="store_true", default=None, help="run commands and change files without asking"
     )
+    parser.add_argument(
+        "--effort",
+        choices=("off", "minimal", "low", "medium", "high"),
+        help="how much a model that reasons thinks first (default: [llm] reasoning_effort, else the model's own)",
+    )
     parser.add_argument("--cwd", metavar="DIR", help="workspace folder (default: the current folder)")
     parser.add_argument("--debug", action="store_true", help="write a debug log to <data dir>/cairn.log")
     group = parser.add_mutually_exclusive_group()
@@ -31,7 +37,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     group.add_argument("--resume", nargs="?", const="", metavar="ID", help="resume a session by id (or prefix)")
     parser.add_argument(
-        "-p", "--print", dest="prompt", metavar="PROMPT", help="run one task headless and print the answer"
+        "-p",
+        "--print",
+        dest="prompt",
+        metavar="PROMPT",
+        nargs="?",
+        const="",
+        help="run one task headless and print the answer; text piped on stdin is appended to PROMPT "
+        "(-p alone: stdin is the whole prompt)",
     )
     parser.add_argument(
         "--output-format",
@@ -268,7 +281,9 @@ def main(argv: list[str] | None = None, *, warm: bool = True) -> int:
     if not workspace.is_dir():
         print(f"Error: --cwd {workspace} is not a folder.", file=sys.stderr)
         return 2
-    flags = {"model": args.model, "api_base": args.api_base, "api_key": args.api_key, "yolo": args.yolo}
+    flags: dict[str, Any] = {"model": args.model, "api_base": args.api_base, "api_key": args.api_key, "yolo": args.yolo}
+    if args.effort:
+        flags["effort"] = args.effort
     if args.resume == "" and (args.prompt is not None or args.command):
         # Only the TUI has a picker; `cairn --resume` alone opens it.
         print(
@@ -304,6 +319,15 @@ def main(argv: list[str] | None = None, *, warm: bool = True) -> int:
         limits = _run_limits(args)
         if isinstance(limits, int):
             return limits
+        prompt = args.prompt
+        if args.input_format == "text":  # with stream-json, stdin carries the messages
+            from agent.headless.input import PipedInputError, prompt_with_stdin
+
+            try:
+                prompt = prompt_with_stdin(args.prompt, sys.stdin)
+            except PipedInputError as exc:
+                print(f"Error: {exc}", file=sys.stderr)
+                return 2
         from agent.headless.run import run_headless
         from agent.settings.config import load_settings
 
@@ -313,7 +337,7 @@ def main(argv: list[str] | None = None, *, warm: bool = True) -> int:
             return asyncio.run(
                 run_headless(
                     settings,
-                    args.prompt,
+                    prompt,
                     output_format=args.output_format,
                     input_format=args.input_format,
                     limits=limits,

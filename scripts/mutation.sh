@@ -106,7 +106,7 @@ tests_for() {
         agent/context/passes/terminal_outdated.py)
             echo tests/context/test_terminal_outdated_mutants.py tests/context/test_terminal_outdated.py ;;
         agent/context/passes/file_reads.py)
-            echo tests/context/test_file_reads.py ;;
+            echo tests/context/test_file_reads_mutants.py tests/context/test_file_reads.py ;;
         agent/context/passes/externalize.py)
             echo tests/context/test_passes_mutants.py tests/context/test_externalize.py ;;
         agent/context/passes/active_path.py|agent/context/passes/replace.py)
@@ -114,8 +114,8 @@ tests_for() {
         agent/context/passes*)
             echo tests/context/test_passes_mutants.py tests/context/test_orphans_mutants.py \
                  tests/context/test_orphans.py tests/context/test_terminal_outdated_mutants.py \
-                 tests/context/test_terminal_outdated.py tests/context/test_file_reads.py \
-                 tests/context/test_externalize.py ;;
+                 tests/context/test_terminal_outdated.py tests/context/test_file_reads_mutants.py \
+                 tests/context/test_file_reads.py tests/context/test_externalize.py ;;
         agent/context/truncation*)
             echo tests/context/truncation ;;
         *)

@@ -1,9 +1,9 @@
 """Cairn's loop events, and a stored session's history, as ACP session updates.
 
-The editor draws what it is sent: streamed text as agent message chunks, each tool call as a
-`tool_call` (in progress, with its arguments) then a `tool_call_update` (completed or failed,
-with the result text). A loaded session is replayed the same way, message by message, as the
-protocol asks of `session/load`.
+The editor draws what it is sent: the model's thinking as agent thought chunks, streamed text
+as agent message chunks, each tool call as a `tool_call` (in progress, with its arguments) then
+a `tool_call_update` (completed or failed, with the result text). A loaded session is replayed
+the same way, message by message, as the protocol asks of `session/load`.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from acp import (
     text_block,
     tool_content,
     update_agent_message_text,
+    update_agent_thought_text,
     update_tool_call,
     update_user_message_text,
 )
@@ -29,6 +30,7 @@ from agent.turn.events import (
     Notice,
     Retrying,
     TextDelta,
+    ThinkingDelta,
     ToolFinished,
     ToolStarted,
     TurnError,
@@ -98,6 +100,8 @@ def for_event(event: Event) -> list:
     """The updates one loop event becomes (none for events the editor has no use for)."""
     if isinstance(event, TextDelta):
         return [update_agent_message_text(event.text)]
+    if isinstance(event, ThinkingDelta):
+        return [update_agent_thought_text(event.text)]
     if isinstance(event, ToolStarted):
         return [started(event.call)]
     if isinstance(event, ToolFinished):
@@ -128,6 +132,9 @@ def for_history(messages: list[Message]) -> list:
         if message.role == "user" and message.content:
             updates.append(update_user_message_text(message.content))
         elif message.role == "assistant":
+            thinking = message.meta.get("thinking")
+            if isinstance(thinking, str) and thinking:
+                updates.append(update_agent_thought_text(thinking))
             if message.content:
                 updates.append(update_agent_message_text(message.content))
             for made in message.tool_calls:

@@ -153,8 +153,12 @@ class RequestBuilder:
     def chat_request(self, build: BuildResult, tools: list[dict[str, Any]]) -> ChatRequest:
         """The whole request for `build`: its messages and the tools (with cache breakpoints
         where the provider needs them), the model and the LLM settings of a turn."""
+        from agent.llm.reasoning import effort_for
+
         messages, sent_tools = self.payload(build, tools)
-        return self._request(self.model, messages, sent_tools, estimated_tokens=build.tokens.total)
+        request = self._request(self.model, messages, sent_tools, estimated_tokens=build.tokens.total)
+        request.reasoning_effort = effort_for(self.settings, self.model)
+        return request
 
     def summary_request(self, model: str, messages: list[dict[str, Any]]) -> ChatRequest:
         """The condense request (agent/context/condense.py made its messages): a turn's

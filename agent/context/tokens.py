@@ -69,6 +69,8 @@ class TokenCounter:
             total += MESSAGE_OVERHEAD + self.count_text(fn.get("name")) + self.count_text(fn.get("arguments"))
         if message.get("tool_call_id"):
             total += self.count_text(message["tool_call_id"])
+        for block in message.get("thinking_blocks") or ():  # Claude's thinking, sent back in a tool loop
+            total += self.count_text(block.get("thinking") or block.get("data"))
         return total
 
     def count_stored(self, message: Message) -> int:

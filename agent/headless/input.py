@@ -1,4 +1,11 @@
-"""`--input-format stream-json`: follow-up user messages on stdin, one JSON object a line.
+"""What `cairn -p` reads on stdin: piped text for the prompt, or stream-json messages.
+
+Text input (the default): stdin that is not a terminal is read whole, as UTF-8 text of at
+most MAX_PIPED_PROMPT_BYTES, and appended to PROMPT after a blank line (`git diff | cairn -p
+"review this"`); with no PROMPT (`-p` alone, or `-p ""`) it is the whole prompt. A terminal
+is never read: nothing was piped.
+
+`--input-format stream-json`: follow-up user messages on stdin, one JSON object a line.
 
 A line is `{"type": "user", "text": "..."}`, or the message shape other agents' stream
 inputs use: `{"type": "user", "message": {"role": "user", "content": "..." | [{"type":
@@ -18,9 +25,63 @@ import json
 import threading
 from typing import Any, TextIO
 
+# The most text `cairn -p` takes on stdin (1 MB): more is a log or a dump, not a prompt, and
+# would fill the model's window at once; a larger file is better named in the prompt.
+MAX_PIPED_PROMPT_BYTES = 1_000_000
+
 
 class InputError(ValueError):
     """A stdin line that is not a user message."""
+
+
+class PipedInputError(ValueError):
+    """Piped stdin cannot be the prompt (too large, not text) or there is no prompt at all."""
+
+
+def prompt_with_stdin(prompt: str, stdin: TextIO | None) -> str:
+    """PROMPT with the text piped on stdin appended (a terminal, or no stdin, is not read).
+
+    Raises PipedInputError (a readable sentence) for more than MAX_PIPED_PROMPT_BYTES, input
+    that is not UTF-8 text, or when neither PROMPT nor stdin gives any text."""
+    piped = _read_piped(stdin)
+    if not piped.strip():
+        if not prompt.strip():
+            raise PipedInputError(
+                'no prompt: give it after -p (cairn -p "fix the tests"), or pipe it in (cat task.md | cairn -p).'
+            )
+        return prompt
+    return f"{prompt.rstrip()}\n\n{piped}" if prompt.strip() else piped
+
+
+def _read_piped(stdin: TextIO | None) -> str:
+    if stdin is None or stdin.closed:
+        return ""
+    try:
+        if stdin.isatty():
+            return ""
+        raw = stdin.buffer.read(MAX_PIPED_PROMPT_BYTES + 1) if hasattr(stdin, "buffer") else None
+    except (OSError, ValueError):  # a closed or unreadable descriptor: nothing was piped
+        return ""
+    if raw is None:  # a text-only stream (tests, embedding): read characters, bounded the same way
+        chars = stdin.read(MAX_PIPED_PROMPT_BYTES + 1)
+        raw = chars.encode("utf-8", "surrogatepass")
+    if len(raw) > MAX_PIPED_PROMPT_BYTES:
+        raise PipedInputError(
+            f"standard input is larger than {MAX_PIPED_PROMPT_BYTES // 1_000_000} MB, the most cairn -p takes as "
+            "a prompt; save it to a file and name the file in the prompt instead."
+        )
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise PipedInputError(
+            f"standard input is not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start}; "
+            "binary data?); pipe text, or name the file in the prompt instead."
+        ) from None
+    if "\x00" in text:
+        raise PipedInputError(
+            "standard input is binary data (it holds NUL bytes), not text; name the file in the prompt instead."
+        )
+    return text.strip("\n")
 
 
 def parse_line(line: str) -> str | None:

@@ -1,7 +1,8 @@
 """`--output-format stream-json`: the loop's events as one JSON object per line, as they happen.
 
 The schema is documented in docs/headless.md; every object has `type`. A consumer (a script,
-a CI step, another agent) sees the session start, each text delta, each tool call with its
+a CI step, another agent) sees the session start, each piece of the model's thinking (a model
+that reasons: `thinking`, before the answer's text), each text delta, each tool call with its
 arguments and its result, retries, condenses and truncations, usage and cost per request,
 the end of each turn and one final `result` with the exit code. Events the schema does not
 name are not written: adding one to agent/turn/events.py never breaks a consumer's parser.
@@ -21,6 +22,7 @@ from agent.turn.events import (
     Notice,
     Retrying,
     TextDelta,
+    ThinkingDelta,
     ToolFinished,
     ToolStarted,
     TurnError,
@@ -47,9 +49,11 @@ def to_json(event: Event) -> dict[str, Any] | None:
         return {"type": "user", "message_id": event.message.id, "text": event.message.content or ""}
     if isinstance(event, TextDelta):
         return {"type": "text", "message_id": event.message_id, "text": event.text}
+    if isinstance(event, ThinkingDelta):
+        return {"type": "thinking", "message_id": event.message_id, "text": event.text}
     if isinstance(event, AssistantFinished):
         m = event.message
-        return {
+        answer: dict[str, Any] = {
             "type": "assistant",
             "message_id": m.id,
             "status": m.status,
@@ -58,6 +62,10 @@ def to_json(event: Event) -> dict[str, Any] | None:
             "finish_reason": m.meta.get("finish_reason"),
             "error": m.meta.get("error"),
         }
+        thinking = m.meta.get("thinking")
+        if isinstance(thinking, str) and thinking:  # the whole thinking text (never its signatures)
+            answer["thinking"] = thinking
+        return answer
     if isinstance(event, ToolStarted):
         c = event.call
         return {"type": "tool_call", "id": c.id, "name": c.name, "arguments": _arguments(c.arguments)}
@@ -131,6 +139,8 @@ def usage_line(message, run_cost: float, session_cost: float) -> dict[str, Any] 
         "completion_tokens": usage.get("completion_tokens"),
         "cache_read_tokens": usage.get("cache_read_tokens"),
         "cache_write_tokens": usage.get("cache_write_tokens"),
+        # Of completion_tokens, those spent thinking (when the provider says).
+        **({"reasoning_tokens": usage["reasoning_tokens"]} if usage.get("reasoning_tokens") else {}),
         "cost": message.meta.get("cost") or 0.0,
         "run_cost": run_cost,
         "session_cost": session_cost,

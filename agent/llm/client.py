@@ -1,6 +1,6 @@
 """One streamed chat completion through litellm, with tool calls, usage and cost.
 
-Provider exceptions are mapped to agent.llm.errors here and nowhere else. Retries are
+Provider exceptions are mapped to agent.llm.errors by agent/llm/error_map.py. Retries are
 the loop's job (it shows a countdown and can be interrupted); this module makes one
 attempt and reports what streamed before any failure via `LLMError.partial`.
 """
@@ -8,46 +8,27 @@ attempt and reports what streamed before any failure via `LLMError.partial`.
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import inspect
 import json
 import logging
 import os
-import re
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from agent.llm.caching import cache_tokens
-from agent.llm.errors import (
-    AuthError,
-    BadRequestError,
-    ContextTooLongError,
-    LLMError,
-    NetworkError,
-    ProviderError,
-    QuotaError,
-    RateLimitError,
-)
-from agent.runtime.secrets import redact_secrets, remember_secret
+from agent.llm.error_map import KEY_VARIABLE, map_exception
+from agent.llm.error_map import provider_prefix as _provider
+from agent.llm.error_map import readable as _short
+from agent.llm.errors import LLMError, NetworkError, ProviderError
+from agent.llm.reasoning import META_THINKING_BLOCKS, ThinkingCollector, request_params, thinks_in_blocks
+from agent.runtime.secrets import remember_secret
 from agent.session.models import ToolCall
 
 TextSink = Callable[[str], Awaitable[None] | None]
 # One INFO line per request (`--debug` writes it to cairn.log, redacted by the handler).
 log = logging.getLogger("agent.llm")
-
-# Which variable to set, named in auth errors, by litellm provider prefix.
-KEY_VARIABLE = {
-    "anthropic": "ANTHROPIC_API_KEY",
-    "openai": "OPENAI_API_KEY",
-    "gemini": "GEMINI_API_KEY",
-    "mistral": "MISTRAL_API_KEY",
-    "deepseek": "DEEPSEEK_API_KEY",
-    "openrouter": "OPENROUTER_API_KEY",
-    "groq": "GROQ_API_KEY",
-    "xai": "XAI_API_KEY",
-}
 
 
 @dataclass
@@ -62,6 +43,10 @@ class StreamResult:
     cost: float = 0.0
     # Tool calls whose arguments were still streaming when the stream stopped.
     partial_tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    thinking: str = ""  # the model's reasoning as it streamed (any provider)
+    # Claude's thinking blocks, signed, as the provider requires them back (agent/llm/reasoning.py).
+    thinking_blocks: list[dict[str, Any]] = field(default_factory=list)
+    reasoning_tokens: int | None = None  # of completion_tokens, spent thinking
 
 
 @dataclass
@@ -91,80 +76,19 @@ class ChatRequest:
     max_tokens: int | None = None
     # Our count of the request's tokens (for the log line beside what the provider reports).
     estimated_tokens: int | None = None
+    # off | minimal | low | medium | high; None: the model's default (agent/llm/reasoning.py).
+    reasoning_effort: str | None = None
 
 
-def _provider(model: str) -> str:
-    return model.split("/", 1)[0] if "/" in model else "openai"
-
-
-def _retry_after(exc: Exception) -> float | None:
-    """Seconds from a Retry-After header (a number or an HTTP date), if the provider sent one."""
-    for headers in (
-        getattr(exc, "litellm_response_headers", None),
-        getattr(getattr(exc, "response", None), "headers", None),
-        getattr(exc, "headers", None),
-    ):
-        value = headers.get("retry-after") if headers else None
-        if value is None:
-            continue
-        try:
-            return max(0.0, float(value))
-        except (TypeError, ValueError):
-            pass
-        try:
-            when = email.utils.parsedate_to_datetime(value)
-            return max(0.0, when.timestamp() - time.time())
-        except (TypeError, ValueError):
-            return None
-    return None
-
-
-# "litellm.RateLimitError: RateLimitError: OpenAIException - Rate limit reached" → the last part.
-_NOISE = re.compile(r"^(?:litellm\.\w+|[A-Z]\w*(?:Error|Exception)|Timeout Error)(?::| -)\s*")
-# "<TransferEncodingError: 400, message='…'>" (an exception's repr inside a message) → its name.
-_REPR = re.compile(r"<(\w+): [^<>]*>")
-# What the openai SDK (and litellm's own checks) say when no key was given at all.
-_MISSING_KEY = re.compile(
-    r"missing credentials|api_key client option must be set|missing \w* ?api key"
-    r"|no api key|api key (?:is )?(?:missing|not set|required)",
-    re.IGNORECASE,
-)
 # litellm parses ~1 ms per chunk; chunks already buffered are iterated without returning to
 # the event loop, so a fast stream would freeze the screen for hundreds of ms without this.
 STREAM_YIELD_S = 0.05
 _EMPTY = "The model returned an empty response (no text and no tool call)."
 _EMPTY_AT_LIMIT = "The model stopped at its output limit (no text and no tool call)."
-_HTML = re.compile(r"<(?:html|body|head|title|!doctype)\b", re.IGNORECASE)
-# A 429 that is about billing, not pace (OpenAI's "insufficient_quota").
-_NO_QUOTA = re.compile(r"insufficient_quota|exceeded your current quota|credit balance is too low", re.IGNORECASE)
-# json's messages for an SSE event that is not JSON.
-_BAD_JSON = re.compile(r"^(?:Expecting |Unterminated string|Extra data|Invalid control character|Invalid \\escape)")
 # Providers whose streams always end with a finish reason: a stream without one was cut.
 _FINISH_REASON_PROVIDERS = {"openai", "azure"}
 # The one attribute of litellm's stream wrapper cairn reads (see `_ended_early`).
 STREAM_FINISH_REASON_ATTRIBUTE = "received_finish_reason"
-
-
-def _short(exc: Exception) -> str:
-    """The provider's own words, made readable: every message a provider sends reaches the
-    user and the database through here, so the key (an error body may echo it, a proxy may
-    quote the Authorization header) and other known secrets are redacted first."""
-    raw = redact_secrets(str(exc).strip())
-    if _HTML.search(raw):  # a proxy's error page: its title (or its text), not its markup
-        title = re.search(r"<title[^>]*>(.*?)</title>", raw, re.IGNORECASE | re.DOTALL)
-        raw = " ".join(re.sub(r"<[^>]*>", " ", title.group(1) if title else raw).split())
-    lines = raw.splitlines()
-    text = lines[0] if lines else type(exc).__name__
-    while True:
-        cleaned = _NOISE.sub("", text, count=1)
-        if cleaned == text or not cleaned:
-            break
-        text = cleaned
-    return _REPR.sub(r"\1", text)[:400]
-
-
-def _key_variable(model: str) -> str:
-    return KEY_VARIABLE.get(_provider(model), "the provider's API key variable")
 
 
 def keys_in_use(model: str, api_key: str | None) -> list[str]:
@@ -173,62 +97,6 @@ def keys_in_use(model: str, api_key: str | None) -> list[str]:
     secrets: redacted wherever they could be written, kept from the model's commands."""
     variable = KEY_VARIABLE.get(_provider(model))
     return [k for k in (api_key, os.environ.get("CAIRN_API_KEY"), os.environ.get(variable) if variable else None) if k]
-
-
-def map_exception(exc: Exception, model: str, api_base: str | None = None) -> LLMError:
-    """litellm/openai/httpx exception → our typed error with a readable message."""
-    import litellm
-    from litellm.exceptions import MidStreamFallbackError
-
-    if isinstance(exc, LLMError):
-        return exc
-    status = getattr(exc, "status_code", None)
-    if isinstance(exc, (litellm.AuthenticationError, litellm.PermissionDeniedError)) or status in (401, 403):
-        return AuthError(
-            f"Authentication failed for {model}: check your API key (set {_key_variable(model)}, or pass "
-            f"--api-key). Provider said: {_short(exc)}"
-        )
-    if _MISSING_KEY.search(str(exc)):
-        # Raised before any request went out (litellm wraps it as a 500): not worth a retry.
-        return AuthError(f"No API key for {model}: set {_key_variable(model)} (or pass --api-key).")
-    if isinstance(exc, litellm.ContextWindowExceededError):
-        return ContextTooLongError(f"The conversation is too long for {model}: {_short(exc)}")
-    if (isinstance(exc, litellm.RateLimitError) or status == 429) and _NO_QUOTA.search(str(exc)):
-        return QuotaError(
-            f"The provider says the account for {model} is out of quota or credit: "
-            f"{_short(exc)} (check the plan and billing; retrying will not help)."
-        )
-    if isinstance(exc, litellm.RateLimitError) or status == 429:
-        return RateLimitError(f"Rate limited by the provider: {_short(exc)}", retry_after=_retry_after(exc))
-    if isinstance(exc, (litellm.Timeout, litellm.APIConnectionError)):
-        return NetworkError(f"Network error talking to {model}: {_short(exc)}")
-    if isinstance(exc, MidStreamFallbackError):
-        cause = _short(getattr(exc, "original_exception", None) or exc)
-        if _BAD_JSON.search(cause):
-            cause = f"malformed data: {cause}"
-        return NetworkError(f"The response stream from {model} broke off before it finished ({cause}).")
-    if isinstance(exc, litellm.InternalServerError) and getattr(exc, "litellm_response_headers", 1) is None:
-        # litellm reports "connection refused" as a 500 that never got an HTTP response.
-        where = f" at {api_base}" if api_base else ""
-        return NetworkError(f"Cannot reach {model}{where}: {_short(exc)}")
-    if isinstance(exc, (litellm.InternalServerError, litellm.ServiceUnavailableError, litellm.BadGatewayError)) or (
-        isinstance(status, int) and status >= 500
-    ):
-        return ProviderError(f"Provider error ({status or 'server'}): {_short(exc)}", status=status, retryable=True)
-    if isinstance(exc, litellm.NotFoundError):
-        return BadRequestError(f"Model or endpoint not found for {model}: {_short(exc)}")
-    if isinstance(exc, litellm.BadRequestError) or (isinstance(status, int) and 400 <= status < 500):
-        text = _short(exc)
-        if "context" in text.lower() and ("length" in text.lower() or "too long" in text.lower()):
-            return ContextTooLongError(f"The conversation is too long for {model}: {text}")
-        return BadRequestError(f"The provider rejected the request: {text}")
-    if isinstance(exc, litellm.APIError):
-        return ProviderError(f"Provider error: {_short(exc)}", status=status, retryable=True)
-    # httpx/aiohttp errors that escaped litellm's wrapping: treat as network trouble.
-    name = type(exc).__name__.lower()
-    if any(word in name for word in ("connect", "timeout", "network", "protocol", "incomplete", "read")):
-        return NetworkError(f"Network error talking to {model}: {_short(exc)}")
-    return ProviderError(f"Unexpected error from the provider: {type(exc).__name__}: {_short(exc)}")
 
 
 def _cost(model: str, result: StreamResult) -> float:
@@ -247,13 +115,31 @@ def _cost(model: str, result: StreamResult) -> float:
     return cost.total if cost is not None else 0.0  # models without a price (local, custom): no cost shown
 
 
+def _thinking_for(model: str, messages: list[dict[str, Any]], *, sends: bool) -> list[dict[str, Any]]:
+    """`messages` with the stored thinking blocks only where they belong: a Claude request
+    that thinks gets them back (Anthropic requires a tool loop's signed blocks before its
+    tool calls); any other request gets none (providers refuse fields they do not know)."""
+    keep = sends and thinks_in_blocks(model)
+    if keep or not any(META_THINKING_BLOCKS in m for m in messages):
+        return messages
+    return [_without_thinking(m) if META_THINKING_BLOCKS in m else m for m in messages]
+
+
+def _without_thinking(message: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in message.items() if k != META_THINKING_BLOCKS}
+
+
 async def stream_chat(
-    request: ChatRequest, on_text: TextSink | None = None, into: StreamResult | None = None
+    request: ChatRequest,
+    on_text: TextSink | None = None,
+    into: StreamResult | None = None,
+    on_thinking: TextSink | None = None,
 ) -> StreamResult:
     """Stream one completion. On failure raises LLMError with `.partial` (a StreamResult).
 
     `into` (optional) is filled as the stream arrives, so a caller that cancels the call
-    still has what streamed, half-sent tool calls included."""
+    still has what streamed, half-sent tool calls included. `on_thinking` gets the model's
+    reasoning as it streams."""
     from agent.runtime.offline import import_litellm
 
     litellm = import_litellm()
@@ -261,9 +147,11 @@ async def stream_chat(
         remember_secret(key)
     result = into if into is not None else StreamResult()
     calls: dict[int, _CallBuffer] = {}
+    effort, max_tokens = request_params(request.model, request.reasoning_effort, request.max_tokens)
+    thinking = ThinkingCollector()
     kwargs: dict[str, Any] = dict(
         model=request.model,
-        messages=request.messages,
+        messages=_thinking_for(request.model, request.messages, sends=bool(effort)),
         stream=True,
         stream_options={"include_usage": True},
         timeout=request.timeout,
@@ -278,8 +166,9 @@ async def stream_chat(
         kwargs["api_key"] = request.api_key
     if request.temperature is not None:
         kwargs["temperature"] = request.temperature
-    if request.max_tokens is not None:
-        kwargs["max_tokens"] = request.max_tokens
+    if max_tokens is not None:
+        kwargs["max_tokens"] = max_tokens
+    kwargs.update(effort)
     idle = request.idle_timeout
     started = time.monotonic()
     watchdog: asyncio.Timeout | None = None
@@ -305,6 +194,8 @@ async def stream_chat(
                     read, written = cache_tokens(usage)
                     result.cache_read_tokens = read or result.cache_read_tokens
                     result.cache_write_tokens = written or result.cache_write_tokens
+                    details = getattr(usage, "completion_tokens_details", None)
+                    result.reasoning_tokens = getattr(details, "reasoning_tokens", None) or result.reasoning_tokens
                 for choice in getattr(chunk, "choices", None) or []:
                     delta = getattr(choice, "delta", None)
                     if choice.finish_reason:
@@ -312,8 +203,19 @@ async def stream_chat(
                         progressed = True
                     if delta is None:
                         continue
-                    if getattr(delta, "reasoning_content", None):
+                    reasoning = getattr(delta, "reasoning_content", None)
+                    if reasoning:
                         progressed = True  # a thinking model's reasoning is progress too
+                        result.thinking += reasoning
+                        if on_thinking is not None:
+                            maybe = on_thinking(reasoning)
+                            if inspect.isawaitable(maybe):
+                                await maybe
+                    blocks = getattr(delta, "thinking_blocks", None)
+                    if blocks:
+                        progressed = True
+                        thinking.feed(blocks)
+                        result.thinking_blocks = thinking.blocks
                     text = getattr(delta, "content", None)
                     if text:
                         progressed = True

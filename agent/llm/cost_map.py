@@ -96,6 +96,10 @@ class ModelPrices:
     supports_prompt_caching: bool | None
     tiers: tuple[PriceTier, ...] = ()  # ascending thresholds
     supports_vision: bool | None = None  # takes images in user messages (None: the map does not say)
+    # Reasoning (agent/llm/reasoning.py): whether the model thinks, and which efforts it takes.
+    supports_reasoning: bool | None = None
+    supports_none_reasoning_effort: bool | None = None
+    supports_minimal_reasoning_effort: bool | None = None
 
     @property
     def context_window(self) -> int | None:
@@ -367,7 +371,15 @@ def model_info(model: str) -> ModelPrices | None:
         supports_prompt_caching=caching if isinstance(caching, bool) else None,
         tiers=_tiers(info),
         supports_vision=vision if isinstance(vision, bool) else None,
+        supports_reasoning=_flag(info, "supports_reasoning"),
+        supports_none_reasoning_effort=_flag(info, "supports_none_reasoning_effort"),
+        supports_minimal_reasoning_effort=_flag(info, "supports_minimal_reasoning_effort"),
     )
+
+
+def _flag(info: Mapping[str, Any], key: str) -> bool | None:
+    value = info.get(key)
+    return value if isinstance(value, bool) else None
 
 
 # -- pricing a request -----------------------------------------------------------------------------

@@ -7,6 +7,9 @@ class LLMError(Exception):
     """Base: `str(exc)` is a readable one-line message for the user."""
 
     retryable = False
+    # Seconds before each retry when the error has its own short schedule (its length is the
+    # most retries); None: the loop's configured backoff (llm.max_retries, retry_*_delay).
+    retry_delays: tuple[float, ...] | None = None
 
 
 class AuthError(LLMError):
@@ -33,6 +36,14 @@ class NetworkError(LLMError):
     """Connection refused/reset, timeouts, a stream cut before it finished."""
 
     retryable = True
+
+
+class UnreachableError(NetworkError):
+    """Nothing answered at the address: the connection was refused or the host name did not
+    resolve. A server restarting or a network blip is over in a second, a wrong address or a
+    server that is down is not: retried twice, quickly, so the user hears within seconds."""
+
+    retry_delays = (0.5, 1.0)
 
 
 class ProviderError(LLMError):

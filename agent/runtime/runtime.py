@@ -8,6 +8,7 @@ render the events it emits. They never touch the store or the loop directly.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable
 from pathlib import Path
 
@@ -21,6 +22,7 @@ from agent.tools.permissions import Approver
 from agent.turn.events import Event
 
 EventSink = Callable[[Event], None]
+log = logging.getLogger(__name__)
 MAX_LISTED_REFS = 20  # /context lists the newest context files
 MAX_LISTED_EVENTS = 10  # and the newest condense/truncation events
 
@@ -123,7 +125,7 @@ class Runtime:
                 if session is None:
                     raise SessionNotFound(resume_id)
             elif continue_last:
-                session = await store.latest_session(str(settings.workspace))
+                session = await store.latest_session(str(settings.workspace), with_messages=True)
             if session is None:
                 session = await store.create_session(cwd=str(settings.workspace), model=model)
             agent = Agent(
@@ -347,7 +349,7 @@ class Runtime:
         session = await self.store.find_session(session_id)
         if session is None:
             raise SessionNotFound(session_id)
-        self.agent.switch_session(session)
+        await self._switch(session)
         return session
 
     async def delete_session(self, session_id: str) -> None:
@@ -390,7 +392,7 @@ class Runtime:
             if c.message_id in ids
         ]
         await self.store.copy_file_changes(changes)
-        self.agent.switch_session(fork)
+        await self._switch(fork)
         return fork
 
     async def rewind_points(self):
@@ -493,14 +495,32 @@ class Runtime:
 
     async def new_session(self) -> Session:
         session = await self.store.create_session(cwd=str(self.settings.workspace), model=self.model)
-        self.agent.switch_session(session)
+        await self._switch(session)
         return session
+
+    async def _switch(self, session: Session) -> None:
+        """Make `session` the agent's; the one left is removed if nothing was asked in it."""
+        left = self.session.id
+        self.agent.switch_session(session)
+        if left != session.id:
+            await self.store.prune_if_empty(left)
 
     def set_model(self, model: str) -> None:
         self.model = model
         self.agent.set_model(model)
         if self._backend is not None:
             self._discover_window(model)
+
+    def set_effort(self, effort: str | None) -> None:
+        """How much a model that reasons thinks, for the rest of this session (`/effort`):
+        off | minimal | low | medium | high, or None for the model's own default. The request
+        builder reads it on every request; a `[models."…"]` override still wins for its model
+        (agent/llm/reasoning.py `effort_for`)."""
+        from agent.llm.reasoning import EFFORTS
+
+        if effort is not None and effort not in EFFORTS:
+            raise ValueError(f"unknown effort {effort!r}: one of {', '.join(EFFORTS)}")
+        self.settings.llm.reasoning_effort = effort  # type: ignore[assignment]  # checked against EFFORTS above
 
     async def close(self) -> None:
         """Interrupt a running turn, let it store what it produced, then close the store."""
@@ -511,7 +531,14 @@ class Runtime:
             await self.mcp.close()
         if self._sandbox_check is not None:
             self._sandbox_check.cancel()
-        await self.store.close()
+        try:
+            # A launch quit before anything was asked leaves no session behind (`--continue`
+            # and `cairn session list` would only show it as noise).
+            await self.store.prune_if_empty(self.session.id)
+        except Exception:  # a busy or read-only database: the empty session just stays (listings skip it)
+            log.warning("could not remove the empty session %s", self.session.id, exc_info=True)
+        finally:
+            await self.store.close()
 
 
 def _mcp_manager(settings: Settings, agent, editor: dict[str, McpServerSettings]):

@@ -36,7 +36,8 @@ def _local(ms: int) -> str:
 
 
 async def _list(store, args: argparse.Namespace) -> int:
-    summaries = await store.list_summaries()
+    # A session without a message (a launch quit at once, or one still starting) is not listed.
+    summaries = await store.list_summaries(with_messages=True)
     if args.json:
         rows = [
             {**s.session.model_dump(), "first_prompt": s.first_prompt, "message_count": s.message_count}

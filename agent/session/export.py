@@ -34,8 +34,9 @@ history archive whose content is missing or does not match its sha256 is rebuilt
 imported messages (the summary's `meta.condensed` range) instead of being trusted.
 
 Markdown is for people: the active path as a reader sees it (callers pass the seed-002
-view from `load_session_messages`), with tool calls and results in fenced blocks. It is
-not meant to be imported again.
+view from `load_session_messages`), with tool calls and results in fenced blocks and an
+assistant's thinking (a model that reasons) quoted before its answer, its signatures left
+out. It is not meant to be imported again.
 """
 
 from __future__ import annotations
@@ -181,6 +182,14 @@ def _heading(title: str, message: Message) -> str:
 _TITLES = {"user": "## User", "assistant": "## Assistant", "system": "## System"}
 
 
+def _quoted(label: str, text: str) -> str:
+    """`text` as a Markdown block quote under a bold label: every line (a CR alone ends one in
+    Markdown too) starts with `> `, blank ones with `>`, so nothing in it leaves the quote."""
+    lines = [f"> **{label}**", ">"]
+    lines += [f"> {line}" if line.strip() else ">" for line in re.split(r"\r\n|\r|\n", text.strip("\r\n"))]
+    return "\n".join(lines)
+
+
 def _message_markdown(message: Message) -> str:
     if message.kind == "summary":
         return _heading("## Summary", message) + "\n\n" + (message.content or "")
@@ -192,6 +201,9 @@ def _message_markdown(message: Message) -> str:
         head = _heading(f"### {label} `{name}`", message)
         return f"{head}\n\n{_fence(message.content or '')}"
     parts = [_heading(_TITLES.get(message.role, "## " + message.role.title()), message)]
+    thinking = message.meta.get("thinking") if message.role == "assistant" else None
+    if isinstance(thinking, str) and thinking.strip():
+        parts.append(_quoted("Thinking", thinking))
     if message.content:
         parts.append(message.content)
     for call in message.tool_calls:

@@ -58,6 +58,11 @@ class Message(BaseModel):
                 out["tool_calls"] = [tc.to_api() for tc in self.tool_calls]
             elif out["content"] is None:
                 out["content"] = ""
+            blocks = self.meta.get("thinking_blocks")
+            if blocks:
+                # Claude's signed thinking, kept byte for byte: the client sends it back only
+                # to a Claude request that thinks (agent/llm/client.py `_thinking_for`).
+                out["thinking_blocks"] = blocks
         elif self.role == "tool":
             out["tool_call_id"] = self.tool_call_id
             out["content"] = self.content or ""

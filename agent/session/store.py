@@ -109,6 +109,10 @@ _LARGE_TOOL_RESULT = (
 )
 
 
+# A session holding at least one message (`s` is the sessions row).
+_HAS_MESSAGES = "EXISTS (SELECT 1 FROM messages m WHERE m.session_id = s.id)"
+
+
 class Store:
     def __init__(self, conn: aiosqlite.Connection, path: Path) -> None:
         self.conn = conn
@@ -244,17 +248,20 @@ class Store:
             rows = list(await cur.fetchall())
         return row_to_session(rows[0]) if len(rows) == 1 else None
 
-    async def latest_session(self, cwd: str) -> Session | None:
+    async def latest_session(self, cwd: str, *, with_messages: bool = False) -> Session | None:
         """The folder's session written last (`--continue`); a same-millisecond tie goes to
-        the later write (`touched`), not to the session created later."""
-        async with self.conn.execute(
-            f"SELECT * FROM sessions WHERE cwd = ? ORDER BY {LATEST_FIRST} LIMIT 1", (cwd,)
-        ) as cur:
+        the later write (`touched`), not to the session created later. `with_messages`: only
+        a session holding a message (`--continue` skips a launch that asked nothing)."""
+        sql = "SELECT * FROM sessions s WHERE s.cwd = ?" + (f" AND {_HAS_MESSAGES}" if with_messages else "")
+        async with self.conn.execute(f"{sql} ORDER BY {LATEST_FIRST} LIMIT 1", (cwd,)) as cur:
             row = await cur.fetchone()
         return row_to_session(row) if row else None
 
-    async def list_summaries(self, cwd: str | None = None, limit: int = 1000) -> list[SessionSummary]:
-        """Newest first, with the first prompt's preview and the message count (one query)."""
+    async def list_summaries(
+        self, cwd: str | None = None, limit: int = 1000, *, with_messages: bool = False
+    ) -> list[SessionSummary]:
+        """Newest first, with the first prompt's preview and the message count (one query).
+        `with_messages`: leave out sessions without a message (`cairn session list`)."""
         sql = (
             "SELECT s.*,"
             " (SELECT substr(content, 1, ?) FROM messages m WHERE m.session_id = s.id AND m.role = 'user'"
@@ -263,9 +270,14 @@ class Store:
             " FROM sessions s"
         )
         params: list[Any] = [FIRST_PROMPT_PREVIEW_CHARS]
+        where = []
         if cwd is not None:
-            sql += " WHERE s.cwd = ?"
+            where.append("s.cwd = ?")
             params.append(cwd)
+        if with_messages:
+            where.append(_HAS_MESSAGES)
+        if where:
+            sql += " WHERE " + " AND ".join(where)
         sql += f" ORDER BY {LATEST_FIRST} LIMIT ?"
         params.append(limit)
         async with self.conn.execute(sql, params) as cur:
@@ -290,6 +302,21 @@ class Store:
                 " WHERE before_hash IS NOT NULL UNION SELECT after_hash FROM file_changes"
                 " WHERE after_hash IS NOT NULL UNION " + _IMAGE_HASHES + ")"
             )
+
+    async def prune_if_empty(self, session_id: str) -> bool:
+        """Remove the session if it holds no message (a launch quit before anything was asked,
+        the session left by /new or the picker before its first prompt): it has no history to
+        lose. Checked and removed in one transaction, so a message another process wrote
+        first keeps it. No blob is collected: an empty session references none, and a blob
+        another process just stored may not be referenced yet. True when it was removed."""
+        async with self._transaction():
+            async with self.conn.execute("SELECT 1 FROM messages WHERE session_id = ? LIMIT 1", (session_id,)) as cur:
+                if await cur.fetchone() is not None:
+                    return False
+            for table in ("file_changes", "context_events", "sent_requests"):
+                await self.conn.execute(f"DELETE FROM {table} WHERE session_id = ?", (session_id,))
+            cur = await self.conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
+            return cur.rowcount > 0
 
     async def set_head(self, session: Session, head_id: str | None) -> Session:
         """Move the session's head (rewind, switching branch); no message is touched."""

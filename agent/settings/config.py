@@ -18,6 +18,9 @@ from agent.prompt import instruction_notices
 from agent.runtime.secrets import remember_secret
 from agent.settings import trust
 
+# How much a model that reasons thinks before answering (agent/llm/reasoning.py).
+Effort = Literal["off", "minimal", "low", "medium", "high"]
+
 
 class _Section(BaseModel):
     # defer_build: schemas are built on first use, not at import (config is on the startup path).
@@ -31,6 +34,7 @@ class ModelOverride(_Section):
     max_output_tokens: int | None = Field(None, ge=1)
     # Unconstrained on purpose: an odd value warns where it is used (agent/context/budget.py).
     auto_condense_percent: float | None = None
+    reasoning_effort: Effort | None = None  # wins over [llm] reasoning_effort for this model
 
 
 # Range checks: an out-of-range value (command_timeout = -5 would kill every command at
@@ -48,6 +52,9 @@ class LLMSettings(_Section):
     # stops here instead of filling the server's context). Default: the model's output limit
     # ([models."<model>"] max_output_tokens, litellm's price map, context.default_max_output_tokens).
     max_output_tokens: int | None = Field(None, ge=1)
+    # How much a model that reasons thinks first (agent/llm/reasoning.py): off | minimal |
+    # low | medium | high. Unset: the model's own default. `--effort` and /effort override it.
+    reasoning_effort: Effort | None = None
 
 
 class ToolSettings(_Section):
@@ -184,6 +191,9 @@ class Settings(_Section):
     # repr=False: a crash report printing locals (Textual's traceback) must not show the key.
     api_key: str | None = Field(default=None, repr=False)
     yolo: bool = False
+    # --effort (and /effort in the TUI): every model's effort for this run, over [models."…"]
+    # and [llm] reasoning_effort (agent/llm/reasoning.py `effort_for`).
+    effort: Effort | None = None
     workspace: Path = Field(default_factory=Path.cwd)
     llm: LLMSettings = Field(default_factory=LLMSettings)
     tools: ToolSettings = Field(default_factory=ToolSettings)

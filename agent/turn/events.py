@@ -27,6 +27,14 @@ class TextDelta(BaseModel):
     text: str
 
 
+class ThinkingDelta(BaseModel):
+    """The model's reasoning as it streams, before (or between) its text and tool calls."""
+
+    type: Literal["thinking_delta"] = "thinking_delta"
+    message_id: str
+    text: str
+
+
 class AssistantFinished(BaseModel):
     """The assistant message is final (status ok, or interrupted with partial text)."""
 

@@ -254,7 +254,9 @@ class Agent:
                 meta=self.builder.sent_record(build),
             )
             try:
-                result = await stream_chat(request, on_text=stream.on_text, into=stream.partial)
+                result = await stream_chat(
+                    request, on_text=stream.on_text, into=stream.partial, on_thinking=stream.on_thinking
+                )
             except ContextTooLongError as exc:
                 if stream.message is None and not overflow_retried:
                     # The provider counts more than we do: condense (or truncate) and retry once.
@@ -277,13 +279,11 @@ class Agent:
                 # Only a failure before any of the answer arrived is retried: what streamed
                 # (text on screen, or a half-sent tool call) is kept and the turn ends instead.
                 streamed = stream.message is not None or bool(partial and partial.partial_tool_calls)
-                if not streamed and exc.retryable and attempt < self.settings.llm.max_retries:
+                if not streamed and exc.retryable and attempt < self._retry_limit(exc):
                     attempt += 1
-                    delay = self._backoff(attempt, getattr(exc, "retry_after", None))
+                    delay = self._retry_delay(attempt, exc)
                     self.emit(
-                        Retrying(
-                            attempt=attempt, max_attempts=self.settings.llm.max_retries, delay=delay, reason=str(exc)
-                        )
+                        Retrying(attempt=attempt, max_attempts=self._retry_limit(exc), delay=delay, reason=str(exc))
                     )
                     await asyncio.sleep(delay)  # an interrupt cancels the wait (and the turn)
                     continue
@@ -332,13 +332,11 @@ class Agent:
             try:
                 return await stream_chat(request)
             except LLMError as exc:
-                if not exc.retryable or attempt >= self.settings.llm.max_retries:
+                if not exc.retryable or attempt >= self._retry_limit(exc):
                     raise
                 attempt += 1
-                delay = self._backoff(attempt, getattr(exc, "retry_after", None))
-                self.emit(
-                    Retrying(attempt=attempt, max_attempts=self.settings.llm.max_retries, delay=delay, reason=str(exc))
-                )
+                delay = self._retry_delay(attempt, exc)
+                self.emit(Retrying(attempt=attempt, max_attempts=self._retry_limit(exc), delay=delay, reason=str(exc)))
                 await asyncio.sleep(delay)
 
     def _save_request(self, request: ChatRequest, build) -> asyncio.Future:
@@ -388,6 +386,19 @@ class Agent:
             self.emit(TurnError(message=f"{type(exc).__name__}: {exc}"))
             status = "error"
         self.emit(TurnFinished(status=status))
+
+    def _retry_limit(self, exc: LLMError) -> int:
+        """How often `exc` is retried: llm.max_retries, or fewer for an error with its own short
+        schedule (a refused connection or an unknown host: at most twice, see UnreachableError)."""
+        limit = self.settings.llm.max_retries
+        return limit if exc.retry_delays is None else min(limit, len(exc.retry_delays))
+
+    def _retry_delay(self, attempt: int, exc: LLMError) -> float:
+        """Seconds before retry number `attempt`: the error's own schedule (never above
+        llm.retry_max_delay), else the configured backoff (Retry-After honoured)."""
+        if exc.retry_delays:
+            return min(exc.retry_delays[min(attempt, len(exc.retry_delays)) - 1], self.settings.llm.retry_max_delay)
+        return self._backoff(attempt, getattr(exc, "retry_after", None))
 
     def _backoff(self, attempt: int, retry_after: float | None) -> float:
         llm = self.settings.llm

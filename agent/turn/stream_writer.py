@@ -11,11 +11,14 @@ from collections.abc import Callable
 from typing import Any
 
 from agent.llm.client import StreamResult
+from agent.llm.reasoning import META_THINKING, META_THINKING_BLOCKS, complete_blocks
 from agent.session.models import Message, Status, ToolCall
-from agent.turn.events import AssistantFinished, AssistantStarted, TextDelta
+from agent.turn.events import AssistantFinished, AssistantStarted, TextDelta, ThinkingDelta
 from agent.turn.writer import SessionWriter
 
 STREAM_FLUSH_SECONDS = 0.5
+# litellm's: where a Gemini tool-call id carries the model's thought signature.
+THOUGHT_SIGNATURE_SEPARATOR = "__thought__"
 
 
 class StreamWriter:
@@ -37,6 +40,7 @@ class StreamWriter:
         self.meta = meta  # what the request recorded (the builder's `sent_record`)
         self.message: Message | None = None
         self.text = ""
+        self.thinking = ""
         self.partial = StreamResult()  # what streamed so far (stream_chat fills it)
         self._last_flush = 0.0
 
@@ -62,6 +66,18 @@ class StreamWriter:
             message.content = self.text
             await self.writer.persist(self.writer.store.update_message(message))
 
+    async def on_thinking(self, chunk: str) -> None:
+        """Reasoning before the answer: the message is written on its first piece (so a turn
+        interrupted while the model thinks keeps what it thought) and shown as it streams."""
+        self.thinking += chunk
+        message = self.message if self.message is not None else await self._start()
+        self.emit(ThinkingDelta(message_id=message.id, text=chunk))
+        now = asyncio.get_running_loop().time()
+        if now - self._last_flush >= STREAM_FLUSH_SECONDS:
+            self._last_flush = now
+            message.meta = {**message.meta, META_THINKING: self.thinking}
+            await self.writer.persist(self.writer.store.update_message(message))
+
     async def finish(
         self,
         result: StreamResult | None,
@@ -84,6 +100,12 @@ class StreamWriter:
         message.content = text or None
         message.status = status
         meta = dict(message.meta)
+        thinking = result.thinking if result is not None and result.thinking else self.thinking
+        if thinking:
+            meta[META_THINKING] = thinking
+        blocks = complete_blocks(result.thinking_blocks) if result is not None else []
+        if blocks and status == "ok":  # signed: what Anthropic wants back in this tool loop
+            meta[META_THINKING_BLOCKS] = blocks
         if result is not None and status == "ok":
             renamed = unique_tool_call_ids(result.tool_calls, self.history())
             if renamed:
@@ -95,6 +117,7 @@ class StreamWriter:
                     "completion_tokens": result.completion_tokens,
                     "cache_read_tokens": result.cache_read_tokens,
                     "cache_write_tokens": result.cache_write_tokens,
+                    **({"reasoning_tokens": result.reasoning_tokens} if result.reasoning_tokens else {}),
                 },
                 cost=result.cost,
                 finish_reason=result.finish_reason,
@@ -123,10 +146,14 @@ def unique_tool_call_ids(calls: list[ToolCall], history: list[Message]) -> dict[
     renamed: dict[str, str] = {}
     for call in calls:
         if call.id in used:
+            # Gemini's thought signature rides at the end of the id (litellm's `__thought__`
+            # separator): the suffix goes on the id part so the signature stays the model's.
+            base, separator, signature = call.id.partition(THOUGHT_SIGNATURE_SEPARATOR)
             n = 2
-            while f"{call.id}_{n}" in used:
+            while f"{base}_{n}{separator}{signature}" in used:
                 n += 1
-            renamed[f"{call.id}_{n}"] = call.id
-            call.id = f"{call.id}_{n}"
+            new = f"{base}_{n}{separator}{signature}"
+            renamed[new] = call.id
+            call.id = new
         used.add(call.id)
     return renamed

@@ -295,7 +295,9 @@ class CairnApp(KeyActions, TurnActions, App):
         if runtime is None:
             self.status.set_info(model=self.settings.model if self.settings else None)
             return
-        self.status.set_info(model=runtime.model, title=runtime.session.title, window=runtime.context_window)
+        self.status.set_info(
+            model=runtime.model, title=runtime.session.title, window=runtime.context_window, effort=_effort(runtime)
+        )
         if not self.turn_running:
             self._meter_stale = True
             if self._meter is None or self._meter.is_finished:
@@ -340,6 +342,9 @@ class CairnApp(KeyActions, TurnActions, App):
         chat, status = self.chat, self.status
         if isinstance(event, ev.TextDelta):
             chat.feed(event.message_id, event.text)
+            status.clear_retry()
+        elif isinstance(event, ev.ThinkingDelta):
+            chat.feed_thinking(event.message_id, event.text)
             status.clear_retry()
         elif isinstance(event, ev.AssistantStarted):
             chat.start_assistant(event.message_id)
@@ -470,6 +475,13 @@ class CairnApp(KeyActions, TurnActions, App):
         for worker in [w for w in self.workers if w.group == "turn"]:
             await _bounded(worker.wait(), 3, "the turn")
         await _bounded(runtime.close(), 3, "closing the session")
+
+
+def _effort(runtime: Runtime) -> str | None:
+    """The reasoning effort the next request asks of the model (None: its own default)."""
+    from agent.llm.reasoning import effort_for
+
+    return effort_for(runtime.settings, runtime.model)
 
 
 async def _bounded(step: Awaitable[object], seconds: float, what: str) -> None:

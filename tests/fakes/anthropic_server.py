@@ -32,6 +32,8 @@ an Anthropic ``api_base`` (litellm/main.py), and this server answers only
 * at most 4 blocks with ``cache_control`` (tools, system, message blocks and blocks nested
   in a ``tool_result``), each ``{"type": "ephemeral"}`` (an optional ``ttl`` of ``5m``/``1h``);
 * no empty text block (with or without ``cache_control``);
+* with ``thinking`` enabled: a budget of at least 1,024 under ``max_tokens``, and the
+  assistant turn a request answers with tool results starting with its signed thinking block;
 * at most 100 images, and with more than 20 no PNG with a side over 2,000 pixels (the
   "many-image" rule).
 
@@ -108,11 +110,23 @@ class ToolUse:
 
 
 @dataclass
+class Thinking:
+    """A thinking block: its text streamed as thinking_delta, then its signature as one
+    signature_delta; `redacted` instead: a redacted_thinking block carrying `data`."""
+
+    text: str = ""
+    signature: str = ""
+    redacted: str | None = None
+
+
+@dataclass
 class Reply:
-    """One message: optional text, then tool_use blocks; usage as Anthropic reports it."""
+    """One message: optional thinking blocks, optional text, then tool_use blocks; usage as
+    Anthropic reports it."""
 
     text: str | None = None
     calls: list[ToolUse] = field(default_factory=list)
+    thinking: list[Thinking] = field(default_factory=list)
     stop_reason: str = "end_turn"
     input_tokens: int | None = None
     output_tokens: int | None = None
@@ -149,9 +163,11 @@ def text(
     full_delta_usage: bool = False,
     delay: float = 0.0,
     initial_delay: float = 0.0,
+    thinking: Iterable[Thinking] = (),
 ) -> Reply:
     return Reply(
         text=text,
+        thinking=list(thinking),
         stop_reason=stop_reason,
         input_tokens=input_tokens,
         output_tokens=output_tokens,
@@ -188,9 +204,11 @@ def tool_use(
     full_delta_usage: bool = False,
     delay: float = 0.0,
     initial_delay: float = 0.0,
+    thinking: Iterable[Thinking] = (),
 ) -> Reply:
     return Reply(
         text=text,
+        thinking=list(thinking),
         calls=[_to_tool_use(c) for c in calls],
         stop_reason=stop_reason,
         input_tokens=input_tokens,
@@ -272,6 +290,9 @@ def check_request(request: dict[str, Any], headers: dict[str, str]) -> tuple[int
     for key in ("model", "max_tokens", "messages"):
         if key not in request:
             return 400, "invalid_request_error", f"{key}: Field required"
+    problem = _check_thinking(request)
+    if problem is not None:
+        return problem
     found = 0
     for path, block in _blocks(request):
         if not isinstance(block, dict):
@@ -299,6 +320,41 @@ def check_request(request: dict[str, Any], headers: dict[str, str]) -> tuple[int
     return _check_images(
         [block for _, block in _blocks(request) if isinstance(block, dict) and block.get("type") == "image"]
     )
+
+
+MIN_THINKING_BUDGET = 1024
+
+
+def _check_thinking(request: dict[str, Any]) -> tuple[int, str, str] | None:
+    """Extended thinking as Anthropic checks it: a budget of at least 1,024 tokens under
+    `max_tokens`; with thinking on, an assistant turn that ends in tool use and is being
+    answered (the last message holds its tool results) must start with a thinking block
+    carrying a signature (the model's own, sent back unchanged)."""
+    thinking = request.get("thinking")
+    if not isinstance(thinking, dict) or thinking.get("type") != "enabled":
+        return None
+    budget = thinking.get("budget_tokens")
+    if not isinstance(budget, int) or budget < MIN_THINKING_BUDGET:
+        return 400, "invalid_request_error", f"thinking.enabled.budget_tokens: Input should be >= {MIN_THINKING_BUDGET}"
+    if budget >= int(request.get("max_tokens") or 0):
+        return 400, "invalid_request_error", "`max_tokens` must be greater than `thinking.budget_tokens`"
+    messages = request.get("messages") or []
+    if len(messages) >= 2 and messages[-1].get("role") == "user":
+        answered = messages[-2]
+        content = answered.get("content") if answered.get("role") == "assistant" else None
+        if isinstance(content, list) and any(b.get("type") == "tool_use" for b in content if isinstance(b, dict)):
+            first = content[0] if content else {}
+            if first.get("type") not in ("thinking", "redacted_thinking"):
+                return (
+                    400,
+                    "invalid_request_error",
+                    "messages.1.content.0.type: Expected `thinking` or `redacted_thinking`, but found "
+                    f"`{first.get('type')}`. When `thinking` is enabled, a final `assistant` message must start "
+                    "with a thinking block.",
+                )
+            if first.get("type") == "thinking" and not first.get("signature"):
+                return 400, "invalid_request_error", "messages.1.content.0.signature: Field required"
+    return None
 
 
 def _png_side(block: dict[str, Any]) -> int:
@@ -372,6 +428,30 @@ class _Plan:
             ("ping", {"type": "ping"}),
         ]
         index = 0
+        for block in step.thinking:
+            if block.redacted is not None:
+                start_block: dict[str, Any] = {"type": "redacted_thinking", "data": block.redacted}
+                out.append(
+                    (
+                        "content_block_start",
+                        {"type": "content_block_start", "index": index, "content_block": start_block},
+                    )
+                )
+            else:
+                start_block = {"type": "thinking", "thinking": "", "signature": ""}
+                out.append(
+                    (
+                        "content_block_start",
+                        {"type": "content_block_start", "index": index, "content_block": start_block},
+                    )
+                )
+                for piece in _split(block.text, step.chunk_size):
+                    delta = {"type": "thinking_delta", "thinking": piece}
+                    out.append(("content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}))
+                delta = {"type": "signature_delta", "signature": block.signature}
+                out.append(("content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}))
+            out.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
+            index += 1
         if step.text:
             out.append(
                 (
@@ -427,7 +507,13 @@ class _Plan:
         return out
 
     def message(self) -> dict[str, Any]:
-        content: list[dict[str, Any]] = [{"type": "text", "text": self.step.text}] if self.step.text else []
+        content: list[dict[str, Any]] = [
+            {"type": "redacted_thinking", "data": b.redacted}
+            if b.redacted is not None
+            else {"type": "thinking", "thinking": b.text, "signature": b.signature}
+            for b in self.step.thinking
+        ]
+        content += [{"type": "text", "text": self.step.text}] if self.step.text else []
         content += [
             {"type": "tool_use", "id": c.id, "name": c.name, "input": json.loads(c.input or "{}")}
             for c in self.step.calls

@@ -95,6 +95,10 @@ class Text:
     finish_reason: str = "stop"
     usage_always: bool = False
     initial_delay: float = 0.0
+    # Reasoning streamed first as `reasoning_content` deltas (DeepSeek, and OpenAI-compatible
+    # servers of reasoning models), counted in usage's completion_tokens_details.
+    reasoning: str | None = None
+    reasoning_tokens: int | None = None
 
 
 @dataclass
@@ -171,9 +175,13 @@ def text(
     finish_reason: str = "stop",
     usage_always: bool = False,
     initial_delay: float = 0.0,
+    reasoning: str | None = None,
+    reasoning_tokens: int | None = None,
 ) -> Text:
     return Text(
         text=text,
+        reasoning=reasoning,
+        reasoning_tokens=reasoning_tokens,
         chunk_size=chunk_size,
         delay=delay,
         cut_after=cut_after,
@@ -484,13 +492,17 @@ class _Plan:
         obj.update(extra)
         return obj
 
-    def usage(self, content: str, tool_args: str = "") -> dict[str, int]:
+    def usage(self, content: str, tool_args: str = "") -> dict[str, Any]:
         step = self.step
         pt = getattr(step, "prompt_tokens", None)
         ct = getattr(step, "completion_tokens", None)
         pt = _prompt_tokens(self.request) if pt is None else pt
         ct = _estimate_tokens(content + tool_args) if ct is None else ct
-        return {"prompt_tokens": pt, "completion_tokens": ct, "total_tokens": pt + ct}
+        out: dict[str, Any] = {"prompt_tokens": pt, "completion_tokens": ct, "total_tokens": pt + ct}
+        reasoning_tokens = getattr(step, "reasoning_tokens", None)
+        if reasoning_tokens is not None:
+            out["completion_tokens_details"] = {"reasoning_tokens": reasoning_tokens}
+        return out
 
     def wants_usage(self) -> bool:
         opts = self.request.get("stream_options") or {}
@@ -505,6 +517,9 @@ class _Plan:
         events = [self.chunk({"role": "assistant", "content": "", "refusal": None}, **extra)]
         content = ""
         args_all = ""
+        if isinstance(step, Text) and step.reasoning:
+            for piece in _split(step.reasoning, step.chunk_size):
+                events.append(self.chunk({"reasoning_content": piece}, **extra))
         if isinstance(step, (Text, ToolCalls)):
             content = step.text or ""
             for piece in _split(content, step.chunk_size) if content else []:

@@ -75,6 +75,9 @@ saved_err = os.dup(2)
 null = os.open(os.devnull, os.O_WRONLY)
 os.dup2(null, 1)
 os.dup2(null, 2)
+# `cairn -p` reads piped stdin; the zygote's is the command pipe, not for the warm-up runs.
+saved_in = os.dup(0)
+os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
 # One real turn and one /compact here, so no child pays the first request's imports.
 try:
     with tempfile.TemporaryDirectory() as tmp, FakeLLMServer([
@@ -93,6 +96,7 @@ try:
         assert agent.cli.main(["-p", "/compact", "--continue", *base]) == 0, "warm-up /compact failed"
 finally:
     os.dup2(saved_err, 2)
+    os.dup2(saved_in, 0)
 del os.environ["CAIRN_HOME"]
 deadline = time.monotonic() + 10
 while threading.active_count() > 1 and time.monotonic() < deadline:  # forking with threads is unsafe

@@ -10,6 +10,8 @@ decision only asks whether it is available.
 
 from __future__ import annotations
 
+import json
+import os
 import tomllib
 from pathlib import Path
 
@@ -555,6 +557,24 @@ def test_bind_reads_the_sandbox_settings_unless_given(workspace, _isolated_home)
     given = Permissions(sandbox_settings=Settings("workspace-write", "off"))
     given.bind(workspace)
     assert (given.sandbox_rules, given.sandbox_approved) == ("workspace-write", "off")
+
+
+def test_the_sandbox_made_on_bind_hides_what_sandbox_hide_names(workspace, tmp_path, _isolated_home):
+    """`[sandbox] hide`, given or read from the config, reaches the sandbox made for the workspace."""
+    from agent.settings.config import SandboxSettings
+
+    secret = tmp_path / "keys"
+    secret.mkdir()
+    given = Permissions(sandbox_settings=SandboxSettings(hide=[str(secret)]))
+    given.bind(workspace)
+    assert given.sandbox is not None and os.path.realpath(secret) in given.sandbox.hidden()
+    (_isolated_home / "config.toml").write_text(f"[sandbox]\nhide = [{json.dumps(str(secret))}]\n")
+    read = Permissions()
+    read.bind(workspace)
+    assert read.sandbox is not None and os.path.realpath(secret) in read.sandbox.hidden()
+    plain = Permissions(sandbox_settings=SandboxSettings())
+    plain.bind(workspace)
+    assert plain.sandbox is not None and os.path.realpath(secret) not in plain.sandbox.hidden()
 
 
 async def test_without_workspace_or_sandbox_a_command_still_gets_an_answer():

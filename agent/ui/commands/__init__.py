@@ -40,12 +40,13 @@ class Command:
 
 def _registry() -> list[Command]:
     # Imported here so each command module can import this one for `Command`.
-    from agent.ui.commands import compact, context, export, fork, help, mcp, model, new, quit, rename, resume
+    from agent.ui.commands import compact, context, effort, export, fork, help, mcp, model, new, quit, rename, resume
 
     return [
         help.COMMAND,
         new.COMMAND,
         model.COMMAND,
+        effort.COMMAND,
         context.COMMAND,
         compact.COMMAND,
         resume.COMMAND,

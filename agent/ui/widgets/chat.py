@@ -20,6 +20,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from agent.ui.widgets.condensed import CondensedMarker
+from agent.ui.widgets.thinking import ThinkingBlock
 from agent.ui.widgets.tool_block import ToolBlock, diff_text  # noqa: F401 - diff_text: the approval's
 from agent.ui.widgets.user_message import UserMessage
 
@@ -95,14 +96,21 @@ def text_only_markdown():
     return MarkdownIt("gfm-like", {"html": False})
 
 
+def stored_thinking(message: Message) -> str:
+    """The thinking text a stored assistant message carries (agent/llm/reasoning.py), or ""."""
+    thinking = message.meta.get("thinking")
+    return thinking if isinstance(thinking, str) and thinking.strip() else ""
+
+
 class AssistantMessage(Widget):
-    """Assistant text, streamed through `Markdown.get_stream`.
+    """Assistant text, streamed through `Markdown.get_stream`, under the model's thinking
+    (widgets/thinking.py) when it reasoned first.
 
     `feed` is synchronous (event callbacks are); chunks go into a queue drained by one
     worker into the stream, which keeps their order and coalesces them between frames.
     """
 
-    def __init__(self, message_id: str = "", text: str | None = None) -> None:
+    def __init__(self, message_id: str = "", text: str | None = None, thinking: str = "") -> None:
         super().__init__(classes="assistant-message")
         self.message_id = message_id
         self.text = text or ""
@@ -112,11 +120,43 @@ class AssistantMessage(Widget):
         # Set when the Markdown has parsed and mounted its text (it does so in a thread, then
         # in batches): a resumed screen is complete once every such message is drawn.
         self.drawn = asyncio.Event()
+        # A live message always has the block (hidden until thinking arrives: the first piece
+        # comes before this widget is mounted); a stored one only when it thought.
+        self.thinking: ThinkingBlock | None = None
+        if not self._static:
+            self.thinking = ThinkingBlock(streaming=True)
+        elif thinking:
+            self.thinking = ThinkingBlock(thinking)
+        if self._static and not self.text.strip():
+            self.add_class("-no-text")  # only thinking (and tool calls): no Markdown to draw
+            self.drawn.set()
 
     def compose(self):
         from textual.widgets import Markdown
 
-        yield Markdown(self.text if self._static else "", parser_factory=text_only_markdown)
+        if self.thinking is not None:
+            yield self.thinking
+        if not (self._static and not self.text.strip()):
+            yield Markdown(self.text if self._static else "", parser_factory=text_only_markdown)
+
+    def feed_thinking(self, chunk: str) -> None:
+        if chunk and not self._finished and self.thinking is not None:
+            self.thinking.add(chunk)
+
+    def set_thinking(self, text: str) -> None:
+        """The finished message's stored thinking, when none streamed here (no timing known)."""
+        if self.thinking is not None and not self.thinking.text and text:
+            self.thinking.text = text
+            self.thinking.display = True
+            self.thinking.redraw()
+
+    @property
+    def thinking_collapsible(self) -> bool:
+        return self.thinking is not None and self.thinking.collapsible
+
+    def toggle_thinking(self) -> None:
+        if self.thinking is not None:
+            self.thinking.toggle()
 
     def on_mount(self) -> None:
         if not self._static:
@@ -128,6 +168,8 @@ class AssistantMessage(Widget):
 
     def feed(self, chunk: str) -> None:
         if chunk and not self._finished:
+            if self.thinking is not None:
+                self.thinking.done()  # the answer started: the thinking folds to one line
             self.text += chunk
             self._queue.put_nowait(chunk)
 
@@ -136,8 +178,13 @@ class AssistantMessage(Widget):
             return
         self._finished = True
         self._queue.put_nowait(None)
+        if self.thinking is not None:
+            self.thinking.done()
         if not self.text.strip():
-            self.display = False  # a response that was only tool calls
+            if self.thinking is not None and self.thinking.text:
+                self.add_class("-no-text")  # only thinking, then tool calls: its line stays
+            else:
+                self.display = False  # a response that was only tool calls
         if status == "interrupted":
             self.add_class("-interrupted")
 
@@ -239,12 +286,18 @@ class ChatView(VerticalScroll, can_focus=False):
         widget = self._assistants.get(message_id) or self.start_assistant(message_id)
         widget.feed(text)
 
+    def feed_thinking(self, message_id: str, text: str) -> None:
+        widget = self._assistants.get(message_id) or self.start_assistant(message_id)
+        widget.feed_thinking(text)
+
     def finish_assistant(self, message: Message) -> None:
         widget = self._assistants.get(message.id)
-        if widget is None and (message.content or "").strip():
+        thinking = stored_thinking(message)
+        if widget is None and ((message.content or "").strip() or thinking):
             widget = self.start_assistant(message.id)
             widget.feed(message.content or "")
         if widget is not None:
+            widget.set_thinking(thinking)
             widget.finish(message.status)
 
     def finish_open_streams(self) -> None:
@@ -292,7 +345,7 @@ class ChatView(VerticalScroll, can_focus=False):
             start -= 1
             m = messages[start]
             if m.role == "assistant":
-                widgets_needed += bool((m.content or "").strip()) + len(m.tool_calls)
+                widgets_needed += bool((m.content or "").strip() or stored_thinking(m)) + len(m.tool_calls)
             elif m.role == "user" or m.kind == "summary":
                 widgets_needed += 1
         widgets: list[Widget] = []
@@ -311,8 +364,9 @@ class ChatView(VerticalScroll, can_focus=False):
             elif m.role == "user":
                 built.append(UserMessage(shown_user_text(m.content or "", command_body, m.meta)))
             elif m.role == "assistant":
-                if (m.content or "").strip():
-                    built.append(AssistantMessage(m.id, m.content or ""))
+                thinking = stored_thinking(m)
+                if (m.content or "").strip() or thinking:
+                    built.append(AssistantMessage(m.id, m.content or "", thinking))
                 for call in m.tool_calls:
                     blocks[call.id] = ToolBlock(call)
                     built.append(blocks[call.id])
@@ -373,8 +427,9 @@ class ChatView(VerticalScroll, can_focus=False):
 
     # -- keyboard ---------------------------------------------------------------------
     def toggle_output_in_view(self) -> bool:
-        """Ctrl+O: expand or collapse the newest tool output, condense summary or long pasted
-        prompt the view shows, else the newest there is; False when there is none."""
+        """Ctrl+O: expand or collapse the newest tool output, condense summary, model's
+        thinking or long pasted prompt the view shows, else the newest there is; False when
+        there is none."""
         from textual.geometry import Region
         from textual.widgets import Collapsible
 
@@ -384,6 +439,8 @@ class ChatView(VerticalScroll, can_focus=False):
                 continue
             if isinstance(widget, UserMessage) and widget.collapsible:
                 candidates.append((widget, widget.toggle))
+            elif isinstance(widget, AssistantMessage) and widget.thinking_collapsible:
+                candidates.append((widget, widget.toggle_thinking))
             elif isinstance(widget, (ToolBlock, CondensedMarker)):
                 found = widget.query(Collapsible)
                 if found:

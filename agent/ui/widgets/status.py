@@ -1,4 +1,5 @@
-"""One-line status bar: activity (spinner, retry countdown, condensing) · model · context · cost · title.
+"""One-line status bar: activity (spinner, retry countdown, condensing) · model · effort ·
+context · cost · title.
 
 While a turn runs a 10 Hz timer redraws it with `update(..., layout=False)`, which
 repaints this line only instead of relaying out the chat.
@@ -39,6 +40,7 @@ class StatusBar(Static):
     def __init__(self, **kwargs) -> None:
         super().__init__("", markup=False, **kwargs)
         self.model: str | None = None
+        self.effort: str | None = None  # the reasoning effort asked of the model (/effort), when set
         self.context_tokens: int | None = None
         self.context_window: int | None = None
         self.cost: float = 0.0
@@ -63,8 +65,17 @@ class StatusBar(Static):
 
     # -- state changes ------------------------------------------------------------------
     def set_info(
-        self, *, model: str | None = None, title: str | None = None, window: int | None = None, yolo: bool | None = None
+        self,
+        *,
+        model: str | None = None,
+        title: str | None = None,
+        window: int | None = None,
+        yolo: bool | None = None,
+        effort: str | None | bool = False,
     ) -> None:
+        """Only what is given changes (`effort`: None clears it, False leaves it)."""
+        if effort is not False:
+            self.effort = effort if isinstance(effort, str) and effort else None
         if yolo is not None:
             self.yolo = yolo
         if model is not None:
@@ -203,6 +214,8 @@ class StatusBar(Static):
             out.append(" YOLO ", style="bold reverse red")
             out.append(" ")
         out.append(self.model or "no model", style="bold")
+        if self.effort:
+            out.append(f" · effort {self.effort}")
         if self.context_window:
             used = self.context_tokens or 0
             pct = 100 * used / self.context_window

@@ -1,0 +1,323 @@
+"""Provider exceptions (litellm, openai, httpx) as agent.llm.errors, in the user's words.
+
+Every failure a provider reports reaches the user and the database through `map_exception`:
+it picks the typed error the loop acts on (retry or not, condense, stop) and writes a message
+that names the model and what to do, with the provider's own words made readable (secrets
+redacted, library prefixes and object reprs dropped).
+"""
+
+from __future__ import annotations
+
+import email.utils
+import errno
+import re
+import socket
+import time
+from urllib.parse import urlsplit
+
+from agent.llm.errors import (
+    AuthError,
+    BadRequestError,
+    ContextTooLongError,
+    LLMError,
+    NetworkError,
+    ProviderError,
+    QuotaError,
+    RateLimitError,
+    UnreachableError,
+)
+from agent.runtime.secrets import redact_secrets
+
+# Which variable to set, named in auth errors, by litellm provider prefix.
+KEY_VARIABLE = {
+    "anthropic": "ANTHROPIC_API_KEY",
+    "openai": "OPENAI_API_KEY",
+    "gemini": "GEMINI_API_KEY",
+    "mistral": "MISTRAL_API_KEY",
+    "deepseek": "DEEPSEEK_API_KEY",
+    "openrouter": "OPENROUTER_API_KEY",
+    "groq": "GROQ_API_KEY",
+    "xai": "XAI_API_KEY",
+}
+
+
+# Where a provider's API lives when no api_base is given (named in errors: "at api.openai.com").
+DEFAULT_HOSTS = {
+    "openai": "api.openai.com",
+    "anthropic": "api.anthropic.com",
+    "gemini": "generativelanguage.googleapis.com",
+    "mistral": "api.mistral.ai",
+    "deepseek": "api.deepseek.com",
+    "openrouter": "openrouter.ai",
+    "groq": "api.groq.com",
+    "xai": "api.x.ai",
+}
+WHERE_TO_SET = "--api-base, or api_base in config.toml"
+
+
+def provider_prefix(model: str) -> str:
+    return model.split("/", 1)[0] if "/" in model else "openai"
+
+
+def retry_after(exc: Exception) -> float | None:
+    """Seconds from a Retry-After header (a number or an HTTP date), if the provider sent one."""
+    for headers in (
+        getattr(exc, "litellm_response_headers", None),
+        getattr(getattr(exc, "response", None), "headers", None),
+        getattr(exc, "headers", None),
+    ):
+        value = headers.get("retry-after") if headers else None
+        if value is None:
+            continue
+        try:
+            return max(0.0, float(value))
+        except (TypeError, ValueError):
+            pass
+        try:
+            when = email.utils.parsedate_to_datetime(value)
+            return max(0.0, when.timestamp() - time.time())
+        except (TypeError, ValueError):
+            return None
+    return None
+
+
+# "litellm.RateLimitError: RateLimitError: OpenAIException - Rate limit reached" → the last part.
+_NOISE = re.compile(r"^(?:litellm\.\w+|[A-Z]\w*(?:Error|Exception)|Timeout Error)(?::| -)\s*")
+# "<TransferEncodingError: 400, message='…'>" (an exception's repr inside a message) → its name.
+_REPR = re.compile(r"<(\w+): [^<>]*>")
+# Library internals a message may carry, removed: aiohttp's "ssl:<ssl.SSLContext object at
+# 0x…>" (or "ssl:default"), any other object repr or bare address, litellm's "Handle with
+# `litellm.InternalServerError`" hint, the exception it wrapped repeated after "Original
+# exception:", its router's retry counts, and exception class names inside the text.
+_INTERNALS = (
+    re.compile(r"\s*\bssl:(?:<[^<>]*>|\S+)"),
+    re.compile(r"\s*<[\w.]+ object at 0x[0-9a-fA-F]+>"),
+    re.compile(r"\s*\bat 0x[0-9a-fA-F]+\b"),
+    re.compile(r"\s*Handle with `?litellm\.\w+`?\.?"),
+    re.compile(r"\s*(?:Original exception:|LiteLLM Retried:|Received Model Group=|Available Model Group).*$"),
+    re.compile(r"\blitellm\.\w*(?:Error|Exception)\b:?\s*"),
+)
+# A connection that never opened, said by the OS or a library in its own words.
+_REFUSED_TEXT = re.compile(r"connection refused|connect call failed|errno 111\b|ECONNREFUSED", re.IGNORECASE)
+_UNRESOLVED_TEXT = re.compile(
+    r"name or service not known|nodename nor servname|getaddrinfo failed|name resolution|"
+    r"no address associated with hostname|could not resolve host|name does not resolve",
+    re.IGNORECASE,
+)
+_CONNECT_HOST = re.compile(r"Cannot connect to host (\[[^\]]+\]|[^\s:]+):(\d+)")
+# litellm, for a model string it cannot place with a provider.
+_NO_PROVIDER = re.compile(r"LLM Provider NOT provided", re.IGNORECASE)
+# What the openai SDK (and litellm's own checks) say when no key was given at all.
+_MISSING_KEY = re.compile(
+    r"missing credentials|api_key client option must be set|missing \w* ?api key"
+    r"|no api key|api key (?:is )?(?:missing|not set|required)",
+    re.IGNORECASE,
+)
+_HTML = re.compile(r"<(?:html|body|head|title|!doctype)\b", re.IGNORECASE)
+# A 429 that is about billing, not pace (OpenAI's "insufficient_quota").
+_NO_QUOTA = re.compile(r"insufficient_quota|exceeded your current quota|credit balance is too low", re.IGNORECASE)
+# json's messages for an SSE event that is not JSON.
+_BAD_JSON = re.compile(r"^(?:Expecting |Unterminated string|Extra data|Invalid control character|Invalid \\escape)")
+
+
+def readable(exc: Exception) -> str:
+    """The provider's own words, made readable: every message a provider sends reaches the
+    user and the database through here, so the key (an error body may echo it, a proxy may
+    quote the Authorization header) and other known secrets are redacted first."""
+    raw = redact_secrets(str(exc).strip())
+    if _HTML.search(raw):  # a proxy's error page: its title (or its text), not its markup
+        title = re.search(r"<title[^>]*>(.*?)</title>", raw, re.IGNORECASE | re.DOTALL)
+        raw = " ".join(re.sub(r"<[^>]*>", " ", title.group(1) if title else raw).split())
+    lines = [line for line in raw.splitlines() if line.strip()]
+    # A traceback's last line is the exception; otherwise the first line says what happened.
+    text = (lines[-1] if lines[0].startswith("Traceback") else lines[0]) if lines else type(exc).__name__
+    for pattern in _INTERNALS:
+        text = pattern.sub("", text)
+    text = text.strip()
+    while True:
+        cleaned = _NOISE.sub("", text, count=1)
+        if cleaned == text or not cleaned:
+            break
+        text = cleaned
+    return _REPR.sub(r"\1", text)[:400] or type(exc).__name__
+
+
+def _clause(exc: Exception) -> str:
+    """`readable(exc)` to go on with another sentence after it (no full stop of its own)."""
+    return readable(exc).rstrip(" .")
+
+
+def _root(exc: Exception) -> Exception:
+    """The exception under openai's bare "Connection error." (what actually went wrong)."""
+    if readable(exc).rstrip(" .").lower() != "connection error":
+        return exc
+    inner = [e for e in _chain(exc) if isinstance(e, Exception)]
+    return inner[-1] if inner else exc
+
+
+def _chain(exc: BaseException) -> list[BaseException]:
+    """`exc` and what it wraps (causes, contexts, litellm's `original_exception`), each once."""
+    found: list[BaseException] = []
+    todo: list[object] = [exc]
+    while todo and len(found) < 20:
+        item = todo.pop(0)
+        if not isinstance(item, BaseException) or any(item is seen for seen in found):
+            continue
+        found.append(item)
+        todo += [item.__cause__, item.__context__, getattr(item, "original_exception", None)]
+    return found
+
+
+def connect_failure(exc: BaseException) -> tuple[str, str | None] | None:
+    """("refused" | "unresolved", "host:port" if a message names it) when the connection never
+    opened; None for anything else (a timeout, a reset, an HTTP answer)."""
+    chain = _chain(exc)
+    kind = None
+    for item in chain:
+        if isinstance(item, socket.gaierror) or _UNRESOLVED_TEXT.search(str(item)):
+            kind = "unresolved"
+            break
+        if (
+            isinstance(item, ConnectionRefusedError)
+            or (isinstance(item, OSError) and item.errno == errno.ECONNREFUSED)
+            or _REFUSED_TEXT.search(str(item))
+        ):
+            kind = "refused"
+            break
+    if kind is None:
+        return None
+    for item in chain:
+        match = _CONNECT_HOST.search(str(item))
+        if match:
+            return kind, f"{match.group(1)}:{match.group(2)}"
+    return kind, None
+
+
+def address(model: str, api_base: str | None, seen: str | None = None, provider: str | None = None) -> str:
+    """Where requests for `model` go, for a message: the api_base as given (without a password
+    or query, which may hold a key), else the host a connection error named, else the
+    provider's default host."""
+    if api_base:
+        try:
+            parts = urlsplit(api_base.strip())
+            host = parts.hostname or ""
+            if parts.port:
+                host = f"{host}:{parts.port}"
+            shown = f"{parts.scheme}://{host}{parts.path}" if parts.scheme and host else api_base.strip()
+        except ValueError:
+            shown = api_base.strip()
+        return redact_secrets(shown)
+    if seen:
+        return seen
+    return DEFAULT_HOSTS.get(provider or provider_prefix(model), "the provider's default address")
+
+
+def _litellm_provider(litellm, model: str, api_base: str | None) -> str:
+    try:
+        return str(litellm.get_llm_provider(model, api_base=api_base)[1])
+    except Exception:  # a model litellm cannot place: the prefix is the best guess
+        return provider_prefix(model)
+
+
+def _unreachable(model: str, api_base: str | None, kind: str, where: str) -> UnreachableError:
+    if kind == "unresolved":
+        what = "the host name could not be resolved"
+        todo = (
+            f"Check the address for a typo ({WHERE_TO_SET}) and your network connection."
+            if api_base
+            else "Check your network connection (DNS, proxy settings)."
+        )
+    else:
+        what = "the connection was refused (nothing is listening there)"
+        todo = (
+            f"Check that the server is running and that the address is right ({WHERE_TO_SET})."
+            if api_base
+            else "Check your network connection (a proxy or firewall may refuse it)."
+        )
+    return UnreachableError(f"Cannot reach {model} at {where}: {what}. {todo}")
+
+
+def key_variable(model: str) -> str:
+    return KEY_VARIABLE.get(provider_prefix(model), "the provider's API key variable")
+
+
+def map_exception(exc: Exception, model: str, api_base: str | None = None) -> LLMError:
+    """litellm/openai/httpx exception → our typed error with a readable message."""
+    import litellm
+    from litellm.exceptions import MidStreamFallbackError
+
+    if isinstance(exc, LLMError):
+        return exc
+    status = getattr(exc, "status_code", None)
+    failed = connect_failure(exc)
+    provider = _litellm_provider(litellm, model, api_base)
+    where = address(model, api_base, failed[1] if failed else None, provider)
+    if failed is not None and status in (None, 500) and getattr(exc, "litellm_response_headers", None) is None:
+        return _unreachable(model, api_base, failed[0], where)
+    if _NO_PROVIDER.search(str(exc)):
+        return BadRequestError(
+            f"cairn cannot tell which provider serves the model {model!r}: write it as provider/model "
+            "(e.g. anthropic/claude-sonnet-4-5, openai/gpt-4o); for an OpenAI-compatible server "
+            f"give --api-base and openai/{model}."
+        )
+    if isinstance(exc, (litellm.AuthenticationError, litellm.PermissionDeniedError)) or status in (401, 403):
+        return AuthError(
+            f"Authentication failed for {model} at {where}: check your API key (set {key_variable(model)}, or "
+            f"pass --api-key). Provider said: {readable(exc)}"
+        )
+    if _MISSING_KEY.search(str(exc)):
+        # Raised before any request went out (litellm wraps it as a 500): not worth a retry.
+        return AuthError(f"No API key for {model}: set {key_variable(model)} (or pass --api-key).")
+    if isinstance(exc, litellm.ContextWindowExceededError):
+        return ContextTooLongError(f"The conversation is too long for {model}: {readable(exc)}")
+    if (isinstance(exc, litellm.RateLimitError) or status == 429) and _NO_QUOTA.search(str(exc)):
+        return QuotaError(
+            f"The provider says the account for {model} is out of quota or credit: "
+            f"{readable(exc)} (check the plan and billing; retrying will not help)."
+        )
+    if isinstance(exc, litellm.RateLimitError) or status == 429:
+        return RateLimitError(
+            f"Rate limited by the provider ({model} at {where}): {readable(exc)}", retry_after=retry_after(exc)
+        )
+    if isinstance(exc, (litellm.Timeout, litellm.APIConnectionError)):
+        return NetworkError(
+            f"Network error talking to {model} at {where}: {_clause(exc)}. Check your network connection."
+        )
+    if isinstance(exc, MidStreamFallbackError):
+        cause = readable(getattr(exc, "original_exception", None) or exc)
+        if _BAD_JSON.search(cause):
+            cause = f"malformed data: {cause}"
+        return NetworkError(f"The response stream from {model} broke off before it finished ({cause}).")
+    if isinstance(exc, litellm.InternalServerError) and getattr(exc, "litellm_response_headers", 1) is None:
+        # litellm reports a connection that never got an HTTP response as a 500 without headers.
+        return NetworkError(
+            f"Cannot reach {model} at {where}: {_clause(_root(exc))}. Check the address ({WHERE_TO_SET}) "
+            "and your network connection."
+        )
+    if isinstance(exc, (litellm.InternalServerError, litellm.ServiceUnavailableError, litellm.BadGatewayError)) or (
+        isinstance(status, int) and status >= 500
+    ):
+        return ProviderError(
+            f"Provider error ({status or 'server'}) from {model} at {where}: {readable(exc)}",
+            status=status,
+            retryable=True,
+        )
+    if isinstance(exc, litellm.NotFoundError):
+        return BadRequestError(
+            f"Model or endpoint not found for {model} at {where}: {_clause(exc)}. Check the model name "
+            f"(/model or --model) and the address ({WHERE_TO_SET})."
+        )
+    if isinstance(exc, litellm.BadRequestError) or (isinstance(status, int) and 400 <= status < 500):
+        text = readable(exc)
+        if "context" in text.lower() and ("length" in text.lower() or "too long" in text.lower()):
+            return ContextTooLongError(f"The conversation is too long for {model}: {text}")
+        return BadRequestError(f"The provider at {where} rejected the request for {model}: {text}")
+    if isinstance(exc, litellm.APIError):
+        return ProviderError(f"Provider error from {model} at {where}: {readable(exc)}", status=status, retryable=True)
+    # httpx/aiohttp errors that escaped litellm's wrapping: treat as network trouble.
+    name = type(exc).__name__.lower()
+    if any(word in name for word in ("connect", "timeout", "network", "protocol", "incomplete", "read")):
+        return NetworkError(
+            f"Network error talking to {model} at {where}: {_clause(exc)}. Check your network connection."
+        )
+    return ProviderError(f"Unexpected error from {model} at {where}: {readable(exc)}")

@@ -1,0 +1,123 @@
+"""How much a model thinks before it answers, asked the way litellm supports (issue 28).
+
+The user picks an effort (`[llm] reasoning_effort`, `[models."…"] reasoning_effort`,
+`--effort`, `/effort`); unset, the model does what it does by default. The effort is sent
+only to a model whose price-map entry says it reasons: a model that does not would refuse
+the parameter. Claude turns an effort into extended thinking with a token budget taken
+out of the reply's `max_tokens`, and Anthropic refuses a budget that does not fit under it,
+so the reply's limit grows by the budget when it would not leave room for an answer.
+
+Thinking a model sends is kept with its message (`meta["thinking"]`, and for Claude the
+signed blocks, `meta["thinking_blocks"]`); Anthropic requires the signed blocks of a tool
+loop back before its tool calls, and that is what the API form carries (see
+`agent/session/models.py`). Other providers never get them.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, get_args
+
+from agent.settings.config import Effort
+
+if TYPE_CHECKING:
+    from agent.settings.config import Settings
+
+EFFORTS: tuple[str, ...] = get_args(Effort)
+# Claude's thinking budget per effort: litellm's own mapping (its constants
+# DEFAULT_REASONING_EFFORT_*_THINKING_BUDGET, "minimal" raised to Anthropic's minimum of
+# 1,024), mirrored so the reply's limit can make room before the request is sent.
+# tests/llm/test_reasoning.py fails when litellm changes them.
+THINKING_BUDGET = {"minimal": 1024, "low": 1024, "medium": 2048, "high": 4096}
+# Room left for the answer itself when the thinking budget had to be added to max_tokens.
+ANSWER_ROOM_TOKENS = 4096
+META_THINKING = "thinking"
+META_THINKING_BLOCKS = "thinking_blocks"
+THINKING_BLOCK_TYPES = ("thinking", "redacted_thinking")
+
+
+def effort_for(settings: Settings, model: str) -> str | None:
+    """The effort a request to `model` asks for: `--effort` or /effort, else the model's own
+    `[models."…"]` setting, else `[llm]`'s; None: the model's default."""
+    from agent.settings.config import model_override
+
+    return settings.effort or model_override(settings, model).reasoning_effort or settings.llm.reasoning_effort
+
+
+def thinks_in_blocks(model: str) -> bool:
+    """A Claude model (Anthropic, Bedrock, Vertex AI …): thinking comes as signed blocks
+    that must be sent back in a tool loop."""
+    return "claude" in model.lower() or model.startswith("anthropic/")
+
+
+def request_params(model: str, effort: str | None, max_tokens: int | None) -> tuple[dict[str, Any], int | None]:
+    """The completion arguments for `effort` on `model`, and the reply's limit to send.
+
+    Nothing for no effort, or for a model the price map does not say reasons."""
+    from agent.llm.cost_map import model_info
+
+    if effort is None or effort not in EFFORTS:
+        return {}, max_tokens
+    info = model_info(model)
+    if info is None or not info.supports_reasoning:
+        return {}, max_tokens
+    if thinks_in_blocks(model):
+        if effort == "off":
+            return {}, max_tokens  # Claude does not think unless asked
+        budget = THINKING_BUDGET[effort]
+        if max_tokens is not None and max_tokens <= budget:
+            grown = budget + max(max_tokens, ANSWER_ROOM_TOKENS)
+            max_tokens = min(grown, info.max_output_tokens) if info.max_output_tokens else grown
+        return {"reasoning_effort": effort}, max_tokens
+    if effort == "off":
+        if info.supports_none_reasoning_effort:
+            return {"reasoning_effort": "none"}, max_tokens
+        if info.supports_minimal_reasoning_effort:
+            return {"reasoning_effort": "minimal"}, max_tokens
+        return {}, max_tokens  # cannot be turned off: its default
+    if effort == "minimal" and info.supports_minimal_reasoning_effort is False:
+        effort = "low"
+    return {"reasoning_effort": effort}, max_tokens
+
+
+def complete_blocks(blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The blocks a provider accepts back: signed thinking and redacted thinking (an
+    interrupted stream leaves a block without its signature, which Anthropic refuses)."""
+    return [b for b in blocks if _complete(b)]
+
+
+def _complete(block: dict[str, Any]) -> bool:
+    if block.get("type") == "thinking":
+        return bool(block.get("signature"))
+    return block.get("type") == "redacted_thinking" and bool(block.get("data"))
+
+
+class ThinkingCollector:
+    """Rebuilds the provider's thinking blocks from litellm's stream deltas: text pieces of
+    the open block, then its signature (which closes it), or a redacted block whole."""
+
+    def __init__(self) -> None:
+        self.blocks: list[dict[str, Any]] = []
+        self._open: dict[str, Any] | None = None
+
+    def feed(self, deltas: Any) -> None:
+        for raw in deltas or ():
+            block = raw if isinstance(raw, dict) else getattr(raw, "__dict__", {})
+            kind = block.get("type")
+            if kind == "redacted_thinking":
+                self._open = None
+                self.blocks.append({"type": "redacted_thinking", "data": block.get("data") or ""})
+                continue
+            if kind != "thinking":
+                continue
+            text, signature = block.get("thinking") or "", block.get("signature") or ""
+            if text:
+                if self._open is None:
+                    self._open = {"type": "thinking", "thinking": ""}
+                    self.blocks.append(self._open)
+                self._open["thinking"] += text
+            if signature:
+                if self._open is None:
+                    self._open = {"type": "thinking", "thinking": ""}
+                    self.blocks.append(self._open)
+                self._open["signature"] = signature
+                self._open = None
