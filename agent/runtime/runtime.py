@@ -512,15 +512,15 @@ class Runtime:
             self._discover_window(model)
 
     def set_effort(self, effort: str | None) -> None:
-        """How much a model that reasons thinks, for the rest of this session (`/effort`):
-        off | minimal | low | medium | high, or None for the model's own default. The request
-        builder reads it on every request; a `[models."…"]` override still wins for its model
-        (agent/llm/reasoning.py `effort_for`)."""
+        """How much a model that reasons thinks, for the rest of this session (`/effort`, like
+        `--effort`): off | minimal | low | medium | high, over the configured efforts; None
+        goes back to them (or the model's own default). The request builder reads it on every
+        request (agent/llm/reasoning.py `effort_for`)."""
         from agent.llm.reasoning import EFFORTS
 
         if effort is not None and effort not in EFFORTS:
             raise ValueError(f"unknown effort {effort!r}: one of {', '.join(EFFORTS)}")
-        self.settings.llm.reasoning_effort = effort  # type: ignore[assignment]  # checked against EFFORTS above
+        self.settings.effort = effort  # type: ignore[assignment]  # checked against EFFORTS above
 
     async def close(self) -> None:
         """Interrupt a running turn, let it store what it produced, then close the store."""

@@ -1,11 +1,11 @@
 """/effort [off|minimal|low|medium|high|default]: how much a model that reasons thinks first.
 
 Set for the rest of this session (the request builder reads it on every request, so the next
-one asks for it); `default` leaves it to the model again. Without an argument it says what
-the next request asks for, and the choices. The status bar shows the effort while one is set.
-A `[models."…"]` reasoning_effort override wins for its model (agent/llm/reasoning.py), and a
-model litellm's price map does not list as reasoning is sent no effort at all: both are said
-rather than left for the user to wonder why nothing changed.
+one asks for it), over the configured efforts like `--effort`; `default` goes back to them
+(or to the model's own). Without an argument it says what the next request asks for, and the
+choices. The status bar shows the effort while one is set. A model litellm's price map does
+not list as reasoning is sent no effort at all: that is said rather than left for the user to
+wonder why nothing changed.
 """
 
 from __future__ import annotations
@@ -19,12 +19,8 @@ def _caveat(runtime) -> str:
     """Why the effort set may not be what the model gets ("" when it is)."""
     from agent.llm.cost_map import model_info
     from agent.llm.reasoning import effort_for
-    from agent.settings.config import model_override
 
     model = runtime.model
-    override = model_override(runtime.settings, model).reasoning_effort
-    if override is not None and override != runtime.settings.llm.reasoning_effort:
-        return f' [models."{model}"] reasoning_effort = "{override}" in the config wins for this model.'
     info = model_info(model)
     if effort_for(runtime.settings, model) is not None and (info is None or not info.supports_reasoning):
         return f" {model} is not listed as a reasoning model, so no effort is sent to it."
