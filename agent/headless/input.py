@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import select
 import threading
 from typing import Any, TextIO
 
@@ -34,6 +35,10 @@ class InputError(ValueError):
     """A stdin line that is not a user message."""
 
 
+# With a prompt given, how long -p waits for piped text to start (or the pipe to close).
+PIPED_INPUT_GRACE_S = 1.0
+
+
 class PipedInputError(ValueError):
     """Piped stdin cannot be the prompt (too large, not text) or there is no prompt at all."""
 
@@ -43,7 +48,7 @@ def prompt_with_stdin(prompt: str, stdin: TextIO | None) -> str:
 
     Raises PipedInputError (a readable sentence) for more than MAX_PIPED_PROMPT_BYTES, input
     that is not UTF-8 text, or when neither PROMPT nor stdin gives any text."""
-    piped = _read_piped(stdin)
+    piped = _read_piped(stdin, wait=not prompt.strip())
     if not piped.strip():
         if not prompt.strip():
             raise PipedInputError(
@@ -53,11 +58,29 @@ def prompt_with_stdin(prompt: str, stdin: TextIO | None) -> str:
     return f"{prompt.rstrip()}\n\n{piped}" if prompt.strip() else piped
 
 
-def _read_piped(stdin: TextIO | None) -> str:
+def _silent(stdin: TextIO) -> bool:
+    """A pipe still open with nothing on it after PIPED_INPUT_GRACE_S: a parent that keeps its
+    stdin open without writing (a CI runner, an editor, a test harness) must not hang `-p`."""
+    try:
+        fd = stdin.fileno()
+    except (OSError, ValueError, AttributeError):
+        return False  # not a file descriptor (an embedding's stream): read it
+    try:
+        ready, _, _ = select.select([fd], [], [], PIPED_INPUT_GRACE_S)
+    except (OSError, ValueError):
+        return False
+    return not ready  # data or end of file makes it ready
+
+
+def _read_piped(stdin: TextIO | None, *, wait: bool) -> str:
+    """`wait`: the whole prompt comes from stdin, so wait for it however long; else a pipe
+    that stays silent for PIPED_INPUT_GRACE_S is left unread."""
     if stdin is None or stdin.closed:
         return ""
     try:
         if stdin.isatty():
+            return ""
+        if not wait and _silent(stdin):
             return ""
         raw = stdin.buffer.read(MAX_PIPED_PROMPT_BYTES + 1) if hasattr(stdin, "buffer") else None
     except (OSError, ValueError):  # a closed or unreadable descriptor: nothing was piped

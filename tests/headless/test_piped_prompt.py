@@ -118,3 +118,29 @@ def test_a_terminal_is_never_read():
     finally:
         os.close(master)
         os.close(slave)
+
+
+def test_an_open_pipe_with_nothing_on_it_does_not_hold_up_a_prompt(workspace):
+    """A parent that keeps stdin open without writing (a CI runner, a harness): with a prompt
+    given, -p goes on without it instead of waiting for an end of file that never comes."""
+    import subprocess
+
+    with FakeLLMServer([text("Hi.")]) as srv:
+        proc = subprocess.Popen(
+            [str(CAIRN), *base_args(srv, workspace), "-p", "hello"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=os.environ.copy(),
+        )
+        try:  # stdin stays open (never written, never closed) until cairn has answered
+            assert proc.stdout is not None and proc.stderr is not None
+            out, err = proc.stdout.read(), proc.stderr.read()
+        finally:
+            assert proc.stdin is not None
+            proc.stdin.close()
+            proc.wait(timeout=60)
+        assert proc.returncode == 0, err
+        assert out.decode() == "Hi.\n"
+        (request,) = srv.requests
+    assert _user_texts(request) == ["hello"]
