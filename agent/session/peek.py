@@ -22,7 +22,7 @@ _COLUMNS = "role, content, tool_calls, tool_call_id, tool_name, status, kind, me
 
 def _session_head(conn: sqlite3.Connection, resume_id: str | None, cwd: str | None) -> tuple[str, str] | None:
     """(session id, head id) as the store resolves them: an exact id or a unique prefix, or
-    with `cwd` the folder's latest session."""
+    with `cwd` the folder's latest session that has a message (`--continue` skips empty ones)."""
     if resume_id:
         rows = conn.execute("SELECT id, head_id FROM sessions WHERE id = ?", (resume_id,)).fetchall()
         if not rows:
@@ -33,13 +33,17 @@ def _session_head(conn: sqlite3.Connection, resume_id: str | None, cwd: str | No
     elif cwd is not None:
         try:
             rows = conn.execute(
-                f"SELECT id, head_id FROM sessions WHERE cwd = ? ORDER BY {LATEST_FIRST} LIMIT 1", (cwd,)
+                "SELECT id, head_id FROM sessions WHERE cwd = ? AND head_id IS NOT NULL"
+                f" ORDER BY {LATEST_FIRST} LIMIT 1",
+                (cwd,),
             ).fetchall()
         except sqlite3.OperationalError:
             # A database from before `touched` (the store adds it when it opens): its
             # migration gives every row its rowid, so this is the order the store will see.
             rows = conn.execute(
-                "SELECT id, head_id FROM sessions WHERE cwd = ? ORDER BY updated_at DESC, rowid DESC LIMIT 1", (cwd,)
+                "SELECT id, head_id FROM sessions WHERE cwd = ? AND head_id IS NOT NULL"
+                " ORDER BY updated_at DESC, rowid DESC LIMIT 1",
+                (cwd,),
             ).fetchall()
     else:
         return None
