@@ -32,6 +32,7 @@ DECISION_MODULES=(
     agent/context/passes/orphans.py agent/context/passes/terminal_outdated.py
     agent/context/passes/file_reads.py agent/context/passes/externalize.py
     agent/context/passes/active_path.py agent/context/passes/replace.py agent/context/truncation
+    agent/context/passes/stale_file_results.py
 )
 
 keep=0
@@ -109,6 +110,8 @@ tests_for() {
             echo tests/context/test_file_reads_mutants.py tests/context/test_file_reads.py ;;
         agent/context/passes/externalize.py)
             echo tests/context/test_passes_mutants.py tests/context/test_externalize.py ;;
+        agent/context/passes/stale_file_results.py)
+            echo tests/context/test_stale_file_results.py ;;
         agent/context/passes/active_path.py|agent/context/passes/replace.py)
             echo tests/context/test_passes_mutants.py ;;
         agent/context/passes*)
