@@ -47,7 +47,7 @@ APP_BINDINGS: list[BindingType] = [
     Binding(
         "ctrl+o",
         "toggle_output",
-        "Expand / collapse the tool output or long prompt in view (the newest)",
+        "Expand / collapse the tool output, long prompt or thinking in view (the newest)",
         show=False,
         priority=True,
     ),
