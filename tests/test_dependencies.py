@@ -102,14 +102,18 @@ def test_the_lock_holds_what_an_extra_brings():
 
 
 def test_ci_installs_the_lock_and_runs_the_readme_test_command():
+    """.ci/run runs README's test command, ./test, which sets .venv up from the lock (the
+    locked versions, then the project without resolving again) before the suite."""
     ci = (REPO / ".ci" / "run").read_text().splitlines()
     commands = [line.strip() for line in ci if line.strip() and not line.lstrip().startswith("#")]
-    lock_install = next(i for i, c in enumerate(commands) if "-r requirements.lock" in c)
-    project_install = next(i for i, c in enumerate(commands) if "--no-deps" in c and "-e ." in c)
-    assert lock_install < project_install
     readme = (REPO / "README.md").read_text()
-    test_command = re.search(r"^(\.venv/bin/python -m pytest)\s+#", readme, re.MULTILINE).group(1)
-    assert commands[-1] == test_command
+    test_command = re.search(r"^(\./test)\s+#", readme, re.MULTILINE)
+    assert test_command is not None and commands[-1] == test_command.group(1)
+    setup = (REPO / "scripts" / "bootstrap.sh").read_text()
+    lock_install = setup.index('-r "$_lock"')
+    project_install = setup.index('--no-deps -e "$CAIRN_ROOT"')
+    assert lock_install < project_install
+    assert "cairn_bootstrap" in (REPO / "test").read_text()
 
 
 # -- no patched or private internals --------------------------------------------------------------
