@@ -58,11 +58,8 @@ class StreamWriter:
 
     async def on_text(self, chunk: str) -> None:
         self.text += chunk
-        message = self.message if self.message is not None else await self._start()
-        self.emit(TextDelta(message_id=message.id, text=chunk))
-        now = asyncio.get_running_loop().time()
-        if now - self._last_flush >= STREAM_FLUSH_SECONDS:
-            self._last_flush = now
+        message = await self._piece(TextDelta, chunk)
+        if self._flush_due():
             message.content = self.text
             await self.writer.persist(self.writer.store.update_message(message))
 
@@ -70,13 +67,24 @@ class StreamWriter:
         """Reasoning before the answer: the message is written on its first piece (so a turn
         interrupted while the model thinks keeps what it thought) and shown as it streams."""
         self.thinking += chunk
-        message = self.message if self.message is not None else await self._start()
-        self.emit(ThinkingDelta(message_id=message.id, text=chunk))
-        now = asyncio.get_running_loop().time()
-        if now - self._last_flush >= STREAM_FLUSH_SECONDS:
-            self._last_flush = now
+        message = await self._piece(ThinkingDelta, chunk)
+        if self._flush_due():
             message.meta = {**message.meta, META_THINKING: self.thinking}
             await self.writer.persist(self.writer.store.update_message(message))
+
+    async def _piece(self, event: type[TextDelta] | type[ThinkingDelta], chunk: str) -> Message:
+        """The message a streamed piece belongs to (written on the first one), the piece shown."""
+        message = self.message if self.message is not None else await self._start()
+        self.emit(event(message_id=message.id, text=chunk))
+        return message
+
+    def _flush_due(self) -> bool:
+        """Whether STREAM_FLUSH_SECONDS passed since the last write (and start the next wait)."""
+        now = asyncio.get_running_loop().time()
+        if now - self._last_flush < STREAM_FLUSH_SECONDS:
+            return False
+        self._last_flush = now
+        return True
 
     async def finish(
         self,
