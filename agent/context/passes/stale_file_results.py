@@ -99,9 +99,13 @@ def run(
         output = state.output + facts[start:]
         for position in changed_before:
             # Another pass replaced a result since (seed 000's placeholder on a read): it
-            # stands, unless this pass had replaced the record itself.
-            if state.output[position] is state.source[position] or facts[position].content == read_placeholder:
+            # stands, unless this pass had replaced the record itself. A record of ours that
+            # seed 000 retired too is seed 000's now: a run from scratch does not count it.
+            if state.output[position] is state.source[position]:
                 output[position] = facts[position]
+            elif facts[position].content == read_placeholder:
+                output[position] = facts[position]
+                state.changed -= 1
     for position in range(start, len(facts)):
         _see(state, facts, output, position, memory)
     state.source, state.output = facts, output
@@ -134,16 +138,21 @@ def _see(state: _State, facts: list[Facts], output: list[Facts], position: int, 
                 state.calls[call_id] = (name, arguments)
         return
     call = state.calls.get(f.tool_call_id or "") if f.role == "tool" else None
-    if call is None or f.content == state.params[1] or not read_succeeded(f):
+    if call is None or not read_succeeded(f):
         return
     name, arguments = call
+    if f.content == state.params[1]:
+        # Seed 000 retired the read: its lines are gone, but the file was read then (as a
+        # run that saw the read whole, before seed 000 retired it, counted).
+        files, complete = parsed_files(arguments, state.params[0], memory)
+        if len(files) == 1 and complete:
+            _touch(state, facts, output, files[0])
+        return
     span = _span(arguments, f.content or "", state.params[0], memory)
     if span is None:
         return
     file, first, last = span
-    # Whatever touches the file again makes its earlier edit results stale.
-    for older in state.edits.pop(file, ()):
-        _replace(state, facts, output, older, SUPERSEDED_EDIT_NOTE)
+    _touch(state, facts, output, file)
     if name == READ_TOOL:
         kept = state.reads.setdefault(file, [])
         for entry in [e for e in kept if first <= e[1] and e[2] <= last]:
@@ -154,6 +163,12 @@ def _see(state: _State, facts: list[Facts], output: list[Facts], position: int, 
     state.due.append((state.requests + EDITED_READ_GRACE_REQUESTS, file, position))
     if f.length >= EDIT_NOTE_MIN_CHARS:
         state.edits.setdefault(file, []).append(position)
+
+
+def _touch(state: _State, facts: list[Facts], output: list[Facts], file: str) -> None:
+    """Whatever touches the file again makes its earlier edit results stale."""
+    for older in state.edits.pop(file, ()):
+        _replace(state, facts, output, older, SUPERSEDED_EDIT_NOTE)
 
 
 def _retire_edited_reads(state: _State, facts: list[Facts], output: list[Facts]) -> None:
