@@ -29,6 +29,12 @@ def build_parser() -> argparse.ArgumentParser:
         choices=("off", "minimal", "low", "medium", "high"),
         help="how much a model that reasons thinks first (default: [llm] reasoning_effort, else the model's own)",
     )
+    parser.add_argument(
+        "--permission-mode",
+        choices=PERMISSION_MODES,
+        help="the mode to start in: default (edits and commands ask), acceptEdits (file edits in the "
+        "workspace run without asking), plan (read-only: cairn plans, you approve); Shift+Tab switches in the TUI",
+    )
     parser.add_argument("--cwd", metavar="DIR", help="workspace folder (default: the current folder)")
     parser.add_argument("--debug", action="store_true", help="write a debug log to <data dir>/cairn.log")
     group = parser.add_mutually_exclusive_group()
@@ -92,13 +98,15 @@ def build_parser() -> argparse.ArgumentParser:
     trust = sub.add_parser(
         "trust",
         help="trust a folder's .cairn/config.toml as it is now "
-        "(yolo, api_base, api_key, model, [permissions] then apply)",
+        "(yolo, api_base, api_key, model, [permissions], hooks then apply), and its .claude/ hooks",
     )
     trust.add_argument("dir", nargs="?", metavar="DIR", help="the folder (default: --cwd or the current folder)")
     sub.add_parser("acp", help="serve the Agent Client Protocol on stdio (for editors: Zed, JetBrains, Neovim, Emacs)")
     return parser
 
 
+# agent/tools/modes.py MODES, written out for the same reason (tests/tools/test_modes.py checks).
+PERMISSION_MODES = ("default", "acceptEdits", "plan")
 # agent/session/importers FORMATS, written out so that parsing the command line imports nothing
 # (tests/test_cli_session.py checks they agree).
 IMPORT_FORMATS = (
@@ -184,6 +192,7 @@ async def _context_command(args: argparse.Namespace, workspace: Path, flags: dic
 def _trust_command(args: argparse.Namespace, workspace: Path) -> int:
     """`cairn trust [DIR]`: record the folder's project config as trusted with the bytes read
     here, and print what they may now decide (agent/settings/trust.py)."""
+    from agent.hooks.sources import trust_project_claude_hooks
     from agent.settings import trust
     from agent.settings.config import project_config_path, read_project_config
 
@@ -193,6 +202,13 @@ def _trust_command(args: argparse.Namespace, workspace: Path) -> int:
         return 2
     folder = folder.resolve()
     config = project_config_path(folder)
+    try:  # the hooks of its .claude/settings*.json too, as they are now (agent/hooks/sources.py)
+        claude_hooks = trust_project_claude_hooks(folder)
+    except OSError as exc:
+        print(f"Error: cannot record the trust in {trust.trust_path()}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    if claude_hooks is not None:
+        print(claude_hooks)
     warnings: list[str] = []
     data, raw = read_project_config(folder, warnings)
     for warning in warnings:
@@ -201,7 +217,8 @@ def _trust_command(args: argparse.Namespace, workspace: Path) -> int:
         if warnings:  # there is a file, but it cannot be read (too large, unreadable)
             print(f"Error: nothing trusted: {config} could not be read.", file=sys.stderr)
             return 1
-        print(f"{folder} has no project config ({config}): nothing to trust.")
+        if claude_hooks is None:
+            print(f"{folder} has no project config ({config}): nothing to trust.")
         return 0
     sha = trust.digest(raw)
     try:
@@ -284,6 +301,8 @@ def main(argv: list[str] | None = None, *, warm: bool = True) -> int:
     flags: dict[str, Any] = {"model": args.model, "api_base": args.api_base, "api_key": args.api_key, "yolo": args.yolo}
     if args.effort:
         flags["effort"] = args.effort
+    if args.permission_mode:
+        flags["permission_mode"] = args.permission_mode
     if args.resume == "" and (args.prompt is not None or args.command):
         # Only the TUI has a picker; `cairn --resume` alone opens it.
         print(

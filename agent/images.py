@@ -247,6 +247,19 @@ def referenced_paths(text: str) -> list[tuple[str, bool]]:
     return list(found.items())
 
 
+def at_mentions(text: str) -> list[str]:
+    """The `@path`s `text` names (quoted, or with `\\ ` escapes), in order, once each: what
+    agent/turn/attachments.py attaches as text when they are not images. Project command
+    blocks are skipped, as for images."""
+    text = _COMMAND_BLOCK.sub(lambda match: " " * len(match.group(0)), text)
+    quoted = list(_AT_QUOTED.finditer(text))
+    found = [(m.start(), m.group(2)) for m in quoted]
+    for match in _AT_BARE.finditer(text):
+        if not any(q.start() <= match.start() < q.end() for q in quoted):
+            found.append((match.start(), _unescape(match.group(1).rstrip(".,;:!?)"))))
+    return list(dict.fromkeys(path for _, path in sorted(found) if path))
+
+
 def resolve(path: str, workspace: Path) -> Path:
     expanded = Path(os.path.expanduser(path))
     return expanded if expanded.is_absolute() else workspace / expanded

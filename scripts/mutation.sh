@@ -28,7 +28,7 @@ py=$root/.venv/bin/python
 # The modules that decide: what runs, what is sent, what is kept. --changed picks among these.
 DECISION_MODULES=(
     agent/tools/read_only.py agent/tools/shell_parse.py agent/tools/command_plan.py
-    agent/tools/permissions.py agent/tools/sandbox.py agent/context/cache_policy.py
+    agent/tools/permissions.py agent/tools/modes.py agent/tools/sandbox.py agent/context/cache_policy.py
     agent/context/passes/orphans.py agent/context/passes/terminal_outdated.py
     agent/context/passes/file_reads.py agent/context/passes/externalize.py
     agent/context/passes/active_path.py agent/context/passes/replace.py agent/context/truncation
@@ -97,7 +97,10 @@ tests_for() {
         agent/tools/command_plan.py)
             echo tests/tools/test_command_plan_mutants.py tests/tools/test_permissions.py ;;
         agent/tools/permissions.py)
-            echo tests/tools/test_permissions_mutants.py tests/tools/test_permissions.py ;;
+            echo tests/tools/test_permissions_mutants.py tests/tools/test_permissions.py \
+                 tests/tools/test_permission_modes.py tests/tools/test_permissions_read_roots.py ;;
+        agent/tools/modes.py)
+            echo tests/tools/test_permission_modes.py tests/tools/test_exit_plan_mode.py ;;
         agent/tools/sandbox.py)
             echo tests/tools/test_sandbox_mutants.py tests/tools/test_sandbox.py ;;
         agent/context/cache_policy.py)
@@ -109,9 +112,10 @@ tests_for() {
         agent/context/passes/file_reads.py)
             echo tests/context/test_file_reads_mutants.py tests/context/test_file_reads.py ;;
         agent/context/passes/externalize.py)
-            echo tests/context/test_passes_mutants.py tests/context/test_externalize.py ;;
+            echo tests/context/test_passes_mutants.py tests/context/test_externalize.py \
+                 tests/context/test_skill_results_kept.py ;;
         agent/context/passes/stale_file_results.py)
-            echo tests/context/test_stale_file_results.py ;;
+            echo tests/context/test_stale_file_results_mutants.py tests/context/test_stale_file_results.py ;;
         agent/context/passes/active_path.py|agent/context/passes/replace.py)
             echo tests/context/test_passes_mutants.py ;;
         agent/context/passes*)

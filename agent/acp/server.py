@@ -4,11 +4,13 @@ Each ACP session is one cairn session with its own `Runtime` (store, loop, appro
 sessions are created in the folder the editor names, `session/load` resumes a stored one and
 replays its history. A prompt runs one turn; its events stream as session updates
 (updates.py); approvals go to the editor (approvals.py); `session/cancel` interrupts the turn
-as Esc does. When the editor offers `fs/read_text_file`, `filesystem-read` reads text files
-through it (client_files.py: unsaved buffers included); when it offers `fs/write_text_file`,
-every file cairn's edit tools change is also handed to it, so its open buffers follow. The MCP
-servers the editor passes with a session (stdio or HTTP) are started for it, beside those of
-cairn's own configuration.
+as Esc does. The permission modes (agent/tools/modes.py) are the session's modes: listed by
+`session/new` and `session/load`, switched by `session/set_mode`, changes reported as
+`current_mode_update` (also a plan approved through exit-plan-mode). When the editor offers
+`fs/read_text_file`, `filesystem-read` reads text files through it (client_files.py: unsaved
+buffers included); when it offers `fs/write_text_file`, every file cairn's edit tools change
+is also handed to it, so its open buffers follow. The MCP servers the editor passes with a
+session (stdio or HTTP) are started for it, beside those of cairn's own configuration.
 
 Standard output is the protocol's channel: nothing else may be written there.
 """
@@ -30,12 +32,16 @@ from acp.schema import (
     NewSessionResponse,
     PromptCapabilities,
     PromptResponse,
+    SessionMode,
+    SessionModeState,
+    SetSessionModeResponse,
 )
 
 from agent import __version__
 from agent.acp import updates
 from agent.acp.approvals import EditorApprover
 from agent.settings.config import McpServerSettings
+from agent.tools.modes import MODE_INFO, MODES, is_mode
 from agent.turn.events import AssistantFinished, Event, ToolFinished, ToolStarted, TurnFinished
 
 log = logging.getLogger("agent.acp")
@@ -161,12 +167,22 @@ class CairnAcpAgent:
 
     async def new_session(self, cwd: str, mcp_servers=None, **kwargs: Any) -> NewSessionResponse:
         session = await self._open(cwd, resume_id=None, mcp_servers=mcp_servers)
-        return NewSessionResponse(session_id=session.id)
+        return NewSessionResponse(session_id=session.id, modes=session_modes(session.runtime.mode))
 
     async def load_session(self, cwd: str, session_id: str, mcp_servers=None, **kwargs: Any) -> LoadSessionResponse:
         session = self.sessions.get(session_id) or await self._open(cwd, resume_id=session_id, mcp_servers=mcp_servers)
         await session.send_all(updates.for_history(await session.runtime.history()))
-        return LoadSessionResponse()
+        return LoadSessionResponse(modes=session_modes(session.runtime.mode))
+
+    async def set_session_mode(self, session_id: str, mode_id: str, **kwargs: Any) -> SetSessionModeResponse:
+        """`session/set_mode`: the next approval check decides in that mode (agent/tools/modes.py)."""
+        session = self.sessions.get(session_id)
+        if session is None:
+            raise RequestError.resource_not_found(session_id)
+        if not is_mode(mode_id):
+            raise RequestError.invalid_params({"modeId": f"unknown mode {mode_id!r}: one of {', '.join(MODES)}"})
+        session.runtime.set_mode(mode_id)
+        return SetSessionModeResponse()
 
     async def _open(self, cwd: str, resume_id: str | None, mcp_servers=None) -> AcpSession:
         from agent.runtime.runtime import NoModelConfigured, Runtime, SessionNotFound
@@ -186,6 +202,7 @@ class CairnAcpAgent:
                 approver=approver,
                 resume_id=resume_id,
                 editor_mcp=editor_servers(mcp_servers or []),
+                plan_review=approver.review_plan,
             )
         except NoModelConfigured:
             raise RequestError.invalid_params(
@@ -234,6 +251,14 @@ class CairnAcpAgent:
         for session in list(self.sessions.values()):
             await session.close()
         self.sessions.clear()
+
+
+def session_modes(current: str) -> SessionModeState:
+    """The session modes the editor offers (its mode menu), and the one in force."""
+    return SessionModeState(
+        current_mode_id=current,
+        available_modes=[SessionMode(id=m, name=MODE_INFO[m][0], description=MODE_INFO[m][1]) for m in MODES],
+    )
 
 
 def editor_servers(servers: list) -> dict[str, McpServerSettings]:

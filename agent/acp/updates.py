@@ -2,31 +2,38 @@
 
 The editor draws what it is sent: the model's thinking as agent thought chunks, streamed text
 as agent message chunks, each tool call as a `tool_call` (in progress, with its arguments) then
-a `tool_call_update` (completed or failed, with the result text). A loaded session is replayed
-the same way, message by message, as the protocol asks of `session/load`.
+a `tool_call_update` (completed or failed, with the result text), the todo list a todo-write
+set as a `plan` (the whole list each time), a permission mode change as a
+`current_mode_update`. A loaded session is replayed the same way, message by message, as
+the protocol asks of `session/load`.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Literal
 
 from acp import (
+    plan_entry,
     start_tool_call,
     text_block,
     tool_content,
     update_agent_message_text,
     update_agent_thought_text,
+    update_plan,
     update_tool_call,
     update_user_message_text,
 )
+from acp.helpers import update_current_mode
 
 from agent.session.models import Message, ToolCall
+from agent.tools.todos import todos_of
 from agent.turn.events import (
     AssistantFinished,
     ContextManaged,
     Event,
     LimitReached,
+    ModeChanged,
     Notice,
     Retrying,
     TextDelta,
@@ -50,7 +57,10 @@ TOOL_KINDS = {
     "context-grep": "search",
     "terminal-execute": "execute",
     "web-fetch": "fetch",
+    "exit-plan-mode": "switch_mode",
+    "todo-write": "think",
 }
+PRIORITIES: dict[Any, Literal["high", "medium", "low"]] = {"high": "high", "medium": "medium", "low": "low"}
 
 
 def _arguments(call: ToolCall) -> Any:
@@ -96,6 +106,19 @@ def finished(call_id: str, result: Message):
     )
 
 
+def plan(result: Message) -> list:
+    """The editor's plan view: the whole todo list each time a todo-write result sets it, as
+    the protocol's `plan` update asks (opencode's `priority` kept, else medium)."""
+    todos = todos_of(result)
+    if todos is None:
+        return []
+    entries = [
+        plan_entry(t["content"], priority=PRIORITIES.get(t.get("priority"), "medium"), status=t["status"])
+        for t in todos
+    ]
+    return [update_plan(entries)]
+
+
 def for_event(event: Event) -> list:
     """The updates one loop event becomes (none for events the editor has no use for)."""
     if isinstance(event, TextDelta):
@@ -107,10 +130,12 @@ def for_event(event: Event) -> list:
     if isinstance(event, ToolFinished):
         if event.message.meta.get("limit") or event.message.meta.get("interrupted"):
             return [started(event.call), finished(event.call.id, event.message)]  # never announced as started
-        return [finished(event.call.id, event.message)]
+        return [finished(event.call.id, event.message), *plan(event.message)]
     if isinstance(event, (TurnError, Notice, LimitReached)):
         prefix = "Error: " if isinstance(event, TurnError) else "Note: "
         return [update_agent_message_text(f"\n\n{prefix}{event.message}\n")]
+    if isinstance(event, ModeChanged):  # switched here, or a plan approved with exit-plan-mode
+        return [update_current_mode(event.mode)]
     if isinstance(event, Retrying):
         return [update_agent_message_text(f"\n(retrying in {event.delay:.0f} s: {event.reason})\n")]
     if isinstance(event, ContextManaged) and event.event.action == "condense" and event.event.outcome == "ok":
@@ -145,4 +170,5 @@ def for_history(messages: list[Message]) -> list:
             if call is None:
                 continue
             updates.append(finished(call.id, message))
+            updates += plan(message)
     return updates

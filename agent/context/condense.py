@@ -3,8 +3,8 @@
 The result is one `kind=summary` user message (the seed's "Fresh Start": pass 1 of the
 pipeline starts every later request at it), made of the model's summary plus what a summary
 must not lose to paraphrase: the newest user messages verbatim, the active `<command>`
-workflows, the folded outline of the files read, and — when triggered automatically — the
-environment. Nothing is deleted: the originals stay in the store, the replaced range is
+workflows, the current todo list, the folded outline of the files read, and — when triggered
+automatically — the environment. Nothing is deleted: the originals stay in the store, the replaced range is
 rendered as Markdown (`history_text`) for the history context file whose ref the summary
 names. This module does not store anything or decide when to condense; the loop does.
 
@@ -31,6 +31,8 @@ from agent.context.truncation.file_folder import extract_file_paths
 from agent.context.truncation.tool_filter import is_file_view
 from agent.images import META_KEY as IMAGES
 from agent.session.models import Message
+from agent.tools.todos import META_KEY as TODOS
+from agent.tools.todos import current_todos
 
 # Step 2: "如果消息数量 <= 1，返回错误（消息不足）/ 如果最近有摘要且消息数量 <= 2，返回错误（刚压缩过）";
 # like the seed, the count includes the previous summary.
@@ -198,6 +200,7 @@ def prepare_condense_request(
     attached = [f"{len(kept)} recent user messages"] if kept else []
     attached += [f"{len(blocks)} active <command> workflows"] if blocks else []
     attached += [f"outlines of {', '.join(files)}"] if files else []
+    attached += ["the current todo list"] if current_todos(history) else []
 
     def build(body: list[str], dropped: int) -> list[dict]:
         return prompt.request_messages(
@@ -354,6 +357,9 @@ async def condense(
     first, last = replaced[0], replaced[-1]
     environment = await environment_details(workspace, now) if automatic else ""
     blocks = command_blocks(([previous] if previous else []) + replaced)
+    # The newest todo list goes in as written, not as the summariser retells it: the model
+    # keeps working through it after the summary, and the TUI keeps showing it.
+    todos = current_todos(history)
     content = prompt.summary_content(
         result.content,
         ref=history_ref_id(first.id, last.id),
@@ -361,6 +367,7 @@ async def condense(
         blocks=blocks,
         folded=folded,
         environment=environment,
+        todos=todos,
     )
     tokens_before = sum(count(m) for m in ([previous] if previous else []) + replaced)
     summary = Message(
@@ -386,6 +393,8 @@ async def condense(
             "cost": result.cost,
         }
     }
+    if todos:
+        summary.meta[TODOS] = todos
     return CondenseResult(
         summary=summary,
         replaced_first_id=first.id,

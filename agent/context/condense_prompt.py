@@ -17,6 +17,7 @@ import re
 from pathlib import Path
 
 from agent.session.models import Message, Session
+from agent.tools.todos import Todo, as_text
 
 # A tool output or argument text longer than this is shown as its head and tail.
 MAX_RESULT_CHARS = 2_000
@@ -57,6 +58,7 @@ ATTACHED = (
 )
 INSTRUCTIONS = "Additional instructions from the user for this summary:\n{text}"
 FINAL_ASK = "Now write the summary."
+TODO_LIST = "## Todo list\nYour current todo list, as todo-write last set it (keep it up to date with it):\n{text}"
 
 
 def strip_images(text: str) -> str:
@@ -149,7 +151,14 @@ def history_markdown(messages: list[Message], *, workspace: Path, now_ms: int) -
 
 
 def summary_content(
-    text: str, *, ref: str, kept: list[Message], blocks: list[str], folded: str, environment: str
+    text: str,
+    *,
+    ref: str,
+    kept: list[Message],
+    blocks: list[str],
+    folded: str,
+    environment: str,
+    todos: list[Todo] | None = None,
 ) -> str:
     """Step 7: the summary, then what it must carry verbatim, each part in its own block."""
     parts = [
@@ -165,5 +174,7 @@ def summary_content(
         )
     if blocks:
         parts.append(reminder("## Active workflows\n" + "\n".join(blocks)))
+    if todos:
+        parts.append(reminder(TODO_LIST.format(text=as_text(todos))))
     parts += [p for p in (folded.strip(), environment) if p]
     return "\n\n".join(parts)

@@ -22,7 +22,7 @@ from itertools import repeat
 from operator import and_, attrgetter, eq, is_, itemgetter, ne
 from typing import TYPE_CHECKING, Any
 
-from agent.context.rendered import Rendered
+from agent.context.rendered import Rendered, api_form
 from agent.context.tokens import REPLY_PRIMING
 
 if TYPE_CHECKING:
@@ -88,7 +88,7 @@ class Facts(Rendered):
         ) = snapshot
         self.content = content
         self.tool_calls = tool_calls
-        self.api = message.to_api()
+        self.api = api_form(message)
         self.encoding = None
         self.tokens = 0
         self.created_at = created

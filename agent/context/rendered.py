@@ -15,9 +15,25 @@ from operator import attrgetter, eq
 from typing import TYPE_CHECKING, Any
 
 from agent.context.image_window import Cut, Record, sent
+from agent.hooks.names import HOOK_CONTEXT_META
+from agent.tools.modes import REMINDER_META
 
 if TYPE_CHECKING:
     from agent.session.models import Message
+
+
+def api_form(message: Message) -> dict[str, Any]:
+    """The message as the API takes it: `to_api()`, and a user message's mode reminder
+    (agent/tools/modes.py) and its hooks' context (agent/hooks/) after its text. Both are in the
+    message's meta from the moment it was sent, so every build renders them the same (the
+    provider's cache holds)."""
+    api = message.to_api()
+    if api["role"] == "user" and message.meta:
+        for key in (REMINDER_META, HOOK_CONTEXT_META):
+            extra = message.meta.get(key)
+            if isinstance(extra, str) and extra:
+                api["content"] = f"{api['content']}\n\n{extra}" if api["content"] else extra
+    return api
 
 
 class Rendered:
@@ -27,7 +43,7 @@ class Rendered:
         self.message = message
         self.content = message.content
         self.tool_calls = message.tool_calls
-        self.api = message.to_api()
+        self.api = api_form(message)
         self.encoding: str | None = None
         self.tokens = 0
 

@@ -11,6 +11,8 @@ import hashlib
 import json
 from typing import TYPE_CHECKING, Any
 
+from agent.context.rendered import api_form
+
 if TYPE_CHECKING:
     from agent.session.models import Message
 
@@ -87,7 +89,7 @@ class TokenCounter:
                 self._by_message.clear()
             cached = self._stored_count(message)
             if cached is None:
-                cached = self.count_message(message.to_api())
+                cached = self.count_message(api_form(message))
                 if message.role in ("user", "tool") and message.meta:  # images: prompts' and tool results'
                     cached += _image_tokens(message.meta)
             self._by_message[key] = cached

@@ -33,6 +33,7 @@ from agent.runtime.termination import on_termination
 from agent.session.models import Message
 from agent.session.store import StoreOpenError
 from agent.settings.config import Settings
+from agent.tools.exit_plan_mode import recorded_plan
 from agent.turn.events import (
     AssistantFinished,
     ContextManaged,
@@ -56,6 +57,7 @@ class _Printer:
         self.out = out
         self.err = err
         self.final_text = ""
+        self.plan: str | None = None  # exit-plan-mode's plan, recorded as this prompt's answer
         self.errors: list[str] = []
         self.status = "ok"
 
@@ -64,16 +66,20 @@ class _Printer:
         self.out.flush()
 
     def __call__(self, event: Event) -> None:
-        if isinstance(event, UserMessage) and self.output_format == "json":
-            self._json(event.message)
+        if isinstance(event, UserMessage):
+            self.plan = None
+            if self.output_format == "json":
+                self._json(event.message)
         elif isinstance(event, AssistantFinished):
             if self.output_format == "json":
                 self._json(event.message)
-            if not event.message.tool_calls and event.message.content:
+            if not event.message.tool_calls and event.message.content and self.plan is None:
                 self.final_text = event.message.content
         elif isinstance(event, ToolFinished):
             if self.output_format == "json":
                 self._json(event.message)
+            self.plan = recorded_plan(event.message.meta) or self.plan
+            self.final_text = self.plan or self.final_text
             refused = describe_refusal(event.message)
             if refused:
                 self.err.write(refused + "\n")
@@ -110,14 +116,16 @@ def _stopped(signum: int, err: TextIO) -> int:
 
 
 def describe_refusal(message: Message) -> str:
-    """One line for stderr when a tool call was refused for want of approval; else ""."""
+    """One line for stderr when a tool call was refused for want of approval or by plan mode; else ""."""
     permission = message.meta.get("permission")
-    if not isinstance(permission, dict) or permission.get("decision") != "refused":
+    if not isinstance(permission, dict) or permission.get("decision") not in ("refused", "plan"):
         return ""
     what = permission.get("command") or permission.get("path") or ""
     subject = f"{permission.get('title', 'a tool call')}" + (
         f": {what}" if what and what not in str(permission.get("title")) else ""
     )
+    if permission["decision"] == "plan":
+        return f"Note: not run in plan mode: {subject}."
     return (
         f"Note: not allowed without approval: {subject}. Pass --yolo, or allow it in .cairn/config.toml [permissions]."
     )

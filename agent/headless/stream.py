@@ -3,9 +3,10 @@
 The schema is documented in docs/headless.md; every object has `type`. A consumer (a script,
 a CI step, another agent) sees the session start, each piece of the model's thinking (a model
 that reasons: `thinking`, before the answer's text), each text delta, each tool call with its
-arguments and its result, retries, condenses and truncations, usage and cost per request,
-the end of each turn and one final `result` with the exit code. Events the schema does not
-name are not written: adding one to agent/turn/events.py never breaks a consumer's parser.
+arguments and its result (after a todo-write, the whole todo list too), retries, condenses and
+truncations, usage and cost per request, the end of each turn and one final `result` with the
+exit code. Events the schema does not name are not written: adding one to
+agent/turn/events.py never breaks a consumer's parser.
 """
 
 from __future__ import annotations
@@ -13,6 +14,9 @@ from __future__ import annotations
 import json
 from typing import Any, TextIO
 
+from agent.tools.exit_plan_mode import recorded_plan
+from agent.tools.todos import TOOL_NAME as TODO_WRITE
+from agent.tools.todos import todos_of
 from agent.turn.events import (
     AssistantFinished,
     CondenseStarted,
@@ -126,6 +130,15 @@ def to_json(event: Event) -> dict[str, Any] | None:
     return None
 
 
+def todo_line(event: Event) -> dict[str, Any] | None:
+    """The whole todo list, after each todo-write that set it: a consumer shows the list
+    without parsing the tool's arguments or its result text."""
+    if not isinstance(event, ToolFinished) or event.call.name != TODO_WRITE:
+        return None
+    todos = todos_of(event.message)
+    return None if todos is None else {"type": "todo", "todos": todos}
+
+
 def usage_line(message, run_cost: float, session_cost: float) -> dict[str, Any] | None:
     """Per request, from the answer's stored usage (the provider's counts) and its price."""
     usage = message.meta.get("usage")
@@ -168,6 +181,7 @@ class StreamPrinter:
         self.writer = StreamWriter(out)
         self.err = err
         self.final_text = ""
+        self.plan: str | None = None  # exit-plan-mode's plan, recorded as this prompt's answer
         self.errors: list[str] = []
         self.status = "ok"
         self.limit: LimitReached | None = None
@@ -177,11 +191,16 @@ class StreamPrinter:
         self.session_cost_of = lambda: 0.0  # the agent's running session cost (set by the run)
 
     def __call__(self, event: Event) -> None:
-        if isinstance(event, UserMessage) and self.session_cost_before is None:
-            self.session_cost_before = self.session_cost_of()
+        if isinstance(event, UserMessage):
+            self.plan = None
+            if self.session_cost_before is None:
+                self.session_cost_before = self.session_cost_of()
         line = to_json(event)
         if line is not None:
             self.writer.write(line)
+        todos = todo_line(event)
+        if todos is not None:
+            self.writer.write(todos)
         if isinstance(event, AssistantFinished):
             if event.message.status == "ok":
                 self.requests += 1
@@ -189,8 +208,13 @@ class StreamPrinter:
                 usage = usage_line(event.message, self.run_cost, (self.session_cost_before or 0.0) + self.run_cost)
                 if usage is not None:
                     self.writer.write(usage)
-            if not event.message.tool_calls and event.message.content:
+            if not event.message.tool_calls and event.message.content and self.plan is None:
                 self.final_text = event.message.content
+        elif isinstance(event, ToolFinished):
+            if event.message.meta.get("subagent"):  # a subagent's requests are this run's bill
+                self.run_cost += float(event.message.meta.get("cost") or 0.0)
+            self.plan = recorded_plan(event.message.meta) or self.plan
+            self.final_text = self.plan or self.final_text
         elif isinstance(event, ContextManaged) and event.summary is not None and event.event.trigger == "manual":
             self.final_text = event.summary.content or ""
         elif isinstance(event, TurnError):

@@ -22,7 +22,13 @@ from agent.llm.error_map import KEY_VARIABLE, map_exception
 from agent.llm.error_map import provider_prefix as _provider
 from agent.llm.error_map import readable as _short
 from agent.llm.errors import LLMError, NetworkError, ProviderError
-from agent.llm.reasoning import META_THINKING_BLOCKS, ThinkingCollector, request_params, thinks_in_blocks
+from agent.llm.reasoning import (
+    META_THINKING_BLOCKS,
+    ThinkingCollector,
+    request_params,
+    thinks_in_blocks,
+    unsigned_tool_loop,
+)
 from agent.runtime.secrets import remember_secret
 from agent.session.models import ToolCall
 
@@ -148,6 +154,8 @@ async def stream_chat(
     result = into if into is not None else StreamResult()
     calls: dict[int, _CallBuffer] = {}
     effort, max_tokens = request_params(request.model, request.reasoning_effort, request.max_tokens)
+    if effort and thinks_in_blocks(request.model) and unsigned_tool_loop(request.messages):
+        effort = {}  # Anthropic would refuse the request (see unsigned_tool_loop)
     thinking = ThinkingCollector()
     kwargs: dict[str, Any] = dict(
         model=request.model,

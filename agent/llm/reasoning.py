@@ -79,6 +79,18 @@ def request_params(model: str, effort: str | None, max_tokens: int | None) -> tu
     return {"reasoning_effort": effort}, max_tokens
 
 
+def unsigned_tool_loop(messages: list[dict[str, Any]]) -> bool:
+    """The request continues from tool calls without signed thinking: the last assistant
+    message calls tools and carries no thinking blocks (a read cairn made for the user's
+    `@file`, agent/turn/attachments.py; an imported or interrupted message). Anthropic refuses
+    thinking then ("a final assistant message must start with a thinking block"), so such a
+    request goes without it; the next turn thinks again."""
+    for message in reversed(messages):
+        if message.get("role") == "assistant":
+            return bool(message.get("tool_calls")) and not message.get(META_THINKING_BLOCKS)
+    return False
+
+
 def complete_blocks(blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The blocks a provider accepts back: signed thinking and redacted thinking (an
     interrupted stream leaves a block without its signature, which Anthropic refuses)."""

@@ -11,6 +11,7 @@ import asyncio
 import logging
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -18,6 +19,7 @@ from agent.runtime.backend_load import load_backend
 from agent.runtime.background import in_daemon_thread
 from agent.session.models import Message, Session, SessionSummary
 from agent.settings.config import McpServerSettings, Settings
+from agent.tools.modes import PlanReviewer
 from agent.tools.permissions import Approver
 from agent.turn.events import Event
 
@@ -83,11 +85,13 @@ class Runtime:
         continue_last: bool = False,
         warm_up: bool = True,
         editor_mcp: dict[str, McpServerSettings] | None = None,
+        plan_review: PlanReviewer | None = None,
     ) -> Runtime:
         """Open the store, pick the model, create or resume the session.
 
         `editor_mcp`: MCP servers an editor passed over ACP for this session, started with
-        those of the configuration.
+        those of the configuration. `plan_review`: how the front end shows exit-plan-mode's
+        plan to the user (None: nobody can, as in `cairn -p`).
 
         Raises NoModelConfigured when no model can be chosen (the UI shows how to set one),
         SessionNotFound when `resume_id` matches nothing. `warm_up` also pays litellm's
@@ -120,6 +124,7 @@ class Runtime:
 
             recovered = await recover(store)
             session: Session | None = None
+            source = "resume"  # for the SessionStart hooks: startup | resume | clear
             if resume_id:
                 session = await store.find_session(resume_id)
                 if session is None:
@@ -128,6 +133,7 @@ class Runtime:
                 session = await store.latest_session(str(settings.workspace), with_messages=True)
             if session is None:
                 session = await store.create_session(cwd=str(settings.workspace), model=model)
+                source = "startup"
             agent = Agent(
                 settings=settings, store=store, session=session, model=model, on_event=on_event, approver=approver
             )
@@ -138,6 +144,9 @@ class Runtime:
         runtime = cls(settings, store, agent, model, settings.context.tokenizer if warm_up else None)
         runtime.recovered = recovered
         runtime.mcp = _mcp_manager(settings, agent, editor_mcp or {})
+        agent.ctx.plan_review = plan_review
+        agent.ctx.mode_changed = runtime._mode_changed
+        agent.hooks.session_started(source)  # in the background; the first prompt waits for its context
         return runtime
 
     def start_backend(self) -> None:
@@ -271,15 +280,24 @@ class Runtime:
         interruptible); a refusal (too few messages) or failure arrives as a TurnError event."""
         await self._run(self.agent.compact(instructions))
 
-    async def _run(self, work) -> None:
+    async def run_shell(self, command: str, on_output: Callable[[str], None] | None = None) -> Message:
+        """`!command` (agent/runtime/shell.py): the user's own command, run unasked in the
+        workspace; its output is stored as a note the next request carries. Busy and
+        interruptible like a turn; needs no model, so it does not wait for litellm."""
+        from agent.runtime.shell import shell_note
+
+        return await self._run(shell_note(self.agent, command, on_output), wait_ready=False)
+
+    async def _run(self, work, *, wait_ready: bool = True) -> Any:
         try:
-            await self.ready()
+            if wait_ready:
+                await self.ready()
         except BaseException:
             work.close()
             raise
         self._turn = asyncio.ensure_future(work)
         try:
-            await asyncio.shield(self._turn)
+            return await asyncio.shield(self._turn)
         except asyncio.CancelledError:
             # The caller itself was cancelled: interrupt the turn and let it clean up.
             self._turn.cancel()
@@ -312,6 +330,11 @@ class Runtime:
 
         return await load_session_messages(self.store, self.session.id)
 
+    async def billed_messages(self) -> list[Message]:
+        """Every stored message of the session, rewound branches too (`/cost`: what was billed;
+        each answer keeps its usage and cost, a subagent's result its child's cost)."""
+        return await self.store.all_messages(self.session.id)
+
     async def context_report(self, now_ms: int | None = None) -> dict:
         """The pass-by-pass report of the next request (the same build the loop runs)."""
         from agent.context.inspect import context_report
@@ -328,7 +351,7 @@ class Runtime:
             now_ms=now_ms if now_ms is not None else clock(),
             last_request=await self.store.last_request(self.session.id),
             limits=self.agent.limits,
-            tools=self.agent.registry.definitions(),
+            tools=self.agent.offered_tools(),
         )
         report["events"] = [
             e.model_dump() for e in await self.store.context_events(self.session.id, limit=MAX_LISTED_EVENTS)
@@ -342,6 +365,29 @@ class Runtime:
         """Every folder's sessions, newest first (the picker filters)."""
         return await self.store.list_summaries(limit=limit)
 
+    async def subagents(self) -> list[Session]:
+        """The sessions this session's subagents ran, oldest first (`/agents`)."""
+        return await self.store.subagent_sessions(self.session.id)
+
+    def agent_definitions(self) -> list[Any]:
+        """The agents the `subagent` tool offers (agent/subagents/definitions.py)."""
+        tool = self.agent.registry.get("subagent")
+        return list(getattr(tool, "definitions", {}).values())
+
+    def skills(self) -> Any:
+        """The skills the model can load and the notices of those skipped (`/skills`;
+        agent/skills/catalog.py::SkillCatalog), as found when the agent was made."""
+        return self.agent.skills
+
+    async def subagent_transcript(self, session_id: str) -> str:
+        """A subagent's whole conversation as Markdown, to read (never to continue)."""
+        from agent.session.export import export_markdown
+
+        session = await self.store.get_session(session_id)
+        if session is None or not session.agent:
+            raise SessionNotFound(session_id)
+        return export_markdown(session, await self.store.active_path(session.id))
+
     async def open_session(self, session_id: str) -> Session:
         """Switch to a stored session (the picker's Enter); its history loads on the next read."""
         if self.busy:
@@ -350,6 +396,7 @@ class Runtime:
         if session is None:
             raise SessionNotFound(session_id)
         await self._switch(session)
+        self.agent.hooks.session_started("resume")
         return session
 
     async def delete_session(self, session_id: str) -> None:
@@ -480,11 +527,21 @@ class Runtime:
         from agent.session.loading import load_session_messages
 
         session = await self.store.get_session(self.session.id) or self.session
+        children = await self.store.subagent_sessions(session.id)
         if fmt == "jsonl":
             messages = await self.store.all_messages(session.id)
-            text = export_jsonl(session, messages, images=await image_records(messages, self.store.get_blob))
+            text = export_jsonl(
+                session,
+                messages,
+                images=await image_records(messages, self.store.get_blob),
+                subagents=[(c, await self.store.all_messages(c.id)) for c in children],
+            )
         elif fmt == "md":
-            text = export_markdown(session, await load_session_messages(self.store, session.id))
+            text = export_markdown(
+                session,
+                await load_session_messages(self.store, session.id),
+                [(c, await self.store.active_path(c.id)) for c in children],
+            )
         else:
             raise ValueError(f"unknown export format '{fmt}' (use md or jsonl)")
         target = path or Path(f"cairn-{session.id[:8]}.{fmt}")
@@ -496,6 +553,7 @@ class Runtime:
     async def new_session(self) -> Session:
         session = await self.store.create_session(cwd=str(self.settings.workspace), model=self.model)
         await self._switch(session)
+        self.agent.hooks.session_started("clear")
         return session
 
     async def _switch(self, session: Session) -> None:
@@ -510,6 +568,27 @@ class Runtime:
         self.agent.set_model(model)
         if self._backend is not None:
             self._discover_window(model)
+
+    @property
+    def mode(self) -> str:
+        """The permission mode (agent/tools/modes.py): this runtime's, in memory; a new launch
+        starts in `settings.permission_mode` again."""
+        return self.agent.permissions.mode
+
+    def set_mode(self, mode: str) -> None:
+        """Shift+Tab, ACP `session/set_mode`: takes effect at the next approval check (even
+        within a running turn); the model is told with the next user message."""
+        from agent.tools.modes import is_mode
+
+        if not is_mode(mode):
+            raise ValueError(f"unknown mode {mode!r}: one of default, acceptEdits, plan")
+        self.agent.permissions.mode = mode
+        self._mode_changed(mode)
+
+    def _mode_changed(self, mode: str) -> None:
+        from agent.turn.events import ModeChanged
+
+        self.agent.emit(ModeChanged(mode=mode))
 
     def set_effort(self, effort: str | None) -> None:
         """How much a model that reasons thinks, for the rest of this session (`/effort`, like
@@ -529,6 +608,7 @@ class Runtime:
             await asyncio.gather(turn, return_exceptions=True)
         if self.mcp is not None:
             await self.mcp.close()
+        await self.agent.hooks.close()  # a SessionStart or Notification hook still running
         if self._sandbox_check is not None:
             self._sandbox_check.cancel()
         try:

@@ -14,6 +14,7 @@ import logging
 import sys
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 log = logging.getLogger("agent.session.cli")
 
@@ -35,19 +36,44 @@ def _local(ms: int) -> str:
     return datetime.fromtimestamp(ms / 1000).strftime("%Y-%m-%d %H:%M") if ms > 0 else "-"
 
 
+def _with_subagents(summaries: list[Any]) -> list[tuple[int, Any]]:
+    """(depth, summary) with each subagent's session right under the session it worked for,
+    oldest first there; one whose parent is not listed stays at the top."""
+    listed = {s.session.id for s in summaries}
+    children: dict[str, list] = {}
+    for s in summaries:
+        parent = s.session.parent_session_id
+        if s.session.agent and parent in listed:
+            children.setdefault(parent, []).append(s)
+    out: list[tuple[int, Any]] = []
+
+    def add(summary, depth: int) -> None:
+        out.append((depth, summary))
+        for child in sorted(children.get(summary.session.id, []), key=lambda c: c.session.created_at):
+            add(child, depth + 1)
+
+    for s in summaries:
+        if not (s.session.agent and s.session.parent_session_id in listed):
+            add(s, 0)
+    return out
+
+
 async def _list(store, args: argparse.Namespace) -> int:
     # A session without a message (a launch quit at once, or one still starting) is not listed.
-    summaries = await store.list_summaries(with_messages=True)
+    summaries = _with_subagents(await store.list_summaries(with_messages=True, subagents=True))
     if args.json:
         rows = [
             {**s.session.model_dump(), "first_prompt": s.first_prompt, "message_count": s.message_count}
-            for s in summaries
+            for _, s in summaries
         ]
         _write_stdout(json.dumps(rows, ensure_ascii=False) + "\n")
         return 0
     lines = []
-    for s in summaries:
+    for depth, s in summaries:
         label = " ".join((s.session.title or s.first_prompt or "(empty)").split())[:PREVIEW_CHARS]
+        if depth:  # a subagent's session, under the session it worked for
+            lines.append(f"{'  ' * depth}└ {s.session.id}  {s.message_count:>5} msgs  {label}")
+            continue
         lines.append(
             f"{s.session.id}  {_local(s.session.updated_at)}  {s.message_count:>5} msgs  {label}  [{s.session.cwd}]"
         )
@@ -96,8 +122,13 @@ async def _export(store, args: argparse.Namespace, workspace: Path) -> int:
     session = await store.find_session(args.session_id)
     if session is None:
         raise _BadInput(f"no session matches '{args.session_id}'.")
+    children = await store.subagent_sessions(session.id)
     if args.format == "md":
-        text = export_markdown(session, await load_session_messages(store, session.id))
+        text = export_markdown(
+            session,
+            await load_session_messages(store, session.id),
+            [(child, await store.active_path(child.id)) for child in children],
+        )
     else:
         messages = await store.all_messages(session.id)
         text = export_jsonl(
@@ -105,6 +136,7 @@ async def _export(store, args: argparse.Namespace, workspace: Path) -> int:
             messages,
             await _context_records(store, session, messages, workspace),
             images=await image_records(messages, store.get_blob),
+            subagents=[(child, await store.all_messages(child.id)) for child in children],
         )
     if args.output is None:
         _write_stdout(text)

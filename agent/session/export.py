@@ -2,6 +2,10 @@
 
 JSONL is the backup/move format: every stored message of every branch, every field, so a
 session can be imported elsewhere and come back exactly (agent/session/importers/cairn.py).
+The sessions of its subagents ride along, one line each after the messages:
+
+    {"type": "subagent", "session": {<Session fields>}, "messages": [{<Message fields>}, ...]}
+
 The output is canonical (sorted keys, compact separators, UTF-8 text, one record per line)
 so that export → import → export gives the same bytes.
 
@@ -51,6 +55,7 @@ from agent.session.models import Message, Session
 
 FORMAT = "cairn-session"
 VERSION = 1
+SUBAGENT = "subagent"
 CONTEXT_FILE = "context-file"
 CONTEXT_KINDS = ("artifact", "history")
 IMAGE = "image"
@@ -61,13 +66,28 @@ def _line(record: dict) -> str:
 
 
 def export_jsonl(
-    session: Session, messages: list[Message], context_files: Sequence[dict] = (), images: Sequence[dict] = ()
+    session: Session,
+    messages: list[Message],
+    context_files: Sequence[dict] = (),
+    images: Sequence[dict] = (),
+    subagents: Sequence[tuple[Session, list[Message]]] = (),
 ) -> str:
     """Header line, then one line per message in seq order (pass `store.all_messages`), then
-    the `image_records` of the messages and the `context_file_records` of the session's folder."""
+    one line per subagent's session (its fields and all its messages), the `image_records`
+    of the messages and the `context_file_records` of the session's folder."""
     lines = [_line({**session.model_dump(), "type": "session", "format": FORMAT, "version": VERSION})]
     for message in sorted(messages, key=lambda m: m.seq):
         lines.append(_line({**message.model_dump(), "type": "message"}))
+    for child, child_messages in subagents:
+        lines.append(
+            _line(
+                {
+                    "type": SUBAGENT,
+                    "session": child.model_dump(),
+                    "messages": [m.model_dump() for m in sorted(child_messages, key=lambda m: m.seq)],
+                }
+            )
+        )
     for record in sorted(images, key=lambda r: r["hash"]):
         lines.append(_line({**record, "type": IMAGE}))
     for record in sorted(context_files, key=lambda r: r["id"]):
@@ -213,13 +233,24 @@ def _message_markdown(message: Message) -> str:
     return "\n\n".join(parts)
 
 
-def export_markdown(session: Session, messages: list[Message]) -> str:
-    """A transcript of `messages` (the active path) under a short header about the session."""
-    lines = [f"# {session.title or 'Untitled session'}", ""]
+def export_markdown(
+    session: Session, messages: list[Message], subagents: Sequence[tuple[Session, list[Message]]] = ()
+) -> str:
+    """A transcript of `messages` (the active path) under a short header about the session,
+    then each subagent's transcript (`subagents`: the session and its active path)."""
+    text = _transcript(session, messages, "#")
+    for child, child_messages in subagents:
+        text += "\n---\n\n" + _transcript(child, child_messages, "# Subagent:")
+    return text
+
+
+def _transcript(session: Session, messages: list[Message], title: str) -> str:
+    lines = [f"{title} {session.title or 'Untitled session'}", ""]
     facts = [
         ("Session", f"`{session.id}`"),
         ("Folder", f"`{session.cwd}`" if session.cwd else ""),
         ("Model", session.model),
+        ("Agent", f"`{session.agent}` (for the call `{session.parent_call_id}`)" if session.agent else ""),
         ("Created", _when(session.created_at)),
         ("Updated", _when(session.updated_at)),
         ("Messages", str(len(messages))),

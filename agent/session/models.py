@@ -79,7 +79,10 @@ class Session(BaseModel):
     updated_at: int = Field(default_factory=now_ms)
     head_id: str | None = None
     model: str = ""
+    # A fork's source, or the session a subagent worked for (then `agent` is set).
     parent_session_id: str | None = None
+    agent: str | None = None  # a subagent's definition name (agent/subagents/); None: a user's session
+    parent_call_id: str | None = None  # the parent's `subagent` tool call this session answered
 
 
 class SessionSummary(BaseModel):

@@ -33,13 +33,14 @@ def _session_head(conn: sqlite3.Connection, resume_id: str | None, cwd: str | No
     elif cwd is not None:
         try:
             rows = conn.execute(
-                "SELECT id, head_id FROM sessions WHERE cwd = ? AND head_id IS NOT NULL"
+                "SELECT id, head_id FROM sessions WHERE cwd = ? AND head_id IS NOT NULL AND agent IS NULL"
                 f" ORDER BY {LATEST_FIRST} LIMIT 1",
                 (cwd,),
             ).fetchall()
         except sqlite3.OperationalError:
-            # A database from before `touched` (the store adds it when it opens): its
-            # migration gives every row its rowid, so this is the order the store will see.
+            # A database from before `touched` and `agent` (the store adds them when it opens):
+            # its migration gives every row its rowid, so this is the order the store will see,
+            # and it holds no subagent's session yet.
             rows = conn.execute(
                 "SELECT id, head_id FROM sessions WHERE cwd = ? AND head_id IS NOT NULL"
                 " ORDER BY updated_at DESC, rowid DESC LIMIT 1",

@@ -92,6 +92,14 @@ MIGRATIONS: list[str] = [
         body BLOB NOT NULL
     );
     """,
+    # A subagent's conversation is a session of its own (agent/subagents/): `agent` names its
+    # definition and `parent_call_id` the parent's tool call that ran it (`parent_session_id`
+    # is the parent). Lists of sessions show only sessions without `agent` at the top.
+    """
+    ALTER TABLE sessions ADD COLUMN agent TEXT;
+    ALTER TABLE sessions ADD COLUMN parent_call_id TEXT;
+    CREATE INDEX sessions_parent ON sessions (parent_session_id);
+    """,
 ]
 
 # Newest first, as `--continue`, the picker and `cairn session list` mean it (store and peek).

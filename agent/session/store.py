@@ -111,6 +111,8 @@ _LARGE_TOOL_RESULT = (
 
 # A session holding at least one message (`s` is the sessions row).
 _HAS_MESSAGES = "EXISTS (SELECT 1 FROM messages m WHERE m.session_id = s.id)"
+# A user's own session, not a subagent's (those are reached through their parent).
+_TOP_LEVEL = "s.agent IS NULL"
 
 
 class Store:
@@ -208,9 +210,23 @@ class Store:
 
     # -- sessions -------------------------------------------------------------------
     async def create_session(
-        self, *, cwd: str, model: str = "", title: str = "", parent_session_id: str | None = None
+        self,
+        *,
+        cwd: str,
+        model: str = "",
+        title: str = "",
+        parent_session_id: str | None = None,
+        agent: str | None = None,
+        parent_call_id: str | None = None,
     ) -> Session:
-        session = Session(cwd=cwd, model=model, title=title, parent_session_id=parent_session_id)
+        session = Session(
+            cwd=cwd,
+            model=model,
+            title=title,
+            parent_session_id=parent_session_id,
+            agent=agent,
+            parent_call_id=parent_call_id,
+        )
         async with self._transaction():
             await self._insert_session_row(session)
         return session
@@ -218,7 +234,7 @@ class Store:
     async def _insert_session_row(self, session: Session) -> None:
         await self.conn.execute(
             "INSERT INTO sessions (id, title, cwd, created_at, updated_at, head_id, model, parent_session_id,"
-            f" touched) VALUES (?, ?, ?, ?, ?, ?, ?, ?, {NEXT_TOUCHED_SQL})",
+            f" agent, parent_call_id, touched) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, {NEXT_TOUCHED_SQL})",
             (
                 session.id,
                 session.title,
@@ -228,6 +244,8 @@ class Store:
                 session.head_id,
                 session.model,
                 session.parent_session_id,
+                session.agent,
+                session.parent_call_id,
             ),
         )
 
@@ -252,16 +270,19 @@ class Store:
         """The folder's session written last (`--continue`); a same-millisecond tie goes to
         the later write (`touched`), not to the session created later. `with_messages`: only
         a session holding a message (`--continue` skips a launch that asked nothing)."""
-        sql = "SELECT * FROM sessions s WHERE s.cwd = ?" + (f" AND {_HAS_MESSAGES}" if with_messages else "")
+        sql = f"SELECT * FROM sessions s WHERE s.cwd = ? AND {_TOP_LEVEL}" + (
+            f" AND {_HAS_MESSAGES}" if with_messages else ""
+        )
         async with self.conn.execute(f"{sql} ORDER BY {LATEST_FIRST} LIMIT 1", (cwd,)) as cur:
             row = await cur.fetchone()
         return row_to_session(row) if row else None
 
     async def list_summaries(
-        self, cwd: str | None = None, limit: int = 1000, *, with_messages: bool = False
+        self, cwd: str | None = None, limit: int = 1000, *, with_messages: bool = False, subagents: bool = False
     ) -> list[SessionSummary]:
         """Newest first, with the first prompt's preview and the message count (one query).
-        `with_messages`: leave out sessions without a message (`cairn session list`)."""
+        `with_messages`: leave out sessions without a message (`cairn session list`);
+        `subagents`: subagents' sessions too (else only the user's own)."""
         sql = (
             "SELECT s.*,"
             " (SELECT substr(content, 1, ?) FROM messages m WHERE m.session_id = s.id AND m.role = 'user'"
@@ -270,7 +291,7 @@ class Store:
             " FROM sessions s"
         )
         params: list[Any] = [FIRST_PROMPT_PREVIEW_CHARS]
-        where = []
+        where = [] if subagents else [_TOP_LEVEL]
         if cwd is not None:
             where.append("s.cwd = ?")
             params.append(cwd)
@@ -289,8 +310,20 @@ class Store:
             for r in rows
         ]
 
+    async def subagent_sessions(self, parent_session_id: str) -> list[Session]:
+        """The sessions subagents ran for `parent_session_id`, oldest first."""
+        async with self.conn.execute(
+            "SELECT * FROM sessions WHERE parent_session_id = ? AND agent IS NOT NULL ORDER BY created_at, rowid",
+            (parent_session_id,),
+        ) as cur:
+            rows = await cur.fetchall()
+        return [row_to_session(r) for r in rows]
+
     async def delete_session(self, session_id: str) -> None:
-        """The only way history is removed: the session, its messages, its checkpoints."""
+        """The only way history is removed: the session, its messages, its checkpoints (and
+        its subagents' sessions, which only it reaches)."""
+        for child in await self.subagent_sessions(session_id):
+            await self.delete_session(child.id)
         async with self._transaction():
             await self.conn.execute("DELETE FROM messages WHERE session_id = ?", (session_id,))
             await self.conn.execute("DELETE FROM file_changes WHERE session_id = ?", (session_id,))

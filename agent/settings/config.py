@@ -13,6 +13,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from agent.hooks.names import DEFAULT_TIMEOUT as DEFAULT_HOOK_TIMEOUT
+from agent.hooks.names import EVENTS as HOOK_EVENTS
 from agent.paths import APP_NAME, config_dir, data_dir, db_path, home_dir  # noqa: F401 - re-exported
 from agent.prompt import instruction_notices
 from agent.runtime.secrets import remember_secret
@@ -20,6 +22,8 @@ from agent.settings import trust
 
 # How much a model that reasons thinks before answering (agent/llm/reasoning.py).
 Effort = Literal["off", "minimal", "low", "medium", "high"]
+# agent/tools/modes.py MODES (settings may not import tools/; tests/tools/test_modes.py checks they agree).
+PermissionMode = Literal["default", "acceptEdits", "plan"]
 
 
 class _Section(BaseModel):
@@ -185,6 +189,46 @@ class SandboxSettings(_Section):
     hide: list[str] = Field(default_factory=list)
 
 
+class AgentsSettings(_Section):
+    """`[agents]`: subagents (agent/subagents/)."""
+
+    # Subagent calls of one message run at the same time, this many at once.
+    max_parallel: int = Field(default=4, ge=1, le=16)
+
+
+class NotifySettings(_Section):
+    """`[notify]`: the TUI rings the terminal (bell, OSC 9 and OSC 777) when a turn that took
+    longer than `after_s` seconds ends or an approval waits, while the terminal is not focused
+    (always, if it does not report focus). agent/ui/notify.py."""
+
+    enabled: bool = True
+    after_s: float = Field(10.0, ge=0)
+
+
+class HookCommand(_Section):
+    """One `[[hooks.EVENT]]` entry: a shell command run at that event (agent/hooks/)."""
+
+    matcher: str | None = None  # a tool name or a regex over tool names (Claude Code's too); omitted: every tool
+    command: str = Field(min_length=1)
+    timeout: float = Field(DEFAULT_HOOK_TIMEOUT, gt=0)  # seconds; then its process group is killed
+
+
+class HooksSettings(_Section):
+    """`[hooks]`: commands run at Claude Code's hook events, as `[[hooks.PreToolUse]]` tables
+    (SPEC §13.5; agent/hooks/). A project's apply once its folder is trusted.
+    read_claude_settings: also run the hooks of Claude Code's settings.json files (the user's
+    own config only decides it; a project's `.claude/` hooks still need trust)."""
+
+    PreToolUse: list[HookCommand] = Field(default_factory=list)
+    PostToolUse: list[HookCommand] = Field(default_factory=list)
+    UserPromptSubmit: list[HookCommand] = Field(default_factory=list)
+    Stop: list[HookCommand] = Field(default_factory=list)
+    SessionStart: list[HookCommand] = Field(default_factory=list)
+    PreCompact: list[HookCommand] = Field(default_factory=list)
+    Notification: list[HookCommand] = Field(default_factory=list)
+    read_claude_settings: bool = False
+
+
 class Settings(_Section):
     model: str | None = None
     api_base: str | None = None
@@ -194,6 +238,9 @@ class Settings(_Section):
     # --effort (and /effort in the TUI): every model's effort for this run, over [models."…"]
     # and [llm] reasoning_effort (agent/llm/reasoning.py `effort_for`).
     effort: Effort | None = None
+    # The mode a session starts in (`--permission-mode`; Shift+Tab and ACP switch it while it
+    # runs). A project file may narrow it (plan) but widen it (acceptEdits) only once trusted.
+    permission_mode: PermissionMode = "default"
     workspace: Path = Field(default_factory=Path.cwd)
     llm: LLMSettings = Field(default_factory=LLMSettings)
     tools: ToolSettings = Field(default_factory=ToolSettings)
@@ -203,6 +250,9 @@ class Settings(_Section):
     mcp: McpSettings = Field(default_factory=McpSettings)
     web: WebSettings = Field(default_factory=WebSettings)
     sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
+    agents: AgentsSettings = Field(default_factory=AgentsSettings)
+    hooks: HooksSettings = Field(default_factory=HooksSettings)
+    notify: NotifySettings = Field(default_factory=NotifySettings)
     # Problems found while loading (bad TOML, wrong types); shown to the user once.
     warnings: list[str] = Field(default_factory=list, exclude=True)
     # An `agent.settings.trust.ProjectTrust` when the project config has widening keys the user has
@@ -405,8 +455,17 @@ def project_config_path(workspace: Path) -> Path:
 
 
 def read_project_config(workspace: Path, warnings: list[str]) -> tuple[dict[str, Any], bytes | None]:
-    """The project config as parsed and the bytes it came from (None: no readable file)."""
-    return _read_toml_bytes(project_config_path(workspace), warnings, Path(workspace))
+    """The project config as parsed and the bytes it came from (None: no readable file).
+
+    `hooks.read_claude_settings` is the user's own choice: a project's is left out."""
+    data, raw = _read_toml_bytes(project_config_path(workspace), warnings, Path(workspace))
+    hooks = data.get("hooks")
+    if isinstance(hooks, dict) and "read_claude_settings" in hooks:
+        data["hooks"] = {k: v for k, v in hooks.items() if k != "read_claude_settings"}
+        warnings.append(
+            f"Ignoring hooks.read_claude_settings in {project_config_path(workspace)}: only your own config sets it"
+        )
+    return data, raw
 
 
 def _permission_lists(user: dict[str, Any], project: dict[str, Any]) -> dict[str, Any] | None:
@@ -419,6 +478,19 @@ def _permission_lists(user: dict[str, Any], project: dict[str, Any]) -> dict[str
     for key in ("allow_commands", "allow"):
         if isinstance(u.get(key), list) and isinstance(p.get(key), list):
             out[key] = u[key] + [v for v in p[key] if v not in u[key]]
+    return out
+
+
+def _hook_lists(user: dict[str, Any], project: dict[str, Any]) -> dict[str, Any] | None:
+    """The user's and the project's hooks of an event add up: a project's hook runs beside
+    the user's guard, never instead of it."""
+    u, p = user.get("hooks"), project.get("hooks")
+    if not isinstance(u, dict) or not isinstance(p, dict):
+        return None
+    out = _merge(u, p)
+    for event in HOOK_EVENTS:
+        if isinstance(u.get(event), list) and isinstance(p.get(event), list):
+            out[event] = u[event] + p[event]
     return out
 
 
@@ -448,6 +520,9 @@ def load_settings(workspace: Path | None = None, flags: dict[str, Any] | None = 
     permissions = _permission_lists(user, project)
     if permissions is not None:
         data["permissions"] = permissions
+    hooks = _hook_lists(user, project)
+    if hooks is not None:
+        data["hooks"] = hooks
     hide = _hidden_paths(user, project)
     if hide is not None:
         data["sandbox"] = {**data["sandbox"], "hide": hide}

@@ -2,9 +2,10 @@
 
 A cloned repository brings its own `.cairn/config.toml`. Most of it is harmless (limits,
 context tuning), but some keys widen what cairn may do or where the user's data goes:
-`yolo` (every command runs unasked), `api_base` / `api_key` / `model` /
-`context.condense_model` (where the conversation, and the provider key from the
-environment, are sent), `[permissions]` (commands granted without asking) and MCP servers.
+`yolo` (every command runs unasked), `permission_mode = "acceptEdits"` (edits run unasked),
+`api_base` / `api_key` / `model` / `context.condense_model` (where the conversation, and the provider key from the
+environment, are sent), `[permissions]` (commands granted without asking), MCP servers and
+`[[hooks.EVENT]]` commands (they run on the user's machine at each event).
 Those are taken from the project file only when the user trusted that folder *with that
 file's content*: the record, in the user's data folder (`paths.trust_path()`, moved by
 CAIRN_HOME), maps the resolved folder to the SHA-256 of the file's bytes, so a changed
@@ -30,10 +31,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agent.hooks.names import EVENTS as HOOK_EVENTS
 from agent.paths import trust_path
 
-TOP_KEYS = ("yolo", "api_base", "api_key", "model")
-TABLE_KEYS = ("permissions", "mcp", "mcp_servers")  # each entry of these tables is named on its own
+TOP_KEYS = ("yolo", "api_base", "api_key", "model", "permission_mode")
+# Values of a top key that narrow (or keep) what cairn may do: they need no trust.
+TOP_NARROWING: dict[str, tuple[Any, ...]] = {"yolo": (False,), "permission_mode": ("default", "plan")}
+TABLE_KEYS = ("permissions", "mcp", "mcp_servers", "hooks")  # each entry of these tables is named on its own
 NESTED_KEYS = (("context", "condense_model"), ("web", "allow_private"), ("sandbox", "rules"), ("sandbox", "approved"))
 # Values of a nested key that narrow (or keep) what cairn may do: they need no trust.
 NARROWING: dict[tuple[str, str], tuple[Any, ...]] = {
@@ -47,6 +51,7 @@ MAX_SHOWN_CHARS = 200
 # What each key lets the file decide, for the trust question and `cairn trust`.
 EFFECTS = {
     "yolo": "every command and file change runs without asking",
+    "permission_mode": "sessions start in this mode (acceptEdits: file edits run without asking)",
     "api_base": "requests, with your provider key from the environment, go to this address",
     "api_key": "this key is sent with every request",
     "model": "this model, and so its provider, receives the conversation",
@@ -56,6 +61,7 @@ EFFECTS = {
     "sandbox.approved": "commands you approve run unconfined even where your own config sandboxes them",
     "permissions.allow_commands": "these commands run without asking",
     "permissions.allow": "these actions run without asking",
+    **{f"hooks.{event}": f"these commands run on your machine at each {event} event" for event in HOOK_EVENTS},
 }
 
 
@@ -88,13 +94,19 @@ def _name(parts: tuple[str, ...]) -> str:
     return name if name.isprintable() else ascii(name)
 
 
+def _narrowing_top(key: str, value: Any) -> bool:
+    """`yolo = false`, `permission_mode = "plan"`: a value that cannot widen anything (a
+    boolean compares by identity: `yolo = 0` is not `false` to TOML)."""
+    return any(value is v if isinstance(v, bool) else value == v for v in TOP_NARROWING.get(key, ()))
+
+
 def widening(data: dict[str, Any]) -> list[tuple[tuple[str, ...], Any]]:
     """The (key path, value) pairs of a parsed project config that need trust.
 
     Values that cannot widen anything are left out: `yolo = false`, an empty allow list."""
     found: list[tuple[tuple[str, ...], Any]] = []
     for key in TOP_KEYS:
-        if key in data and not (key == "yolo" and data[key] is False):
+        if key in data and not _narrowing_top(key, data[key]):
             found.append(((key,), data[key]))
     for key in TABLE_KEYS:
         if key not in data:
@@ -183,7 +195,8 @@ def pending(
 # nothing and the user is asked again.)
 FOLDERS = "folders"  # the project config, .cairn/config.toml
 MCP_JSON = "mcp_json"  # the project's .mcp.json (agent/mcp/servers.py)
-KINDS = (FOLDERS, MCP_JSON)
+CLAUDE_HOOKS = "claude_hooks"  # the hooks of the project's .claude/settings*.json (agent/hooks/sources.py)
+KINDS = (FOLDERS, MCP_JSON, CLAUDE_HOOKS)
 
 
 def _all_records() -> dict[str, dict[str, Any]]:

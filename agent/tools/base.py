@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
+from agent.tools.modes import PlanReviewer
 from agent.tools.permissions import Permissions
 from agent.tools.schema import arguments_schema
 
@@ -147,6 +148,14 @@ class ToolContext:
     # Set by the loop around each call: output text as it arrives, so a front end can show
     # a long command working (and keep what it printed when the user interrupts it).
     progress: Callable[[str], None] | None = None
+    # Set by the runtime: shows exit-plan-mode's plan to the user and returns their answer
+    # (agent/tools/modes.py); None: nobody to ask (`cairn -p`), the plan is the run's answer.
+    plan_review: PlanReviewer | None = None
+    # Set by the runtime: told when a tool switched `permissions.mode`, so front ends show it.
+    mode_changed: Callable[[str], None] | None = None
+    # The agent's hooks (agent.hooks.dispatch.Hooks): the registry runs PreToolUse and
+    # PostToolUse around each call; None: no hooks (a tool's own tests, a bare context).
+    hooks: Any = None
 
 
 class Tool:

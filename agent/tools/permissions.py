@@ -3,9 +3,14 @@
 Read-only tools never ask. A tool with a side effect builds an `ApprovalRequest` and awaits
 `Permissions.check`, which decides in this order:
 
-1. `--yolo`: allowed, nothing asked (like Claude Code's bypass mode; nothing is exempt,
+1. Plan mode (`mode` "plan", agent/tools/modes.py): only what reads goes on, whatever the
+   rules or `--yolo` say. A command runs only when step 5 proves every part read-only (its
+   git checked as there), and then in the read-only sandbox; edits, writes outside the
+   workspace, MCP tools and any other command are refused (`decision: "plan"`; the registry
+   tells the model it is planning). Reading outside the workspace and web-fetch go on below.
+2. `--yolo`: allowed, nothing asked (like Claude Code's bypass mode; nothing is exempt,
    because `cairn -p --yolo` has nobody to ask).
-2. Protected targets always ask: writes to `.env*`, anything under `.git/`, the project's
+3. Protected targets always ask: writes to `.env*`, anything under `.git/`, the project's
    `.cairn/config.toml` (it holds these very rules) and files outside the workspace; a
    command that `agent.tools.shell_parse` cannot fully account for (line continuations,
    expansions, substitutions, globs, brace expansion, here-documents, redirection into a
@@ -13,11 +18,14 @@ Read-only tools never ask. A tool with a side effect builds an `ApprovalRequest`
    path — every word that may be a path is resolved against the command's folder, symlinks
    followed. Their only choices are "once" and "deny": no remembered decision and no
    allowlist covers them.
-3. Remembered decisions: "always this session" (in memory), "always for this project"
+4. The accept-edits mode (`mode` "acceptEdits"): a file edit in the workspace that is not
+   protected runs unasked (`decision: "accept_edits"`); commands go on below.
+5. Remembered decisions: "always this session" (in memory), "always for this project"
    (`[permissions]` in `.cairn/config.toml`, see `agent.settings.config.PermissionSettings`) and the
    command allowlist `permissions.allow_commands`, matched by whole words against each
    simple command of the parse; `fetch:<host>` for web-fetch (`fetch:*.example.com` covers
-   the subdomains too); and read-only commands (`ls`, `cat`, `git status`…, with
+   the subdomains too); a read by a tool that only reads (`READ_TOOLS`) under `read_roots`
+   (the user's skill folders, outside the workspace); and read-only commands (`ls`, `cat`, `git status`…, with
    options known to only read, see agent/tools/read_only.py) need no rule. A compound
    command (`;`, `&&`, `||`, `|`, `&`, newlines) is covered only if every part is.
    What runs this way runs in the sandbox (agent/tools/sandbox.py): read-only commands with
@@ -25,7 +33,7 @@ Read-only tools never ask. A tool with a side effect builds an `ApprovalRequest`
    unconfined). Without a sandbox on the machine no command runs unasked but for rules the
    user let run unconfined. A command whose git could reach outside the workspace (a
    symlinked `.git`, a git folder or work tree elsewhere: agent/tools/git_guard.py) asks.
-4. Otherwise the approver (the UI's modal) answers; without one (`cairn -p`), refused.
+6. Otherwise the approver (the UI's modal) answers; without one (`cairn -p`), refused.
 
 Every check is recorded; the registry stores the records with the tool's result
 (`meta["permission"]`), so the session shows what was decided, how, and for what command.
@@ -41,6 +49,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from agent.fs.repo_files import within
 from agent.tools import git_guard
 from agent.tools.command_plan import (  # noqa: F401 - re-exported: the decision's vocabulary
     MAX_ANALYSED_COMMAND_BYTES,
@@ -51,6 +60,7 @@ from agent.tools.command_plan import (  # noqa: F401 - re-exported: the decision
     prefix_matches,
     protected_reason,
 )
+from agent.tools.modes import Mode, accepts_edit, plan_reads
 from agent.tools.sandbox import Sandbox, SandboxMode
 
 Decision = Literal["once", "always", "always_project", "deny"]
@@ -61,6 +71,9 @@ ONCE_ONLY: list[Decision] = ["once", "deny"]
 # Tools that write the file named by their path: their "outside the workspace" request is
 # a write (always asks); the edit request with the diff follows and always asks too.
 WRITE_TOOLS = frozenset({"filesystem-edit", "filesystem-create"})
+# Tools that only read the path they name: a path under one of `Permissions.read_roots` (a
+# user's skill folder) is theirs to read without asking, though it is outside the workspace.
+READ_TOOLS = frozenset({"filesystem-read", "filesystem-find", "filesystem-search"})
 
 
 class ApprovalRequest(BaseModel):
@@ -86,7 +99,7 @@ class CommandVerdict(BaseModel):
     """What `Permissions.check_command` decided, and where the command must run."""
 
     allowed: bool
-    decision: str  # yolo | read_only | rule | once | always | always_project | deny | refused
+    decision: str  # plan | yolo | read_only | rule | accept_edits | once | always | always_project | deny | refused
     sandbox: SandboxMode | None = None  # None: unconfined
     harden_git: bool = False  # its git runs with the repository's programs off (agent/tools/git_guard.py)
     git_ceiling: bool = False  # and stops looking for a repository at the workspace
@@ -151,10 +164,14 @@ def describe_scopes(keys: list[str]) -> str:
 class CallRecord:
     """What the registry knows about the running tool call, and the checks it made."""
 
-    def __init__(self, tool: str, path: str | None = None) -> None:
+    def __init__(self, tool: str, path: str | None = None, call_id: str = "") -> None:
         self.tool = tool
         self.path = path
+        self.call_id = call_id  # the model's id for the call (a subagent's session names it)
         self.checks: list[dict[str, Any]] = []
+        # A PreToolUse hook's permission decision (agent/hooks/): "allow" runs it unasked,
+        # "ask" asks even where a rule, the mode or --yolo would not; None: the hooks said nothing.
+        self.hook_permission: str | None = None
 
 
 current_call: contextvars.ContextVar[CallRecord | None] = contextvars.ContextVar("cairn_tool_call", default=None)
@@ -174,14 +191,17 @@ class Permissions:
         workspace: Path | None = None,
         sandbox: Sandbox | None = None,
         sandbox_settings: Any = None,
+        mode: Mode = "default",
     ) -> None:
         self.approver = approver
         self.yolo = yolo
+        self.mode: Mode = mode  # the session's permission mode; front ends switch it (Runtime.set_mode)
         self.always: set[str] = set()  # "always this session" keys
         self.workspace = Path(workspace) if workspace is not None else None
         self.project_commands: list[str] = list(allow_commands or [])  # prefixes, from config
         self.project_keys: set[str] = set(allow or [])
         self.project_loaded = allow_commands is not None or allow is not None
+        self.read_roots: list[str] = []  # resolved folders outside the workspace READ_TOOLS read unasked
         self.sandbox = sandbox  # made for the workspace on first use when not given
         # `[sandbox]` (agent.settings.config.SandboxSettings): where rule-allowed and approved commands run.
         self.sandbox_rules = getattr(sandbox_settings, "rules", "workspace-write")
@@ -191,11 +211,13 @@ class Permissions:
 
     @classmethod
     def from_settings(cls, settings: Any, approver: Approver | None = None) -> Permissions:
-        """What the loop should build: `settings.permissions` rules, the workspace, yolo, the sandbox."""
+        """What the loop should build: `settings.permissions` rules, the workspace, yolo, the mode,
+        the sandbox."""
         perms = settings.permissions
         return cls(
             approver,
             yolo=settings.yolo,
+            mode=settings.permission_mode,
             allow_commands=perms.allow_commands,
             allow=perms.allow,
             workspace=settings.workspace,
@@ -293,6 +315,10 @@ class Permissions:
                     return f"{source}:{rule}"
             return None
         if request.kind != "command":
+            if request.kind == "outside" and request.tool in READ_TOOLS and request.path:
+                root = next((r for r in self.read_roots if within(request.path, r)), None)
+                if root is not None:
+                    return f"read_root:{root}"
             for key in [request.scopes[0], *mcp_server_rule(request)]:
                 if key in self.always:
                     return f"session:{key}"
@@ -337,7 +363,7 @@ class Permissions:
         elif request.path:
             record["path"] = request.path
         record["keys"] = request.scopes
-        if request.kind == "command" and plan is not None and plan.runs_git and not self.yolo:
+        if request.kind == "command" and plan is not None and plan.runs_git and (not self.yolo or self.mode == "plan"):
             request = await self._check_repository(request, plan)
         if request.reason:
             record["protected"] = request.reason
@@ -389,7 +415,7 @@ class Permissions:
             return CommandVerdict(allowed=allowed, decision=decision)
         if decision == "read_only":
             sandbox: SandboxMode | None = "read-only"
-        elif decision == "rule":
+        elif decision in ("rule", "hook"):  # unasked, as a rule's: the same sandbox
             sandbox = "workspace-write" if self.sandbox_rules != "off" else None
         elif decision in ("once", "always", "always_project"):
             sandbox = "workspace-write" if self.sandbox_approved != "off" and not escalate else None
@@ -397,7 +423,7 @@ class Permissions:
             sandbox = None
         if sandbox is not None and not self.can_sandbox:
             sandbox = None  # asked and approved (or a rule let run unconfined) where there is no sandbox
-        unasked = decision in ("read_only", "rule")
+        unasked = decision in ("read_only", "rule", "hook")
         return CommandVerdict(
             allowed=True,
             decision=decision,
@@ -407,10 +433,24 @@ class Permissions:
         )
 
     async def _decide(self, request: ApprovalRequest, plan: CommandPlan | None, record: dict[str, Any]) -> bool:
-        if self.yolo:
+        if self.mode == "plan" and not plan_reads(request.kind, writes=request.tool in WRITE_TOOLS):
+            read_only = request.kind == "command" and self.rule_for(request, plan) == READ_ONLY_RULE
+            record["decision"] = "read_only" if read_only else "plan"
+            if read_only:
+                record["rule"] = READ_ONLY_RULE
+            return read_only
+        call = current_call.get()
+        hook = call.hook_permission if call is not None else None
+        if hook == "allow" and not request.reason:  # a protected target still asks
+            record["decision"] = "hook"
+            return True
+        if self.yolo and hook != "ask":
             record["decision"] = "yolo"
             return True
-        rule = self.rule_for(request, plan)
+        if accepts_edit(self.mode, request, workspace_known=self.workspace is not None) and hook != "ask":
+            record["decision"] = "accept_edits"
+            return True
+        rule = self.rule_for(request, plan) if hook != "ask" else None
         if rule is not None:
             record["decision"] = "read_only" if rule == READ_ONLY_RULE else "rule"
             record["rule"] = rule

@@ -19,6 +19,7 @@ from pydantic import ValidationError
 
 from agent.session.models import ToolCall
 from agent.tools.base import Tool, ToolContext, ToolError, ToolResult
+from agent.tools.modes import PLAN_REFUSAL
 from agent.tools.permissions import CallRecord, current_call
 
 MAX_REPORTED_FIELD_ERRORS = 5
@@ -96,6 +97,10 @@ class ToolRegistry:
     def get(self, name: str) -> Tool | None:
         return self._tools.get(name)
 
+    def tools(self) -> list[Tool]:
+        """Every tool, in the order the model sees them (a subagent's registry picks from these)."""
+        return list(self._tools.values())
+
     async def execute(self, call: ToolCall, ctx: ToolContext) -> ToolResult:
         tool = self._tools.get(call.name)
         if tool is None:
@@ -122,8 +127,22 @@ class ToolRegistry:
             args = tool.Args.model_validate(data)
         except ValidationError as exc:
             return ToolResult.error(f"invalid arguments for {tool.name}: {_field_errors(exc)}")
+        # PreToolUse hooks (agent/hooks/): they may refuse the call, change its arguments, or
+        # decide its permission (allow: no question; ask: a question even where a rule allows).
+        gate = await ctx.hooks.pre_tool(tool.name, data, call.id) if ctx.hooks is not None else None
+        if gate is not None and gate.refusal is not None:
+            return ToolResult.error(gate.refusal, hook="PreToolUse")
+        if gate is not None and gate.arguments is not None:
+            data = gate.arguments
+            try:
+                args = tool.Args.model_validate(data)
+            except ValidationError as exc:
+                return ToolResult.error(
+                    f"invalid arguments for {tool.name} once a PreToolUse hook changed them: {_field_errors(exc)}"
+                )
         ctx.permissions.bind(ctx.workspace)
-        call_record = CallRecord(tool.name, _target_path(args, ctx))
+        call_record = CallRecord(tool.name, _target_path(args, ctx), call_id=call.id)
+        call_record.hook_permission = gate.permission if gate is not None else None
         token = current_call.set(call_record)
         try:
             result = await tool.run(args, ctx)
@@ -135,7 +154,12 @@ class ToolRegistry:
             result = ToolResult.error(f"{tool.name} failed: {type(exc).__name__}: {_short(str(exc))}")
         finally:
             current_call.reset(token)
-        return _with_permission(result, call_record.checks)
+        result = _with_permission(result, call_record.checks)
+        if ctx.hooks is not None:  # PostToolUse: what its hooks say goes to the model with the result
+            said = await ctx.hooks.post_tool(tool.name, data, result.content, result.is_error, call.id)
+            if said:
+                result = result.model_copy(update={"content": f"{result.content}\n\n{said}"})
+        return result
 
 
 def _target_path(args: object, ctx: ToolContext) -> str | None:
@@ -170,6 +194,9 @@ def _with_permission(result: ToolResult, checks: list[dict]) -> ToolResult:
             f"in this mode. Do not retry it; say what you would have done. (The user can pass --yolo, "
             f"or allow it in .cairn/config.toml [permissions].)"
         )
+    elif last.get("decision") == "plan" and result.is_error:  # not a user's "no": the model is planning
+        command = f": {_short(last['command'], 200)}" if last.get("command") else ""
+        content = PLAN_REFUSAL.format(title=last["title"] + command)
     return result.model_copy(update={"meta": meta, "content": content})
 
 
@@ -178,12 +205,14 @@ def default_registry() -> ToolRegistry:
     from agent.tools.context_list import ContextList
     from agent.tools.context_read import ContextRead
     from agent.tools.context_tail import ContextTail
+    from agent.tools.exit_plan_mode import ExitPlanMode
     from agent.tools.fs_create import FsCreate
     from agent.tools.fs_edit import FsEdit
     from agent.tools.fs_find import FsFind
     from agent.tools.fs_read import FsRead
     from agent.tools.fs_search import FsSearch
     from agent.tools.terminal import Terminal
+    from agent.tools.todo_write import TodoWrite
     from agent.tools.web_fetch import WebFetch
 
     return ToolRegistry(
@@ -199,5 +228,7 @@ def default_registry() -> ToolRegistry:
             FsSearch(),
             FsFind(),
             WebFetch(),
+            TodoWrite(),
+            ExitPlanMode(),
         ]
     )

@@ -35,11 +35,14 @@ class TurnAgent(Protocol):
     store: Any
     ctx: Any
     writer: SessionWriter
+    hooks: Any  # agent.hooks.dispatch.Hooks
 
     @property
     def budget(self) -> Budget: ...
 
     def emit(self, event: Any) -> None: ...
+
+    def offered_tools(self) -> list[dict[str, Any]]: ...
 
     async def complete(self, model: str, messages: list[dict[str, Any]]) -> Any: ...
 
@@ -67,7 +70,7 @@ class AgentContextHost:
             agent.builder.build,
             history,
             now_ms=now_ms(),
-            tools=agent.registry.definitions(),
+            tools=agent.offered_tools(),
             system_prompt=agent.system_prompt,
             truncate=truncate,
             flush=flush,
@@ -124,6 +127,7 @@ class AgentContextHost:
         agent = self.agent
         cfg = agent.settings.context
         model = cfg.condense_model or agent.model
+        await agent.hooks.pre_compact("manual" if trigger == "manual" else "auto", instructions)  # told, not asked
         result = await condense(
             history,
             model=model,

@@ -142,6 +142,14 @@ class LimitReached(BaseModel):
     tool_call_id: str | None = None  # the call that was refused, for a tool limit
 
 
+class ModeChanged(BaseModel):
+    """The permission mode changed (agent/tools/modes.py): the user switched it, or approved a
+    plan with exit-plan-mode. The status bar shows it; ACP sends a `current_mode_update`."""
+
+    type: Literal["mode_changed"] = "mode_changed"
+    mode: str
+
+
 class TurnFinished(BaseModel):
     type: Literal["turn_finished"] = "turn_finished"
     status: Literal["ok", "error", "interrupted", "limit"]
@@ -162,5 +170,6 @@ Event = Union[  # noqa: UP007 - a discriminated union of many members reads bett
     Notice,
     TurnError,
     LimitReached,
+    ModeChanged,
     TurnFinished,
 ]

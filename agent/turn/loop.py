@@ -9,45 +9,45 @@ always makes a valid next request.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
-import os
 import random
-import signal
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from agent.context.budget import Budget, budget_for
 from agent.context.builder import RequestBuilder
 from agent.context.condense import CondenseError
 from agent.context.manage import compact, manage_context
+from agent.hooks.dispatch import MAX_STOP_CONTINUES, HookBlocked
+from agent.hooks.names import HOOK_CONTEXT_META
 from agent.llm.client import ChatRequest, StreamResult, stream_chat
 from agent.llm.errors import ContextTooLongError, LLMError
 from agent.llm.models import DiscoveredWindow, ModelLimits, model_limits
 from agent.prompt import build_system_prompt
 from agent.session.errors import StoreError
 from agent.session.loading import load_session_messages
-from agent.session.models import Message, Session, ToolCall, now_ms
+from agent.session.models import Message, Session, now_ms
 from agent.session.store import Store
 from agent.settings.config import Settings
 from agent.tools.base import ToolContext
+from agent.tools.modes import user_meta
 from agent.tools.permissions import Approver, Permissions
 from agent.tools.registry import default_registry
+from agent.turn.attachments import attach_mentioned
 from agent.turn.budget_step import AgentContextHost
 from agent.turn.events import (
     Event,
     Notice,
     Retrying,
-    ToolFinished,
-    ToolOutput,
-    ToolStarted,
     TurnError,
     TurnFinished,
     Usage,
     UserMessage,
 )
+from agent.turn.hook_steps import agent_hooks, stop_hook_goes_on
 from agent.turn.stream_writer import StreamWriter
+from agent.turn.tool_steps import ToolSteps, uninterruptible
 from agent.turn.writer import SessionWriter
 
 log = logging.getLogger("agent.turn.loop")
@@ -55,14 +55,16 @@ log = logging.getLogger("agent.turn.loop")
 # A model that keeps calling tools without ever answering is stopped here.
 MAX_STEPS_PER_TURN = 200
 TITLE_CHARS = 60
-INTERRUPTED_TOOL_TEXT = "Error: interrupted by the user before this tool finished."
-SKIPPED_TOOL_TEXT = "Error: not run; the user interrupted the turn."
-PARTIAL_OUTPUT_CHARS = 30_000  # of an interrupted command's output, kept as its result
-PARTIAL_CHUNKS = 64
-LIMIT_TOOL_TEXT = "Error: not run; {message}"
 
 if TYPE_CHECKING:
     from agent.headless.limits import RunGuard
+
+
+# Tools for the agent's own workflow (subagents, the todo list, plan mode's exit, skills) cost
+# ~1,300 tokens in every request: a window this small (a 4,096-token local model) cannot spare
+# them for the conversation, so there they are not offered (plan mode keeps its exit).
+WORKFLOW_TOOLS = frozenset({"subagent", "todo-write", "exit-plan-mode", "skill-load"})
+WORKFLOW_TOOLS_MIN_WINDOW = 16_000
 
 
 class Agent:
@@ -75,13 +77,19 @@ class Agent:
         model: str,
         on_event: Callable[[Event], Any],
         approver: Approver | None,
+        subagents: bool = True,
     ) -> None:
         self.settings = settings
         self.store = store
         self.session = session
         self.on_event = on_event
         self.registry = default_registry()
-        self.permissions = Permissions.from_settings(settings, approver)
+        if subagents:  # a subagent's own child runs none (agent/turn/children.py)
+            self._offer_subagents()
+        # Hooks (agent/hooks/): a subagent's child runs only the tool hooks and PreCompact.
+        self.hooks = agent_hooks(self, turn_events=subagents)
+        self.permissions = Permissions.from_settings(settings, self.hooks.notifying(approver))
+        self._offer_skills()
         self.ctx = ToolContext(
             workspace=settings.workspace,
             permissions=self.permissions,
@@ -89,6 +97,7 @@ class Agent:
             max_read_lines=settings.tools.max_read_lines,
             max_file_bytes=settings.tools.max_file_bytes,
             web=settings.web,
+            hooks=self.hooks,
         )
         self.system_prompt = build_system_prompt(settings.workspace)
         self._attach_context_files()
@@ -100,10 +109,13 @@ class Agent:
         self.history: list[Message] | None = None
         self.session_cost = 0.0
         self.writer = SessionWriter(store, lambda: self.session, self._load_history)
-        self._partial: list[str] = []
+        self.tool_steps = ToolSteps(self)
         self.context_host = AgentContextHost(self)
         # Limits of an unattended run, asked before each request and tool call (headless only).
         self.guard: RunGuard | None = None
+        # Tell the model when the user switched the permission mode (a subagent's is fixed:
+        # its brief says what it may do).
+        self.announce_mode = True
 
     # -- configuration ------------------------------------------------------------
     def set_model(self, model: str) -> None:
@@ -136,6 +148,39 @@ class Agent:
                 self.settings, self.model, window=limits.context_window, max_output_tokens=limits.max_output_tokens
             )
         return self._budget
+
+    def offered_tools(self) -> list[dict[str, Any]]:
+        """The tool definitions a request carries: the registry's, less the workflow tools in a
+        window too small to spare them."""
+        tools = self.registry.definitions()
+        if self.limits.context_window >= WORKFLOW_TOOLS_MIN_WINDOW:
+            return tools
+        kept = {"exit-plan-mode"} if self.permissions.mode == "plan" else set()
+        return [t for t in tools if t["function"]["name"] not in WORKFLOW_TOOLS - kept]
+
+    def _offer_subagents(self) -> None:
+        """The `subagent` tool, listing the agents this workspace defines (agent/subagents/)."""
+        from agent.subagents.definitions import load_definitions
+        from agent.subagents.tool import SubagentTool
+        from agent.turn.children import ChildRunner
+
+        def make_child(**kwargs: Any) -> Agent:
+            return Agent(**kwargs, subagents=False)
+
+        runner = ChildRunner(self, make_child, max_parallel=self.settings.agents.max_parallel)
+        definitions = load_definitions(self.settings.workspace)
+        self.registry.set_group("subagents", [SubagentTool(definitions, runner)])
+
+    def _offer_skills(self) -> None:
+        """The `skill-load` tool listing this workspace's skills (agent/skills/), found once: its
+        description is part of the cached prefix. No skill, no tool: nothing in the request."""
+        from agent.skills.catalog import discover
+        from agent.skills.tool import SkillLoad
+
+        self.skills = discover(self.settings.workspace)
+        self.permissions.read_roots = self.skills.read_roots()
+        if self.skills.skills:
+            self.registry.set_group("skills", [SkillLoad(self.skills)])
 
     def _attach_context_files(self) -> None:
         """The context-* tools read this session's large outputs (seed 004)."""
@@ -174,12 +219,18 @@ class Agent:
     async def run_turn(self, text: str) -> None:
         await self._load_history()
         status = "ok"
+        stops = 0  # times a Stop hook sent the model back to work this turn
         try:
-            user = await self.writer.append(Message(role="user", content=text, meta=await self._attach_images(text)))
+            hooked = await self.hooks.user_prompt(text)  # UserPromptSubmit: may refuse the prompt (HookBlocked)
+            mode = user_meta(self.history or [], self.permissions.mode) if self.announce_mode else {}
+            meta = {**await self._attach_images(text), **mode, **({HOOK_CONTEXT_META: hooked} if hooked else {})}
+            user = await self.writer.append(Message(role="user", content=text, meta=meta))
             self.emit(UserMessage(message=user))
             if not self.session.title:
                 title = " ".join(text.split())[:TITLE_CHARS]
                 self.session = await self.writer.persist(self.store.update_session(self.session, title=title))
+            if not self.session.agent:  # `@path`s (a subagent's task is the model's words, not the user's)
+                await attach_mentioned(self, text)
             for _ in range(MAX_STEPS_PER_TURN):
                 limit = self.guard.before_request(self.session_cost) if self.guard is not None else None
                 if limit is not None:
@@ -193,6 +244,9 @@ class Agent:
                     status = "error"
                     break
                 if not assistant.tool_calls:
+                    if stops < MAX_STOP_CONTINUES and await stop_hook_goes_on(self, active=stops > 0):
+                        stops += 1  # a Stop hook sent the model back to work, with its reason
+                        continue
                     break
                 if await self._run_tools(assistant):
                     status = "limit"
@@ -202,7 +256,10 @@ class Agent:
                 status = "error"
         except asyncio.CancelledError:
             status = "interrupted"
-            await _uninterruptible(self._after_interrupt())
+            await uninterruptible(self._after_interrupt())
+        except HookBlocked as exc:  # nothing was stored; the hook's reason is for the user
+            self.emit(TurnError(message=str(exc)))
+            status = "error"
         except StoreError as exc:  # already a sentence for the user (a full disk, …)
             log.exception("turn failed")
             self.emit(TurnError(message=str(exc)))
@@ -241,7 +298,7 @@ class Agent:
                     session_cost=self.session_cost,
                 )
             )
-            tools = self.registry.definitions()
+            tools = self.offered_tools()
             if self.guard is not None:
                 tools = self.guard.offered_tools(tools)
             request = self.builder.chat_request(build, tools)
@@ -294,10 +351,10 @@ class Agent:
                 self.emit(TurnError(message=f"{exc}{note}"))
                 return None
             except asyncio.CancelledError:
-                await _uninterruptible(stream.finish(stream.partial, status="interrupted"))
+                await uninterruptible(stream.finish(stream.partial, status="interrupted"))
                 raise
             finally:
-                await _uninterruptible(_settled(saved))
+                await uninterruptible(_settled(saved))
             cut = result.finish_reason == "length"
             message = await stream.finish(
                 result, status="ok", estimated_tokens=build.tokens.total, cut_at=request.max_tokens if cut else None
@@ -408,85 +465,12 @@ class Agent:
         return delay * random.uniform(0.5, 1.0)
 
     async def _run_tools(self, assistant: Message) -> bool:
-        """Run the calls in order; True when a run limit stopped them (every call answered)."""
-        for index, call in enumerate(assistant.tool_calls):
-            limit = self.guard.before_tool(call) if self.guard is not None else None
-            if limit is not None:
-                await self._answer_unrun(assistant.tool_calls[index:], LIMIT_TOOL_TEXT.format(message=limit.message))
-                self.emit(limit)
-                return True
-            self.emit(ToolStarted(call=call))
-            self._partial = []  # what the call printed so far: kept as its result if interrupted
-            self.ctx.progress = lambda text, call_id=call.id: self._tool_output(call_id, text)
-            result = await self.registry.execute(call, self.ctx)
-            self.ctx.progress = None
-            message = Message(
-                role="tool",
-                tool_call_id=call.id,
-                tool_name=call.name,
-                content=result.content,
-                status="error" if result.is_error else "ok",
-                meta=dict(result.meta),
-            )
-            self.builder.counter.remember_count(message)
-            await self.writer.persist(
-                self.builder.images.keep(result.blobs, self.store.put_blobs)
-            )  # before it is named
-            # With the checkpoints rewind restores from, in one transaction.
-            message = await self.writer.append(message, [(e.path, e.before, e.after) for e in result.edits])
-            self.emit(ToolFinished(call=call, message=message))
-        return False
-
-    async def _answer_unrun(self, calls: list[ToolCall], text: str) -> None:
-        """Answer calls that will not run (a run limit), so the stored history stays valid."""
-        for call in calls:
-            message = await self.writer.append(
-                Message(
-                    role="tool",
-                    tool_call_id=call.id,
-                    tool_name=call.name,
-                    content=text,
-                    status="error",
-                    meta={"limit": True},
-                )
-            )
-            self.emit(ToolFinished(call=call, message=message))
-
-    def _tool_output(self, call_id: str, text: str) -> None:
-        self._partial.append(text)
-        if len(self._partial) > PARTIAL_CHUNKS:  # bounded, however much the command prints
-            self._partial[:] = ["".join(self._partial)[-PARTIAL_OUTPUT_CHARS:]]
-        self.emit(ToolOutput(call_id=call_id, text=text))
+        """Run the message's tool calls (agent/turn/tool_steps.py); True when a run limit stopped them."""
+        return await self.tool_steps.run(assistant)
 
     async def _after_interrupt(self) -> None:
         """Kill what still runs and answer every open tool call, so history stays valid."""
-        for process in list(self.ctx.processes):
-            _kill_group(process)
-        await self.writer.settle()
-        history = await self._load_history()
-        answered = {m.tool_call_id for m in history if m.role == "tool"}
-        last_assistant = next((m for m in reversed(history) if m.role == "assistant"), None)
-        if last_assistant is None:
-            return
-        first_open = True
-        for call in last_assistant.tool_calls:
-            if call.id in answered:
-                continue
-            text = INTERRUPTED_TOOL_TEXT if first_open else SKIPPED_TOOL_TEXT
-            if first_open and self._partial:
-                text += "\nIts output until then:\n" + "".join(self._partial)[-PARTIAL_OUTPUT_CHARS:]
-            first_open = False
-            message = await self.writer.append(
-                Message(
-                    role="tool",
-                    tool_call_id=call.id,
-                    tool_name=call.name,
-                    content=text,
-                    status="error",
-                    meta={"interrupted": True},
-                )
-            )
-            self.emit(ToolFinished(call=call, message=message))
+        await self.tool_steps.after_interrupt()
 
 
 def cut_off_text(max_tokens: int | None) -> str:
@@ -501,20 +485,3 @@ async def _settled(write: asyncio.Future) -> None:
         await write
     except Exception:
         log.exception("could not keep the last request")
-
-
-async def _uninterruptible(cleanup: Awaitable[Any]) -> Any:
-    """Run clean-up after an interrupt to the end, even if the user interrupts again meanwhile
-    (Esc pressed twice): a half-done clean-up would lose the partial answer's last text."""
-    task = asyncio.ensure_future(cleanup)
-    while True:
-        try:
-            return await asyncio.shield(task)
-        except asyncio.CancelledError:
-            if task.done():
-                return task.result()
-
-
-def _kill_group(process: asyncio.subprocess.Process) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
-        os.killpg(process.pid, signal.SIGKILL)

@@ -17,15 +17,19 @@ from textual import work
 from textual.app import App
 from textual.worker import WorkerCancelled
 
-from agent.ui import commands, sessions
+from agent.ui import commands, sessions, shell
 from agent.ui.keys import APP_BINDINGS, KeyActions
+from agent.ui.modes import ModeActions
+from agent.ui.notify import NotifyActions
 from agent.ui.termination import Termination
 from agent.ui.turns import TurnActions
 from agent.ui.widgets.chat import MAX_MOUNTED, ChatView
 from agent.ui.widgets.header import SessionHeader
+from agent.ui.widgets.path_popup import PathPopup
 from agent.ui.widgets.prompt import PromptInput, SlashPopup
 from agent.ui.widgets.queued import QueuedPrompts
 from agent.ui.widgets.status import StatusBar
+from agent.ui.widgets.todo import TodoPanel
 
 if TYPE_CHECKING:
     from textual.widgets import Collapsible
@@ -49,7 +53,7 @@ def readable(exc: BaseException) -> str:
     return text[0] if text else type(exc).__name__
 
 
-class CairnApp(KeyActions, TurnActions, App):
+class CairnApp(KeyActions, TurnActions, ModeActions, NotifyActions, App):
     CSS_PATH = "app.tcss"
     TITLE = "cairn"
     AUTO_FOCUS = None  # set per screen (it would carry into modals); the prompt is focused on mount
@@ -91,10 +95,14 @@ class CairnApp(KeyActions, TurnActions, App):
     def compose(self):
         yield SessionHeader(id="header")
         yield ChatView(id="chat")
+        yield TodoPanel(id="todos")
         yield QueuedPrompts(id="queued")
         popup = SlashPopup(id="slash-popup")
         yield popup
-        yield PromptInput(popup, id="prompt")
+        paths = PathPopup(id="path-popup")
+        paths.workspace = lambda: self.workspace
+        yield paths
+        yield PromptInput(popup, paths, id="prompt")
         yield StatusBar(id="status")
 
     @property
@@ -112,6 +120,10 @@ class CairnApp(KeyActions, TurnActions, App):
     @property
     def queued(self) -> QueuedPrompts:
         return self.query_one("#queued", QueuedPrompts)
+
+    @property
+    def todo_panel(self) -> TodoPanel:
+        return self.query_one("#todos", TodoPanel)
 
     @property
     def workspace(self) -> Path:
@@ -145,7 +157,7 @@ class CairnApp(KeyActions, TurnActions, App):
     def _show_settings(self) -> None:
         settings = self.settings
         assert settings is not None  # shown once loaded
-        self.status.set_info(model=settings.model, yolo=settings.yolo)
+        self.status.set_info(model=settings.model, yolo=settings.yolo, mode=settings.permission_mode)
         self.query_one("#header", SessionHeader).show(settings.workspace, settings.model, settings.yolo)
         self.refresh_header()
         pending = settings.project_trust  # its line waits for the trust question's answer
@@ -200,6 +212,7 @@ class CairnApp(KeyActions, TurnActions, App):
                     self.settings,
                     on_event=self.handle_event,
                     approver=self.approve,
+                    plan_review=self.review_plan,
                     resume_id=self.resume_id or None,  # "" (`--resume` without an id): new session + picker
                     continue_last=self.continue_last,
                 )
@@ -243,6 +256,7 @@ class CairnApp(KeyActions, TurnActions, App):
         else:
             self._header_allowed = True
             self.refresh_header()
+        self.todo_panel.restore(history, runtime)
         self.status.set_loading(not runtime.backend_ready)
         for recovered in runtime.recovered:
             self.chat.add_notice(recovered.describe(), kind="warning")
@@ -357,6 +371,7 @@ class CairnApp(KeyActions, TurnActions, App):
             chat.tool_output(event.call_id, event.text)
         elif isinstance(event, ev.ToolFinished):
             chat.tool_finished(event.call, event.message)
+            self.todo_panel.tool_finished(event.message)
             note = (event.message.meta.get("permission") or {}).get("note")
             if note:  # e.g. "always for this project" could not be saved to .cairn/config.toml
                 chat.add_notice(f"Permission: {note}", kind="warning")
@@ -374,9 +389,12 @@ class CairnApp(KeyActions, TurnActions, App):
         elif isinstance(event, ev.TurnError):
             status.condensing_done()
             chat.add_error(event.message)
+        elif isinstance(event, ev.ModeChanged):
+            self.show_mode(event.mode)
         elif isinstance(event, ev.TurnFinished):
             status.condensing_done()
             self._truncation_shown = False
+            self.todo_panel.turn_finished()
             self.refresh_status()
         # UserMessage: already shown when the prompt was sent.
 
@@ -412,11 +430,15 @@ class CairnApp(KeyActions, TurnActions, App):
         """The Approver given to the runtime: show the modal, wait for the choice."""
         from agent.ui.screens.approval import ask
 
+        self.approval_waits(request.title)  # the bell, if the user is elsewhere (agent/ui/notify.py)
         return await ask(self, request)
 
     # -- prompts ---------------------------------------------------------------------------
     async def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
         text = message.text
+        if shell.is_shell(text):  # `!command`: the user's own, in their shell (agent/ui/shell.py)
+            shell.submit(self, text)
+            return
         parsed = commands.parse(text)
         if parsed is None:
             self.send_prompt(text)

@@ -45,6 +45,15 @@ def _user(content: str, meta: dict[str, Any]) -> str:
     return "\n".join([text, *labels]) if text else "\n".join(labels)
 
 
+def _shell(content: str, shell: dict[str, Any]) -> str:
+    """A `!command` note (agent/runtime/shell.py) as the chat shows it: the command, its output."""
+    output = [
+        content[content.find(f"<{t}>") + len(t) + 2 : content.rfind(f"</{t}>")] for t in ("bash-stdout", "bash-stderr")
+    ]
+    shown = "\n".join(part for part in output if part.strip())
+    return f"! {shell.get('command', '')}" + (f"\n{shown}" if shown else "")
+
+
 def history_lines(messages: list[dict[str, Any]], width: int) -> list[str]:
     """Lines (with ANSI styles) for `messages` (agent/session/peek.py dicts), oldest first."""
     inner = max(10, width - 8)  # chat padding, Markdown padding and the scrollbar
@@ -56,6 +65,9 @@ def history_lines(messages: list[dict[str, Any]], width: int) -> list[str]:
             continue  # a prompt restated after a condense summary: shown where it was typed
         if m.get("kind") == "summary":
             lines += ["", f"  {DIM}── Context condensed ──{RESET}"]
+        elif m["role"] == "user" and isinstance((m.get("meta") or {}).get("shell"), dict):
+            lines.append("")
+            lines += [f" {BAR} {line}" for line in _wrap(_shell(content, m["meta"]["shell"]), inner)]
         elif m["role"] == "user":
             lines.append("")
             lines += [f" {BAR} {line}" for line in _wrap(_user(content, m.get("meta") or {}), inner)]

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from agent.ui.widgets.chat import ChatView
     from agent.ui.widgets.prompt import PromptInput
     from agent.ui.widgets.status import StatusBar
+    from agent.ui.widgets.todo import TodoPanel
 
     _AppBase = App[Any]  # for the checker only: the mixin's methods run on CairnApp
 else:
@@ -33,7 +34,7 @@ ESC_WINDOW = 0.5  # two ESC presses within this many seconds = "ESC twice"
 CTRL_C_WINDOW = 2.0
 
 # Actions that act on the main screen only: a modal answers these keys itself.
-MAIN_SCREEN_ACTIONS = frozenset({"escape", "scroll_chat", "toggle_output"})
+MAIN_SCREEN_ACTIONS = frozenset({"escape", "scroll_chat", "toggle_output", "toggle_todos", "cycle_mode"})
 
 APP_BINDINGS: list[BindingType] = [
     Binding("escape", "escape", "Close the popup · interrupt the turn · twice: rewind", show=False, priority=True),
@@ -51,6 +52,10 @@ APP_BINDINGS: list[BindingType] = [
         show=False,
         priority=True,
     ),
+    Binding("ctrl+t", "toggle_todos", "Collapse / expand the todo list", show=False, priority=True),
+    # Over the prompt's own Shift+Tab (it keeps the focus there) and Textual's focus_previous;
+    # the action is in agent/ui/modes.py.
+    Binding("shift+tab", "cycle_mode", "Switch mode: default → accept edits → plan", show=False, priority=True),
 ]
 
 
@@ -70,6 +75,8 @@ class KeyActions(_AppBase):
         def prompt(self) -> PromptInput: ...
         @property
         def status(self) -> StatusBar: ...
+        @property
+        def todo_panel(self) -> TodoPanel: ...
         @property
         def turn_running(self) -> bool: ...
         def interrupt_turn(self) -> None: ...
@@ -135,3 +142,7 @@ class KeyActions(_AppBase):
     def action_toggle_output(self) -> None:
         if not self.chat.toggle_output_in_view():
             self.status.flash("No tool output to expand yet", CTRL_C_WINDOW)
+
+    def action_toggle_todos(self) -> None:
+        if not self.todo_panel.toggle():
+            self.status.flash("No todo list in this session yet", CTRL_C_WINDOW)

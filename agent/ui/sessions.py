@@ -56,6 +56,7 @@ async def rerender(app: CairnApp) -> None:
     await app.chat.clear_messages()
     if history:
         app.chat.show_history(history)
+    app.todo_panel.restore(history, app.runtime)
     app.refresh_header()
     app.status.reset_session()
     app.refresh_status()

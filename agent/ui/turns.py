@@ -9,6 +9,7 @@ the user stopped the agent to say something else.
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import TYPE_CHECKING, Any
 
 from textual import work
@@ -51,6 +52,7 @@ class TurnActions(_AppBase):
         def status(self) -> StatusBar: ...
         def notice_not_ready(self) -> None: ...
         def refresh_status(self) -> None: ...
+        def turn_took(self, seconds: float, interrupted: bool) -> bool: ...
 
     @property
     def turn_running(self) -> bool:
@@ -84,10 +86,16 @@ class TurnActions(_AppBase):
         """/compact: condense now, run as a turn (spinner, Esc interrupts)."""
         self._run_turn(instructions or "", compact=True)
 
+    def start_shell(self, command: str) -> None:
+        """`!command` (agent/ui/shell.py): run as a turn (spinner, Esc interrupts, prompts queue)."""
+        self._run_turn(command, shell=True)
+
     @work(group="turn", exclusive=True, exit_on_error=False)
-    async def _run_turn(self, text: str, *, compact: bool = False) -> None:
-        """Run a user turn, or with `compact` a condense (`text`: its instructions)."""
+    async def _run_turn(self, text: str, *, compact: bool = False, shell: bool = False) -> None:
+        """Run a user turn, or with `compact` a condense (`text`: its instructions), or with
+        `shell` the user's own command."""
         assert self.runtime is not None
+        started = time.monotonic()
         self._turn_active = True
         self._interrupt_requested = False
         self._truncation_shown = False
@@ -95,6 +103,10 @@ class TurnActions(_AppBase):
         try:
             if compact:
                 await self.runtime.compact(text or None)
+            elif shell:
+                from agent.ui.shell import run_in_chat
+
+                await run_in_chat(self, text)  # type: ignore[arg-type]  # the mixin runs on CairnApp
             else:
                 await self.runtime.run_turn(text)
         except asyncio.CancelledError:
@@ -114,6 +126,7 @@ class TurnActions(_AppBase):
                 self.chat.add_notice("Interrupted", kind="warning")
                 self._give_back_queued()
             self._redirecting = False
+            self.turn_took(time.monotonic() - started, self._interrupt_requested)  # agent/ui/notify.py
             self.refresh_status()
             if self.queued.items and self.runtime is not None:
                 self.call_later(self._send_queued)

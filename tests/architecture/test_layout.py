@@ -124,6 +124,7 @@ FORBIDDEN = {
         "agent.session.store",
     ],
     "agent.tools": ["agent.turn", "agent.ui", "agent.headless", "agent.acp"],
+    "agent.hooks": ["agent.turn", "agent.runtime.runtime", "agent.ui", "agent.headless", "agent.acp"],
     "agent.session": ["agent.turn", "agent.ui", "agent.headless", "agent.acp"],
     "agent.settings": ["agent.tools", "agent.turn"],
     "agent.fs": ["agent"],

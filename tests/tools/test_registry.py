@@ -141,6 +141,8 @@ def test_default_registry_definitions():
         "filesystem-search",
         "filesystem-find",
         "web-fetch",
+        "todo-write",
+        "exit-plan-mode",
     ]
     for d in reg.definitions():
         assert d["type"] == "function"

@@ -32,6 +32,7 @@ def bindings() -> set[tuple[str, str, str]]:
     """(where, keys, description) of every binding that has a description."""
     from agent.ui.keys import APP_BINDINGS
     from agent.ui.screens.approval import ApprovalScreen
+    from agent.ui.screens.plan_review import PlanReviewScreen
     from agent.ui.widgets.prompt import PromptInput
 
     rows = set()
@@ -39,6 +40,7 @@ def bindings() -> set[tuple[str, str, str]]:
         ("anywhere", APP_BINDINGS),
         ("prompt", PromptInput.BINDINGS),
         ("approval", ApprovalScreen.BINDINGS),
+        ("plan review", PlanReviewScreen.BINDINGS),
     ):
         for b in group:
             if b.description:

@@ -11,7 +11,8 @@ Terminal results keep their JSON shape (`command`, `exitCode`, `stdout`, `stderr
 each stream previewed, so they still read as a command's result. Results of the context
 tools themselves are never externalised: they are bounded already, and a ref to a page of
 a ref would send the model in circles. Nor are file reads (SPEC §12.13): the model asked for
-that content, and a preview of it is a round trip later.
+that content, and a preview of it is a round trip later; nor a loaded skill's
+instructions (SPEC §13.3: they stay loaded for the session).
 """
 
 from __future__ import annotations
@@ -30,6 +31,9 @@ TERMINAL_TOOL = "terminal-execute"
 # A file the model asked to read is content it asked for, not volume: never previewed
 # (SPEC §12.13). The tool bounds itself (a line window), and seed 000 retires older reads.
 READ_TOOL = "filesystem-read"
+# A loaded skill's instructions stay loaded for the session (SPEC §13.3): a preview would
+# leave the model following the first and last lines of them.
+SKILL_TOOL = "skill-load"
 PREVIEW_CACHE_LIMIT = 20_000  # previews kept per session (about a kilobyte each)
 _LENGTH = attrgetter("length")
 
@@ -126,7 +130,7 @@ def _cached_preview(message: Message, preview: int, memory: PassMemory) -> str:
 
 def _previewable(tool_name: str | None) -> bool:
     name = tool_name or ""
-    return name != READ_TOOL and not name.startswith(CONTEXT_TOOL_PREFIX)
+    return name not in (READ_TOOL, SKILL_TOOL) and not name.startswith(CONTEXT_TOOL_PREFIX)
 
 
 def apply(messages: list[Message], *, limit: int, preview: int) -> tuple[list[Message], int]:

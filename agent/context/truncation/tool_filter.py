@@ -5,7 +5,8 @@
 are what the model needs least, while the files it looked at are its picture of the code
 (and step 3 shrinks them to their outline). The seed tells file views apart by "大量文本内容";
 cairn knows the tool, so a file view is a `filesystem-read` result (errors included: they
-are short and stop the model retrying a bad path).
+are short and stop the model retrying a bad path). A `skill-load` result stays too: a loaded
+skill stays loaded for the session (SPEC §13.3).
 
 A call and its result go together, so nothing is orphaned: an assistant message keeps its
 text when its calls go, and disappears when it had nothing else. Only middle units change.
@@ -18,6 +19,8 @@ from dataclasses import dataclass
 from agent.context.truncation.middle_range import Unit
 
 FILE_VIEW_TOOL = "filesystem-read"
+# A loaded skill stays loaded for the session (SPEC §13.3): its instructions are kept like a file view.
+SKILL_TOOL = "skill-load"
 
 
 @dataclass
@@ -40,7 +43,7 @@ def filter_tool_calls(units: list[Unit], stats: FilterStats | None = None) -> li
             out.append(unit)
             continue
         head = unit.messages[0]
-        kept_calls = [tc for tc in head.tool_calls if is_file_view(tc.name)]
+        kept_calls = [tc for tc in head.tool_calls if is_file_view(tc.name) or tc.name == SKILL_TOOL]
         if len(kept_calls) == len(head.tool_calls):
             out.append(unit)
             continue

@@ -63,8 +63,12 @@ class ImportedSession(BaseModel):
     created_at: int | None = None
     updated_at: int | None = None
     parent_session_id: str | None = None
+    agent: str | None = None  # a subagent's session (our own format: `subagent` records)
+    parent_call_id: str | None = None
     head_id: str | None = None
     messages: list[Message] = Field(default_factory=list)
+    # Our own format only: the sessions of the subagents this session ran, stored under it.
+    subagents: list[ImportedSession] = Field(default_factory=list)
     # What the parser did not import as it stands, each {"where", "what", "reason"}: never silent.
     skipped: list[dict[str, str]] = Field(default_factory=list)
     # Our own format only: the `context-file` records (agent/session/export.py), restored
@@ -288,5 +292,12 @@ async def import_session(
         head_id=head_id,
         model=imported.model,
         parent_session_id=imported.parent_session_id,
+        agent=imported.agent,
+        parent_call_id=imported.parent_call_id,
     )
-    return await store.insert_session(session, messages)
+    stored = await store.insert_session(session, messages)
+    for child in imported.subagents:  # linked to the session as stored (its id may be new)
+        await import_session(
+            store, child.model_copy(update={"parent_session_id": stored.id}), cwd_default=cwd_default, id_map=id_map
+        )
+    return stored

@@ -3,7 +3,8 @@
 A header line `{"type": "session", "format": "cairn-session", "version": 1, ...}` with every
 Session field, then one `{"type": "message", ...}` line per stored message (all branches).
 Everything is kept as written — ids, links, seq, timestamps, meta — so that export →
-import → export is byte-identical.
+import → export is byte-identical. `{"type": "subagent", "session": …, "messages": […]}`
+lines carry the sessions of the subagents it ran; they are stored under the imported session.
 
 Then, optionally, `{"type": "image", ...}` lines (the blobs of attached images) and
 `{"type": "context-file", ...}` lines: the session's context files (format
@@ -29,6 +30,7 @@ from agent.session.models import Message, Session
 
 FORMAT = "cairn-session"
 VERSION = 1
+SUBAGENT = "subagent"
 CONTEXT_FILE = "context-file"
 IMAGE = "image"
 
@@ -60,6 +62,7 @@ def parse(text: str) -> ImportedSession:
     header: Session | None = None
     messages: list[Message] = []
     context_files: list[dict] = []
+    subagents: list[ImportedSession] = []
     for number, record in json_lines(text):
         kind = record.get("type")
         try:
@@ -72,6 +75,8 @@ def parse(text: str) -> ImportedSession:
                 header = Session.model_validate(record)
             elif kind == "message":
                 messages.append(Message.model_validate(record))
+            elif kind == SUBAGENT:
+                subagents.append(_subagent(number, record))
             elif kind == CONTEXT_FILE:
                 context_files.append(_context_record(number, record))
             elif kind == IMAGE:
@@ -90,9 +95,32 @@ def parse(text: str) -> ImportedSession:
         created_at=header.created_at,
         updated_at=header.updated_at,
         parent_session_id=header.parent_session_id,
+        agent=header.agent,
+        parent_call_id=header.parent_call_id,
         head_id=header.head_id,
         messages=messages,
         context_files=context_files,
+        subagents=subagents,
+    )
+
+
+def _subagent(number: int, record: dict) -> ImportedSession:
+    """A `subagent` record: a subagent's session and all its messages, on one line."""
+    if not isinstance(record.get("session"), dict) or not isinstance(record.get("messages"), list):
+        raise ImportFormatError(f"line {number}: a subagent record needs a session and its messages")
+    child = Session.model_validate(record["session"])
+    return ImportedSession(
+        source="cairn",
+        id=child.id,
+        title=child.title,
+        cwd=child.cwd,
+        model=child.model,
+        created_at=child.created_at,
+        updated_at=child.updated_at,
+        agent=child.agent or "subagent",
+        parent_call_id=child.parent_call_id,
+        head_id=child.head_id,
+        messages=[Message.model_validate(m) for m in record["messages"]],
     )
 
 

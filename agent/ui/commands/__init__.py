@@ -40,7 +40,24 @@ class Command:
 
 def _registry() -> list[Command]:
     # Imported here so each command module can import this one for `Command`.
-    from agent.ui.commands import compact, context, effort, export, fork, help, mcp, model, new, quit, rename, resume
+    from agent.ui.commands import (
+        agents,
+        compact,
+        context,
+        cost,
+        effort,
+        export,
+        fork,
+        help,
+        init,
+        mcp,
+        model,
+        new,
+        quit,
+        rename,
+        resume,
+        skills,
+    )
 
     return [
         help.COMMAND,
@@ -48,12 +65,16 @@ def _registry() -> list[Command]:
         model.COMMAND,
         effort.COMMAND,
         context.COMMAND,
+        cost.COMMAND,
         compact.COMMAND,
+        init.COMMAND,
         resume.COMMAND,
         rename.COMMAND,
         fork.COMMAND,
         export.COMMAND,
         mcp.COMMAND,
+        agents.COMMAND,
+        skills.COMMAND,
         quit.COMMAND,
     ]
 

@@ -10,7 +10,11 @@ KEYS: list[tuple[str, str]] = [
     ("Esc", "interrupt the running turn; close the command list"),
     ("Esc Esc", "rewind: back to an earlier prompt (and its files), or another branch"),
     ("Ctrl+C", "interrupt the running turn; twice when idle to quit"),
-    ("Tab", "complete a slash command"),
+    ("Tab", "complete a slash command or an @path"),
+    ("@path", "complete a workspace path (fuzzy); the file's text goes with the prompt"),
+    ("!command", "run the command in your shell, unasked; its output goes to the model next turn"),
+    ("Shift+Tab", "switch mode: default → accept edits → plan (shown in the status bar)"),
+    ("Ctrl+T", "collapse / expand the todo list"),
     ("y / a / n", "approve once / always this session / deny"),
 ]
 

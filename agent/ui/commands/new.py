@@ -1,4 +1,5 @@
-"""/new: start a fresh session in this folder (the old one stays in the log)."""
+"""/new (or /clear, Claude Code's name): start a fresh session in this folder (the old one
+stays in the log, for /resume)."""
 
 from __future__ import annotations
 
@@ -14,8 +15,9 @@ async def run(app, args: str) -> None:
         return
     await app.runtime.new_session()
     app.chat.clear_messages()
+    app.todo_panel.clear()
     app.status.reset_session()
     app.refresh_status()
 
 
-COMMAND = Command("new", "start a new session", run)
+COMMAND = Command("new", "start a new session", run, aliases=("clear",))

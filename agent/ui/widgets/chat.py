@@ -268,6 +268,12 @@ class ChatView(VerticalScroll, can_focus=False):
         self.anchor()  # sending a prompt follows the answer again
         return widget
 
+    def add_block(self, widget: Widget) -> Widget:
+        """Another kind of entry (a `!command`'s output); the chat follows it."""
+        self._add(widget)
+        self.anchor()
+        return widget
+
     def add_notice(self, text: str, kind: str = "info") -> Notice:
         widget = Notice(text, kind)
         self._add(widget)
@@ -361,6 +367,10 @@ class ChatView(VerticalScroll, can_focus=False):
             built: list[Widget] = []
             if m.kind == "summary":
                 built.append(CondensedMarker.from_summary(m))
+            elif m.role == "user" and m.kind == "note" and m.meta.get("shell"):  # agent/runtime/shell.py
+                from agent.ui.widgets.shell_block import ShellBlock
+
+                built.append(ShellBlock.from_note(m))
             elif m.role == "user":
                 built.append(UserMessage(shown_user_text(m.content or "", command_body, m.meta)))
             elif m.role == "assistant":

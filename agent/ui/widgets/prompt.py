@@ -4,8 +4,10 @@ Enter submits (a priority binding: TextArea would otherwise insert a newline fir
 Ctrl+J or Shift+Enter inserts a newline. Typing `/` at the start opens an OptionList
 above the prompt with the matching commands (built-in, then the project's own from
 `.cairn/commands/`); Tab/Enter complete, arrows move, Esc (handled by the app's escape
-binding) closes it. Focus never leaves the TextArea: Tab outside completion does nothing
-(moving focus away would lose the keys typed next). Up on the first line / Down on the
+binding) closes it. Typing `@` opens the workspace's paths the same way (widgets/path_popup.py),
+fuzzy matched on what follows; Tab/Enter put the chosen `@path` in place of the typed one.
+Focus never leaves the TextArea: Tab outside completion does nothing (moving focus away
+would lose the keys typed next). Up on the first line / Down on the
 last walk the project's prompt history (agent/ui/prompt_history.py); Up in an empty
 prompt first takes back a message queued while the agent works.
 """
@@ -23,7 +25,9 @@ from textual.widgets.option_list import Option
 
 from agent.ui import commands
 from agent.ui.early import PLACEHOLDER
+from agent.ui.path_complete import inserted, mention_before
 from agent.ui.prompt_history import HistoryWalk, PromptHistory
+from agent.ui.widgets.path_popup import PathPopup
 
 
 class SlashPopup(OptionList, can_focus=False):
@@ -80,7 +84,7 @@ class PromptInput(TextArea):
     BINDINGS = [
         Binding("enter", "submit", "Send", priority=True, show=False),
         Binding("ctrl+j,shift+enter", "newline", "New line", priority=True, show=False),
-        Binding("tab", "complete", "Complete a /command", show=False, priority=True),
+        Binding("tab", "complete", "Complete a /command or @path", show=False, priority=True),
         Binding("shift+tab", "stay", show=False, priority=True),
         Binding(
             "up", "up", "Previous prompt (on the first line) · take back a queued message", show=False, priority=True
@@ -93,7 +97,7 @@ class PromptInput(TextArea):
             super().__init__()
             self.text = text
 
-    def __init__(self, popup: SlashPopup, **kwargs) -> None:
+    def __init__(self, popup: SlashPopup, paths: PathPopup | None = None, **kwargs) -> None:
         super().__init__(
             soft_wrap=True,
             tab_behavior="focus",
@@ -105,6 +109,9 @@ class PromptInput(TextArea):
         )
         self.popup = popup
         popup.on_pick = self.complete_command
+        self.paths = paths
+        if paths is not None:
+            paths.on_pick = self.complete_path
         self.prompt_history: PromptHistory | None = None  # set by the app (it knows the project)
         self._walk: HistoryWalk | None = None
         # Set by the app: takes back the newest message queued while a turn runs (None: none).
@@ -117,16 +124,43 @@ class PromptInput(TextArea):
             self.popup.show_matches(text[1:])
         else:
             self.popup.hide()
+        self._update_paths()
+
+    def _mention(self) -> tuple[tuple[int, int], str] | None:
+        """The `@path` being typed at the cursor: where it starts, and what follows the `@`."""
+        if self.selected_text:
+            return None
+        row, column = self.cursor_location
+        found = mention_before(self.document.get_line(row)[:column])
+        return ((row, found[0]), found[1]) if found is not None else None
+
+    def _update_paths(self) -> None:
+        if self.paths is None:
+            return
+        mention = self._mention()
+        if mention is None or self.popup.visible:
+            self.paths.hide()
+        else:
+            self.paths.search(mention[1])
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         self._update_popup()
 
+    def on_text_area_selection_changed(self, event: TextArea.SelectionChanged) -> None:
+        self._update_paths()  # the cursor left the `@path` (or came back to one)
+
     def close_popup(self) -> bool:
-        """Hide the popup; True if it was open (so Esc was used up)."""
+        """Hide the popups; True if one was open (so Esc was used up)."""
         if self.popup.visible:
             self.popup.hide()
             return True
+        if self.paths is not None and self.paths.shown:
+            self.paths.hide()
+            return True
         return False
+
+    def _path_shown(self) -> bool:
+        return self.paths is not None and self.paths.shown
 
     def restore(self, text: str) -> None:
         """Put `text` back (a prompt sent too early, a rewound turn) with the cursor at its
@@ -151,6 +185,17 @@ class PromptInput(TextArea):
         self.move_cursor(self.document.end)
         self.popup.hide()
 
+    def complete_path(self, path: str) -> None:
+        """Put `@path` in place of the `@…` typed at the cursor; a folder stays open for its files."""
+        mention = self._mention()
+        if mention is None:
+            return
+        folder = path.endswith("/")
+        result = self.replace(inserted(path) + ("" if folder else " "), mention[0], self.cursor_location)
+        self.move_cursor(result.end_location)
+        if not folder and self.paths is not None:
+            self.paths.hide()
+
     # -- actions ------------------------------------------------------------------------
     # Priority bindings run in the app's handler as soon as the key arrives, while the
     # keys typed just before it may still wait in this widget's queue (a fast typist, a
@@ -159,6 +204,9 @@ class PromptInput(TextArea):
         self.call_later(self._submit)
 
     def _submit(self) -> None:
+        if self._path_shown():
+            self._complete_shown_path()
+            return
         self._update_popup()
         if self.popup.visible:
             name = self.popup.selected_name
@@ -181,7 +229,15 @@ class PromptInput(TextArea):
     def action_newline(self) -> None:
         self.call_later(self.insert, "\n")
 
+    def _complete_shown_path(self) -> None:
+        path = self.paths.selected_path if self.paths is not None else None
+        if path:
+            self.complete_path(path)
+
     def action_complete(self) -> None:
+        if self._path_shown():
+            self.call_later(self._complete_shown_path)  # after the keys typed before Tab
+            return
         if not self.popup.visible:
             return  # not SkipAction: focus would move to the chat and the next keys be lost
         name = self.popup.selected_name
@@ -194,6 +250,9 @@ class PromptInput(TextArea):
     def action_up(self) -> None:
         if self.popup.visible:
             self.popup.action_cursor_up()
+            return
+        if self.paths is not None and self.paths.shown:
+            self.paths.action_cursor_up()
             return
         if not self.text and self.take_queued is not None:
             queued = self.take_queued()
@@ -212,6 +271,9 @@ class PromptInput(TextArea):
     def action_down(self) -> None:
         if self.popup.visible:
             self.popup.action_cursor_down()
+            return
+        if self.paths is not None and self.paths.shown:
+            self.paths.action_cursor_down()
             return
         if self._walk is None or self.cursor_location[0] < self.document.line_count - 1:
             raise SkipAction()

@@ -1,5 +1,5 @@
-"""One-line status bar: activity (spinner, retry countdown, condensing) · model · effort ·
-context · cost · title.
+"""One-line status bar: activity (spinner, retry countdown, condensing) · the permission mode
+when not the default · model · effort · context · cost · title.
 
 While a turn runs a 10 Hz timer redraws it with `update(..., layout=False)`, which
 repaints this line only instead of relaying out the chat.
@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.widgets import Static
+
+from agent.tools.modes import MODE_BADGES
 
 if TYPE_CHECKING:
     from textual.timer import Timer
@@ -47,6 +49,7 @@ class StatusBar(Static):
         self.cache_share: float | None = None  # the last answered request's prompt-cache hits
         self.title: str = ""
         self.yolo = False  # shown for as long as it holds: nothing asks before acting
+        self.mode = "default"  # the permission mode (agent/tools/modes.py); shown unless the default
         self.loading = False  # the model library is still loading behind the first screen
         self.state: str = "starting…"  # shown when no turn runs
         self._turn_started: float | None = None
@@ -72,8 +75,11 @@ class StatusBar(Static):
         window: int | None = None,
         yolo: bool | None = None,
         effort: str | None | bool = False,
+        mode: str | None = None,
     ) -> None:
         """Only what is given changes (`effort`: None clears it, False leaves it)."""
+        if mode is not None:
+            self.mode = mode
         if effort is not False:
             self.effort = effort if isinstance(effort, str) and effort else None
         if yolo is not None:
@@ -210,6 +216,10 @@ class StatusBar(Static):
         if activity:
             out.append(activity, style="bold" if self.running else "dim")
             out.append("  │  ", style="dim")
+        badge = MODE_BADGES.get(self.mode, "")
+        if badge:
+            out.append(badge, style="bold magenta" if self.mode == "acceptEdits" else "bold cyan")
+            out.append("  ")
         if self.yolo:
             out.append(" YOLO ", style="bold reverse red")
             out.append(" ")

@@ -61,16 +61,22 @@ class ToolBlock(Vertical):
         self._tail = ""  # the last lines of output so far
         self._live_timer: Timer | None = None
 
-    def compose(self):
+    def _header(self) -> Text:
         header = Text()
         header.append("● ", style="dim")
         header.append(tool_render.inert(self.call.name), style="bold")
         args = tool_render.format_args(self.call)
         if args:
             header.append(" " + args)
-        yield Static(header, classes="tool-header")
+        if self.result is not None and tool_render.one_line(self.result):
+            header.append(" · " + self.summary)
+        return header
+
+    def compose(self):
+        yield Static(self._header(), classes="tool-header")
         if self.result is not None:  # from history: no second layout pass for the result
-            yield self._result_widget()
+            if not tool_render.one_line(self.result):
+                yield self._result_widget()
         else:
             yield Static(self.pending_text, markup=False, classes="tool-running")
 
@@ -118,7 +124,10 @@ class ToolBlock(Vertical):
         self.summary = tool_render.summarize_result(message)
         if self._ready:
             self.query(".tool-running").remove()
-            self.mount(self._result_widget())
+            if tool_render.one_line(message):
+                self.query_one(".tool-header", Static).update(self._header())
+            else:
+                self.mount(self._result_widget())
 
     def _result_widget(self) -> Widget:
         from textual.content import Content

@@ -42,6 +42,9 @@ class ResultView(Protocol):
 
 
 MAX_ARGS_CHARS = 100
+TODO_WRITE = "todo-write"
+EXIT_PLAN_MODE = "exit-plan-mode"
+REVIEWS = {"approved": "approved", "keep_planning": "keep planning", "recorded": "plan recorded"}
 MAX_BODY_LINES = 200
 MAX_BODY_LINE_CHARS = 1000  # a minified file or a one-line 50 KB log must not be wrapped whole
 
@@ -110,9 +113,16 @@ def _format_args(call: CallView) -> str:
         return _clip(text)
     if name in ("filesystem-edit", "filesystem-create"):
         return _clip(str(args.get("filePath", "")))
+    if name == TODO_WRITE:  # the list is in the panel above the prompt; its result line says how far
+        return ""
+    if name == EXIT_PLAN_MODE:  # the plan's first line; the expanded result is the whole plan
+        first = next((line.strip("# ").strip() for line in str(args.get("plan", "")).splitlines() if line.strip()), "")
+        return _clip(first)
     if name == "filesystem-search":
         where = args.get("path") or args.get("glob")
         return _clip(repr(str(args.get("pattern", ""))) + (f" in {where}" if where else ""))
+    if name == "subagent":  # `explore: find where the config is loaded`
+        return _clip(f"{args.get('agent') or 'general'}: {' '.join(str(args.get('task', '')).split())}")
     if name.startswith("context-"):
         extra = args.get("pattern") or args.get("kind") or ""
         return _clip(" ".join(str(x) for x in (args.get("id", ""), extra) if x))
@@ -180,6 +190,9 @@ def _summarize_result(message: ResultView) -> str:
     if is_error(message):
         first = content.strip().splitlines()[0] if content.strip() else "Error"
         return _clip(first, 90)
+    done = todo_progress(message)
+    if done is not None:
+        return f"Updated todos {done}"
     diff = result_diff(message)
     if diff is not None:
         added, removed = diff_stats(diff)
@@ -187,7 +200,33 @@ def _summarize_result(message: ResultView) -> str:
     if message.tool_name == "filesystem-read":
         body = content.splitlines()[1:] if content.startswith("📄") else content.splitlines()
         return _plural(len(body), "line")
+    review = (message.meta or {}).get("review")
+    if message.tool_name == EXIT_PLAN_MODE and review in REVIEWS:
+        mode = (message.meta or {}).get("mode")
+        return REVIEWS[review] + (f" · {mode} mode" if mode else "")
+    run = (message.meta or {}).get("subagent")
+    if isinstance(run, dict):  # what the child cost, in the parent's bill: `12 tool calls · $0.0123`
+        cost = float((message.meta or {}).get("cost") or 0.0)
+        calls = int(run.get("tool_calls") or 0)
+        return f"{_plural(calls, 'tool call')} · {_plural(_count_lines(content), 'line')} · ${cost:.4f}"
     return _plural(_count_lines(content), "line") if content else "done"
+
+
+def todo_progress(message: ResultView) -> str | None:
+    """`3/7` for a todo-write result that set the list, else None. Counted here rather than
+    with agent/tools/todos.py: this module stays free of cairn's other packages (the first
+    screen imports it)."""
+    todos = (message.meta or {}).get("todos")
+    if message.tool_name != TODO_WRITE or message.status != "ok" or not isinstance(todos, list):
+        return None
+    done = sum(isinstance(t, dict) and t.get("status") == "completed" for t in todos)
+    return f"{done}/{len(todos)}"
+
+
+def one_line(message: ResultView) -> bool:
+    """A result whose summary is all there is to see (the todo list lives in its panel): the
+    tool block is its header line alone, nothing to expand."""
+    return todo_progress(message) is not None
 
 
 SHOWN_OPEN_MAX_CHARS = 200  # a one-line output up to this long is shown, not folded away
@@ -205,6 +244,9 @@ def shown_open(message: ResultView) -> bool:
 def result_body(message: ResultView) -> str:
     """The result's text for the expanded view (inert), bounded to MAX_BODY_LINES lines."""
     content = message.content or ""
+    plan = (message.meta or {}).get("plan")
+    if message.tool_name == EXIT_PLAN_MODE and isinstance(plan, str):
+        content = plan  # what the user reviewed, not what the model was told about it
     data = terminal_output(content)
     if data is not None:
         parts = [str(data.get("stdout") or "").rstrip("\n")]

@@ -1,0 +1,45 @@
+"""The names the hooks contract fixes (SPEC §13.5): events, and Claude Code's tool names.
+
+A hook written for Claude Code says `Bash` or `Edit|Write`; cairn's tools are called
+`terminal-execute` and `filesystem-edit`. Both spellings match, so a hook configuration
+copied from Claude Code works unchanged.
+
+Standard library only: agent/settings/ (on the path to the first screen) and the pure
+agent/context/ read these names.
+"""
+
+from __future__ import annotations
+
+# Every event a hook may be configured for, in the order Claude Code documents them.
+EVENTS = ("PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SessionStart", "PreCompact", "Notification")
+TOOL_EVENTS = frozenset({"PreToolUse", "PostToolUse"})  # the events whose hooks have a matcher
+DEFAULT_TIMEOUT = 60.0  # seconds, as Claude Code's
+
+# Claude Code's tool name → cairn's. Several of Claude Code's may name one of cairn's.
+CLAUDE_TOOLS = {
+    "Bash": "terminal-execute",
+    "Read": "filesystem-read",
+    "Edit": "filesystem-edit",
+    "MultiEdit": "filesystem-edit",
+    "Write": "filesystem-create",
+    "Grep": "filesystem-search",
+    "Glob": "filesystem-find",
+    "LS": "filesystem-read",
+    "WebFetch": "web-fetch",
+    "TodoWrite": "todo-write",
+    "Task": "subagent",
+    "ExitPlanMode": "exit-plan-mode",
+}
+# cairn's tool name → the one Claude Code name a Claude Code hook is shown (the first above).
+CLAUDE_NAME = {cairn: claude for claude, cairn in reversed(CLAUDE_TOOLS.items())}
+
+
+def claude_aliases(tool: str) -> list[str]:
+    """Every Claude Code name of cairn's `tool` (none for a tool Claude Code lacks)."""
+    return [claude for claude, cairn in CLAUDE_TOOLS.items() if cairn == tool]
+
+
+# A user message's meta: what its hooks added for the model (SessionStart and
+# UserPromptSubmit output). agent/context/rendered.py puts it after the message's text, so the
+# stored prompt stays what the user typed and every build renders the same request.
+HOOK_CONTEXT_META = "hook_context"

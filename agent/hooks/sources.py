@@ -1,0 +1,184 @@
+"""Where hooks come from: cairn's config, and, when the user opts in, Claude Code's settings.
+
+cairn's own hooks are `[[hooks.EVENT]]` tables of its config (agent/settings/config.py
+`HooksSettings`; a project's apply once its folder is trusted, agent/settings/trust.py).
+With `[hooks] read_claude_settings = true` in the user's config, the hooks of Claude Code's
+`~/.claude/settings.json` (or `$CLAUDE_CONFIG_DIR/settings.json`) run too, and so do those of
+the project's `.claude/settings.json` and `.claude/settings.local.json` once the user trusted
+them as they are (`cairn trust`): a cloned repository's hook is a command it would run on
+the user's machine. That trust is its own record (trust.CLAUDE_HOOKS), keyed by the folder
+and the hooks' content, so a changed hook is asked about again.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agent.hooks import matcher as matching
+from agent.hooks.names import DEFAULT_TIMEOUT, EVENTS
+from agent.settings import trust
+
+MAX_SETTINGS_BYTES = 1024 * 1024
+PROJECT_FILES = (".claude/settings.json", ".claude/settings.local.json")
+
+
+@dataclass(frozen=True)
+class HookSpec:
+    """One command for one event. `claude`: from Claude Code's settings, so it is shown Claude
+    Code's tool names and arguments (agent/hooks/claude_shape.py)."""
+
+    event: str
+    command: str
+    matcher: str | None = None
+    timeout: float = DEFAULT_TIMEOUT
+    claude: bool = False
+
+    @property
+    def label(self) -> str:
+        """How a warning names it: its command, short and on one line."""
+        text = " ".join(self.command.split())
+        return f"`{text if len(text) <= 80 else text[:79] + '…'}`"
+
+
+def configured(hooks: Any) -> list[HookSpec]:
+    """The hooks of cairn's config (`settings.hooks`, a HooksSettings)."""
+    specs = []
+    for event in EVENTS:
+        for entry in getattr(hooks, event, None) or []:
+            specs.append(HookSpec(event, entry.command, entry.matcher, entry.timeout))
+    return specs
+
+
+def claude_dir() -> Path:
+    """Claude Code's own folder: `$CLAUDE_CONFIG_DIR`, else `~/.claude`."""
+    value = os.environ.get("CLAUDE_CONFIG_DIR")
+    return Path(value).expanduser() if value else Path.home() / ".claude"
+
+
+def _parsed(raw: bytes, shown: str, problems: list[str]) -> dict[str, Any]:
+    """The `hooks` table of a Claude Code settings file ({} when it has none or is broken)."""
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (ValueError, RecursionError):
+        problems.append(f"Ignoring the hooks in {shown}: it is not valid JSON")
+        return {}
+    hooks = data.get("hooks") if isinstance(data, dict) else None
+    return hooks if isinstance(hooks, dict) else {}
+
+
+def claude_specs(table: dict[str, Any], shown: str, problems: list[str]) -> list[HookSpec]:
+    """Claude Code's `{"EVENT": [{"matcher": …, "hooks": [{"type": "command", "command": …,
+    "timeout": …}]}]}` as specs. Events and hook types cairn has not are named once."""
+    specs: list[HookSpec] = []
+    unknown: list[str] = []
+    for event, groups in table.items():
+        if event not in EVENTS:
+            unknown.append(str(event))
+            continue
+        for group in groups if isinstance(groups, list) else []:
+            if not isinstance(group, dict):
+                continue
+            found = group.get("matcher")
+            for hook in group.get("hooks") or []:
+                if not isinstance(hook, dict) or hook.get("type", "command") != "command":
+                    continue
+                command = hook.get("command")
+                timeout = hook.get("timeout")
+                if not isinstance(command, str) or not command.strip():
+                    continue
+                seconds = DEFAULT_TIMEOUT
+                if isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and timeout > 0:
+                    seconds = float(timeout)
+                specs.append(HookSpec(event, command, found if isinstance(found, str) else None, seconds, claude=True))
+    if unknown:
+        problems.append(f"{shown}: cairn has no {', '.join(sorted(unknown)[:8])} hook event; those hooks do not run")
+    return specs
+
+
+def user_claude_specs(problems: list[str]) -> list[HookSpec]:
+    from agent.fs.repo_files import FileMissing, RepoFileError, read_own_file
+
+    path = claude_dir() / "settings.json"
+    try:
+        raw = read_own_file(path, max_bytes=MAX_SETTINGS_BYTES)
+    except FileMissing:
+        return []
+    except RepoFileError as exc:
+        problems.append(f"Ignoring the hooks in {path}: it {exc.reason}")
+        return []
+    return claude_specs(_parsed(raw, str(path), problems), str(path), problems)
+
+
+def project_claude_hooks(workspace: Path, problems: list[str]) -> dict[str, dict[str, Any]]:
+    """{file: its hooks table} of the project's Claude Code settings files that have hooks."""
+    from agent.fs.repo_files import FileMissing, RepoFileError, read_repo_file
+
+    found: dict[str, dict[str, Any]] = {}
+    for name in PROJECT_FILES:
+        try:
+            raw = read_repo_file(workspace, name, max_bytes=MAX_SETTINGS_BYTES)
+        except FileMissing:
+            continue
+        except RepoFileError as exc:
+            problems.append(f"Ignoring the hooks in {workspace / name}: it {exc.reason}")
+            continue
+        table = _parsed(raw, str(workspace / name), problems)
+        if table:
+            found[name] = table
+    return found
+
+
+def project_digest(tables: dict[str, dict[str, Any]]) -> str:
+    """What trusting the project's Claude Code hooks records: their content, nothing else of
+    the files (a changed permission list does not ask again; a changed hook does)."""
+    return trust.digest(json.dumps(tables, sort_keys=True, ensure_ascii=True).encode())
+
+
+def project_claude_specs(workspace: Path, problems: list[str]) -> list[HookSpec]:
+    tables = project_claude_hooks(workspace, problems)
+    if not tables:
+        return []
+    if not trust.is_trusted(workspace, project_digest(tables), trust.CLAUDE_HOOKS):
+        files = " and ".join(tables)
+        problems.append(
+            f"Not running the hooks in {files} of {workspace}: they are not trusted. "
+            f"Trust them with `cairn trust {workspace}`."
+        )
+        return []
+    specs: list[HookSpec] = []
+    for name, table in tables.items():
+        specs += claude_specs(table, str(workspace / name), problems)
+    return specs
+
+
+def trust_project_claude_hooks(folder: Path) -> str | None:
+    """`cairn trust`: record the project's Claude Code hooks as trusted as they are now; the
+    line to print, or None when the project has none. Raises OSError when not recorded."""
+    tables = project_claude_hooks(folder, [])
+    if not tables:
+        return None
+    trust.trust(folder, project_digest(tables), trust.CLAUDE_HOOKS)
+    return (
+        f"Trusted the hooks in {' and '.join(tables)} as they are now (they run when your config "
+        f"sets [hooks] read_claude_settings = true)."
+    )
+
+
+def load_specs(settings: Any) -> tuple[list[HookSpec], list[str]]:
+    """Every hook that applies in `settings.workspace`, and what the user should be told
+    about those that do not (a bad matcher, an untrusted project's Claude Code hooks)."""
+    problems: list[str] = []
+    hooks = getattr(settings, "hooks", None)
+    specs = configured(hooks) if hooks is not None else []
+    if hooks is not None and hooks.read_claude_settings:
+        specs += user_claude_specs(problems)
+        specs += project_claude_specs(Path(settings.workspace), problems)
+    for spec in specs:
+        why = matching.problem(spec.matcher)
+        if why is not None:
+            problems.append(f"{spec.event} hook {spec.label}: {why}")
+    return specs, problems

@@ -1,0 +1,275 @@
+"""Which skills exist: folders with a `SKILL.md` in the Agent Skills format (SPEC §13.3).
+
+A skill is a folder holding `SKILL.md` — front matter `name` (lowercase letters, digits,
+hyphens, at most 64), `description` (what it does and when to use it), optional `license`,
+`allowed-tools`, `metadata` — and the files its instructions point to. The same folder works
+in Claude Code, Codex, opencode and Vibe, so cairn reads theirs too: the user's
+`~/.agents/skills`, `~/.claude/skills`, `~/.cairn/skills` and cairn's config folder (with
+CAIRN_HOME, which relocates everything, tests included, only `$CAIRN_HOME/skills`), and the
+project's `.agents/skills`, `.claude/skills`, `.cairn/skills`. A later folder wins a name:
+cairn's own over the other agents', the project's over the user's.
+
+Only each skill's name and description go into the request (the catalog, seed 004's idea:
+fifty skills cost a few thousand tokens, not fifty bodies); the body is read when the model
+loads the skill (tool.py). A project's skill is instructions from a possibly hostile
+repository, so its files are read through agent/fs/repo_files.py like AGENTS.md (no symlink
+out, regular files only, a size cap); the user's are their own files (symlinks followed: a
+dotfiles manager links them; still regular files only, still capped). `allowed-tools` grants
+nothing: a skill is instructions, never power. What is skipped is said in a notice (`/skills`
+shows them), never a traceback.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from agent.fs import front_matter
+from agent.fs.nofollow import CLOEXEC, DIRECTORY, DescendError, descend
+from agent.fs.repo_files import FileMissing, RepoFileError, list_repo_folder, read_own_file, read_repo_file
+
+log = logging.getLogger("agent.skills")
+
+SKILL_FILE = "SKILL.md"
+MAX_SKILL_BYTES = 256 * 1024  # the format asks for bodies under 500 lines; more is a mistake or hostile
+MAX_DESCRIPTION_CHARS = 1024  # the format's limit; a longer one is cut
+NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
+# The catalog rides in every request: about 2% of a 200k window (Codex caps its list there;
+# Claude Code at 15,000 characters), counted in characters (about 4 to a token: no tokenizer).
+CATALOG_MAX_CHARS = 16_000
+CATALOG_DESCRIPTION_CHARS = 500  # of each skill's line
+MAX_LISTED_FILES = 100  # a skill's other files named in its load result
+MAX_DEPTH = 4  # folders below the skill's own that are listed
+PROJECT_FOLDERS = (Path(".agents") / "skills", Path(".claude") / "skills", Path(".cairn") / "skills")
+_FOLDER_FLAGS = os.O_RDONLY | DIRECTORY | CLOEXEC
+
+
+class SkillError(Exception):
+    """A skill that could not be loaded, in words for the model."""
+
+
+@dataclass(frozen=True)
+class Skill:
+    name: str
+    description: str  # on one line
+    folder: Path  # absolute: a user's with its symlinks resolved, a project's as found below the workspace
+    source: str  # "user" | "project"
+    relative: Path | None = None  # a project's folder, relative to the workspace: read through repo_files
+
+
+@dataclass
+class SkillCatalog:
+    """The skills of one workspace, found once (the tool's description must not change in a
+    session: it is part of the cached prefix), and what was skipped."""
+
+    workspace: Path
+    skills: dict[str, Skill] = field(default_factory=dict)  # by name, in the catalog's order
+    notices: list[str] = field(default_factory=list)
+
+    def get(self, name: str) -> Skill | None:
+        name = name.strip()
+        return self.skills.get(name) or self.skills.get(name.lower())
+
+    def read_roots(self) -> list[str]:
+        """The user's skill folders: filesystem-read may read there without asking, though they
+        are outside the workspace (a project's are inside it anyway)."""
+        return [str(s.folder) for s in self.skills.values() if s.source == "user"]
+
+    def text(self, max_chars: int = CATALOG_MAX_CHARS) -> str:
+        """One line per skill, name and description, as the model reads it in skill-load's
+        description; cut at `max_chars`, saying how many were left out."""
+        lines: list[str] = []
+        used = 0
+        for skill in self.skills.values():
+            description = skill.description
+            if len(description) > CATALOG_DESCRIPTION_CHARS:
+                description = description[: CATALOG_DESCRIPTION_CHARS - 1].rstrip() + "…"
+            line = f"- {skill.name}: {description}"
+            if used + len(line) + 1 > max_chars:
+                break
+            lines.append(line)
+            used += len(line) + 1
+        left = len(self.skills) - len(lines)
+        if left:
+            lines.append(
+                f"({left} more skill{'s' * (left > 1)} not listed: the list is capped at about 2% of the context "
+                f"window. The user sees them all with /skills and can name one for you to load.)"
+            )
+        return "\n".join(lines)
+
+
+def user_folders() -> list[Path]:
+    """The user's skill folders, the winner of a name last."""
+    from agent.paths import config_dir, home_dir
+
+    folders: list[Path] = []
+    if home_dir() is None:
+        home = Path.home()
+        folders += [home / ".agents" / "skills", home / ".claude" / "skills", home / ".cairn" / "skills"]
+    folders.append(config_dir() / "skills")
+    return list(dict.fromkeys(folders))
+
+
+def discover(workspace: Path) -> SkillCatalog:
+    """Every skill by name (user < project; within each, the later folder wins)."""
+    catalog = SkillCatalog(Path(workspace))
+    found: dict[str, Skill] = {}
+    for folder in user_folders():
+        for skill in _user_skills(folder, catalog.notices):
+            found[skill.name] = skill
+    for relative in PROJECT_FOLDERS:
+        for skill in _project_skills(catalog.workspace, relative, catalog.notices):
+            found[skill.name] = skill
+    # A repository's own skills first: when the list is cut, they are the ones about this code.
+    ordered = sorted(found.values(), key=lambda s: (s.source != "project", s.name))
+    catalog.skills = {s.name: s for s in ordered}
+    return catalog
+
+
+def _user_skills(folder: Path, notices: list[str]) -> list[Skill]:
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return []
+    out = []
+    for name in names:
+        if name.startswith(".") or not (folder / name).is_dir():
+            continue
+        path = folder / name / SKILL_FILE
+        try:
+            raw = read_own_file(path, max_bytes=MAX_SKILL_BYTES)
+        except FileMissing:
+            continue  # a folder that is not a skill
+        except RepoFileError as exc:
+            _say(notices, f"Skipping the skill {exc.path}: it {exc.reason}")
+            continue
+        skill = _parse(raw, path, Path(os.path.realpath(folder / name)), "user", None, notices)
+        if skill is not None:
+            out.append(skill)
+    return out
+
+
+def _project_skills(workspace: Path, relative: Path, notices: list[str]) -> list[Skill]:
+    try:
+        names = list_repo_folder(workspace, relative)
+    except FileMissing:
+        return []
+    except RepoFileError as exc:
+        _say(notices, f"Skipping the skills in {exc.path}: it {exc.reason}")
+        return []
+    out = []
+    for name in names:
+        if name.startswith("."):
+            continue
+        path = relative / name / SKILL_FILE
+        try:
+            raw = read_repo_file(workspace, path, max_bytes=MAX_SKILL_BYTES)
+        except FileMissing:
+            continue  # a folder that is not a skill, or a plain file
+        except RepoFileError as exc:
+            _say(notices, f"Skipping the skill {exc.path}: it {exc.reason}")
+            continue
+        skill = _parse(raw, workspace / path, workspace / relative / name, "project", relative / name, notices)
+        if skill is not None:
+            out.append(skill)
+    return out
+
+
+def _parse(
+    raw: bytes, path: Path, folder: Path, source: str, relative: Path | None, notices: list[str]
+) -> Skill | None:
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        _say(notices, f"Skipping the skill {path}: it is not UTF-8 text")
+        return None
+    fields, _ = front_matter.split(text)
+    name = str(fields.get("name") or folder.name).strip()
+    if not NAME.fullmatch(name):
+        _say(
+            notices,
+            f"Skipping the skill {path}: its name {name[:70]!r} is not lowercase letters, digits and hyphens "
+            f"(at most 64)",
+        )
+        return None
+    description = " ".join(str(fields.get("description") or "").split())
+    if not description:
+        _say(notices, f"Skipping the skill {path}: it has no description (front matter `description:`)")
+        return None
+    if len(description) > MAX_DESCRIPTION_CHARS:
+        description = description[: MAX_DESCRIPTION_CHARS - 1].rstrip() + "…"
+    return Skill(name=name, description=description, folder=folder, source=source, relative=relative)
+
+
+def _say(notices: list[str], text: str) -> None:
+    log.warning("%s", text)
+    notices.append(text)
+
+
+# -- loading ------------------------------------------------------------------------------------
+
+
+def read_body(catalog: SkillCatalog, skill: Skill) -> str:
+    """The body of the skill's SKILL.md as it is now, read the same safe way as at discovery."""
+    try:
+        if skill.relative is not None:
+            raw = read_repo_file(catalog.workspace, skill.relative / SKILL_FILE, max_bytes=MAX_SKILL_BYTES)
+        else:
+            raw = read_own_file(skill.folder / SKILL_FILE, max_bytes=MAX_SKILL_BYTES)
+        text = raw.decode("utf-8")
+    except RepoFileError as exc:
+        raise SkillError(f"{exc.path} {exc.reason}") from None
+    except UnicodeDecodeError:
+        raise SkillError(f"{skill.folder / SKILL_FILE} is not UTF-8 text") from None
+    return front_matter.split(text)[1].strip()
+
+
+def other_files(catalog: SkillCatalog, skill: Skill) -> tuple[list[str], int]:
+    """The regular files beside SKILL.md (relative paths, at most MAX_LISTED_FILES), and how
+    many there are in all. Walked without following a symlink: a link in a project's skill
+    could name files outside the workspace, and a link in the user's would lead
+    filesystem-read outside the folder it may read unasked; hidden names are left out."""
+    try:
+        if skill.relative is not None:
+            top = os.open(os.path.realpath(catalog.workspace), _FOLDER_FLAGS)
+            fd = descend(top, skill.relative.parts, flags=_FOLDER_FLAGS)
+        else:
+            fd = os.open(skill.folder, _FOLDER_FLAGS)
+    except (OSError, DescendError):
+        return [], 0
+    found: list[str] = []
+    try:
+        _walk(fd, "", MAX_DEPTH, found)
+    finally:
+        os.close(fd)
+    return found[:MAX_LISTED_FILES], len(found)
+
+
+def _walk(fd: int, prefix: str, depth: int, found: list[str]) -> None:
+    if len(found) > 10 * MAX_LISTED_FILES:  # enough to say "and N more"; a huge tree is not walked whole
+        return
+    try:
+        with os.scandir(fd) as listing:
+            entries = sorted(listing, key=lambda e: e.name)
+    except OSError:
+        return
+    for entry in entries:
+        if entry.name.startswith(".") or entry.is_symlink():
+            continue
+        shown = prefix + entry.name
+        if entry.is_dir(follow_symlinks=False):
+            if depth <= 0:
+                continue
+            try:
+                child = descend(os.dup(fd), [entry.name], flags=_FOLDER_FLAGS)
+            except (OSError, DescendError):
+                continue
+            try:
+                _walk(child, shown + "/", depth - 1, found)
+            finally:
+                os.close(child)
+        elif entry.is_file(follow_symlinks=False) and shown != SKILL_FILE:
+            found.append(shown)

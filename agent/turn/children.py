@@ -1,0 +1,201 @@
+"""Running a subagent (SPEC §13.3): a child conversation with a context of its own.
+
+The child is an `Agent` like the parent — same loop, request builder, context passes, store —
+on a session of its own (`Session.agent` names its definition, `parent_call_id` the call it
+answers), so its whole transcript is kept and can be opened after the fact, while the parent
+gets only its final answer as the tool result: none of the child's reads enter the parent's
+requests.
+
+What the child may do never exceeds the parent: its tools are picked from the parent's
+registry (never `subagent` itself), its permissions are the parent's settings with the
+parent's approver (the question names the agent), a read-only definition runs in plan mode,
+and "always this session" answers are shared both ways for a definition with the parent's
+mode. Cost is the parent session's: the child's is on the tool result (`meta.cost`), which
+the session's total sums on resume.
+
+The parent's interrupt reaches the child: the child's turn runs in a task the parent waits
+on; when the parent is cancelled, the child is cancelled and its own clean-up (kill its
+processes, answer its open calls, keep its partial text) runs to the end before the parent's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from agent.session.models import Message
+from agent.subagents.definitions import AgentDefinition
+from agent.subagents.models import child_model
+from agent.subagents.tool import NAME as SUBAGENT_TOOL
+from agent.tools.base import ToolResult
+from agent.tools.permissions import ApprovalRequest, Decision
+from agent.tools.registry import ToolRegistry
+from agent.turn.events import Event, Retrying, ToolStarted, TurnError, TurnFinished
+
+log = logging.getLogger("agent.turn.children")
+
+TITLE_CHARS = 60
+PROGRESS_ARGUMENT_CHARS = 80
+# A child runs no children of its own, and has no user to present a plan to.
+NOT_FOR_CHILDREN = frozenset({SUBAGENT_TOOL, "exit-plan-mode"})
+
+SUBAGENT_PREAMBLE = """\
+# You are a subagent
+Another agent sent you the task in the first user message; it sees only your final message,
+never your tool calls or their output. Work through the task with your tools, then end with
+one final answer that stands on its own: what you found or did, with file paths (and line
+numbers) and the facts the other agent needs, and what you could not do. No greetings, no
+questions back: nobody can answer them."""
+
+
+class ChildRunner:
+    """The parent's way to run children; owned by the parent `Agent` (one per agent)."""
+
+    # `parent` and what `make_agent` returns are agent.turn.loop.Agent objects (not imported:
+    # the loop imports this module).
+    def __init__(self, parent: Any, make_agent: Callable[..., Any], *, max_parallel: int) -> None:
+        self.parent = parent
+        self.make_agent = make_agent
+        self.slots = asyncio.Semaphore(max(1, max_parallel))
+
+    async def run(self, definition: AgentDefinition, task: str, *, call_id: str, progress: Any) -> ToolResult:
+        async with self.slots:
+            return await self._run(definition, task, call_id=call_id, progress=progress)
+
+    async def _run(self, definition: AgentDefinition, task: str, *, call_id: str, progress: Any) -> ToolResult:
+        parent = self.parent
+        model = child_model(definition.model, parent.model)
+        session = await parent.writer.persist(
+            parent.store.create_session(
+                cwd=parent.session.cwd,
+                model=model,
+                title=f"{definition.name}: {' '.join(task.split())[:TITLE_CHARS]}",
+                parent_session_id=parent.session.id,
+                agent=definition.name,
+                parent_call_id=call_id or None,
+            )
+        )
+        watcher = _ChildEvents(definition.name, progress)
+        child = self.make_agent(
+            settings=parent.settings,
+            store=parent.store,
+            session=session,
+            model=model,
+            on_event=watcher,
+            approver=_naming(definition.name, parent.permissions.approver),
+        )
+        self._confine(child, definition)
+        turn = asyncio.ensure_future(child.run_turn(task))
+        try:
+            await asyncio.shield(turn)
+        except asyncio.CancelledError:
+            turn.cancel()
+            await _finished(turn)
+            raise
+        history = await child.current_history()
+        return _result(definition, child, history, watcher)
+
+    def _confine(self, child: Any, definition: AgentDefinition) -> None:
+        """The child's tools and permissions: never more than the parent's."""
+        parent = self.parent
+        offered = [t for t in parent.registry.tools() if t.name not in NOT_FOR_CHILDREN]
+        if definition.tools is not None:
+            allowed = set(definition.tools)
+            offered = [t for t in offered if t.name in allowed]
+        child.registry = ToolRegistry(offered)
+        child.ctx.context_files.tool_definitions = child.registry.definitions
+        parent_mode = parent.permissions.mode
+        child.permissions.mode = "plan" if definition.mode == "plan" else parent_mode
+        if child.permissions.mode == parent_mode:
+            child.permissions.always = parent.permissions.always  # one user, one set of answers
+        child.guard = None
+        child.announce_mode = False
+        child.system_prompt = "\n\n".join(
+            p for p in (parent.system_prompt, SUBAGENT_PREAMBLE, definition.prompt.strip()) if p
+        )
+
+
+class _ChildEvents:
+    """What the parent shows of a running child: each tool it starts, as a line of the
+    `subagent` call's live output; and what it needs afterwards (the error, the status)."""
+
+    def __init__(self, name: str, progress: Any) -> None:
+        self.name = name
+        self.progress = progress
+        self.error = ""
+        self.status = "ok"
+        self.tool_calls = 0
+
+    def __call__(self, event: Event) -> None:
+        if isinstance(event, ToolStarted):
+            self.tool_calls += 1
+            arguments = " ".join((event.call.arguments or "").split())
+            if len(arguments) > PROGRESS_ARGUMENT_CHARS:
+                arguments = arguments[: PROGRESS_ARGUMENT_CHARS - 1] + "…"
+            self._say(f"{event.call.name} {arguments}".rstrip())
+        elif isinstance(event, Retrying):
+            self._say(f"retrying ({event.attempt}/{event.max_attempts}): {event.reason}")
+        elif isinstance(event, TurnError):
+            self.error = event.message
+            self._say(f"error: {event.message}")
+        elif isinstance(event, TurnFinished):
+            self.status = event.status
+
+    def _say(self, line: str) -> None:
+        if self.progress is not None:
+            self.progress(f"{line}\n")
+
+
+def _naming(name: str, approver: Any) -> Any:
+    """The parent's approver, asked with the agent's name in the question."""
+    if approver is None:
+        return None
+
+    async def ask(request: ApprovalRequest) -> Decision:
+        return await approver(request.model_copy(update={"title": f"[{name} agent] {request.title}"}))
+
+    return ask
+
+
+def _result(definition: AgentDefinition, child: Any, history: list[Message], watcher: _ChildEvents) -> ToolResult:
+    answer = next((m for m in reversed(history) if m.role == "assistant" and (m.content or "").strip()), None)
+    requests = sum(1 for m in history if m.role == "assistant")
+    usage = {
+        "prompt_tokens": sum(int((m.meta.get("usage") or {}).get("prompt_tokens") or 0) for m in history),
+        "completion_tokens": sum(int((m.meta.get("usage") or {}).get("completion_tokens") or 0) for m in history),
+    }
+    meta: dict[str, Any] = {
+        "subagent": {
+            "agent": definition.name,
+            "session_id": child.session.id,
+            "model": child.model,
+            "requests": requests,
+            "tool_calls": watcher.tool_calls,
+            "status": watcher.status,
+            **usage,
+        },
+        "cost": child.session_cost,
+    }
+    last = history[-1] if history else None
+    finished = last is not None and last.role == "assistant" and not last.tool_calls and last.status == "ok"
+    if answer is not None and finished:
+        return ToolResult(content=answer.content or "", meta=meta)
+    why = watcher.error or (
+        "it stopped before answering" if watcher.status == "ok" else f"its turn ended: {watcher.status}"
+    )
+    partial = f"\nWhat it said last:\n{answer.content}" if answer is not None else ""
+    return ToolResult.error(f"the {definition.name} agent did not finish: {why}.{partial}", **meta)
+
+
+async def _finished(turn: asyncio.Future) -> None:
+    """Wait for the cancelled child's clean-up to end, however often the user presses Esc."""
+    while not turn.done():
+        try:
+            await asyncio.shield(turn)
+        except asyncio.CancelledError:
+            continue
+        except Exception:
+            log.exception("a subagent's turn failed while stopping")
+            return

@@ -1,0 +1,41 @@
+"""The loop's side of the hooks (agent/hooks/): the agent's `Hooks`, and a Stop hook's "go on".
+
+The dispatcher decides what hooks say; this module does what that needs from a running
+session: it shows their warnings as notices, and stores a Stop hook's reason as a user-side
+note so the next request carries it (and a resumed session still shows why the model went on).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agent.hooks.dispatch import Hooks
+from agent.session.models import Message
+from agent.turn.events import Notice
+
+STOP_NOTE = "[A Stop hook asks you to go on before you finish]\n{reason}"
+
+
+def agent_hooks(agent: Any, *, turn_events: bool) -> Hooks:
+    """The hooks of `agent` (an agent.turn.loop.Agent). `turn_events`: False for a subagent's
+    child, which runs only the tool hooks and PreCompact."""
+    return Hooks(
+        agent.settings,
+        session_id=lambda: agent.session.id,
+        permissions=lambda: agent.permissions,
+        warn=lambda message, kind: agent.emit(Notice(message=message, kind=kind)),
+        turn_events=turn_events,
+    )
+
+
+async def stop_hook_goes_on(agent: Any, *, active: bool) -> bool:
+    """Run the Stop hooks as the turn would end; True when one sent the model back to work
+    (its reason is stored for the next request). `active`: this turn already went on once."""
+    reason = await agent.hooks.stop(active)
+    if reason is None:
+        return False
+    await agent.writer.append(
+        Message(role="user", kind="note", content=STOP_NOTE.format(reason=reason), meta={"hook": "Stop"})
+    )
+    agent.emit(Notice(message=f"A Stop hook asked the model to go on: {reason}", kind="info"))
+    return True

@@ -1,0 +1,193 @@
+"""The loop's tool step: run an assistant message's tool calls and store every result.
+
+Calls run in order, one at a time, except a run of consecutive `subagent` calls, which run
+together (each child is a whole conversation; waiting for one before starting the next would
+only add their times). Every call gets a result in the stored history whatever happens — a
+run limit answers the calls it stops, an interrupt answers the open ones with what the
+running command printed until then — so the next request is always valid.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import functools
+import os
+import signal
+from collections.abc import Awaitable
+from typing import Any
+
+from agent.session.models import Message, ToolCall
+from agent.subagents.tool import NAME as SUBAGENT_TOOL
+from agent.tools.base import ToolResult
+from agent.turn.events import ToolFinished, ToolOutput, ToolStarted
+
+INTERRUPTED_TOOL_TEXT = "Error: interrupted by the user before this tool finished."
+SKIPPED_TOOL_TEXT = "Error: not run; the user interrupted the turn."
+PARTIAL_OUTPUT_CHARS = 30_000  # of an interrupted command's output, kept as its result
+PARTIAL_CHUNKS = 64
+LIMIT_TOOL_TEXT = "Error: not run; {message}"
+
+
+class ToolSteps:
+    """Owned by the `Agent` (agent/turn/loop.py, not imported: it imports this module): its
+    registry, tool context, writer and guard; `partial` is what the call running alone has
+    printed so far."""
+
+    def __init__(self, agent: Any) -> None:
+        self.agent = agent
+        self.partial: list[str] = []
+
+    async def run(self, assistant: Message) -> bool:
+        """Run the calls; True when a run limit stopped them (every call answered)."""
+        agent = self.agent
+        calls = assistant.tool_calls
+        index = 0
+        while index < len(calls):
+            batch = parallel_run(calls, index)
+            for offset, call in enumerate(batch):
+                limit = agent.guard.before_tool(call) if agent.guard is not None else None
+                if limit is not None:
+                    await self._run_batch(batch[:offset])
+                    await self._answer_unrun(calls[index + offset :], LIMIT_TOOL_TEXT.format(message=limit.message))
+                    agent.emit(limit)
+                    return True
+            await self._run_batch(batch)
+            index += len(batch)
+        return False
+
+    async def _run_one(self, call: ToolCall) -> None:
+        agent = self.agent
+        agent.emit(ToolStarted(call=call))
+        self.partial = []  # what the call printed so far: kept as its result if interrupted
+        agent.ctx.progress = functools.partial(self._tool_output, call.id)
+        result = await agent.registry.execute(call, agent.ctx)
+        agent.ctx.progress = None
+        await self._store_result(call, result)
+
+    async def _run_batch(self, calls: list[ToolCall]) -> None:
+        """Subagents asked for in one message run at the same time (at most
+        `[agents] max_parallel`, the runner's slots); each result is stored as it arrives."""
+        if len(calls) <= 1:
+            for call in calls:
+                await self._run_one(call)
+            return
+        agent = self.agent
+        self.partial = []  # several run: none's output is "the" partial of an interrupt
+        tasks: dict[asyncio.Future, ToolCall] = {}
+        for call in calls:
+            agent.emit(ToolStarted(call=call))
+            ctx = dataclasses.replace(agent.ctx, progress=functools.partial(self._call_output, call.id))
+            tasks[asyncio.ensure_future(agent.registry.execute(call, ctx))] = call
+        pending = set(tasks)
+        try:
+            while pending:
+                done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+                for task in [t for t in tasks if t in done]:  # in call order when several end at once
+                    await self._store_result(tasks[task], task.result())
+        except asyncio.CancelledError:
+            for task in pending:
+                task.cancel()
+            await uninterruptible(asyncio.gather(*pending, return_exceptions=True))
+            raise
+
+    async def _store_result(self, call: ToolCall, result: ToolResult) -> None:
+        agent = self.agent
+        if result.meta.get("subagent"):  # the child's requests are this session's bill
+            agent.session_cost += float(result.meta.get("cost") or 0.0)
+        message = Message(
+            role="tool",
+            tool_call_id=call.id,
+            tool_name=call.name,
+            content=result.content,
+            status="error" if result.is_error else "ok",
+            meta=dict(result.meta),
+        )
+        agent.builder.counter.remember_count(message)
+        await agent.writer.persist(agent.builder.images.keep(result.blobs, agent.store.put_blobs))  # before it is named
+        # With the checkpoints rewind restores from, in one transaction.
+        message = await agent.writer.append(message, [(e.path, e.before, e.after) for e in result.edits])
+        agent.emit(ToolFinished(call=call, message=message))
+
+    async def _answer_unrun(self, calls: list[ToolCall], text: str) -> None:
+        """Answer calls that will not run (a run limit), so the stored history stays valid."""
+        for call in calls:
+            message = await self.agent.writer.append(
+                Message(
+                    role="tool",
+                    tool_call_id=call.id,
+                    tool_name=call.name,
+                    content=text,
+                    status="error",
+                    meta={"limit": True},
+                )
+            )
+            self.agent.emit(ToolFinished(call=call, message=message))
+
+    def _tool_output(self, call_id: str, text: str) -> None:
+        self.partial.append(text)
+        if len(self.partial) > PARTIAL_CHUNKS:  # bounded, however much the command prints
+            self.partial[:] = ["".join(self.partial)[-PARTIAL_OUTPUT_CHARS:]]
+        self.agent.emit(ToolOutput(call_id=call_id, text=text))
+
+    def _call_output(self, call_id: str, text: str) -> None:
+        """Output of one of several calls running together: shown, not kept as a partial."""
+        self.agent.emit(ToolOutput(call_id=call_id, text=text))
+
+    async def after_interrupt(self) -> None:
+        """Kill what still runs and answer every open tool call, so history stays valid."""
+        agent = self.agent
+        for process in list(agent.ctx.processes):
+            kill_group(process)
+        await agent.writer.settle()
+        history = await agent.current_history()
+        answered = {m.tool_call_id for m in history if m.role == "tool"}
+        last_assistant = next((m for m in reversed(history) if m.role == "assistant"), None)
+        if last_assistant is None:
+            return
+        first_open = True
+        for call in last_assistant.tool_calls:
+            if call.id in answered:
+                continue
+            text = INTERRUPTED_TOOL_TEXT if first_open else SKIPPED_TOOL_TEXT
+            if first_open and self.partial:
+                text += "\nIts output until then:\n" + "".join(self.partial)[-PARTIAL_OUTPUT_CHARS:]
+            first_open = False
+            message = await agent.writer.append(
+                Message(
+                    role="tool",
+                    tool_call_id=call.id,
+                    tool_name=call.name,
+                    content=text,
+                    status="error",
+                    meta={"interrupted": True},
+                )
+            )
+            agent.emit(ToolFinished(call=call, message=message))
+
+
+def parallel_run(calls: list[ToolCall], start: int) -> list[ToolCall]:
+    """The calls from `start` that run together: consecutive `subagent` calls, else one call."""
+    end = start + 1
+    if calls[start].name == SUBAGENT_TOOL:
+        while end < len(calls) and calls[end].name == SUBAGENT_TOOL:
+            end += 1
+    return calls[start:end]
+
+
+async def uninterruptible(cleanup: Awaitable[Any]) -> Any:
+    """Run clean-up after an interrupt to the end, even if the user interrupts again meanwhile
+    (Esc pressed twice): a half-done clean-up would lose the partial answer's last text."""
+    task = asyncio.ensure_future(cleanup)
+    while True:
+        try:
+            return await asyncio.shield(task)
+        except asyncio.CancelledError:
+            if task.done():
+                return task.result()
+
+
+def kill_group(process: asyncio.subprocess.Process) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
+        os.killpg(process.pid, signal.SIGKILL)

@@ -1,0 +1,33 @@
+"""/init: the model studies the project and writes or updates AGENTS.md.
+
+The instructions are a prompt beside this module (init.md, package data), sent as a
+`<command name="init">` block as project commands are (agent/settings/project_commands.py):
+the chat shows `/init`, a resumed chat too, and a condense keeps the block while it is being
+worked on. The model writes with filesystem-create / filesystem-edit, so each write asks
+for approval through the normal permissions (in plan mode it is refused, as any edit is).
+Words after `/init` go with it (e.g. `/init focus on the test setup`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agent.ui.commands import Command
+
+PROMPT_FILE = Path(__file__).with_name("init.md")
+
+
+def init_prompt(args: str) -> str:
+    """What the model gets: the prompt file in a `<command>` block, `args` after it."""
+    from agent.settings.project_commands import ProjectCommand, expand
+
+    body = PROMPT_FILE.read_text(encoding="utf-8").strip()
+    return expand(ProjectCommand(name="init", description=DESCRIPTION, path=PROMPT_FILE, body=body), args)
+
+
+async def run(app, args: str) -> None:
+    app.send_prompt(f"/init {args}".strip(), init_prompt(args))
+
+
+DESCRIPTION = "study the project and write or update AGENTS.md (asks before it writes)"
+COMMAND = Command("init", DESCRIPTION, run, usage="[focus]")

@@ -1,0 +1,59 @@
+"""/skills: the skills the model can load, where each comes from, and the ones skipped.
+
+A skill the user expected and the model never loads is most often one that was skipped (a
+name with capitals, no description, a symlink in a repository): the notices say which and why.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agent.ui.commands import Command
+
+DESCRIPTION_CHARS = 300
+
+
+async def run(app, args: str) -> None:
+    if app.runtime is None:
+        app.notice_not_ready()
+        return
+    catalog = app.runtime.skills()
+    lines: list[str] = []
+    if catalog.skills:
+        lines.append("Skills the model can load (skill-load; names and descriptions are in every request):")
+        for skill in catalog.skills.values():
+            description = skill.description
+            if len(description) > DESCRIPTION_CHARS:
+                description = description[: DESCRIPTION_CHARS - 1] + "…"
+            lines.append(f"  {skill.name} [{skill.source}: {_where(skill)}]: {description}")
+    else:
+        from agent.skills.catalog import user_folders
+
+        lines.append(
+            f"No skills found. A skill is a folder with a SKILL.md (front matter `name`, `description`) in "
+            f"{_shown(user_folders()[-1])} (yours) or .cairn/skills/ (this project); .claude/skills/ and "
+            f".agents/skills/ are read too."
+        )
+    if catalog.notices:
+        lines.append("")
+        lines.append("Skipped:")
+        lines += [f"  {notice}" for notice in catalog.notices]
+    app.chat.add_notice("\n".join(lines), kind="help")
+
+
+def _where(skill) -> str:
+    if skill.relative is not None:
+        return skill.relative.as_posix()
+    return _shown(skill.folder)
+
+
+def _shown(path: Path) -> str:
+    """`~/…` for a path in the home folder: shorter, and the same on every machine."""
+    home = Path.home()
+    try:
+        return "~/" + path.relative_to(home).as_posix()
+    except ValueError:
+        return str(path)
+
+
+COMMAND = Command("skills", "the skills the model can load, and the ones skipped", run)

@@ -1,0 +1,146 @@
+"""exit-plan-mode's review: the model's plan, and what the user makes of it.
+
+Three answers, as Claude Code gives them: approve and let file edits run unasked, approve
+and keep asking before each edit (highlighted: the cautious one), or keep planning and say
+what should change (typed in the input that opens). Esc keeps planning without a word. The
+plan is Markdown the model wrote: its control characters are made inert before it is
+rendered, and it scrolls in what the terminal leaves once the choices are shown (fit.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from textual.app import App
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Input, Markdown, OptionList, Static
+from textual.widgets.option_list import Option
+
+from agent.tools.modes import PlanReview
+from agent.ui.screens.fit import fit_scroll
+from agent.ui.widgets.tool_render import inert
+
+KEEP_PLANNING = "plan"
+CHOICES: list[tuple[str, str]] = [
+    ("acceptEdits", "Yes, and auto-accept edits  (a)"),
+    ("default", "Yes, and ask before edits  (y)"),
+    (KEEP_PLANNING, "No, keep planning  (n)"),
+]
+DEFAULT_CHOICE = 1  # "Yes, and ask before edits"
+MAX_PLAN_LINES = 40
+MIN_PLAN_LINES = 3
+
+
+class FeedbackInput(Input):
+    """Where "No, keep planning" says what should change; Esc returns to the choices."""
+
+    BINDINGS = [Binding("escape", "back", "Back to the choices", show=False)]
+
+    def action_back(self) -> None:
+        self.value = ""
+        screen = self.screen
+        assert isinstance(screen, PlanReviewScreen)  # the input is the review's
+        screen.back_to_choices()
+
+
+class PlanReviewScreen(ModalScreen[PlanReview]):
+    AUTO_FOCUS = "#plan-choices"
+    BINDINGS = [
+        Binding("a", "choose('acceptEdits')", "Yes, and auto-accept edits"),
+        Binding("y", "choose('default')", "Yes, and ask before edits"),
+        Binding("n", "choose('plan')", "No, keep planning (say what to change)"),
+        Binding("escape", "keep_planning", "No, keep planning"),
+    ]
+
+    DEFAULT_CSS = """
+    PlanReviewScreen { align: center middle; background: $background 60%; }
+    #plan-box {
+        width: 90%; max-width: 120; height: auto; max-height: 100%;
+        padding: 1 2; border: round $accent; background: $surface;
+    }
+    #plan-title { text-style: bold; margin: 0 0 1 0; }
+    #plan-scroll { height: auto; max-height: 40; margin: 0 0 1 0; background: $boost; padding: 0 1; }
+    #plan-body { margin: 0; padding: 0; background: transparent; }
+    #plan-choices { height: auto; border: none; background: transparent; }
+    #plan-feedback { display: none; }
+    """
+
+    def __init__(self, plan: str) -> None:
+        super().__init__()
+        self.plan = plan
+
+    def compose(self):
+        with Vertical(id="plan-box"):
+            yield Static("Ready to code? Here is cairn's plan:", id="plan-title")
+            with VerticalScroll(id="plan-scroll"):
+                yield Markdown(inert(self.plan), id="plan-body")
+            yield OptionList(*(Option(label, id=value) for value, label in CHOICES), id="plan-choices")
+            yield FeedbackInput(
+                placeholder="What should change in the plan? Enter sends, Esc goes back", id="plan-feedback"
+            )
+
+    def on_mount(self) -> None:
+        self.query_one("#plan-choices", OptionList).highlighted = DEFAULT_CHOICE
+        self.call_after_refresh(self._fit)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._fit)
+
+    def _fit(self) -> None:
+        """Every choice stays on screen: the plan gets the lines left over (it scrolls)."""
+        fit_scroll(
+            self,
+            self.query_one("#plan-box"),
+            self.query_one("#plan-scroll"),
+            max_lines=MAX_PLAN_LINES,
+            min_lines=MIN_PLAN_LINES,
+        )
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        if event.option_id is not None:  # always: each choice has its id
+            self.action_choose(event.option_id)
+
+    def action_choose(self, choice: str) -> None:
+        if choice == KEEP_PLANNING:
+            feedback = self.query_one("#plan-feedback", Input)
+            feedback.display = True
+            feedback.focus()
+            self.call_after_refresh(self._fit)  # the input takes a line from the plan
+        elif choice in ("acceptEdits", "default"):
+            self.dismiss(PlanReview(approved=True, mode=choice))  # type: ignore[arg-type]  # one of the two
+
+    def action_keep_planning(self) -> None:
+        self.dismiss(PlanReview(approved=False))
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.dismiss(PlanReview(approved=False, feedback=event.value.strip()))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """While the user types the feedback, the letters are text, not choices."""
+        return not (action in ("choose", "keep_planning") and isinstance(self.focused, FeedbackInput))
+
+    def back_to_choices(self) -> None:
+        self.query_one("#plan-feedback", Input).display = False
+        self.query_one("#plan-choices", OptionList).focus()
+
+
+async def review(app: App, plan: str) -> PlanReview:
+    """Push the review and wait for the answer; an interrupted turn takes it down."""
+    future: asyncio.Future[PlanReview] = asyncio.get_running_loop().create_future()
+
+    def done(answer: PlanReview | None) -> None:
+        if not future.done():
+            future.set_result(answer or PlanReview(approved=False))
+
+    screen = PlanReviewScreen(plan)
+    app.push_screen(screen, done)
+    try:
+        return await future
+    finally:
+        answered = future.done() and not future.cancelled()
+        if not answered and app.screen is screen:
+            screen.dismiss(PlanReview(approved=False))  # the turn was interrupted while asking

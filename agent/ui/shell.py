@@ -1,0 +1,57 @@
+"""`!command` in the prompt: the rest of the line runs in the user's shell, as they typed it.
+
+No approval (it is the user's own command) and no model call: the runtime runs it in the
+workspace without cairn's keys (agent/runtime/shell.py) and stores its output as a note the
+model reads with the next prompt. It runs in the turn worker (agent/ui/turns.py), so Esc or
+Ctrl+C stops it and what is sent meanwhile is queued; while a turn runs it is refused (the
+text goes back into the prompt), because its note would land in the middle of the turn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+from agent.ui.widgets.shell_block import ShellBlock
+
+if TYPE_CHECKING:
+    from agent.ui.app import CairnApp
+
+PREFIX = "!"
+
+
+def is_shell(text: str) -> bool:
+    return text.startswith(PREFIX)
+
+
+def submit(app: CairnApp, text: str) -> None:
+    """A prompt starting with `!`: run the rest, if anything and if nothing else runs."""
+    command = text[len(PREFIX) :].strip()
+    if not command:
+        app.chat.add_notice("Type a command after !, e.g. !git status", kind="warning")
+        return
+    if app.still_working(text):
+        return
+    if app.runtime is None:
+        app.prompt.restore(text)
+        app.notice_not_ready()
+        return
+    app.start_shell(command)
+
+
+async def run_in_chat(app: CairnApp, command: str) -> None:
+    """Show the command and its output as it arrives; the runtime stores the note."""
+    from agent.runtime.shell import SHELL_META, shown_output
+
+    assert app.runtime is not None  # start_shell checked
+    block = ShellBlock(command)
+    app.chat.add_block(block)
+    try:
+        message = await app.runtime.run_shell(command, on_output=block.add_output)
+    except asyncio.CancelledError:
+        block.stop("interrupted")  # stopped before it ran
+        raise
+    except Exception:
+        block.stop("not run")
+        raise
+    block.finish(shown_output(message), message.meta.get(SHELL_META) or {})

@@ -1,0 +1,110 @@
+"""A `!command` in the chat: the command, its output as it arrives, then how it ended.
+
+It is the user's own command (agent/runtime/shell.py), so it reads as theirs: `! command`
+in the user's colours, the output under it. While it runs, the last lines are redrawn at most
+LIVE_HZ times a second however fast it prints; a long output is shown by its last lines, and
+a click shows it whole (the model got it whole, up to the note's bound).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+from textual.containers import Vertical
+from textual.widgets import Static
+
+if TYPE_CHECKING:
+    from textual.timer import Timer
+
+    from agent.session.models import Message
+
+LIVE_HZ = 10
+SHOWN_LINES = 12  # of a finished output, until clicked
+
+
+def _tail(text: str, lines: int) -> tuple[str, int]:
+    """The last `lines` lines of `text` and how many are above them."""
+    parts = text.rstrip("\n").split("\n")
+    return "\n".join(parts[-lines:]), max(0, len(parts) - lines)
+
+
+class ShellBlock(Vertical):
+    def __init__(self, command: str) -> None:
+        super().__init__(classes="shell-block")
+        self.command = command
+        self.output = ""
+        self.status = "running…"
+        self.finished = False
+        self.expanded = False
+        self._timer: Timer | None = None
+
+    @classmethod
+    def from_note(cls, message: Message) -> ShellBlock:
+        """A stored shell note (a resumed session)."""
+        from agent.runtime.shell import SHELL_META, shown_output
+
+        info = message.meta.get(SHELL_META) or {}
+        block = cls(str(info.get("command") or ""))
+        block.finish(shown_output(message), info)
+        return block
+
+    @property
+    def text(self) -> str:
+        """The block as plain text (what tests and a copy read)."""
+        return f"! {self.command}\n{self.output}\n{self.status}".strip()
+
+    def compose(self):
+        header = Text("! ", style="bold")
+        header.append(self.command)
+        yield Static(header, classes="shell-command")
+        yield Static(self._body(), classes="shell-output")
+
+    def _body(self) -> Text:
+        shown, hidden = (self.output.rstrip("\n"), 0) if self.expanded else _tail(self.output, SHOWN_LINES)
+        body = Text()
+        if hidden:
+            more = " · click to show all" if self.finished else ""
+            body.append(f"… {hidden} more line{'s' * (hidden > 1)} above{more}\n", style="dim italic")
+        body.append(shown)
+        if self.status:
+            body.append(("\n" if shown or hidden else "") + self.status, style="dim")
+        return body
+
+    def add_output(self, text: str) -> None:
+        self.output += text
+        if self._timer is None and self.is_mounted:
+            self._timer = self.set_timer(1 / LIVE_HZ, self._redraw)
+
+    def finish(self, output: str, info: dict) -> None:
+        """The stored note: its output (bounded, as the model got it) and how it ended."""
+        self.output = output
+        self.finished = True
+        code = info.get("exit_code")
+        if info.get("interrupted"):
+            self.status = "interrupted"
+        elif info.get("timed_out"):
+            self.status = "timed out"
+        elif code:
+            self.status = f"exit code {code}"
+        else:
+            self.status = "" if output.strip() else "(no output)"
+        self.set_class(bool(self.status and self.status != "(no output)"), "-error")
+        self._redraw()
+
+    def stop(self, status: str) -> None:
+        """It ended without a note: stopped before it ran, or it could not start."""
+        self.finished = True
+        self.status = status
+        self.add_class("-error")
+        self._redraw()
+
+    def _redraw(self) -> None:
+        self._timer = None
+        if self.is_mounted:
+            self.query_one(".shell-output", Static).update(self._body())
+
+    def on_click(self) -> None:
+        if self.finished:
+            self.expanded = not self.expanded
+            self._redraw()

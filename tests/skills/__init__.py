@@ -1,0 +1,1 @@
+"""Skills: a folder with a SKILL.md (tests/skills/helpers.py writes them)."""
