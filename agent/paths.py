@@ -42,3 +42,8 @@ def db_path() -> Path:
 def trust_path() -> Path:
     """Which project configs the user trusted, and with what content (agent/settings/trust.py)."""
     return data_dir() / "trusted_folders.json"
+
+
+def exports_dir() -> Path:
+    """Where `/export` writes when given no file name: not the user's repository."""
+    return data_dir() / "exports"

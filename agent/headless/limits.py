@@ -138,7 +138,7 @@ class RunGuard:
             return self._reach(
                 "max_turns",
                 f"the run reached --max-turns {max_turns} "
-                f"({self.requests} model requests) and the model wanted to go on",
+                f"({self.requests} model request{'' if self.requests == 1 else 's'}) and the model wanted to go on",
             )
         if max_cost is not None and self.run_cost >= max_cost:
             return self._reach(

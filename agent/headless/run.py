@@ -247,7 +247,7 @@ async def run_headless(
     if stopped:
         return finish(_stopped(stopped[0], err))
     if guard is not None and guard.reached is not None:
-        err.write(f"Error: {guard.reached.message}\n")
+        err.write(f"{guard.reached.message}\n")  # a limit the user set: said, not an error
         return finish(guard.reached.exit_code)
     if printer.status != "ok":
         return finish(130 if printer.status == "interrupted" else 1)

@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from agent.paths import exports_dir
 from agent.runtime.backend_load import load_backend
 from agent.runtime.background import in_daemon_thread
 from agent.session.models import Message, Session, SessionSummary
@@ -335,6 +336,11 @@ class Runtime:
         each answer keeps its usage and cost, a subagent's result its child's cost)."""
         return await self.store.all_messages(self.session.id)
 
+    @property
+    def session_cost(self) -> float:
+        """What the session has cost so far (subagents included), as of its loaded history."""
+        return self.agent.session_cost
+
     async def context_report(self, now_ms: int | None = None) -> dict:
         """The pass-by-pass report of the next request (the same build the loop runs)."""
         from agent.context.inspect import context_report
@@ -522,7 +528,7 @@ class Runtime:
         self.agent.history = None
 
     async def export(self, fmt: str = "md", path: Path | None = None) -> Path:
-        """Write the session to a file (default: `cairn-<id8>.<fmt>` in the workspace)."""
+        """Write the session to a file (default: `cairn-<id8>.<fmt>` in the data folder's exports/)."""
         from agent.session.export import export_jsonl, export_markdown, image_records
         from agent.session.loading import load_session_messages
 
@@ -544,7 +550,9 @@ class Runtime:
             )
         else:
             raise ValueError(f"unknown export format '{fmt}' (use md or jsonl)")
-        target = path or Path(f"cairn-{session.id[:8]}.{fmt}")
+        # No path: the data folder's exports/, never the user's repository (a stray file there
+        # gets committed); the caller prints where it went.
+        target = path or exports_dir() / f"cairn-{session.id[:8]}.{fmt}"
         if not target.is_absolute():
             target = self.settings.workspace / target
         await asyncio.to_thread(_write_text, target, text)

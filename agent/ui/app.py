@@ -334,6 +334,7 @@ class CairnApp(KeyActions, TurnActions, ModeActions, NotifyActions, App):
                 return  # the meter keeps its last figure; /context says what went wrong
             if runtime is self.runtime and not self.turn_running:
                 self.status.set_context(report["tokens"]["total"], report["window"])
+                self.status.set_cost(runtime.session_cost)  # a resumed session's, before its next request
 
     def notice_not_ready(self) -> None:
         if self.no_model:
@@ -444,6 +445,7 @@ class CairnApp(KeyActions, TurnActions, ModeActions, NotifyActions, App):
             self.send_prompt(text)
             return
         name, args = parsed
+        self.chat.anchor()  # a command's output is what the user asked to see: follow it, as a prompt's
         try:
             command = commands.find_for(self, name)
             if command is None:

@@ -32,7 +32,18 @@ def test_max_turns_stops_before_the_next_request(workspace):
     assert limit["limit"] == "max_turns" and limit["exit_code"] == 3 and "--max-turns 2" in limit["message"]
     assert final["type"] == "result" and final["status"] == "limit" and final["limit"] == "max_turns"
     assert final["exit_code"] == 3 and final["requests"] == 2
-    assert "Error: Stopped: the run reached --max-turns 2" in out.stderr
+    assert "Stopped: the run reached --max-turns 2 (2 model requests)" in out.stderr
+    assert "Error" not in out.stderr  # a limit the user asked for is not an error
+
+
+def test_max_turns_1_says_one_request(workspace):
+    (workspace / "a.txt").write_text("a\n")
+    with FakeLLMServer([_read("c1")]) as srv:
+        out = cairn(*base_args(srv, workspace), "-p", "loop", "--max-turns", "1")
+    assert out.returncode == 3, out.stderr
+    assert out.stderr.strip().endswith(
+        "Stopped: the run reached --max-turns 1 (1 model request) and the model wanted to go on."
+    ), out.stderr
 
 
 def test_max_turns_is_not_hit_by_a_run_that_finishes(workspace):

@@ -157,7 +157,7 @@ async def test_rename_delete_and_list(server, open_runtime):
         await runtime.close()
 
 
-async def test_export_writes_md_and_jsonl_into_the_workspace(server, open_runtime, workspace):
+async def test_export_writes_md_into_the_data_folder_and_jsonl_where_asked(server, open_runtime, workspace):
     server.add(text("Exported answer."))
     runtime = await open_runtime()
     try:
@@ -166,7 +166,10 @@ async def test_export_writes_md_and_jsonl_into_the_workspace(server, open_runtim
         jsonl = await runtime.export("jsonl", workspace / "out" / "s.jsonl")
     finally:
         await runtime.close()
-    assert md == workspace / f"cairn-{runtime.session.id[:8]}.md"
+    from agent.paths import data_dir
+
+    assert md == data_dir() / "exports" / f"cairn-{runtime.session.id[:8]}.md"  # not into the repository
+    assert not list(workspace.glob("cairn-*"))
     assert "export me" in md.read_text() and "Exported answer." in md.read_text()
     lines = jsonl.read_text().splitlines()
     assert len(lines) == 3 and '"type":"session"' in lines[0]

@@ -42,6 +42,7 @@ async def test_retry_countdown_shows_and_esc_cancels_the_wait(make_settings, ser
         seconds = int(re.search(r"Retrying in (\d+)s", line).group(1))
         assert 0 < seconds <= 30
         assert "Rate limited" in line and "(attempt 1/" in line and "esc to cancel" in line
+        assert "(attempt 1/" in line[:80]  # the count is not what an 80-column line loses
         await pilot.press("escape")
         await wait_for(pilot, lambda: not app.turn_running, what="the interrupt")
         await app.workers.wait_for_complete()

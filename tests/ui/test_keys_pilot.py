@@ -194,3 +194,28 @@ async def test_esc_interrupts_and_gives_the_queue_back_to_the_prompt(make_settin
         await wait_for(pilot, lambda: not app.turn_running, what="the interrupt")
         await wait_for(pilot, lambda: app.prompt.text == "queued one", what="the queue back in the prompt")
         assert not app.queued.items and len(server.requests) == 1
+
+
+async def test_a_commands_output_is_shown_when_the_chat_was_scrolled_up(make_settings):
+    """/context's report landed below the view of a chat scrolled up, as if nothing happened."""
+    from agent.ui.widgets.chat import Notice
+
+    app = CairnApp(make_settings())
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(pilot)
+        fill_chat(app)
+        await wait_for(pilot, lambda: app.chat.max_scroll_y > 20, what="the chat to overflow")
+        await pilot.press("ctrl+home")
+        await wait_for(pilot, lambda: app.chat.scroll_y == 0, what="the top")
+        await send(pilot, "/context")
+        await wait_for(
+            pilot,
+            lambda: "pass" in (list(app.chat.query(Notice))[-1].text if app.chat.query(Notice) else ""),
+            what="the /context report",
+        )
+        report = list(app.chat.query(Notice))[-1]
+        await wait_for(
+            pilot,
+            lambda: app.chat.scroll_y == app.chat.max_scroll_y and report.region.y < app.chat.region.bottom,
+            what="the report on screen",
+        )

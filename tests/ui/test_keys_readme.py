@@ -62,3 +62,15 @@ def readme_rows() -> set[tuple[str, str, str]]:
 
 def test_readme_keys_table_matches_the_bindings():
     assert readme_rows() == bindings()
+
+
+def test_help_names_every_key_that_works_anywhere():
+    """/help once left out Ctrl+O, PageUp/PageDown and Ctrl+Home/End."""
+    from agent.ui.commands.help import help_text
+    from agent.ui.keys import APP_BINDINGS
+
+    shown = help_text()
+    for binding in APP_BINDINGS:
+        if binding.description:
+            for key in binding.key.split(","):
+                assert shown_key(key.strip()) in shown, key

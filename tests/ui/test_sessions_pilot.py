@@ -421,3 +421,27 @@ async def test_a_long_resumed_session_mounts_older_messages_on_scroll_up(make_se
         assert len(app.chat.children) == MAX_MOUNTED
         texts = [w.text for w in app.chat.assistant_messages]
         assert texts == [f"answer {i}" for i in range(50, 150)]  # in order, no gap
+
+
+async def test_a_resumed_session_shows_what_it_cost_before_its_next_request(make_settings, workspace):
+    """The status bar said $0.0000 after /resume until the next answer arrived."""
+    from agent.session.models import Message
+    from agent.session.store import Store
+
+    store = await Store.open()
+    try:
+        session = await store.create_session(cwd=str(workspace), model="openai/fake", title="paid")
+        await store.append(session, Message(role="user", content="q"))
+        await store.append(session, Message(role="assistant", content="a", meta={"cost": 0.125}))
+    finally:
+        await store.close()
+    app = CairnApp(make_settings(), resume_id=session.id)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(pilot)
+        await wait_for(pilot, lambda: "$0.1250" in app.status.render_text().plain, what="the resumed cost")
+        await send(pilot, "/new")
+        await wait_for(pilot, lambda: "$0.0000" in app.status.render_text().plain, what="a new session's cost")
+        picker = await open_picker(pilot)
+        assert listed(picker)[0] == session.id
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: "$0.1250" in app.status.render_text().plain, what="the cost after /resume")

@@ -82,3 +82,15 @@ def test_a_one_line_output_is_shown_open_and_a_longer_one_folded():
     assert not shown_open(command("x" * 500))
     read = Message(role="tool", tool_call_id="c", tool_name="filesystem-read", content="📄 a.py (lines 1-1/1)\n1→x")
     assert not shown_open(read)
+
+
+def test_a_short_one_line_error_is_its_header_alone():
+    """It was shown twice: as the collapsed title and again as the open body below it."""
+    from agent.ui.widgets.tool_render import one_line
+
+    assert one_line(result("filesystem-read", "Error: no such file: a.py", "error"))
+    assert not one_line(result("filesystem-read", "Error: no such file\nDid you mean b.py?", "error"))
+    assert not one_line(result("filesystem-read", "Error: " + "x" * 200, "error"))  # the title cuts it: body shown
+    assert not one_line(result("terminal-execute", "3 passed"))  # a short success keeps its open body
+    failed = json.dumps({"command": "false", "stdout": "", "stderr": "", "exitCode": 1})
+    assert not one_line(result("terminal-execute", failed, "error"))  # a command's result: its exit code and size

@@ -1,4 +1,5 @@
-"""/export [md|jsonl] [FILE]: write the session to a file (default: a name in the workspace)."""
+"""/export [md|jsonl] [FILE]: write the session to a file (default: the data folder's exports/,
+never the repository; the notice says where)."""
 
 from __future__ import annotations
 

@@ -15,6 +15,9 @@ KEYS: list[tuple[str, str]] = [
     ("!command", "run the command in your shell, unasked; its output goes to the model next turn"),
     ("Shift+Tab", "switch mode: default → accept edits → plan (shown in the status bar)"),
     ("Ctrl+T", "collapse / expand the todo list"),
+    ("Ctrl+O", "expand / collapse the tool output, long prompt or thinking in view"),
+    ("PageUp / PageDown", "scroll the chat a page (Shift+PageUp / Shift+PageDown too)"),
+    ("Ctrl+Home / Ctrl+End", "top of the chat / bottom, following new output again"),
     ("y / a / n", "approve once / always this session / deny"),
 ]
 

@@ -90,10 +90,23 @@ class Notice(Static):
 def text_only_markdown():
     """The parser for answers: GitHub-flavoured Markdown with raw HTML off. A model's
     `List<String>`, `Vec<T>`, `<div>` or a traceback's `<module>` is text to show; parsed as
-    HTML, Textual's Markdown (which renders no HTML) would drop it from the screen."""
+    HTML, Textual's Markdown (which renders no HTML) would drop it from the screen. A single
+    newline is a line break (`breaks`), as in Claude Code and Codex: an answer of plain lines
+    (a list of files, rows of output pasted back) keeps its lines instead of running together."""
     from markdown_it import MarkdownIt
 
-    return MarkdownIt("gfm-like", {"html": False})
+    parser = MarkdownIt("gfm-like", {"html": False, "breaks": True})
+    # markdown-it's `breaks` only changes its HTML output; Textual reads the tokens, so the
+    # soft breaks themselves become hard ones (a core rule: markdown-it's supported hook).
+    parser.core.ruler.push("cairn_hard_breaks", _hard_breaks)
+    return parser
+
+
+def _hard_breaks(state) -> None:
+    for token in state.tokens:
+        for child in token.children or ():
+            if child.type == "softbreak":
+                child.type = "hardbreak"
 
 
 def stored_thinking(message: Message) -> str:

@@ -110,6 +110,11 @@ class StatusBar(Static):
             self.context_window = context_window
         self.redraw()
 
+    def set_cost(self, cost: float) -> None:
+        if cost != self.cost:
+            self.cost = cost
+            self.redraw()
+
     def reset_session(self) -> None:
         self.context_tokens = None
         self.cost = 0.0
@@ -201,8 +206,10 @@ class StatusBar(Static):
             return self.state or (LOADING if self.loading else "")
         if self._retry_until is not None and self._retry_until > now:
             left = math.ceil(self._retry_until - now)
-            why = f"{self._retry_reason} · " if self._retry_reason else ""
-            return f"{SPINNER[self._frame]} {why}Retrying in {left}s {self._retry_label} · esc to cancel"
+            # The countdown and attempt first: at 80 columns the line is cut at its end, and the
+            # reason is what can go (the chat shows the error when the retries run out).
+            why = f" · {self._retry_reason}" if self._retry_reason else ""
+            return f"{SPINNER[self._frame]} Retrying in {left}s {self._retry_label} · esc to cancel{why}"
         elapsed = now - self._turn_started
         if self._condensing is not None:
             size = f" ({human_tokens(self._condensing)} tokens)" if self._condensing else ""

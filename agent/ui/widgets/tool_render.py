@@ -189,7 +189,7 @@ def _summarize_result(message: ResultView) -> str:
         return f"exit {data.get('exitCode')}{timed_out} · {_plural(_count_lines(out), 'line')}"
     if is_error(message):
         first = content.strip().splitlines()[0] if content.strip() else "Error"
-        return _clip(first, 90)
+        return _clip(first, ERROR_SUMMARY_CHARS)
     done = todo_progress(message)
     if done is not None:
         return f"Updated todos {done}"
@@ -223,10 +223,22 @@ def todo_progress(message: ResultView) -> str | None:
     return f"{done}/{len(todos)}"
 
 
+ERROR_SUMMARY_CHARS = 90  # an error's first line, as the collapsed title shows it
+
+
 def one_line(message: ResultView) -> bool:
-    """A result whose summary is all there is to see (the todo list lives in its panel): the
-    tool block is its header line alone, nothing to expand."""
-    return todo_progress(message) is not None
+    """A result whose summary is all there is to see: the tool block is its header line alone,
+    nothing to expand. The todo list (it lives in its panel), and an error of one short line
+    (shown open below its own summary it was printed twice)."""
+    if todo_progress(message) is not None:
+        return True
+    content = (message.content or "").strip()
+    return (
+        is_error(message)
+        and terminal_output(content) is None
+        and "\n" not in content
+        and len(content) <= ERROR_SUMMARY_CHARS
+    )
 
 
 SHOWN_OPEN_MAX_CHARS = 200  # a one-line output up to this long is shown, not folded away
