@@ -98,7 +98,8 @@ tests_for() {
             echo tests/tools/test_command_plan_mutants.py tests/tools/test_permissions.py ;;
         agent/tools/permissions.py)
             echo tests/tools/test_permissions_mutants.py tests/tools/test_permissions.py \
-                 tests/tools/test_permission_modes.py tests/tools/test_permissions_read_roots.py ;;
+                 tests/tools/test_permission_modes.py tests/tools/test_permissions_read_roots.py \
+                 tests/tools/test_permissions_hooks_mutants.py ;;
         agent/tools/modes.py)
             echo tests/tools/test_permission_modes.py tests/tools/test_exit_plan_mode.py ;;
         agent/tools/sandbox.py)
