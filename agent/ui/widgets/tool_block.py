@@ -69,7 +69,7 @@ class ToolBlock(Vertical):
         if args:
             header.append(" " + args)
         if self.result is not None and tool_render.one_line(self.result):
-            header.append(" · " + self.summary)
+            header.append(" · " + self.summary, style="red" if tool_render.is_error(self.result) else "")
         return header
 
     def compose(self):
@@ -122,6 +122,7 @@ class ToolBlock(Vertical):
         """Attach the result; shown now if mounted, else when the block composes."""
         self.result = message
         self.summary = tool_render.summarize_result(message)
+        self.set_class(tool_render.is_error(message), "-error")  # a header-only error is marked too
         if self._ready:
             self.query(".tool-running").remove()
             if tool_render.one_line(message):
