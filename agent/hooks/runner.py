@@ -13,12 +13,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import signal
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent.runtime.process_group import exited, kill_group, kill_spawned
 from agent.runtime.secrets import command_environment
 
 MAX_OUTPUT_BYTES = 256 * 1024  # per stream; a hook's answer is a line or a small JSON object
@@ -61,28 +60,6 @@ def hook_environment(workspace: Path) -> dict[str, str]:
     return env
 
 
-def _kill_group(pid: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
-        os.killpg(pid, signal.SIGKILL)
-
-
-def _kill_spawned(spawn: asyncio.Future) -> None:
-    if not spawn.cancelled() and spawn.exception() is None:
-        _kill_group(spawn.result().pid)
-
-
-async def _exited(proc: asyncio.subprocess.Process, timeout: float) -> bool:
-    """True once the shell exited, within `timeout` seconds. Polls: `wait()` also waits for the
-    pipes, which a child the hook left in the background may hold open for ever."""
-    deadline = time.monotonic() + timeout
-    while proc.returncode is None:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            return False
-        await asyncio.sleep(min(EXIT_POLL_SECONDS, remaining))
-    return True
-
-
 def _stop_reading(proc: asyncio.subprocess.Process, tasks: Sequence[asyncio.Future]) -> None:
     """Stop feeding and reading, and close our pipe ends now (a background child of the hook
     may hold the other ends) rather than whenever the garbage collector finds them."""
@@ -122,7 +99,7 @@ async def run_hook(command: str, payload: bytes, *, cwd: Path, timeout: float) -
     try:
         proc = await asyncio.shield(spawn)
     except asyncio.CancelledError:
-        spawn.add_done_callback(_kill_spawned)  # it may already run: its group goes once it is there
+        spawn.add_done_callback(kill_spawned)  # it may already run: its group goes once it is there
         raise
     except OSError as exc:
         return HookRun(exit_code=None, error=f"could not start: {exc.strerror or exc}")
@@ -134,15 +111,15 @@ async def run_hook(command: str, payload: bytes, *, cwd: Path, timeout: float) -
         asyncio.ensure_future(err.drain(proc.stderr)),
     ]
     try:
-        timed_out = not await _exited(proc, timeout)
+        timed_out = not await exited(proc, timeout, poll=EXIT_POLL_SECONDS)
         if timed_out:
-            _kill_group(proc.pid)
-            await _exited(proc, PIPE_DRAIN_SECONDS)
+            kill_group(proc.pid)
+            await exited(proc, PIPE_DRAIN_SECONDS, poll=EXIT_POLL_SECONDS)
         await asyncio.wait(tasks, timeout=PIPE_DRAIN_SECONDS)
     except asyncio.CancelledError:
-        _kill_group(proc.pid)
+        kill_group(proc.pid)
         with contextlib.suppress(asyncio.CancelledError):  # reaped, so its pipes can be closed now
-            await _exited(proc, PIPE_DRAIN_SECONDS)
+            await exited(proc, PIPE_DRAIN_SECONDS, poll=EXIT_POLL_SECONDS)
         raise
     finally:
         _stop_reading(proc, tasks)

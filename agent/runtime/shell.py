@@ -14,16 +14,15 @@ kept is bounded (the model reads a command's output, not a log file's worth of i
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import shutil
-import signal
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agent.runtime.process_group import exited, kill_group, kill_spawned
 from agent.runtime.secrets import command_environment
 from agent.session.models import Message
 from agent.tools.terminal import COMMAND_ENV, StreamCapture
@@ -47,28 +46,6 @@ class ShellRun:
     timed_out: bool
     interrupted: bool
     duration_ms: int
-
-
-def _kill_group(pid: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
-        os.killpg(pid, signal.SIGKILL)
-
-
-def _kill_spawned(spawn: asyncio.Future) -> None:
-    if not spawn.cancelled() and spawn.exception() is None:
-        _kill_group(spawn.result().pid)
-
-
-async def _exited(proc: asyncio.subprocess.Process, timeout: float) -> bool:
-    """True once the shell exited within `timeout` seconds. Polled: `wait()` would also wait
-    for the pipes, which something the command left running in the background may hold."""
-    deadline = time.monotonic() + timeout
-    while proc.returncode is None:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            return False
-        await asyncio.sleep(min(EXIT_POLL_SECONDS, remaining))
-    return True
 
 
 async def run_command(
@@ -95,22 +72,22 @@ async def run_command(
     try:
         proc = await asyncio.shield(spawn)
     except asyncio.CancelledError:  # it may already run: its group goes once it is known
-        spawn.add_done_callback(_kill_spawned)
+        spawn.add_done_callback(kill_spawned)
         raise
     out, err = StreamCapture(CAPTURE_BYTES, on_output), StreamCapture(CAPTURE_BYTES, on_output)
     assert proc.stdout is not None and proc.stderr is not None  # both are pipes
     readers = [asyncio.ensure_future(out.drain(proc.stdout)), asyncio.ensure_future(err.drain(proc.stderr))]
     timed_out = interrupted = False
     try:
-        if not await _exited(proc, timeout):
+        if not await exited(proc, timeout, poll=EXIT_POLL_SECONDS):
             timed_out = True
-            _kill_group(proc.pid)
+            kill_group(proc.pid)
         await asyncio.wait(readers, timeout=PIPE_DRAIN_SECONDS)
     except asyncio.CancelledError:
         interrupted = True
-        _kill_group(proc.pid)
+        kill_group(proc.pid)
     finally:
-        _kill_group(proc.pid)  # whatever it left in the background goes with it
+        kill_group(proc.pid)  # whatever it left in the background goes with it
         # Its pipes end with the group: read to their end, so nothing is left open for the
         # garbage collector to close after the event loop is gone.
         await asyncio.wait(readers, timeout=PIPE_DRAIN_SECONDS)

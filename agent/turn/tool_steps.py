@@ -10,14 +10,12 @@ running command printed until then — so the next request is always valid.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import dataclasses
 import functools
-import os
-import signal
 from collections.abc import Awaitable
 from typing import Any
 
+from agent.runtime.process_group import kill_group
 from agent.session.models import Message, ToolCall
 from agent.subagents.tool import NAME as SUBAGENT_TOOL
 from agent.tools.base import ToolResult
@@ -139,7 +137,7 @@ class ToolSteps:
         """Kill what still runs and answer every open tool call, so history stays valid."""
         agent = self.agent
         for process in list(agent.ctx.processes):
-            kill_group(process)
+            kill_group(process.pid)
         await agent.writer.settle()
         history = await agent.current_history()
         answered = {m.tool_call_id for m in history if m.role == "tool"}
@@ -186,8 +184,3 @@ async def uninterruptible(cleanup: Awaitable[Any]) -> Any:
         except asyncio.CancelledError:
             if task.done():
                 return task.result()
-
-
-def kill_group(process: asyncio.subprocess.Process) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
-        os.killpg(process.pid, signal.SIGKILL)

@@ -1,0 +1,38 @@
+"""A child process and its group: killed whole, and waited for without waiting on its pipes.
+
+Shared by what cairn starts in a shell of its own — the user's `!command`
+(agent/runtime/shell.py) and hooks (agent/hooks/runner.py) — and the loop's interrupt
+(agent/turn/tool_steps.py). Standard library only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import time
+
+
+def kill_group(pid: int) -> None:
+    """SIGKILL the process group `pid` leads; one already gone (or not ours) is no error."""
+    with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
+        os.killpg(pid, signal.SIGKILL)
+
+
+def kill_spawned(spawn: asyncio.Future) -> None:
+    """A done-callback for a spawn that was cancelled while starting: its group goes too."""
+    if not spawn.cancelled() and spawn.exception() is None:
+        kill_group(spawn.result().pid)
+
+
+async def exited(proc: asyncio.subprocess.Process, timeout: float, *, poll: float) -> bool:
+    """True once the process exited within `timeout` seconds. Polled: `wait()` would also wait
+    for the pipes, which something it left running in the background may hold open for ever."""
+    deadline = time.monotonic() + timeout
+    while proc.returncode is None:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return False
+        await asyncio.sleep(min(poll, remaining))
+    return True
