@@ -75,7 +75,15 @@ def server():
 
 
 @pytest.fixture
-def open_runtime(server, workspace):
+def llm_client() -> str:
+    """`llm.client` for `open_runtime`: "auto" (the fast path for the fake's OpenAI protocol).
+    A module that must hold through both clients overrides it with
+    `@pytest.fixture(params=["auto", "litellm"])`."""
+    return "auto"
+
+
+@pytest.fixture
+def open_runtime(server, workspace, llm_client):
     """`await open_runtime(...)` → a real Runtime against the fake server; `.events` records events."""
 
     async def _open(*, yolo=True, approver=None, flags=None, **kwargs):
@@ -85,9 +93,12 @@ def open_runtime(server, workspace):
             "api_base": server.base_url,
             "api_key": "sk-test",
             "yolo": yolo,
-            "llm": {"retry_base_delay": 0.01, "retry_max_delay": 0.05},
+            "llm": {"retry_base_delay": 0.01, "retry_max_delay": 0.05, "client": llm_client},
         }
-        base.update(flags or {})
+        flags = dict(flags or {})
+        if "llm" in flags:  # a test's own [llm] settings keep the client under test
+            flags["llm"] = {"client": llm_client, **flags["llm"]}
+        base.update(flags)
         settings = load_settings(workspace, flags=base)
         runtime = await Runtime.open(settings, on_event=events.append, approver=approver, **kwargs)
         runtime.events = events  # type: ignore[attr-defined]

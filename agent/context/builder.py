@@ -26,6 +26,7 @@ from agent.settings.config import Settings
 
 if TYPE_CHECKING:
     from agent.llm.client import ChatRequest
+    from agent.llm.http import ConnectionPool
     from agent.llm.models import DiscoveredWindow
 
 # Providers with automatic prefix caches bill cache writes as plain input.
@@ -60,10 +61,18 @@ def resolve_policy(settings: Settings, model: str) -> CachePolicy:
 
 
 class RequestBuilder:
-    def __init__(self, settings: Settings, model: str, windows: Mapping[str, DiscoveredWindow] | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        model: str,
+        windows: Mapping[str, DiscoveredWindow] | None = None,
+        connections: ConnectionPool | None = None,
+    ) -> None:
         """`windows`: the windows the models' servers reported, owned by the agent (it adds to
-        them); a request's output limit is the one the budget reserves with that window."""
+        them); a request's output limit is the one the budget reserves with that window.
+        `connections`: the agent's pooled HTTP client, which every request carries."""
         self.settings = settings
+        self.connections = connections
         self.windows: Mapping[str, DiscoveredWindow] = windows if windows is not None else {}
         self.counter: TokenCounter = counter_for(settings.context.tokenizer)
         self.state = BuildState()
@@ -191,6 +200,8 @@ class RequestBuilder:
             idle_timeout=llm.stream_idle_timeout,
             max_tokens=model_limits(self.settings, model, self.windows.get(model)).max_output_tokens,
             estimated_tokens=estimated_tokens,
+            client=llm.client,
+            connections=self.connections,
         )
 
     @staticmethod

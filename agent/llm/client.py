@@ -8,6 +8,7 @@ attempt and reports what streamed before any failure via `LLMError.partial`.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import json
 import logging
@@ -17,11 +18,14 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent.llm.caching import cache_tokens
+from agent.llm.chunks import Chunk, UsagePiece
 from agent.llm.error_map import KEY_VARIABLE, map_exception
 from agent.llm.error_map import provider_prefix as _provider
 from agent.llm.error_map import readable as _short
-from agent.llm.errors import LLMError, NetworkError, ProviderError
+from agent.llm.errors import AuthError, LLMError, NetworkError, ProviderError
+from agent.llm.fast import FastStream, request_for
+from agent.llm.http import ConnectionPool
+from agent.llm.litellm_stream import LitellmStream
 from agent.llm.reasoning import (
     META_THINKING_BLOCKS,
     ThinkingCollector,
@@ -29,6 +33,7 @@ from agent.llm.reasoning import (
     thinks_in_blocks,
     unsigned_tool_loop,
 )
+from agent.llm.route import CLIENT_AUTO, fast_wire
 from agent.runtime.secrets import remember_secret
 from agent.session.models import ToolCall
 
@@ -84,6 +89,11 @@ class ChatRequest:
     estimated_tokens: int | None = None
     # off | minimal | low | medium | high; None: the model's default (agent/llm/reasoning.py).
     reasoning_effort: str | None = None
+    # `llm.client`: "auto" (the fast path where it applies, agent/llm/route.py) or "litellm".
+    client: str = CLIENT_AUTO
+    # The owner's pooled HTTP client for the fast path (the request builder's); None: one
+    # made for this request.
+    connections: ConnectionPool | None = None
 
 
 # litellm parses ~1 ms per chunk; chunks already buffered are iterated without returning to
@@ -91,10 +101,6 @@ class ChatRequest:
 STREAM_YIELD_S = 0.05
 _EMPTY = "The model returned an empty response (no text and no tool call)."
 _EMPTY_AT_LIMIT = "The model stopped at its output limit (no text and no tool call)."
-# Providers whose streams always end with a finish reason: a stream without one was cut.
-_FINISH_REASON_PROVIDERS = {"openai", "azure"}
-# The one attribute of litellm's stream wrapper cairn reads (see `_ended_early`).
-STREAM_FINISH_REASON_ATTRIBUTE = "received_finish_reason"
 
 
 def keys_in_use(model: str, api_key: str | None) -> list[str]:
@@ -145,10 +151,8 @@ async def stream_chat(
 
     `into` (optional) is filled as the stream arrives, so a caller that cancels the call
     still has what streamed, half-sent tool calls included. `on_thinking` gets the model's
-    reasoning as it streams."""
-    from agent.runtime.offline import import_litellm
-
-    litellm = import_litellm()
+    reasoning as it streams. The fast path (agent/llm/fast.py) carries OpenAI-compatible and
+    Anthropic models, litellm every other; both feed this one loop."""
     for key in keys_in_use(request.model, request.api_key):  # a /model switch may use another
         remember_secret(key)
     result = into if into is not None else StreamResult()
@@ -156,101 +160,38 @@ async def stream_chat(
     effort, max_tokens = request_params(request.model, request.reasoning_effort, request.max_tokens)
     if effort and thinks_in_blocks(request.model) and unsigned_tool_loop(request.messages):
         effort = {}  # Anthropic would refuse the request (see unsigned_tool_loop)
+    messages = _thinking_for(request.model, request.messages, sends=bool(effort))
     thinking = ThinkingCollector()
-    kwargs: dict[str, Any] = dict(
-        model=request.model,
-        messages=_thinking_for(request.model, request.messages, sends=bool(effort)),
-        stream=True,
-        stream_options={"include_usage": True},
-        timeout=request.timeout,
-        num_retries=0,
-        max_retries=0,
-    )
-    if request.tools:
-        kwargs["tools"] = request.tools
-    if request.api_base:
-        kwargs["api_base"] = request.api_base
-    if request.api_key:
-        kwargs["api_key"] = request.api_key
-    if request.temperature is not None:
-        kwargs["temperature"] = request.temperature
-    if max_tokens is not None:
-        kwargs["max_tokens"] = max_tokens
-    kwargs.update(effort)
     idle = request.idle_timeout
     started = time.monotonic()
     watchdog: asyncio.Timeout | None = None
     try:
+        stream = _open(request, messages, effort, max_tokens)
         # The idle watchdog: pushed back only by content, so a server that sends nothing
         # but keep-alive comments (which the SSE parser drops unseen) or empty chunks,
         # before or after the first token, is given up after `idle` seconds.
         async with asyncio.timeout(idle) as watchdog:
             loop = asyncio.get_running_loop()
             slack = min(1.0, idle / 10)  # rescheduling on every chunk would cost a timer each
-            stream = await litellm.acompletion(**kwargs)
             clock = time.perf_counter
             since_yield = clock()
-            async for chunk in stream:
-                if clock() - since_yield > STREAM_YIELD_S:
-                    await asyncio.sleep(0)  # let the screen draw: buffered chunks never wait on the loop
-                    since_yield = clock()
-                progressed = False
-                usage = getattr(chunk, "usage", None)
-                if usage:
-                    result.prompt_tokens = getattr(usage, "prompt_tokens", None) or result.prompt_tokens
-                    result.completion_tokens = getattr(usage, "completion_tokens", None) or result.completion_tokens
-                    read, written = cache_tokens(usage)
-                    result.cache_read_tokens = read or result.cache_read_tokens
-                    result.cache_write_tokens = written or result.cache_write_tokens
-                    details = getattr(usage, "completion_tokens_details", None)
-                    result.reasoning_tokens = getattr(details, "reasoning_tokens", None) or result.reasoning_tokens
-                for choice in getattr(chunk, "choices", None) or []:
-                    delta = getattr(choice, "delta", None)
-                    if choice.finish_reason:
-                        result.finish_reason = choice.finish_reason
-                        progressed = True
-                    if delta is None:
-                        continue
-                    reasoning = getattr(delta, "reasoning_content", None)
-                    if reasoning:
-                        progressed = True  # a thinking model's reasoning is progress too
-                        result.thinking += reasoning
-                        if on_thinking is not None:
-                            maybe = on_thinking(reasoning)
-                            if inspect.isawaitable(maybe):
-                                await maybe
-                    blocks = getattr(delta, "thinking_blocks", None)
-                    if blocks:
-                        progressed = True
-                        thinking.feed(blocks)
-                        result.thinking_blocks = thinking.blocks
-                    text = getattr(delta, "content", None)
-                    if text:
-                        progressed = True
-                        result.content += text
-                        if on_text is not None:
-                            maybe = on_text(text)
-                            if inspect.isawaitable(maybe):
-                                await maybe
-                    for tc in getattr(delta, "tool_calls", None) or []:
-                        progressed = True
-                        index = getattr(tc, "index", None)
-                        if index is None:
-                            index = len(calls)
-                        buf = calls.setdefault(index, _CallBuffer())
-                        if getattr(tc, "id", None):
-                            buf.id = tc.id
-                        fn = getattr(tc, "function", None)
-                        if fn is not None:
-                            if getattr(fn, "name", None):
-                                buf.name = fn.name
-                            if getattr(fn, "arguments", None):
-                                buf.arguments += fn.arguments
-                if progressed:
-                    deadline = loop.time() + idle
-                    if deadline - (watchdog.when() or 0.0) > slack:
-                        watchdog.reschedule(deadline)
-        if _ended_early(stream, request, calls):
+            # Closed as soon as the loop leaves, however it leaves: an interrupt closes the
+            # connection then, so the provider stops generating (and billing) at once.
+            async with contextlib.aclosing(stream.chunks()) as chunks:
+                async for chunk in chunks:
+                    if clock() - since_yield > STREAM_YIELD_S:
+                        await asyncio.sleep(0)  # let the screen draw: buffered chunks never wait on the loop
+                        since_yield = clock()
+                    if chunk.usage is not None:
+                        _add_usage(result, chunk.usage)
+                    progressed = await _take(chunk, result, calls, thinking, on_text, on_thinking)
+                    if progressed:
+                        deadline = loop.time() + idle
+                        if deadline - (watchdog.when() or 0.0) > slack:
+                            watchdog.reschedule(deadline)
+        if stream.unfinished and (stream.always_finishes or any(_broken_json(b.arguments) for b in calls.values())):
+            # Cut: a proxy or server gave up mid-answer. Held to the end marker when the
+            # protocol always sends one; otherwise only a half-sent tool call tells.
             if not result.content and not calls:
                 raise ProviderError(_EMPTY, retryable=True)
             raise NetworkError(
@@ -288,6 +229,99 @@ async def stream_chat(
     return result
 
 
+def _open(
+    request: ChatRequest, messages: list[dict[str, Any]], effort: dict[str, Any], max_tokens: int | None
+) -> FastStream | LitellmStream:
+    """The request on the fast path when its protocol is one cairn speaks, else through litellm."""
+    wire = fast_wire(request.model, request.api_base, request.client)
+    if wire is not None:
+        key = request.api_key or os.environ.get(wire.key_variable)
+        if not key:
+            raise AuthError(f"No API key for {request.model}: set {wire.key_variable} (or pass --api-key).")
+        body = request_for(
+            wire,
+            messages,
+            request.tools,
+            max_tokens=max_tokens,
+            temperature=request.temperature,
+            effort=effort.get("reasoning_effort"),
+        )
+        return FastStream(wire, request.connections, key, body, request.timeout)
+    kwargs: dict[str, Any] = dict(
+        model=request.model,
+        messages=messages,
+        stream=True,
+        stream_options={"include_usage": True},
+        timeout=request.timeout,
+        num_retries=0,
+        max_retries=0,
+    )
+    if request.tools:
+        kwargs["tools"] = request.tools
+    if request.api_base:
+        kwargs["api_base"] = request.api_base
+    if request.api_key:
+        kwargs["api_key"] = request.api_key
+    if request.temperature is not None:
+        kwargs["temperature"] = request.temperature
+    if max_tokens is not None:
+        kwargs["max_tokens"] = max_tokens
+    kwargs.update(effort)
+    return LitellmStream(kwargs)
+
+
+def _add_usage(result: StreamResult, usage: UsagePiece) -> None:
+    result.prompt_tokens = usage.prompt or result.prompt_tokens
+    result.completion_tokens = usage.completion or result.completion_tokens
+    result.cache_read_tokens = usage.cache_read or result.cache_read_tokens
+    result.cache_write_tokens = usage.cache_write or result.cache_write_tokens
+    result.reasoning_tokens = usage.reasoning or result.reasoning_tokens
+
+
+async def _take(
+    chunk: Chunk,
+    result: StreamResult,
+    calls: dict[int, _CallBuffer],
+    thinking: ThinkingCollector,
+    on_text: TextSink | None,
+    on_thinking: TextSink | None,
+) -> bool:
+    """Adds `chunk` to `result`; True when it carried content (what the idle watchdog counts)."""
+    progressed = False
+    if chunk.finish_reason:
+        result.finish_reason = chunk.finish_reason
+        progressed = True
+    if chunk.reasoning:
+        progressed = True  # a thinking model's reasoning is progress too
+        result.thinking += chunk.reasoning
+        if on_thinking is not None:
+            maybe = on_thinking(chunk.reasoning)
+            if inspect.isawaitable(maybe):
+                await maybe
+    if chunk.thinking_blocks:
+        progressed = True
+        thinking.feed(chunk.thinking_blocks)
+        result.thinking_blocks = thinking.blocks
+    if chunk.text:
+        progressed = True
+        result.content += chunk.text
+        if on_text is not None:
+            maybe = on_text(chunk.text)
+            if inspect.isawaitable(maybe):
+                await maybe
+    for piece in chunk.calls:
+        progressed = True
+        index = piece.index if piece.index is not None else len(calls)
+        buf = calls.setdefault(index, _CallBuffer())
+        if piece.id:
+            buf.id = piece.id
+        if piece.name:
+            buf.name = piece.name
+        if piece.arguments:
+            buf.arguments += piece.arguments
+    return progressed
+
+
 def _log_request(
     request: ChatRequest, result: StreamResult, started: float, failed: BaseException | None = None
 ) -> None:
@@ -319,31 +353,6 @@ def _log_request(
         result.cost,
         outcome,
     )
-
-
-def _ended_early(stream: Any, request: ChatRequest, calls: dict[int, _CallBuffer]) -> bool:
-    """A stream that ended cleanly without a finish reason was cut (a proxy or server gave up
-    mid-answer). litellm then makes up finish_reason="stop" on the last chunk, so only its
-    stream wrapper's `received_finish_reason` tells (not a documented name: litellm is pinned
-    exactly for it, tests/llm/test_litellm_guard.py checks it, README "Dependencies" says so).
-    Only providers known to always send one are held to it, except when a tool call's
-    arguments are not even complete JSON: that one is cut whoever the provider is."""
-    received = getattr(stream, STREAM_FINISH_REASON_ATTRIBUTE, "unknown")
-    if received is not None:
-        return False
-    return _litellm_provider(request) in _FINISH_REASON_PROVIDERS or any(
-        _broken_json(b.arguments) for b in calls.values()
-    )
-
-
-def _litellm_provider(request: ChatRequest) -> str:
-    """The provider litellm routes `request` to ("gpt-4o" → openai), from its public resolver."""
-    from agent.runtime.offline import import_litellm
-
-    try:
-        return import_litellm().get_llm_provider(request.model, api_base=request.api_base)[1]
-    except Exception:  # a model litellm cannot place: it failed before streaming anyway
-        return _provider(request.model)
 
 
 def _broken_json(arguments: str) -> bool:

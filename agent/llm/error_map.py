@@ -12,6 +12,7 @@ import email.utils
 import errno
 import re
 import socket
+import sys
 import time
 from urllib.parse import urlsplit
 
@@ -116,6 +117,13 @@ _MISSING_KEY = re.compile(
 _HTML = re.compile(r"<(?:html|body|head|title|!doctype)\b", re.IGNORECASE)
 # A 429 that is about billing, not pace (OpenAI's "insufficient_quota").
 _NO_QUOTA = re.compile(r"insufficient_quota|exceeded your current quota|credit balance is too low", re.IGNORECASE)
+# A request over the model's window, in the words of OpenAI-compatible servers and Anthropic
+# ("prompt is too long: 210000 tokens > 200000 maximum"), or OpenAI's error code.
+_TOO_LONG = re.compile(
+    r"context_length_exceeded|prompt is too long|maximum context length|context window|"
+    r"input is too long for requested model|exceeds the context",
+    re.IGNORECASE,
+)
 # json's messages for an SSE event that is not JSON.
 _BAD_JSON = re.compile(r"^(?:Expecting |Unterminated string|Extra data|Invalid control character|Invalid \\escape)")
 
@@ -241,16 +249,36 @@ def key_variable(model: str) -> str:
     return KEY_VARIABLE.get(provider_prefix(model), "the provider's API key variable")
 
 
+def _is(exc: Exception, *names: str) -> bool:
+    """`exc` is one of litellm's exception classes `names`. Asked without importing litellm:
+    the fast path (agent/llm/fast.py) never loads it, and until it is loaded none of its
+    exceptions can exist."""
+    modules = [m for m in (sys.modules.get("litellm"), sys.modules.get("litellm.exceptions")) if m is not None]
+    found = (getattr(m, n, None) for m in modules for n in names)
+    classes = tuple(c for c in found if isinstance(c, type))
+    return bool(classes) and isinstance(exc, classes)
+
+
+def _provider_of(model: str, api_base: str | None) -> str:
+    from agent.llm.route import fast_wire
+
+    litellm = sys.modules.get("litellm")
+    if litellm is not None:
+        return _litellm_provider(litellm, model, api_base)
+    wire = fast_wire(model, api_base)
+    return wire.protocol if wire is not None else provider_prefix(model)
+
+
 def map_exception(exc: Exception, model: str, api_base: str | None = None) -> LLMError:
-    """litellm/openai/httpx exception → our typed error with a readable message."""
-    import litellm
-    from litellm.exceptions import MidStreamFallbackError
+    """litellm/openai/httpx exception, or the fast path's (agent/llm/http.py) → our typed
+    error with a readable message; both clients' failures read the same."""
+    from agent.llm.http import StreamBroken
 
     if isinstance(exc, LLMError):
         return exc
     status = getattr(exc, "status_code", None)
     failed = connect_failure(exc)
-    provider = _litellm_provider(litellm, model, api_base)
+    provider = _provider_of(model, api_base)
     where = address(model, api_base, failed[1] if failed else None, provider)
     if failed is not None and status in (None, 500) and getattr(exc, "litellm_response_headers", None) is None:
         return _unreachable(model, api_base, failed[0], where)
@@ -260,7 +288,7 @@ def map_exception(exc: Exception, model: str, api_base: str | None = None) -> LL
             "(e.g. anthropic/claude-sonnet-4-5, openai/gpt-4o); for an OpenAI-compatible server "
             f"give --api-base and openai/{model}."
         )
-    if isinstance(exc, (litellm.AuthenticationError, litellm.PermissionDeniedError)) or status in (401, 403):
+    if _is(exc, "AuthenticationError", "PermissionDeniedError") or status in (401, 403):
         return AuthError(
             f"Authentication failed for {model} at {where}: check your API key (set {key_variable(model)}, or "
             f"pass --api-key). Provider said: {readable(exc)}"
@@ -268,33 +296,33 @@ def map_exception(exc: Exception, model: str, api_base: str | None = None) -> LL
     if _MISSING_KEY.search(str(exc)):
         # Raised before any request went out (litellm wraps it as a 500): not worth a retry.
         return AuthError(f"No API key for {model}: set {key_variable(model)} (or pass --api-key).")
-    if isinstance(exc, litellm.ContextWindowExceededError):
+    if _is(exc, "ContextWindowExceededError") or _TOO_LONG.search(f"{getattr(exc, 'code', '')} {exc}"):
         return ContextTooLongError(f"The conversation is too long for {model}: {readable(exc)}")
-    if (isinstance(exc, litellm.RateLimitError) or status == 429) and _NO_QUOTA.search(str(exc)):
+    if (_is(exc, "RateLimitError") or status == 429) and _NO_QUOTA.search(str(exc)):
         return QuotaError(
             f"The provider says the account for {model} is out of quota or credit: "
             f"{readable(exc)} (check the plan and billing; retrying will not help)."
         )
-    if isinstance(exc, litellm.RateLimitError) or status == 429:
+    if _is(exc, "RateLimitError") or status == 429:
         return RateLimitError(
             f"Rate limited by the provider ({model} at {where}): {readable(exc)}", retry_after=retry_after(exc)
         )
-    if isinstance(exc, (litellm.Timeout, litellm.APIConnectionError)):
+    if _is(exc, "Timeout", "APIConnectionError"):
         return NetworkError(
             f"Network error talking to {model} at {where}: {_clause(exc)}. Check your network connection."
         )
-    if isinstance(exc, MidStreamFallbackError):
+    if isinstance(exc, StreamBroken) or _is(exc, "MidStreamFallbackError"):
         cause = readable(getattr(exc, "original_exception", None) or exc)
         if _BAD_JSON.search(cause):
             cause = f"malformed data: {cause}"
         return NetworkError(f"The response stream from {model} broke off before it finished ({cause}).")
-    if isinstance(exc, litellm.InternalServerError) and getattr(exc, "litellm_response_headers", 1) is None:
+    if _is(exc, "InternalServerError") and getattr(exc, "litellm_response_headers", 1) is None:
         # litellm reports a connection that never got an HTTP response as a 500 without headers.
         return NetworkError(
             f"Cannot reach {model} at {where}: {_clause(_root(exc))}. Check the address ({WHERE_TO_SET}) "
             "and your network connection."
         )
-    if isinstance(exc, (litellm.InternalServerError, litellm.ServiceUnavailableError, litellm.BadGatewayError)) or (
+    if _is(exc, "InternalServerError", "ServiceUnavailableError", "BadGatewayError") or (
         isinstance(status, int) and status >= 500
     ):
         return ProviderError(
@@ -302,17 +330,17 @@ def map_exception(exc: Exception, model: str, api_base: str | None = None) -> LL
             status=status,
             retryable=True,
         )
-    if isinstance(exc, litellm.NotFoundError):
+    if _is(exc, "NotFoundError") or status == 404:
         return BadRequestError(
             f"Model or endpoint not found for {model} at {where}: {_clause(exc)}. Check the model name "
             f"(/model or --model) and the address ({WHERE_TO_SET})."
         )
-    if isinstance(exc, litellm.BadRequestError) or (isinstance(status, int) and 400 <= status < 500):
+    if _is(exc, "BadRequestError") or (isinstance(status, int) and 400 <= status < 500):
         text = readable(exc)
         if "context" in text.lower() and ("length" in text.lower() or "too long" in text.lower()):
             return ContextTooLongError(f"The conversation is too long for {model}: {text}")
         return BadRequestError(f"The provider at {where} rejected the request for {model}: {text}")
-    if isinstance(exc, litellm.APIError):
+    if _is(exc, "APIError"):
         return ProviderError(f"Provider error from {model} at {where}: {readable(exc)}", status=status, retryable=True)
     # httpx/aiohttp errors that escaped litellm's wrapping: treat as network trouble.
     name = type(exc).__name__.lower()

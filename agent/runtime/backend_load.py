@@ -16,11 +16,18 @@ GC_MIDDLE_THRESHOLD = 10  # young collections per middle one (the default)
 GC_OLD_THRESHOLD = 100  # middle collections per full one (default 10)
 
 
-def load_backend(warm_tokenizer: str | None) -> None:
-    if warm_tokenizer:
-        warm_up(warm_tokenizer)
-    else:
-        import_litellm()
+def load_backend(warm_tokenizer: str | None, litellm: bool = True) -> None:
+    """`litellm`: the session's models need it (agent/llm/route.py); a model on the fast path
+    never waits for its import (~2 s of CPU), nor shares the CPU with it on a first request."""
+    if litellm:
+        if warm_tokenizer:
+            warm_up(warm_tokenizer)
+        else:
+            import_litellm()
+    elif warm_tokenizer:
+        from agent.context.tokens import counter_for
+
+        counter_for(warm_tokenizer).count_text("warm")
     settle_heap()
 
 

@@ -66,6 +66,7 @@ class Runtime:
         self._turn: asyncio.Task | None = None
         self._warm_tokenizer = warm_tokenizer
         self._backend: asyncio.Future | None = None
+        self._litellm_load: asyncio.Future | None = None  # after a /model switch to a litellm provider
         self._sandbox_check: asyncio.Future | None = None  # a notice when commands cannot be sandboxed
         # Per model: asking a custom api_base's server for its window (once per runtime).
         self._windows: dict[str, asyncio.Future] = {}
@@ -154,7 +155,8 @@ class Runtime:
         """Begin loading litellm (and the tokenizer) in a thread. A front end calls this once
         its screen is drawn: the import holds the GIL for seconds and would slow drawing."""
         if self._backend is None:
-            self._backend = asyncio.ensure_future(in_daemon_thread(load_backend, self._warm_tokenizer))
+            litellm = self._needs_litellm(self.model)
+            self._backend = asyncio.ensure_future(in_daemon_thread(load_backend, self._warm_tokenizer, litellm))
             self._discover_window(self.model)
             if self.mcp is not None:
                 self.mcp.start()
@@ -192,8 +194,9 @@ class Runtime:
             await self.mcp.wait_ready(self.settings.mcp.headless_wait)
 
     async def ready(self) -> None:
-        """Wait until litellm (and the tokenizer, for a front end) are loaded, and the model's
-        server said its window (a custom api_base only; at most a few seconds, in parallel)."""
+        """Wait until litellm (for a model the fast path does not carry) and the tokenizer (for
+        a front end) are loaded, and the model's server said its window (a custom api_base
+        only; at most a few seconds, in parallel)."""
         self.start_backend()
         assert self._backend is not None  # start_backend() made it
         await asyncio.shield(self._backend)
@@ -576,6 +579,18 @@ class Runtime:
         self.agent.set_model(model)
         if self._backend is not None:
             self._discover_window(model)
+            if self._needs_litellm(model) and self._litellm_load is None:
+                # A switch to a provider litellm carries: its import starts now, off the loop.
+                from agent.runtime.offline import import_litellm
+
+                self._litellm_load = asyncio.ensure_future(in_daemon_thread(import_litellm))
+
+    def _needs_litellm(self, model: str) -> bool:
+        """Whether `model` (or the condense model) goes through litellm, not the fast path."""
+        from agent.llm.route import fast_wire
+
+        models = [model, self.settings.context.condense_model]
+        return any(fast_wire(m, self.settings.api_base, self.settings.llm.client) is None for m in models if m)
 
     @property
     def mode(self) -> str:
@@ -619,6 +634,10 @@ class Runtime:
         await self.agent.hooks.close()  # a SessionStart or Notification hook still running
         if self._sandbox_check is not None:
             self._sandbox_check.cancel()
+        try:
+            await self.agent.connections.aclose()
+        except Exception:  # a connection that will not close cleanly: the process ends anyway
+            log.warning("could not close the provider connections", exc_info=True)
         try:
             # A launch quit before anything was asked leaves no session behind (`--continue`
             # and `cairn session list` would only show it as noise).

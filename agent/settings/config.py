@@ -59,6 +59,10 @@ class LLMSettings(_Section):
     # How much a model that reasons thinks first (agent/llm/reasoning.py): off | minimal |
     # low | medium | high. Unset: the model's own default. `--effort` and /effort override it.
     reasoning_effort: Effort | None = None
+    # Which client carries requests (agent/llm/route.py): "auto" speaks OpenAI's and
+    # Anthropic's protocols itself (no litellm import before the first answer) and uses
+    # litellm for every other provider; "litellm" sends every model through litellm.
+    client: Literal["auto", "litellm"] = "auto"
 
 
 class ToolSettings(_Section):

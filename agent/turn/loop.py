@@ -22,6 +22,7 @@ from agent.context.manage import compact, manage_context
 from agent.hooks.dispatch import MAX_STOP_CONTINUES, HookBlocked
 from agent.hooks.names import HOOK_CONTEXT_META
 from agent.llm.client import ChatRequest, StreamResult, stream_chat
+from agent.llm.http import ConnectionPool
 from agent.llm.errors import ContextTooLongError, LLMError
 from agent.llm.models import DiscoveredWindow, ModelLimits, model_limits
 from agent.prompt import build_system_prompt
@@ -78,8 +79,12 @@ class Agent:
         on_event: Callable[[Event], Any],
         approver: Approver | None,
         subagents: bool = True,
+        connections: ConnectionPool | None = None,
     ) -> None:
         self.settings = settings
+        # The fast path's pooled HTTP client (agent/llm/http.py): one for the agent and its
+        # subagents, so their requests reuse the provider's connection; closed by the runtime.
+        self.connections = connections if connections is not None else ConnectionPool()
         self.store = store
         self.session = session
         self.on_event = on_event
@@ -104,7 +109,7 @@ class Agent:
         # Windows the models' server reported (Runtime asks it once per model; see `use_window`).
         self.discovered_windows: dict[str, DiscoveredWindow] = {}
         # The session's request builder: what its builds remember, its cache policy.
-        self.builder = RequestBuilder(settings, model, self.discovered_windows)
+        self.builder = RequestBuilder(settings, model, self.discovered_windows, self.connections)
         self.set_model(model)
         self.history: list[Message] | None = None
         self.session_cost = 0.0
@@ -165,7 +170,7 @@ class Agent:
         from agent.turn.children import ChildRunner
 
         def make_child(**kwargs: Any) -> Agent:
-            return Agent(**kwargs, subagents=False)
+            return Agent(**kwargs, subagents=False, connections=self.connections)
 
         runner = ChildRunner(self, make_child, max_parallel=self.settings.agents.max_parallel)
         definitions = load_definitions(self.settings.workspace)
@@ -193,7 +198,7 @@ class Agent:
     def switch_session(self, session: Session) -> None:
         self.session = session
         self._attach_context_files()
-        self.builder = RequestBuilder(self.settings, self.model, self.discovered_windows)
+        self.builder = RequestBuilder(self.settings, self.model, self.discovered_windows, self.connections)
         self.history = None
         self.session_cost = 0.0
         self.permissions.always.clear()

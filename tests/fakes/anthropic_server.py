@@ -137,6 +137,10 @@ class Reply:
     args_chunk_size: int = 8
     delay: float = 0.0
     initial_delay: float = 0.0
+    # Stop after this many events: "drop" the connection mid-body, or end the body cleanly
+    # ("eof") without the rest (message_delta, message_stop): a proxy giving up mid-answer.
+    cut_after: int | None = None
+    cut_mode: str = "drop"
 
 
 @dataclass
@@ -610,6 +614,11 @@ class _AnthropicHandler(_Handler):
             return
         self._start_stream()
         for i, (name, data) in enumerate(plan.events()):
+            if step.cut_after is not None and i >= step.cut_after:
+                if step.cut_mode == "eof":
+                    break
+                self._abort()
+                return
             if i and step.delay > 0:
                 self._sleep(step.delay)
             self._send_chunk(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode())

@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 from tests.fakes.llm_server import FakeLLMServer, text
 
@@ -34,6 +35,8 @@ def _marker(stderr: str, name: str):
 
 
 def test_headless_run_loads_one_encoding(workspace):
+    # Through litellm (the fast path never imports it: tests/headless/test_fast_path_imports.py).
+    Path(os.environ["CAIRN_HOME"], "config.toml").write_text('[llm]\nclient = "litellm"\n')
     with FakeLLMServer([text("priced by usage")]) as srv:
         out = subprocess.run(
             [

@@ -13,7 +13,7 @@ import tomllib
 from importlib.metadata import version
 from pathlib import Path
 
-from agent.llm.client import STREAM_FINISH_REASON_ATTRIBUTE
+from agent.llm.litellm_stream import STREAM_FINISH_REASON_ATTRIBUTE
 from agent.runtime.offline import import_litellm
 from tests.fakes.llm_server import FakeLLMServer, cut, text
 

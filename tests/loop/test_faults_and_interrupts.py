@@ -5,10 +5,19 @@ from __future__ import annotations
 import asyncio
 import os
 
+import pytest
+
 from agent.llm.errors import AuthError
 from tests.context.test_orphans import assert_valid
 from tests.fakes.llm_server import cut, error, hang, rate_limited, text, tool_calls
 from tests.loop.conftest import of_type
+
+
+@pytest.fixture(params=["auto", "litellm"])
+def llm_client(request) -> str:
+    """Every fault here holds through both clients: the fast path (agent/llm/fast.py) and
+    litellm, with the same user-visible result."""
+    return request.param
 
 
 async def wait_for(predicate, timeout=10.0):

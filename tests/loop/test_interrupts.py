@@ -21,6 +21,12 @@ from tests.loop.test_provider_faults import assert_well_formed
 GROUP_COMMAND = "echo $$ > {pgid}; sh -c 'sleep 300 & sleep 300'"
 
 
+@pytest.fixture(params=["auto", "litellm"])
+def llm_client(request) -> str:
+    """Interrupts close the provider's stream through both clients (agent/llm/fast.py, litellm)."""
+    return request.param
+
+
 async def mash_interrupt(runtime, turn: asyncio.Task) -> int:
     """Interrupt again and again until the turn ends (a user hammering Esc): later interrupts
     land while the first one is still cleaning up. Returns how many were sent."""

@@ -27,6 +27,13 @@ RETRY_FAST = {"llm": {"max_retries": 2, "retry_base_delay": 0.01, "retry_max_del
 CALL = ("c1", "terminal-execute", {"command": "echo hello world from a long command line"})
 
 
+@pytest.fixture(params=["auto", "litellm"])
+def llm_client(request) -> str:
+    """Every fault here holds through both clients: the fast path (agent/llm/fast.py) and
+    litellm, with the same user-visible result."""
+    return request.param
+
+
 def _chunk(delta: dict, finish: str | None = None) -> str:
     return "data: " + json.dumps(
         {

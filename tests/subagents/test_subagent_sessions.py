@@ -122,6 +122,14 @@ async def test_the_childs_cost_is_the_parents(server, open_runtime, workspace):
     assert cost == pytest.approx(own + child_cost)  # the session's running total, as the status bar shows it
 
 
+async def _child_is_answering(runtime) -> bool:
+    children = await runtime.subagents()
+    if not children:
+        return False
+    path = await runtime.store.active_path(children[0].id)
+    return bool(path) and path[-1].role == "assistant" and bool(path[-1].content)
+
+
 async def test_an_interrupt_stops_the_child_and_keeps_both_histories_valid(server, open_runtime, workspace):
     server.add(
         _in(PARENT, tool_calls([("s1", "subagent", {"agent": "explore", "task": TASK})])),
@@ -131,6 +139,9 @@ async def test_an_interrupt_stops_the_child_and_keeps_both_histories_valid(serve
     try:
         turn = asyncio.ensure_future(runtime.run_turn(PARENT))
         while not any(e.type == "tool_started" for e in runtime.events) or len(server.requests) < 2:
+            await asyncio.sleep(0.02)
+        # The child's first words have arrived (stored as it streams), not only its request.
+        while not await _child_is_answering(runtime):
             await asyncio.sleep(0.02)
         turn.cancel()
         await asyncio.gather(turn, return_exceptions=True)

@@ -1,0 +1,149 @@
+"""Anthropic's Messages API on the wire: the request body and the stream's events.
+
+The body carries what litellm 1.106.2 sends for Claude: the converted messages
+(agent/llm/anthropic_messages.py), `max_tokens` (required), extended thinking with the
+budget of the effort (agent/llm/reasoning.py's THINKING_BUDGET, litellm's mapping), and no
+temperature beside thinking (Anthropic refuses one).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from agent.llm.anthropic_messages import convert
+from agent.llm.chunks import CallPiece, Chunk, UsagePiece
+from agent.llm.http import StreamBroken
+from agent.llm.reasoning import THINKING_BUDGET
+
+API_VERSION = "2023-06-01"
+# Anthropic requires max_tokens; the budget's own default when the request has none.
+DEFAULT_MAX_TOKENS = 4096
+# Anthropic's stop reasons in OpenAI's words (what the loop and the store use).
+FINISH_REASONS = {
+    "end_turn": "stop",
+    "stop_sequence": "stop",
+    "pause_turn": "stop",
+    "tool_use": "tool_calls",
+    "max_tokens": "length",
+    "model_context_window_exceeded": "length",
+    "refusal": "content_filter",
+}
+
+
+def headers(api_key: str) -> dict[str, str]:
+    return {"x-api-key": api_key, "anthropic-version": API_VERSION, "content-type": "application/json"}
+
+
+def request_body(
+    model: str,
+    messages: list[dict[str, Any]],
+    tools: list[dict[str, Any]],
+    *,
+    max_tokens: int | None,
+    temperature: float | None,
+    effort: str | None,
+) -> dict[str, Any]:
+    system, turns, converted_tools = convert(messages, tools)
+    body: dict[str, Any] = {
+        "model": model,
+        "messages": turns,
+        "max_tokens": max_tokens or DEFAULT_MAX_TOKENS,
+        "stream": True,
+    }
+    if system:
+        body["system"] = system
+    if converted_tools:
+        body["tools"] = converted_tools
+    budget = THINKING_BUDGET.get(effort or "")
+    if budget:
+        body["thinking"] = {"type": "enabled", "budget_tokens": budget}
+    elif temperature is not None:
+        body["temperature"] = temperature
+    return body
+
+
+def _mapping(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+class StreamState:
+    """Reads one response's events in order: which block each index is, the usage so far,
+    and whether the message ended (`message_stop`) — a stream without it was cut."""
+
+    def __init__(self) -> None:
+        self.kinds: dict[int, str] = {}
+        self.calls: dict[int, int] = {}  # block index → tool call index
+        self.usage = UsagePiece()
+        self.stopped = False
+
+    def parse(self, event: str, data: str) -> Chunk | None:
+        if event == "ping":
+            return None
+        try:
+            payload = json.loads(data)
+        except ValueError as exc:
+            raise StreamBroken(f"malformed data: {exc}") from None
+        if not isinstance(payload, dict):
+            raise StreamBroken(f"malformed data: {data[:80]}")
+        kind = payload.get("type") or event
+        if kind == "error":
+            error = _mapping(payload.get("error"))
+            raise StreamBroken(f"the server sent an error: {error.get('message') or error.get('type') or data[:200]}")
+        if kind == "message_start":
+            return self._usage(_mapping(payload.get("message")).get("usage"))
+        if kind == "content_block_start":
+            return self._start(payload.get("index"), _mapping(payload.get("content_block")))
+        if kind == "content_block_delta":
+            return self._delta(payload.get("index"), _mapping(payload.get("delta")))
+        if kind == "message_delta":
+            chunk = self._usage(payload.get("usage")) or Chunk()
+            reason = _mapping(payload.get("delta")).get("stop_reason")
+            if reason:
+                chunk.finish_reason = FINISH_REASONS.get(reason, "stop")
+            return chunk
+        if kind == "message_stop":
+            self.stopped = True
+        return None
+
+    def _start(self, index: Any, block: dict[str, Any]) -> Chunk | None:
+        kind = str(block.get("type") or "")
+        if not isinstance(index, int):
+            return None
+        self.kinds[index] = kind
+        if kind == "tool_use":
+            self.calls[index] = len(self.calls)
+            return Chunk(calls=[CallPiece(index=self.calls[index], id=block.get("id"), name=block.get("name"))])
+        if kind == "redacted_thinking":
+            return Chunk(thinking_blocks=[{"type": "redacted_thinking", "data": block.get("data") or ""}])
+        if kind == "text" and block.get("text"):
+            return Chunk(text=block["text"])
+        return None
+
+    def _delta(self, index: Any, delta: dict[str, Any]) -> Chunk | None:
+        kind = delta.get("type")
+        if kind == "text_delta":
+            return Chunk(text=delta.get("text") or "")
+        if kind == "input_json_delta":
+            position = self.calls.get(index) if isinstance(index, int) else None
+            return Chunk(calls=[CallPiece(index=position, arguments=delta.get("partial_json") or "")])
+        if kind == "thinking_delta":
+            text = delta.get("thinking") or ""
+            return Chunk(reasoning=text, thinking_blocks=[{"type": "thinking", "thinking": text}])
+        if kind == "signature_delta":
+            return Chunk(thinking_blocks=[{"type": "thinking", "signature": delta.get("signature") or ""}])
+        return None
+
+    def _usage(self, usage: Any) -> Chunk | None:
+        """Anthropic's `input_tokens` leaves out what was read from or written to the cache;
+        the prompt's count adds them back (as litellm does), so every client reports alike."""
+        if not isinstance(usage, dict):
+            return None
+        numbers = {k: v for k, v in usage.items() if isinstance(v, int) and not isinstance(v, bool)}
+        if "input_tokens" in numbers:
+            self.usage.cache_read = numbers.get("cache_read_input_tokens", self.usage.cache_read or 0)
+            self.usage.cache_write = numbers.get("cache_creation_input_tokens", self.usage.cache_write or 0)
+            self.usage.prompt = numbers["input_tokens"] + (self.usage.cache_read or 0) + (self.usage.cache_write or 0)
+        if "output_tokens" in numbers:
+            self.usage.completion = numbers["output_tokens"]
+        return Chunk(usage=UsagePiece(**{k: getattr(self.usage, k) for k in UsagePiece.__slots__}))

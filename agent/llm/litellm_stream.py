@@ -1,0 +1,90 @@
+"""A request through litellm (every provider the fast path does not speak), its stream as
+Chunks for agent/llm/client.py's loop."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator
+from typing import Any
+
+from agent.llm.caching import cache_tokens
+from agent.llm.chunks import CallPiece, Chunk, UsagePiece
+from agent.llm.error_map import provider_prefix
+
+# Providers whose streams always end with a finish reason: a stream without one was cut.
+FINISH_REASON_PROVIDERS = {"openai", "azure", "anthropic"}
+# The one attribute of litellm's stream wrapper cairn reads (see `LitellmStream.cut`).
+STREAM_FINISH_REASON_ATTRIBUTE = "received_finish_reason"
+
+
+class LitellmStream:
+    def __init__(self, kwargs: dict[str, Any]) -> None:
+        self.kwargs = kwargs
+        self._stream: Any = None
+
+    @property
+    def unfinished(self) -> bool:
+        """The stream ended without a finish reason. litellm then makes up finish_reason="stop"
+        on the last chunk, so only its stream wrapper's `received_finish_reason` tells (not a
+        documented name: litellm is pinned exactly for it, tests/llm/test_litellm_guard.py
+        checks it, README "Dependencies" says so)."""
+        return getattr(self._stream, STREAM_FINISH_REASON_ATTRIBUTE, "unknown") is None
+
+    @property
+    def always_finishes(self) -> bool:
+        """Only providers known to always send a finish reason are held to it."""
+        return self.provider() in FINISH_REASON_PROVIDERS
+
+    def provider(self) -> str:
+        """The provider litellm routes the model to ("gpt-4o" → openai), from its public resolver."""
+        from agent.runtime.offline import import_litellm
+
+        model, api_base = self.kwargs["model"], self.kwargs.get("api_base")
+        try:
+            return str(import_litellm().get_llm_provider(model, api_base=api_base)[1])
+        except Exception:  # a model litellm cannot place: it failed before streaming anyway
+            return provider_prefix(model)
+
+    async def chunks(self) -> AsyncGenerator[Chunk, None]:
+        from agent.runtime.offline import import_litellm
+
+        self._stream = await import_litellm().acompletion(**self.kwargs)
+        async for raw in self._stream:
+            yield convert(raw)
+
+
+def convert(raw: Any) -> Chunk:
+    """litellm's ModelResponseStream (attributes, not dicts) as a Chunk."""
+    chunk = Chunk()
+    usage = getattr(raw, "usage", None)
+    if usage:
+        read, written = cache_tokens(usage)
+        details = getattr(usage, "completion_tokens_details", None)
+        chunk.usage = UsagePiece(
+            prompt=getattr(usage, "prompt_tokens", None) or None,
+            completion=getattr(usage, "completion_tokens", None) or None,
+            cache_read=read or None,
+            cache_write=written or None,
+            reasoning=getattr(details, "reasoning_tokens", None) or None,
+        )
+    for choice in getattr(raw, "choices", None) or []:
+        if choice.finish_reason:
+            chunk.finish_reason = choice.finish_reason
+        delta = getattr(choice, "delta", None)
+        if delta is None:
+            continue
+        chunk.reasoning += getattr(delta, "reasoning_content", None) or ""
+        blocks = getattr(delta, "thinking_blocks", None)
+        if blocks:
+            chunk.thinking_blocks += [b if isinstance(b, dict) else getattr(b, "__dict__", {}) for b in blocks]
+        chunk.text += getattr(delta, "content", None) or ""
+        for tc in getattr(delta, "tool_calls", None) or []:
+            fn = getattr(tc, "function", None)
+            chunk.calls.append(
+                CallPiece(
+                    index=getattr(tc, "index", None),
+                    id=getattr(tc, "id", None),
+                    name=getattr(fn, "name", None) if fn is not None else None,
+                    arguments=(getattr(fn, "arguments", None) or "") if fn is not None else "",
+                )
+            )
+    return chunk

@@ -1,0 +1,122 @@
+"""OpenAI's chat completions on the wire: the request body and the stream's chunks.
+
+What litellm 1.106.2 sends for `openai/…` is mirrored where it matters: OpenAI's reasoning
+models (o-series, gpt-5) take `max_completion_tokens` and only the default temperature; every
+other model, and any OpenAI-compatible server, takes `max_tokens`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from agent.llm.chunks import CallPiece, Chunk, UsagePiece
+from agent.llm.http import StreamBroken
+
+# OpenAI's reasoning families (litellm's OpenAIOSeriesConfig and OpenAIGPT5Config).
+_REASONING_MODEL = re.compile(r"^(o\d|gpt-5)", re.IGNORECASE)
+DONE = "[DONE]"
+
+
+def reasoning_model(name: str) -> bool:
+    return bool(_REASONING_MODEL.match(name))
+
+
+def request_body(
+    model: str,
+    messages: list[dict[str, Any]],
+    tools: list[dict[str, Any]],
+    *,
+    max_tokens: int | None,
+    temperature: float | None,
+    effort: str | None,
+) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "model": model,
+        # Null fields left out, as the openai SDK does (an assistant's `content: None` beside
+        # its tool calls): some OpenAI-compatible servers refuse a null where a string goes.
+        "messages": [m if None not in m.values() else {k: v for k, v in m.items() if v is not None} for m in messages],
+        "stream": True,
+        "stream_options": {"include_usage": True},
+    }
+    if tools:
+        body["tools"] = tools
+    reasoning = reasoning_model(model)
+    if max_tokens is not None:
+        body["max_completion_tokens" if reasoning else "max_tokens"] = max_tokens
+    if temperature is not None and (not reasoning or temperature == 1):
+        body["temperature"] = temperature
+    if effort:
+        body["reasoning_effort"] = effort
+    return body
+
+
+def parse(data: str) -> Chunk | None:
+    """One `data:` payload as a Chunk; None for the end marker. Raises StreamBroken for
+    data that is not JSON or an error the server sent inside the stream."""
+    if data.strip() == DONE:
+        return None
+    try:
+        payload = json.loads(data)
+    except ValueError as exc:
+        raise StreamBroken(f"malformed data: {exc}") from None
+    if not isinstance(payload, dict):
+        raise StreamBroken(f"malformed data: {data[:80]}")
+    if payload.get("error"):
+        error = payload["error"]
+        message = error.get("message") if isinstance(error, dict) else error
+        raise StreamBroken(f"the server sent an error: {message}")
+    chunk = Chunk()
+    usage = payload.get("usage")
+    if isinstance(usage, dict):
+        chunk.usage = _usage(usage)
+    for choice in payload.get("choices") or ():
+        if not isinstance(choice, dict):
+            continue
+        if choice.get("finish_reason"):
+            chunk.finish_reason = choice["finish_reason"]
+        delta = choice.get("delta")
+        if not isinstance(delta, dict):
+            continue
+        reasoning = delta.get("reasoning_content") or delta.get("reasoning")
+        if isinstance(reasoning, str):
+            chunk.reasoning += reasoning
+        content = delta.get("content")
+        if isinstance(content, str):
+            chunk.text += content
+        for call in delta.get("tool_calls") or ():
+            if not isinstance(call, dict):
+                continue
+            function = _mapping(call.get("function"))
+            chunk.calls.append(
+                CallPiece(
+                    index=call.get("index"),
+                    id=call.get("id"),
+                    name=function.get("name"),
+                    arguments=function.get("arguments") or "",
+                )
+            )
+    return chunk
+
+
+def _mapping(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _number(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _usage(usage: dict[str, Any]) -> UsagePiece:
+    prompt_details = _mapping(usage.get("prompt_tokens_details"))
+    completion_details = _mapping(usage.get("completion_tokens_details"))
+    # DeepSeek-style servers report cache hits beside the prompt count.
+    read = _number(prompt_details.get("cached_tokens")) or _number(usage.get("prompt_cache_hit_tokens"))
+    return UsagePiece(
+        prompt=_number(usage.get("prompt_tokens")),
+        completion=_number(usage.get("completion_tokens")),
+        cache_read=read,
+        cache_write=_number(prompt_details.get("cache_write_tokens")),
+        reasoning=_number(completion_details.get("reasoning_tokens")),
+    )
