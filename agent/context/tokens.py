@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent.context.rendered import api_form
@@ -143,9 +144,14 @@ def load_encoding(name: str):
     from agent.runtime.offline import apply_offline_env
 
     apply_offline_env()
-    import tiktoken
+    from agent.context.encoding_cache import load
+    from agent.paths import data_dir
 
-    return tiktoken.get_encoding(name)
+    try:
+        folder: Path | None = data_dir()
+    except Exception:  # no usable data folder: no cache, tiktoken's own load
+        folder = None
+    return load(name, folder)
 
 
 def counter_for(encoding: str) -> TokenCounter:

@@ -26,6 +26,7 @@ from agent.llm.errors import AuthError, LLMError, NetworkError, ProviderError
 from agent.llm.fast import FastStream, request_for
 from agent.llm.http import ConnectionPool
 from agent.llm.litellm_stream import LitellmStream
+from agent.llm.openai_wire import dumps, without_nulls
 from agent.llm.reasoning import (
     META_THINKING_BLOCKS,
     ThinkingCollector,
@@ -94,6 +95,15 @@ class ChatRequest:
     # The owner's pooled HTTP client for the fast path (the request builder's); None: one
     # made for this request.
     connections: ConnectionPool | None = None
+    _messages_json: str | None = field(default=None, repr=False, compare=False)
+
+    def messages_json(self) -> str:
+        """`messages` as JSON, null fields left out (as the openai SDK sends them), encoded
+        once: the copy `/context` keeps and the fast path's body share it (encoding a long
+        session's messages was the largest cost of its requests). Set `messages` before."""
+        if self._messages_json is None:
+            self._messages_json = dumps(without_nulls(self.messages))
+        return self._messages_json
 
 
 # litellm parses ~1 ms per chunk; chunks already buffered are iterated without returning to
@@ -238,15 +248,18 @@ def _open(
         key = request.api_key or os.environ.get(wire.key_variable)
         if not key:
             raise AuthError(f"No API key for {request.model}: set {wire.key_variable} (or pass --api-key).")
-        body = request_for(
+        # The messages as encoded once for the request's copy, when they go out unchanged.
+        shared = wire.protocol == "openai" and messages is request.messages
+        content = request_for(
             wire,
             messages,
+            request.messages_json() if shared else None,
             request.tools,
             max_tokens=max_tokens,
             temperature=request.temperature,
             effort=effort.get("reasoning_effort"),
         )
-        return FastStream(wire, request.connections, key, body, request.timeout)
+        return FastStream(wire, request.connections, key, content, request.timeout)
     kwargs: dict[str, Any] = dict(
         model=request.model,
         messages=messages,

@@ -42,15 +42,26 @@ class ConnectionPool:
 
     def __init__(self) -> None:
         self._client: httpx.AsyncClient | None = None
+        self._retired: list[httpx.AsyncClient] = []
 
     def client(self) -> httpx.AsyncClient:
         if self._client is None or self._client.is_closed:
             self._client = new_client()
         return self._client
 
+    def retire(self) -> None:
+        """After a stream was cut short (an interrupt, the idle watchdog): httpx can leave the
+        cancelled exchange's connection marked busy in its pool, and enough of them would fill
+        it. Later requests get a fresh client; the old one may still carry other streams (a
+        sibling subagent's), so it is closed with the pool, not now."""
+        if self._client is not None:
+            self._retired.append(self._client)
+            self._client = None
+
     async def aclose(self) -> None:
-        client, self._client = self._client, None
-        if client is not None:
+        clients = [c for c in (self._client, *self._retired) if c is not None]
+        self._client, self._retired = None, []
+        for client in clients:
             await client.aclose()
 
 
@@ -62,16 +73,16 @@ def new_client() -> httpx.AsyncClient:
 
 
 async def stream_lines(
-    pool: ConnectionPool | None, url: str, headers: dict[str, str], body: dict[str, Any], timeout: float
+    pool: ConnectionPool | None, url: str, headers: dict[str, str], content: bytes, timeout: float
 ) -> AsyncGenerator[str, None]:
-    """POST `body` and yield the response's lines. An error status raises HTTPStatusFailure
+    """POST `content` (JSON) and yield the response's lines. An error status raises HTTPStatusFailure
     with the provider's own message; a connection that drops mid-body, StreamBroken.
 
     The HTTP exchange runs in a task of its own, cancelled exactly once when the reader stops
     early: cancelled again and again (Esc pressed repeatedly), httpx's clean-up is itself cut
     short and leaves the connection open in the pool, the provider still generating."""
     queue: asyncio.Queue[Any] = asyncio.Queue()
-    exchange = asyncio.ensure_future(_exchange(pool, url, headers, body, timeout, queue))
+    exchange = asyncio.ensure_future(_exchange(pool, url, headers, content, timeout, queue))
     try:
         while True:
             item = await queue.get()
@@ -81,8 +92,11 @@ async def stream_lines(
                 raise item.error
             yield item
     finally:
-        exchange.cancel()
-        await _to_the_end(asyncio.gather(exchange, return_exceptions=True))
+        if not exchange.done():
+            exchange.cancel()
+            await _to_the_end(asyncio.gather(exchange, return_exceptions=True))
+            if pool is not None:
+                pool.retire()
 
 
 _END = object()
@@ -97,7 +111,7 @@ async def _exchange(
     pool: ConnectionPool | None,
     url: str,
     headers: dict[str, str],
-    body: dict[str, Any],
+    content: bytes,
     timeout: float,
     queue: asyncio.Queue[Any],
 ) -> None:
@@ -107,7 +121,7 @@ async def _exchange(
     client = own or pool.client()  # type: ignore[union-attr]
     limits = httpx.Timeout(timeout, connect=min(timeout, CONNECT_TIMEOUT_S))
     try:
-        request = client.build_request("POST", url, headers=headers, json=body, timeout=limits)
+        request = client.build_request("POST", url, headers=headers, content=content, timeout=limits)
         response = await client.send(request, stream=True)
         try:
             if response.status_code >= 400:

@@ -25,18 +25,15 @@ def reasoning_model(name: str) -> bool:
 
 def request_body(
     model: str,
-    messages: list[dict[str, Any]],
     tools: list[dict[str, Any]],
     *,
     max_tokens: int | None,
     temperature: float | None,
     effort: str | None,
 ) -> dict[str, Any]:
+    """The body without its messages: `encode` puts them in, encoded once per request."""
     body: dict[str, Any] = {
         "model": model,
-        # Null fields left out, as the openai SDK does (an assistant's `content: None` beside
-        # its tool calls): some OpenAI-compatible servers refuse a null where a string goes.
-        "messages": [m if None not in m.values() else {k: v for k, v in m.items() if v is not None} for m in messages],
         "stream": True,
         "stream_options": {"include_usage": True},
     }
@@ -50,6 +47,23 @@ def request_body(
     if effort:
         body["reasoning_effort"] = effort
     return body
+
+
+def without_nulls(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Null fields left out, as the openai SDK sends them (an assistant's `content: None`
+    beside its tool calls): some OpenAI-compatible servers refuse a null where a string goes."""
+    return [m if None not in m.values() else {k: v for k, v in m.items() if v is not None} for m in messages]
+
+
+def encode(body: dict[str, Any], messages_json: str) -> bytes:
+    """The body as JSON bytes with `messages_json` put in as it is: the request's messages,
+    already encoded once for the copy `/context` keeps (agent/llm/client.py
+    `ChatRequest.messages_json`), are not encoded again."""
+    return (dumps(body)[:-1] + ',"messages":' + messages_json + "}").encode()
+
+
+def dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 def parse(data: str) -> Chunk | None:

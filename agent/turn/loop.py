@@ -22,8 +22,8 @@ from agent.context.manage import compact, manage_context
 from agent.hooks.dispatch import MAX_STOP_CONTINUES, HookBlocked
 from agent.hooks.names import HOOK_CONTEXT_META
 from agent.llm.client import ChatRequest, StreamResult, stream_chat
-from agent.llm.http import ConnectionPool
 from agent.llm.errors import ContextTooLongError, LLMError
+from agent.llm.http import ConnectionPool
 from agent.llm.models import DiscoveredWindow, ModelLimits, model_limits
 from agent.prompt import build_system_prompt
 from agent.session.errors import StoreError
@@ -404,10 +404,11 @@ class Agent:
     def _save_request(self, request: ChatRequest, build) -> asyncio.Future:
         """Keep the request as it goes out (`/context` shows it), written beside the stream.
 
-        Serialised now: the provider adapter may edit the dicts while it sends them."""
-        body = json.dumps(
+        Serialised now: the provider adapter may edit the dicts while it sends them. The
+        messages' JSON is the request's own (`ChatRequest.messages_json`), which the fast path
+        sends too: a long session's messages are encoded once per request, not twice."""
+        rest = json.dumps(
             {
-                "messages": request.messages,
                 "tools": request.tools,
                 "params": {
                     "temperature": request.temperature,
@@ -418,6 +419,7 @@ class Agent:
             ensure_ascii=False,
             separators=(",", ":"),
         )
+        body = '{"messages":' + request.messages_json() + "," + rest[1:]
         sent_at = build.cache.at if build.cache is not None else now_ms()
         write = self.store.save_request(self.session.id, sent_at=sent_at, model=request.model, request_json=body)
         return asyncio.ensure_future(write)

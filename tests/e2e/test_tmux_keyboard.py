@@ -106,6 +106,9 @@ def test_a_whole_session_keyboard_only_at_80x24(tmp_path):
             tmux.wait_for("SECOND-ANSWER", "THIRD-ANSWER", timeout=STEP_TIMEOUT)
             assert len(server.requests) == 4
             assert server.requests[3]["messages"][-1]["content"] == "and a third thing"
+            # The answer on screen is not the turn's end: Esc would interrupt a turn still
+            # finishing (seen on a loaded machine). Its end is the status line's hint going.
+            wait_until(lambda: "esc to interrupt" not in tmux.screen(), tmux)
 
             # Rewind (Esc Esc): the newest turn; its prompt comes back into the input.
             tmux.send("Escape")

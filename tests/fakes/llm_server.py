@@ -412,6 +412,7 @@ class FakeLLMServer:
         self.allow_unused = False
         self._forever: Step | Callable[[dict[str, Any]], Step] | None = None
         self._conns: set[socket.socket] = set()
+        self.connections_opened = 0  # TCP connections accepted so far (a pooled client reuses one)
         self._active = 0
         self._closed_evt = threading.Event()
         # The scripted waits the server kept, in order: ("pace", offset of an event from the
@@ -580,6 +581,7 @@ class FakeLLMServer:
     def _track(self, conn: socket.socket) -> None:
         with self._lock:
             self._conns.add(conn)
+            self.connections_opened += 1
 
     def _untrack(self, conn: socket.socket) -> None:
         with self._lock:

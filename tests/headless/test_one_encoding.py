@@ -16,16 +16,18 @@ SCRIPT = """
 import json, sys
 from agent.cli import main
 code = main(sys.argv[1:])
-import tiktoken.registry, litellm
-print("ENCODINGS=" + json.dumps(sorted(tiktoken.registry.ENCODINGS)), file=sys.stderr)
+import gc, tiktoken, litellm
+# Every encoding built, through tiktoken's registry or cairn's cache (agent/context/encoding_cache.py).
+names = sorted({o.name for o in gc.get_objects() if isinstance(o, tiktoken.Encoding)})
+print("ENCODINGS=" + json.dumps(names), file=sys.stderr)
 print("COUNTER=" + json.dumps(litellm.disable_token_counter), file=sys.stderr)
 sys.exit(code)
 """
 WARM_UP = """
-import json, tiktoken.registry
+import gc, json, tiktoken
 from agent.runtime.backend_load import warm_up
 warm_up("o200k_base")
-print(json.dumps(sorted(tiktoken.registry.ENCODINGS)))
+print(json.dumps(sorted({o.name for o in gc.get_objects() if isinstance(o, tiktoken.Encoding)})))
 """
 
 

@@ -15,7 +15,10 @@ from tests.fakes.anthropic_server import text as a_text
 from tests.fakes.anthropic_server import tool_use as a_tool_use
 from tests.fakes.llm_server import FakeLLMServer, text, tool_calls
 
-PIXEL = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+PIXEL = (
+    "data:image/png;base64,"
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+)
 TOOLS = [
     {
         "type": "function",
@@ -266,3 +269,27 @@ async def test_openai_answer_reads_the_same_through_both_clients():
     )
     assert _seen(fast) == _seen(via_litellm)
     assert fast.tool_calls[0].name == "filesystem-read" and fast.cost > 0
+
+
+async def test_a_turns_requests_reuse_one_connection():
+    """The pool keeps the connection once an answer has ended (no TLS handshake per request
+    against a real provider); an interrupted stream's connection is not reused."""
+    from agent.llm.http import ConnectionPool
+
+    pool = ConnectionPool()
+    with FakeLLMServer([text("one"), text("two"), tool_calls([("c1", "filesystem-read", "{}")])]) as srv:
+        try:
+            for _ in range(3):
+                await stream_chat(
+                    ChatRequest(
+                        model="openai/fake-model",
+                        messages=[{"role": "user", "content": "hi"}],
+                        tools=TOOLS,
+                        api_base=srv.base_url,
+                        api_key="sk-test",
+                        connections=pool,
+                    )
+                )
+        finally:
+            await pool.aclose()
+        assert len(srv.requests) == 3 and srv.connections_opened == 1
