@@ -136,3 +136,61 @@ def test_the_import_formats_on_the_command_line_are_the_importers_formats():
     from agent.session.importers import FORMATS
 
     assert set(IMPORT_FORMATS) == {"auto", *FORMATS}
+
+
+def _as_nobody() -> list[str]:
+    """Root writes anywhere: run cairn as `nobody` to meet a read-only folder (skip when not possible)."""
+    import os
+    import shutil
+
+    if os.geteuid() != 0:
+        return []
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        pytest.skip("running as root without setpriv: a read-only folder cannot be simulated")
+    return [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
+
+
+async def test_list_and_export_work_on_a_read_only_data_folder(monkeypatch):
+    """Issue 32: reading commands open the database read-only (`mode=ro`), so a data folder
+    cairn may not write (a backup, another user's) can still be listed and exported; the
+    folder is left exactly as it was."""
+    import os
+    import shutil
+    import subprocess
+    import tempfile
+    from pathlib import Path
+
+    prefix = _as_nobody()
+    base = Path(tempfile.mkdtemp(prefix="cairn-ro-"))
+    home = base / "home"
+    try:
+        base.chmod(0o755)
+        home.mkdir()
+        monkeypatch.setenv("CAIRN_HOME", str(home))
+        older, newer = await _make_sessions()
+        before = sorted(p.name for p in home.iterdir())
+        for path in home.iterdir():
+            path.chmod(0o444)
+        home.chmod(0o555)
+
+        def cairn(*args: str) -> subprocess.CompletedProcess:
+            return subprocess.run(
+                [*prefix, str(CAIRN), *args],
+                capture_output=True,
+                text=True,
+                cwd=base,
+                env={**os.environ, "CAIRN_HOME": str(home)},
+                stdin=subprocess.DEVNULL,
+                timeout=60,
+            )
+
+        rows = json.loads(_ok(cairn("session", "list", "--json")))
+        assert [r["id"] for r in rows] == [newer, older]
+        assert "prompt 0" in _ok(cairn("session", "export", older, "--format", "md"))
+        exported = _ok(cairn("session", "export", newer))
+        assert "answer 1 ✓" in exported
+        assert sorted(p.name for p in home.iterdir()) == before
+    finally:
+        home.chmod(0o755)
+        shutil.rmtree(base, ignore_errors=True)

@@ -413,3 +413,28 @@ def test_a_bad_sandbox_value_keeps_the_default(workspace):
     s = load_settings(workspace)
     assert s.sandbox.rules == "workspace-write"
     assert any("sandbox.rules" in w for w in s.warnings)
+
+
+def test_a_user_config_that_does_not_parse_keeps_its_good_tables(workspace):
+    """Issue 32: one typo in a table no longer drops the whole file; the warning names the
+    file, the line of the error and the table left out."""
+    config_dir().mkdir(parents=True, exist_ok=True)
+    path = config_dir() / "config.toml"
+    path.write_text(
+        'model = "user/m"\n\n[tools]\ncommand_timeout = 5\n\n[llm]\nmax_retries = 2 3\n\n'
+        '[[hooks.PreToolUse]]\ncommand = "true"\n[[hooks.PreToolUse]]\ncommand = "false"\n'
+    )
+    s = load_settings(workspace)
+    assert (s.model, s.tools.command_timeout, s.llm.max_retries) == ("user/m", 5, 5)
+    assert [h.command for h in s.hooks.PreToolUse] == ["true", "false"]
+    assert len(s.warnings) == 1
+    assert str(path) in s.warnings[0] and "line 7" in s.warnings[0] and "ignored [llm]" in s.warnings[0]
+
+
+def test_a_project_config_that_does_not_parse_is_still_ignored_whole(workspace):
+    """A repository's file never half-applies; its warning names the line too."""
+    (workspace / ".cairn").mkdir()
+    (workspace / ".cairn" / "config.toml").write_text('[llm]\nmax_retries = 2\n\n[tools]\ncommand_timeout = "\n')
+    s = load_settings(workspace)
+    assert s.llm.max_retries == 5
+    assert len(s.warnings) == 1 and s.warnings[0].startswith("Ignoring") and "line 5" in s.warnings[0]

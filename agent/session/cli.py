@@ -190,7 +190,8 @@ async def _import(store, args: argparse.Namespace, workspace: Path) -> int:
 async def _run(args: argparse.Namespace, workspace: Path) -> int:
     from agent.session.store import Store
 
-    store = await Store.open()
+    # list and export only read: they work on a data folder cairn may not write.
+    store = await Store.open(read_only=args.session_command in ("list", "export"))
     try:
         if args.session_command == "list":
             return await _list(store, args)

@@ -140,11 +140,18 @@ class Store:
                 raise
 
     @classmethod
-    async def open(cls, path: Path | None = None) -> Store:
+    async def open(cls, path: Path | None = None, *, read_only: bool = False) -> Store:
         """Open (creating or migrating) the database. A file that cannot be used — damaged,
         another program's, read-only, on a full disk — raises StoreOpenError, a readable line;
-        a damaged or foreign file is left exactly as it was."""
+        a damaged or foreign file is left exactly as it was.
+
+        `read_only`: for commands that only read (`cairn session list`, `export`), which
+        must work on a data folder cairn may not write: nothing is created, migrated or
+        switched to WAL. A database not there yet is opened as usual (created, or the
+        read-only folder named)."""
         path = path or db_path()
+        if read_only and path.is_file():
+            return await cls._open_read_only(path)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -177,6 +184,38 @@ class Store:
                 raise open_error(exc, path) from exc
             raise
         return store
+
+    @classmethod
+    async def _open_read_only(cls, path: Path) -> Store:
+        """`mode=ro`; where SQLite cannot make the WAL's shared-memory file beside it (the
+        folder is read-only), `immutable=1` too: nothing can write there either."""
+        from urllib.parse import quote
+
+        last: BaseException | None = None
+        for options in ("mode=ro", "mode=ro&immutable=1"):
+            conn = aiosqlite.connect(f"file:{quote(str(path))}?{options}", uri=True, timeout=BUSY_TIMEOUT_MS / 1000)
+            try:
+                await conn
+            except sqlite3.Error as exc:
+                raise open_error(exc, path) from exc
+            conn.row_factory = aiosqlite.Row
+            store = cls(conn, path)
+            try:
+                await conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+                await _refuse_foreign(conn)
+                if await store.schema_version() < len(MIGRATIONS):
+                    raise sqlite3.OperationalError("attempt to write a readonly database (it needs an update)")
+                return store
+            except sqlite3.OperationalError as exc:
+                await conn.close()
+                last = exc  # e.g. "attempt to write a readonly database": the WAL's -shm file
+            except BaseException as exc:
+                await conn.close()
+                if isinstance(exc, (sqlite3.Error, OSError, ForeignDatabase)):
+                    raise open_error(exc, path) from exc
+                raise
+        assert last is not None  # the loop ends only on an error
+        raise open_error(last, path) from last
 
     async def close(self) -> None:
         await self.conn.close()

@@ -19,6 +19,7 @@ from agent.paths import APP_NAME, config_dir, data_dir, db_path, home_dir  # noq
 from agent.prompt import instruction_notices
 from agent.runtime.secrets import remember_secret
 from agent.settings import trust
+from agent.settings.toml_salvage import error_text, has_values, salvage
 
 # How much a model that reasons thinks before answering (agent/llm/reasoning.py).
 Effort = Literal["off", "minimal", "low", "medium", "high"]
@@ -301,12 +302,30 @@ def _read_toml_bytes(
         # Universal newlines, as read_text gives.
         text = raw.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
         return tomllib.loads(text), raw
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+    except tomllib.TOMLDecodeError as exc:
+        if workspace is not None:  # a repository's file: never half-applied
+            warnings.append(f"Ignoring {path}: {error_text(exc)}")
+            return {}, raw
+        return _salvaged(path, text, exc, warnings), raw
+    except UnicodeDecodeError as exc:
         warnings.append(f"Ignoring {path}: {exc}")
         return {}, raw
     except RecursionError:  # tomllib recurses per nesting level: `a = [[[[…` overflows the stack
         warnings.append(f"Ignoring {path}: nested too deeply")
         return {}, raw
+
+
+def _salvaged(path: Path, text: str, exc: tomllib.TOMLDecodeError, warnings: list[str]) -> dict[str, Any]:
+    """The user's own file that does not parse: the tables that do are kept
+    (agent/settings/toml_salvage.py), and one warning names the file, the line and what was dropped."""
+    kept = salvage(text)
+    if not kept.dropped or not has_values(kept.data):  # nothing to keep, or no table to blame
+        warnings.append(f"Ignoring {path}: {error_text(exc)}")
+        return {}
+    warnings.append(
+        f"{path} is not valid TOML ({error_text(exc)}): ignored {', '.join(kept.dropped)}; the rest applies"
+    )
+    return kept.data
 
 
 def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:

@@ -103,7 +103,8 @@ class CairnApp(KeyActions, TurnActions, ModeActions, NotifyActions, App):
         paths.workspace = lambda: self.workspace
         yield paths
         yield PromptInput(popup, paths, id="prompt")
-        yield StatusBar(id="status")
+        flags = self._settings_source[1] or {}
+        yield StatusBar(id="status", model=flags.get("model"), resuming=not self._header_allowed)
 
     @property
     def chat(self) -> ChatView:
@@ -157,13 +158,13 @@ class CairnApp(KeyActions, TurnActions, ModeActions, NotifyActions, App):
     def _show_settings(self) -> None:
         settings = self.settings
         assert settings is not None  # shown once loaded
-        self.status.set_info(model=settings.model, yolo=settings.yolo, mode=settings.permission_mode)
+        self.status.show_settings(settings.model, settings.yolo, settings.permission_mode)
         self.query_one("#header", SessionHeader).show(settings.workspace, settings.model, settings.yolo)
         self.refresh_header()
         pending = settings.project_trust  # its line waits for the trust question's answer
-        for warning in settings.warnings:
+        for warning in settings.warnings:  # in the chat, to stay: a toast covered the prompt, then went
             if pending is None or warning != pending.notice:
-                self.notify(warning, severity="warning", markup=False, timeout=10)
+                self.chat.add_notice(warning, kind="warning")
 
     async def _load_settings(self) -> None:
         if self.settings is not None:
@@ -298,6 +299,7 @@ class CairnApp(KeyActions, TurnActions, ModeActions, NotifyActions, App):
     def _drop_pending(self, why: str) -> None:
         """Prompts sent before the runtime could open, which it never did: back into the
         prompt (nothing typed is lost), with `why` as a notice."""
+        self.status.resuming = False  # no session was opened
         if self._pending and why:
             self.chat.add_notice(why, kind="warning")
         if self._pending and not self.prompt.text.strip():
@@ -335,14 +337,6 @@ class CairnApp(KeyActions, TurnActions, ModeActions, NotifyActions, App):
             if runtime is self.runtime and not self.turn_running:
                 self.status.set_context(report["tokens"]["total"], report["window"])
                 self.status.set_cost(runtime.session_cost)  # a resumed session's, before its next request
-
-    def notice_not_ready(self) -> None:
-        if self.no_model:
-            self.chat.add_notice("No model configured: set one with /model <name> (see above).", kind="warning")
-        elif self.open_error:
-            self.chat.add_error(f"cairn could not start: {self.open_error}")
-        else:
-            self.chat.add_notice("Still starting, try again in a moment.", kind="warning")
 
     # -- events from the loop (sync; never raise into it) ------------------------------------
     def handle_event(self, event: ev.Event) -> None:

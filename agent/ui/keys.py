@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
+from textual import events
 from textual.actions import SkipAction
 from textual.binding import Binding, BindingType
 from textual.screen import ModalScreen
@@ -86,6 +87,23 @@ class KeyActions(_AppBase):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # On a modal, its own bindings (its Esc, its list's PageUp) answer.
         return not (action in MAIN_SCREEN_ACTIONS and isinstance(self.screen, ModalScreen))
+
+    def on_key(self, event: events.Key) -> None:
+        """A key that reached the main screen while nothing had focus is the prompt's.
+
+        The prompt is focused a moment after the app is mounted (Textual focuses on a later
+        callback): an Enter typed as the first screen hands over arrived in between, went to
+        the screen, and the prompt typed before it was never sent. So the prompt takes the
+        focus now and the key is delivered again, through the prompt's own bindings."""
+        if self.focused is not None or isinstance(self.screen, ModalScreen) or not self.query("#prompt"):
+            return
+        if event.key != "enter" and not event.is_printable:
+            return
+        self.screen.set_focus(self.prompt)
+        if self.focused is self.prompt:
+            event.stop()
+            event.prevent_default()
+            self.post_message(events.Key(event.key, event.character))
 
     def action_escape(self) -> None:
         if self.prompt.close_popup():

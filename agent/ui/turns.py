@@ -50,13 +50,25 @@ class TurnActions(_AppBase):
         def queued(self) -> QueuedPrompts: ...
         @property
         def status(self) -> StatusBar: ...
-        def notice_not_ready(self) -> None: ...
+
+        no_model: bool
+        open_error: str | None
+
         def refresh_status(self) -> None: ...
         def turn_took(self, seconds: float, interrupted: bool) -> bool: ...
 
     @property
     def turn_running(self) -> bool:
         return self._turn_active
+
+    def notice_not_ready(self) -> None:
+        """Why nothing can run yet: no model, cairn could not start, or still starting."""
+        if self.no_model:
+            self.chat.add_notice("No model configured: set one with /model <name> (see above).", kind="warning")
+        elif self.open_error:
+            self.chat.add_error(f"cairn could not start: {self.open_error}")
+        else:
+            self.chat.add_notice("Still starting, try again in a moment.", kind="warning")
 
     def still_working(self, text: str) -> bool:
         """True (and the text back in the prompt) when a turn runs: one turn at a time."""
@@ -73,12 +85,17 @@ class TurnActions(_AppBase):
         if self.turn_running:
             self.queued.add(shown, sent)
             return
+        if self.runtime is None and not self.opening:
+            # Nothing can send it (no model, or cairn could not start: a read-only data
+            # folder): the text stays in the prompt, and the chat says why it was not sent.
+            self.notice_not_ready()
+            self.chat.add_notice("Not sent: your text is still in the prompt.", kind="warning")
+            if not self.prompt.text.strip():
+                self.prompt.restore(shown)
+            return
         self.chat.add_user(shown)
         if self.runtime is None:
-            if self.opening:
-                self._pending.append(sent or shown)
-            else:
-                self.notice_not_ready()
+            self._pending.append(sent or shown)
             return
         self._run_turn(sent or shown)
 
@@ -123,7 +140,9 @@ class TurnActions(_AppBase):
             self.chat.finish_open_streams()
             self.status.turn_ended()
             if self._interrupt_requested and not self._redirecting:
-                self.chat.add_notice("Interrupted", kind="warning")
+                from agent.ui.widgets.history_marks import INTERRUPTED_TEXT
+
+                self.chat.add_notice(INTERRUPTED_TEXT, kind="warning")
                 self._give_back_queued()
             self._redirecting = False
             self.turn_took(time.monotonic() - started, self._interrupt_requested)  # agent/ui/notify.py

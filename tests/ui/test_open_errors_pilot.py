@@ -28,3 +28,21 @@ async def test_a_damaged_sessions_db_is_named_in_the_chat_and_left_alone(make_se
     # Nothing beside it but the prompt history (/help was typed), which is no part of the store.
     assert db.read_bytes() == garbage
     assert sorted(p.name for p in home.iterdir()) == ["prompt_history.jsonl", "sessions.db"]
+
+
+async def test_a_prompt_cairn_cannot_send_stays_in_the_prompt(make_settings, monkeypatch, tmp_path):
+    """Issue 32: with a data folder cairn cannot use (here not a folder at all; read-only
+    alike), Enter used to take the text away and send it nowhere. It stays, and the chat
+    says why it was not sent."""
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("")
+    monkeypatch.setenv("CAIRN_HOME", str(blocker))
+    app = CairnApp(make_settings())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_ready(pilot)
+        assert app.open_error
+        await send(pilot, "please keep this")
+        assert app.prompt.text == "please keep this"
+        assert not app.chat.query("UserMessage")
+        warnings = [n.text for n in app.chat.query(Notice) if n.kind != "help"]
+        assert warnings[-2].startswith("cairn could not start: ") and "not sent" in warnings[-1].lower()

@@ -165,6 +165,9 @@ def test_approval_with_a_long_diff(snap_compare, tmp_path, size):
         )
         pilot.app.push_screen(ApprovalScreen(request))
         await settle(pilot)
+        hint = pilot.app.screen.query_one("#approval-hint")
+        await wait_for(pilot, lambda: "more lines" in hint.render().plain, what="the scroll hint")
+        await settle(pilot)
 
     assert snap_compare(make_app(tmp_path), terminal_size=size, run_before=run_before)
 

@@ -57,6 +57,7 @@ def _registry() -> list[Command]:
         rename,
         resume,
         skills,
+        status,
     )
 
     return [
@@ -75,6 +76,7 @@ def _registry() -> list[Command]:
         mcp.COMMAND,
         agents.COMMAND,
         skills.COMMAND,
+        status.COMMAND,
         quit.COMMAND,
     ]
 

@@ -19,31 +19,39 @@ KEYS: list[tuple[str, str]] = [
     ("PageUp / PageDown", "scroll the chat a page (Shift+PageUp / Shift+PageDown too)"),
     ("Ctrl+Home / Ctrl+End", "top of the chat / bottom, following new output again"),
     ("y / a / n", "approve once / always this session / deny"),
+    ("PageDown / Down", "in an approval: scroll a diff that does not fit (PageUp, Up, Home, End)"),
 ]
 
 
-def help_text(app=None) -> str:
+KEY_WIDTH = 22
+
+
+def help_rows(app=None) -> list[tuple[str, int]]:
+    """Each line of /help and the column its description starts at (where it wraps to)."""
     from agent.ui.commands import commands, project_commands
 
     builtin = commands()
     project = project_commands(app) if app is not None else []
     names = {c.name: "/" + c.name + (" " + c.usage if c.usage else "") for c in builtin + project}
     width = max(18, *(len(n) for n in names.values()))
-    lines = ["Commands"]
+    column = 2 + width + 1
+    rows = [("Commands", 0)]
     for c in builtin:
         alias = f" (also /{', /'.join(c.aliases)})" if c.aliases else ""
-        lines.append(f"  {names[c.name]:<{width}} {c.description}{alias}")
+        rows.append((f"  {names[c.name]:<{width}} {c.description}{alias}", column))
     if project:
-        lines += ["", "Project commands (.cairn/commands/*.md)"]
-        lines += [f"  {names[c.name]:<{width}} {c.description}" for c in project]
+        rows += [("", 0), ("Project commands (.cairn/commands/*.md)", 0)]
+        rows += [(f"  {names[c.name]:<{width}} {c.description}", column) for c in project]
     skipped = _skipped_commands(app)
     if skipped:
-        lines += ["", "Project command files not used"] + [f"  {text}" for text in skipped]
-    lines.append("")
-    lines.append("Keys")
-    for key, what in KEYS:
-        lines.append(f"  {key:<22} {what}")
-    return "\n".join(lines)
+        rows += [("", 0), ("Project command files not used", 0)] + [(f"  {text}", 4) for text in skipped]
+    rows += [("", 0), ("Keys", 0)]
+    rows += [(f"  {key:<{KEY_WIDTH}} {what}", 2 + KEY_WIDTH + 1) for key, what in KEYS]
+    return rows
+
+
+def help_text(app=None) -> str:
+    return "\n".join(line for line, _ in help_rows(app))
 
 
 def _skipped_commands(app) -> list[str]:
@@ -57,7 +65,13 @@ def _skipped_commands(app) -> list[str]:
 
 
 async def run(app, args: str) -> None:
-    app.chat.add_notice(help_text(app), kind="help")
+    from agent.ui.widgets.chat import Notice
+    from agent.ui.widgets.hanging import Hanging
+
+    rows = help_rows(app)
+    notice = Notice("\n".join(line for line, _ in rows), "help")
+    notice.update(Hanging(rows))  # a long description wraps under its column, not at the left edge
+    app.chat.add_block(notice)
 
 
 COMMAND = Command("help", "list commands and key bindings", run)

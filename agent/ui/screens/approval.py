@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 
+from textual.actions import SkipAction
 from textual.app import App
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
@@ -44,6 +45,27 @@ REDIRECT_LABEL = "No, and tell cairn what to do instead  (t)"
 
 MAX_DETAIL_LINES = 20  # a longer diff or command scrolls
 MIN_DETAIL_LINES = 1
+HINT_LINES = 1  # the scroll hint's line, under the diff
+# The keys that scroll the diff while the choices keep the focus: the modal's own (priority,
+# or the choice list would take PageDown as "last choice"). Up/Down only from the first
+# choice, so arrows still walk the choices once the diff is read.
+SCROLL_KEYS = [  # no descriptions: the scroll hint under the diff says them where they apply
+    Binding("pagedown", "scroll_detail('page_down')", show=False, priority=True),
+    Binding("pageup", "scroll_detail('page_up')", show=False, priority=True),
+    Binding("home", "scroll_detail('home')", show=False, priority=True),
+    Binding("end", "scroll_detail('end')", show=False, priority=True),
+    Binding("down", "scroll_detail('down')", show=False, priority=True),
+    Binding("up", "scroll_detail('up')", show=False, priority=True),
+]
+
+
+def scroll_hint(below: int, above: int) -> str:
+    """What the line under a diff that does not fit says: what is hidden, and the keys."""
+    if below > 0:
+        return f"↓ {below} more lines · PgDn/↓ to scroll"
+    if above > 0:
+        return f"↑ {above} lines above · PgUp/↑ to scroll back"
+    return ""
 
 
 def _looks_like_diff(text: str) -> bool:
@@ -63,9 +85,26 @@ class InsteadInput(Input):
         screen.back_to_choices()
 
 
+class DetailScroll(VerticalScroll, can_focus=False):
+    """The diff or command: scrolled by the modal's keys (the choices keep the focus, so
+    nothing invisible holds it), its hint kept up to date as it moves."""
+
+    def watch_scroll_y(self, old: float, new: float) -> None:
+        super().watch_scroll_y(old, new)
+        self._tell()
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._tell)  # fitted to the screen: what is hidden changed
+
+    def _tell(self) -> None:
+        if self.is_attached and isinstance(self.screen, ApprovalScreen):
+            self.screen.update_hint()
+
+
 class ApprovalScreen(ModalScreen[Decision]):
     AUTO_FOCUS = "#approval-choices"
     BINDINGS = [
+        *SCROLL_KEYS,
         Binding("y", "choose('once')", "Yes, once"),
         Binding("a", "choose('always')", "Always"),
         Binding("p", "choose('always_project')", "Always in this project"),
@@ -77,6 +116,7 @@ class ApprovalScreen(ModalScreen[Decision]):
     DEFAULT_CSS = """
     #approval-reason { color: $warning; margin: 0 0 1 0; }
     #approval-instead { display: none; }
+    #approval-hint { display: none; height: 1; color: $text-muted; }
     """
 
     def __init__(self, request: ApprovalRequest) -> None:
@@ -103,8 +143,9 @@ class ApprovalScreen(ModalScreen[Decision]):
                     body = Static("$ " + detail, markup=False, id="approval-detail")
                 else:
                     body = Static(detail, markup=False, id="approval-detail")
-                with VerticalScroll(id="approval-scroll"):
+                with DetailScroll(id="approval-scroll"):
                     yield body
+                yield Static("", markup=False, id="approval-hint")
             yield OptionList(*(Option(label, id=value) for value, label in choice_labels(r)), id="approval-choices")
             yield InsteadInput(
                 placeholder="What should cairn do instead? Enter sends, Esc goes back", id="approval-instead"
@@ -119,13 +160,56 @@ class ApprovalScreen(ModalScreen[Decision]):
     def _fit(self) -> None:
         """Every choice stays on screen: the diff gets the lines left over (it scrolls)."""
         if self.query("#approval-scroll"):
+            hint = self.query_one("#approval-hint")
             fit_scroll(
                 self,
                 self.query_one("#approval-box"),
                 self.query_one("#approval-scroll"),
                 max_lines=MAX_DETAIL_LINES,
                 min_lines=MIN_DETAIL_LINES,
+                # Known before it is laid out: the choices must not lose a line to it meanwhile.
+                known={hint: HINT_LINES},
             )
+            self.call_after_refresh(self.update_hint)
+
+    def update_hint(self) -> None:
+        """Under a diff that does not fit: how many lines are hidden and how to see them
+        (it takes a line of its own, so the diff is fitted again when it appears or goes)."""
+        scrolls, hints = self.query(DetailScroll), self.query("#approval-hint").results(Static)
+        hint = next(hints, None)
+        if not scrolls or hint is None:
+            return  # still being mounted: asked again once it is laid out
+        scroll = scrolls.first()
+        below = max(0, round(scroll.max_scroll_y - scroll.scroll_y))
+        text = scroll_hint(below, round(scroll.scroll_y))
+        shown = bool(text)
+        hint.update(text)
+        if shown != hint.display:
+            hint.display = shown
+            self.call_after_refresh(self._fit)
+
+    def action_scroll_detail(self, where: str) -> None:
+        """PageUp/PageDown/Home/End scroll the diff; Up/Down do while the first choice is
+        highlighted and the diff has more that way, else they move through the choices."""
+        scrolls = self.query(DetailScroll)
+        typing = isinstance(self.focused, InsteadInput)
+        if not scrolls or (typing and where in ("home", "end", "up", "down")):
+            raise SkipAction()  # the input's own cursor keys, or the choices'
+        scroll = scrolls.first()
+        if where in ("up", "down"):
+            first = self.query_one("#approval-choices", OptionList).highlighted in (None, 0)
+            room = scroll.scroll_y < scroll.max_scroll_y if where == "down" else scroll.scroll_y > 0
+            if not (first and room):
+                raise SkipAction()
+        actions = {
+            "page_down": scroll.scroll_page_down,
+            "page_up": scroll.scroll_page_up,
+            "home": scroll.scroll_home,
+            "end": scroll.scroll_end,
+            "down": scroll.scroll_down,
+            "up": scroll.scroll_up,
+        }
+        actions[where](animate=False)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()

@@ -14,16 +14,25 @@ FIT_PASSES = 3  # a changed height re-wraps what is around it: measure again, a 
 
 
 def fit_scroll(
-    screen: Screen, box: Widget, scroll: Widget, *, max_lines: int, min_lines: int, passes: int = FIT_PASSES
+    screen: Screen,
+    box: Widget,
+    scroll: Widget,
+    *,
+    max_lines: int,
+    min_lines: int,
+    passes: int = FIT_PASSES,
+    known: dict[Widget, int] | None = None,
 ) -> None:
     """Size `scroll` to the screen's height less everything else in `box`; measured again
-    after the next layout while that changes the answer."""
+    after the next layout while that changes the answer. `known`: parts whose height is
+    given, not measured (one just shown has no size until a later layout)."""
+    known = known or {}
     # Measured from the parts: the box itself may already be cut at the screen's height.
     rest = (
         box.styles.gutter.height
         + scroll.styles.margin.height
         + sum(
-            child.outer_size.height + child.styles.margin.height
+            known[child] if child in known else child.outer_size.height + child.styles.margin.height
             for child in box.children
             if child is not scroll and child.display
         )
@@ -33,5 +42,12 @@ def fit_scroll(
         scroll.styles.max_height = lines
         if passes > 1:
             screen.call_after_refresh(
-                fit_scroll, screen, box, scroll, max_lines=max_lines, min_lines=min_lines, passes=passes - 1
+                fit_scroll,
+                screen,
+                box,
+                scroll,
+                max_lines=max_lines,
+                min_lines=min_lines,
+                passes=passes - 1,
+                known=known,
             )

@@ -20,6 +20,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from agent.ui.widgets.condensed import CondensedMarker
+from agent.ui.widgets.history_marks import INTERRUPTED_TEXT, interrupted_turn_ends
 from agent.ui.widgets.thinking import ThinkingBlock
 from agent.ui.widgets.tool_block import ToolBlock, diff_text  # noqa: F401 - diff_text: the approval's
 from agent.ui.widgets.user_message import UserMessage
@@ -376,6 +377,7 @@ class ChatView(VerticalScroll, can_focus=False):
                 bodies[name] = self.command_body(name) if self.command_body is not None else None
             return bodies[name]
 
+        interrupted = interrupted_turn_ends(messages)  # each shows its `Interrupted` line, as live
         for m in messages[start:]:
             built: list[Widget] = []
             if m.kind == "summary":
@@ -398,6 +400,8 @@ class ChatView(VerticalScroll, can_focus=False):
             if m.meta.get("condensed_by"):
                 for widget in built:
                     widget.add_class(CONDENSED)
+            if m.id in interrupted:
+                built.append(Notice(INTERRUPTED_TEXT, "warning"))
             widgets += built
         for block in blocks.values():
             if block.result is None:

@@ -16,6 +16,12 @@ from textual.widgets import Static
 KEY_HINTS = (("Ctrl+J", "new line"), ("Esc Esc", "rewind"), ("/help", "commands and keys"))
 YOLO_MODE = "YOLO: commands and edits run without asking"
 ASK_MODE = "asks before commands and edits"
+# Where the whole line does not fit (80 columns, a long model name): the same, shorter. The
+# line used to wrap mid-phrase ("asks before commands and / edits").
+YOLO_MODE_SHORT = "YOLO: runs unasked"
+ASK_MODE_SHORT = "asks first"
+SEPARATOR = "  ·  "
+MIN_FOLDER = 12  # the folder's last characters kept when the line is short of room
 
 
 def short_folder(path: Path) -> str:
@@ -27,17 +33,37 @@ def short_folder(path: Path) -> str:
         return str(path)
 
 
-def header_text(folder: Path, model: str | None, yolo: bool) -> Text:
+def _first_line(folder: Path, model: str | None, yolo: bool, width: int | None) -> Text:
+    """cairn, the folder, the model, the mode: shortened to `width` (the folder from its left,
+    then the mode's shorter words, then the end cut with "…"), never wrapped."""
+    full, name = short_folder(folder), model or "no model"
+    place = full
+    long_mode, short_mode = (YOLO_MODE, YOLO_MODE_SHORT) if yolo else (ASK_MODE, ASK_MODE_SHORT)
+    mode = long_mode
+    fixed = len("cairn  ") + 2 * len(SEPARATOR) + len(name)
+    if width is not None:
+        # The folder is cut first (from its left), then the mode said shorter; yolo's warning
+        # is said in full, the folder giving way to it entirely.
+        keep = 1 if yolo else MIN_FOLDER
+        for mode in (long_mode,) if yolo else (long_mode, short_mode):
+            room = width - fixed - len(mode)
+            place = full if len(full) <= room else "…" + full[-max(room - 1, keep) :]
+            if len(place) <= room:
+                break
     out = Text(no_wrap=True, overflow="ellipsis")
     out.append("cairn", style="bold")
-    out.append("  " + short_folder(folder))
-    out.append("  ·  ", style="dim")
-    out.append(model or "no model", style="bold")
-    out.append("  ·  ", style="dim")
-    if yolo:
-        out.append(YOLO_MODE, style="bold red")
-    else:
-        out.append(ASK_MODE, style="dim")
+    out.append("  " + place)
+    out.append(SEPARATOR, style="dim")
+    out.append(name, style="bold")
+    out.append(SEPARATOR, style="dim")
+    out.append(mode, style="bold red" if yolo else "dim")
+    if width is not None and out.cell_len > width:
+        out.truncate(width, overflow="ellipsis")
+    return out
+
+
+def header_text(folder: Path, model: str | None, yolo: bool, width: int | None = None) -> Text:
+    out = _first_line(folder, model, yolo, width)
     out.append("\n")
     for i, (key, what) in enumerate(KEY_HINTS):
         if i:
@@ -50,6 +76,16 @@ def header_text(folder: Path, model: str | None, yolo: bool) -> Text:
 class SessionHeader(Static):
     def __init__(self, **kwargs) -> None:
         super().__init__("", markup=False, **kwargs)
+        self._shown: tuple[Path, str | None, bool] | None = None
 
     def show(self, folder: Path, model: str | None, yolo: bool) -> None:
-        self.update(header_text(folder, model, yolo))
+        self._shown = (folder, model, yolo)
+        self._draw()
+
+    def on_resize(self) -> None:
+        self._draw()
+
+    def _draw(self) -> None:
+        if self._shown is not None:
+            width = self.content_size.width or (self.app.size.width - self.styles.gutter.width)
+            self.update(header_text(*self._shown, width=max(20, width)))

@@ -16,9 +16,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from rich.table import Table
+from rich.text import Text
 from textual.actions import SkipAction
 from textual.binding import Binding
-from textual.content import Content
 from textual.message import Message
 from textual.widgets import OptionList, TextArea
 from textual.widgets.option_list import Option
@@ -28,6 +29,16 @@ from agent.ui.early import PLACEHOLDER
 from agent.ui.path_complete import inserted, mention_before
 from agent.ui.prompt_history import HistoryWalk, PromptHistory
 from agent.ui.widgets.path_popup import PathPopup
+
+
+def _command_row(label: str, width: int, description: str) -> Table:
+    """One command of the popup: its description wraps in its own column (at 80 columns it
+    wrapped back under the names)."""
+    row = Table.grid()
+    row.add_column(width=width, no_wrap=True)
+    row.add_column(ratio=1)
+    row.add_row(Text(label, style="bold"), Text(description, style="dim"))
+    return row
 
 
 class SlashPopup(OptionList, can_focus=False):
@@ -49,9 +60,7 @@ class SlashPopup(OptionList, can_focus=False):
         width = max(len(c.name) + (len(c.usage) + 1 if c.usage else 0) for c in matches) + 1
         for c in matches:
             label = "/" + c.name + (" " + c.usage if c.usage else "")
-            self.add_option(
-                Option(Content.assemble((label.ljust(width + 2), "bold"), (c.description, "dim")), id=c.name)
-            )
+            self.add_option(Option(_command_row(label, width + 2, c.description), id=c.name))
         self.highlighted = 0
         self.display = True
         return True

@@ -39,9 +39,14 @@ def short_reason(reason: str, limit: int = 48) -> str:
 
 
 class StatusBar(Static):
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, *, model: str | None = None, resuming: bool = False, **kwargs) -> None:
+        """`model` (a `--model` flag) and `resuming` (`--resume`/`--continue`): known before the
+        settings and the session are, so the first frame says the right thing instead of
+        "no model · new session" for the moment they load."""
         super().__init__("", markup=False, **kwargs)
-        self.model: str | None = None
+        self.model: str | None = model
+        self.model_known = False  # the settings are loaded: no model then means none configured
+        self.resuming = resuming  # until the session is open: "resuming…" in place of its title
         self.effort: str | None = None  # the reasoning effort asked of the model (/effort), when set
         self.context_tokens: int | None = None
         self.context_window: int | None = None
@@ -88,9 +93,15 @@ class StatusBar(Static):
             self.model = model
         if title is not None:
             self.title = title
+            self.resuming = False
         if window is not None:
             self.context_window = window
         self.redraw()
+
+    def show_settings(self, model: str | None, yolo: bool, mode: str) -> None:
+        """The settings are loaded: from now on an unset model is "no model"."""
+        self.model_known = True
+        self.set_info(model=model, yolo=yolo, mode=mode)
 
     def set_usage(
         self, context_tokens: int, context_window: int, cost: float, cache_share: float | None = None
@@ -230,7 +241,10 @@ class StatusBar(Static):
         if self.yolo:
             out.append(" YOLO ", style="bold reverse red")
             out.append(" ")
-        out.append(self.model or "no model", style="bold")
+        if self.model or self.model_known:
+            out.append(self.model or "no model", style="bold")
+        else:
+            out.append("…", style="dim")  # the settings are still loading
         if self.effort:
             out.append(f" · effort {self.effort}")
         if self.context_window:
@@ -240,7 +254,7 @@ class StatusBar(Static):
         out.append(f" · ${self.cost:.4f}" if self.cost < 1 else f" · ${self.cost:.2f}")
         if self.cache_share is not None:
             out.append(f" · cache {self.cache_share:.0%}")
-        out.append(" · " + (self.title or "new session"), style="italic")
+        out.append(" · " + (self.title or ("resuming…" if self.resuming else "new session")), style="italic")
         return out
 
     def redraw(self) -> None:

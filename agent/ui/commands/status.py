@@ -1,0 +1,35 @@
+"""/status: what this cairn runs with: model, session, folder, mode, and what is wrong with
+the config (a broken config.toml is named here for as long as it stays broken, not only in
+a notice that scrolls away)."""
+
+from __future__ import annotations
+
+from agent.ui.commands import Command
+
+
+def status_text(app) -> str:
+    settings = app.settings
+    if settings is None:
+        return "Status\n  still starting: the settings are not loaded yet"
+    from agent.settings.config import config_dir, project_config_path
+
+    runtime = app.runtime
+    lines = ["Status", f"  model      {settings.model or '(none: set one with /model <name>)'}"]
+    if runtime is not None:
+        title = runtime.session.title or "(untitled)"
+        lines.append(f"  session    {title} · {runtime.session.id}")
+    lines.append(f"  folder     {settings.workspace}")
+    mode = runtime.mode if runtime is not None else settings.permission_mode
+    lines.append(f"  mode       {mode}{' · yolo' if settings.yolo else ''}")
+    lines.append(f"  config     {config_dir() / 'config.toml'}")
+    lines.append(f"             {project_config_path(settings.workspace)}")
+    if settings.warnings:
+        lines += ["", "Config problems"] + [f"  {warning}" for warning in settings.warnings]
+    return "\n".join(lines)
+
+
+async def run(app, args: str) -> None:
+    app.chat.add_notice(status_text(app), kind="help")
+
+
+COMMAND = Command("status", "model, session, folder, mode and config problems", run)
