@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 import sqlite3
 
+import pytest
+
 from agent.context.condense_prompt import SYSTEM_PROMPT
 from agent.context.tokens import counter_for
 from agent.session.importers.cairn import parse as parse_jsonl
@@ -239,6 +241,7 @@ async def test_compact_with_too_few_messages_says_why(server, open_runtime):
     assert of_type(runtime.events, "turn_finished")[-1].status == "error"
 
 
+@pytest.mark.parametrize("llm_client", ["auto", "litellm"])  # the same through both clients
 async def test_context_too_long_condenses_and_retries_once(server, open_runtime):
     server.add(text("First answer."), context_length_exceeded(), text(SUMMARY), text("Answer after condensing."))
     runtime = await open_runtime(flags={"context": {"condense_keep_recent_user_tokens": 100}})
@@ -258,6 +261,7 @@ async def test_context_too_long_condenses_and_retries_once(server, open_runtime)
     assert retried["messages"][2]["content"] == "And the deploy step?"
 
 
+@pytest.mark.parametrize("llm_client", ["auto", "litellm"])  # the same through both clients
 async def test_context_too_long_twice_is_an_error_not_a_loop(server, open_runtime):
     server.add(text("First answer."), context_length_exceeded(), text(SUMMARY), context_length_exceeded())
     runtime = await open_runtime(flags={"context": {"condense_keep_recent_user_tokens": 100}})

@@ -1,11 +1,14 @@
 """Issue 16, what a provider or the model can try: keep-alive-only streams, duplicated
-tool-call ids, error bodies that echo the key. Through real litellm and the scripted server.
+tool-call ids, error bodies that echo the key. Through both clients (the fast path and
+litellm) and the scripted server.
 
 (Signals, `--api-key` in /proc and a broken data folder drive the installed `cairn`:
 tests/hostile/test_process_16.py.)
 """
 
 from __future__ import annotations
+
+import pytest
 
 from tests.fakes.llm_server import hang, text, tool_calls
 from tests.hostile.conftest import bounded
@@ -15,6 +18,11 @@ from tests.loop.test_provider_faults import assert_readable, assert_well_formed
 # llm.stream_idle_timeout in these tests (the default is 60 s): short, yet long enough that a
 # loaded machine never makes a healthy response look idle.
 IDLE = 2.0
+
+
+@pytest.fixture(params=["auto", "litellm"])
+def llm_client(request) -> str:
+    return request.param
 
 
 def _flags(**llm) -> dict:

@@ -1,4 +1,5 @@
-"""Provider faults, one table row each, through real litellm against the scripted server.
+"""Provider faults, one table row each, through both clients (the fast path and litellm)
+against the scripted server.
 
 Whatever the fault, three things hold: what streamed is stored (status=interrupted), the
 user gets one readable line (never a traceback), and the NEXT request the server receives
