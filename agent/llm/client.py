@@ -1,4 +1,5 @@
-"""One streamed chat completion through litellm, with tool calls, usage and cost.
+"""One streamed chat completion, with tool calls, usage and cost: on the fast path for
+OpenAI-compatible and Anthropic models (agent/llm/fast.py), through litellm for the rest.
 
 Provider exceptions are mapped to agent.llm.errors by agent/llm/error_map.py. Retries are
 the loop's job (it shows a countdown and can be interrupted); this module makes one
