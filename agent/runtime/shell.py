@@ -138,15 +138,19 @@ def note_message(run: ShellRun) -> Message:
     return Message(role="user", kind="note", content="\n".join(parts), meta=meta)
 
 
-def shown_output(message: Message) -> str:
-    """What a stored shell note printed, for the chat: stdout, then stderr."""
+def shown_streams(message: Message) -> tuple[str, str]:
+    """What a stored shell note printed, stdout and stderr apart (the chat marks stderr)."""
     content = message.content or ""
     found = []
     for tag in ("bash-stdout", "bash-stderr"):
         start, end = content.find(f"<{tag}>"), content.rfind(f"</{tag}>")
-        if start != -1 and end > start:
-            found.append(content[start + len(tag) + 2 : end])
-    return "\n".join(part for part in found if part)
+        found.append(content[start + len(tag) + 2 : end] if start != -1 and end > start else "")
+    return found[0], found[1]
+
+
+def shown_output(message: Message) -> str:
+    """What a stored shell note printed, for the chat: stdout, then stderr."""
+    return "\n".join(part for part in shown_streams(message) if part)
 
 
 async def shell_note(agent: Any, command: str, on_output: Callable[[str], None] | None = None) -> Message:

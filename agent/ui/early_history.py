@@ -77,11 +77,11 @@ def history_lines(messages: list[dict[str, Any]], width: int) -> list[str]:
                 lines += [f"  {line}" for line in _wrap(content, inner)]
             for raw in m.get("tool_calls") or []:
                 call = SimpleNamespace(name=str(raw.get("name", "")), arguments=str(raw.get("arguments", "")))
-                name = tool_render.inert(call.name)[:inner]
-                args = tool_render.format_args(call)[: max(0, inner - len(name) - 3)]
+                name = tool_render.fit_line(tool_render.inert(call.name), inner)
+                args = tool_render.fit_line(tool_render.format_args(call), max(0, inner - len(name) - 3))
                 lines += ["", f"  {DIM}●{RESET} {BOLD}{name}{RESET} {args}"]
                 result = results.get(raw.get("id"))
                 if result is not None:
                     summary = tool_render.summarize_result(SimpleNamespace(**result))
-                    lines.append(f"    {DIM}▶ {summary}{RESET}")
+                    lines.append(f"    {DIM}▶ {tool_render.fit_line(summary, inner)}{RESET}")
     return lines

@@ -41,7 +41,7 @@ def submit(app: CairnApp, text: str) -> None:
 
 async def run_in_chat(app: CairnApp, command: str) -> None:
     """Show the command and its output as it arrives; the runtime stores the note."""
-    from agent.runtime.shell import SHELL_META, shown_output
+    from agent.runtime.shell import SHELL_META, shown_streams
 
     assert app.runtime is not None  # start_shell checked
     block = ShellBlock(command)
@@ -54,4 +54,4 @@ async def run_in_chat(app: CairnApp, command: str) -> None:
     except Exception:
         block.stop("not run")
         raise
-    block.finish(shown_output(message), message.meta.get(SHELL_META) or {})
+    block.finish(*shown_streams(message), message.meta.get(SHELL_META) or {})

@@ -73,6 +73,11 @@ async def settle(pilot, *, streaming: bool = False) -> None:
         await pilot.pause(0.2)  # the stream's writer paints at most 20 times a second
     else:
         await app.workers.wait_for_complete()
+    # Tool titles are fitted to their width once laid out (the Ctrl+O hint with them): a
+    # loaded machine can take the picture before that.
+    from agent.ui.widgets.tool_block import ToolBlock
+
+    await wait_for(pilot, lambda: all(b.fitted for b in app.query(ToolBlock) if b.display), what="tool titles fitted")
     await pilot.pause()
 
 

@@ -7,6 +7,10 @@ while Up/Down/PageUp/PageDown/Enter act on the list (priority bindings on the sc
 Deleting asks twice: Ctrl+D (anywhere) or `d` (when the list has focus; in the filter
 `d` is a letter). The screen never touches the store: deleting goes through the
 `delete` callback the caller passes (which asks the runtime).
+
+A row's first line is fitted to the list's width once it is known (and again when it
+changes): the title gives way first, then the folder, so the age and the open session's
+"(open now)" stay on screen at 80 columns instead of being cut off at the row's end.
 """
 
 from __future__ import annotations
@@ -23,12 +27,17 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from agent.ui.widgets.tool_render import cells, fit_line
+
 if TYPE_CHECKING:
     from agent.session.models import SessionSummary
 
 TITLE_CHARS = 50  # title and details share the first line of a row
 PREVIEW_CHARS = 96
 FOLDER_CHARS = 30
+TITLE_MIN_CHARS = 16  # a narrow row cuts the title down to this, then the folder
+FOLDER_MIN_CHARS = 12
+CURRENT_TAG = "  (open now)"
 HINT = "type to filter · ↑↓ move · Enter open · Ctrl+D delete (d in the list) · Tab filter/list · Esc close"
 
 Delete = Callable[[str], Awaitable[None]]
@@ -68,16 +77,24 @@ def title_of(summary: SessionSummary) -> str:
     return flat(summary.session.title, TITLE_CHARS) or "untitled"
 
 
-def row(summary: SessionSummary, *, current: bool = False, now: float | None = None) -> Content:
-    """Two lines: title · messages · folder · age, then the first prompt."""
+def row(summary: SessionSummary, *, current: bool = False, now: float | None = None, width: int = 0) -> Content:
+    """Two lines: title · messages · folder · age, then the first prompt. With a `width`, the
+    first line fits it: the title is cut first (to TITLE_MIN_CHARS), then the folder."""
     s = summary.session
     count = summary.message_count
-    details = (
-        f"  {count} message{'s' if count != 1 else ''} · {short_folder(s.cwd)} · {relative_age(s.updated_at, now)}"
-    )
-    parts: list[tuple[str, str] | str] = [(title_of(summary), "bold"), (details, "dim")]
+    title, folder = title_of(summary), short_folder(s.cwd)
+    messages = f"  {count} message{'s' if count != 1 else ''} · "
+    age = f" · {relative_age(s.updated_at, now)}"
+    tag = CURRENT_TAG if current else ""
+    over = cells(title + messages + folder + age + tag) - width if width > 0 else 0
+    if over > 0:
+        title = fit_line(title, max(TITLE_MIN_CHARS, cells(title) - over))
+        over = cells(title + messages + folder + age + tag) - width
+    if over > 0:
+        folder = short_folder(s.cwd, max(FOLDER_MIN_CHARS, len(folder) - over))
+    parts: list[tuple[str, str] | str] = [(title, "bold"), (messages + folder + age, "dim")]
     if current:
-        parts.append(("  (open now)", "italic"))
+        parts.append((tag, "italic"))
     prompt = flat(summary.first_prompt, PREVIEW_CHARS)
     parts.append(("\n  " + (prompt or "(no prompt)"), "dim italic"))
     return Content.assemble(*parts)
@@ -86,6 +103,16 @@ def row(summary: SessionSummary, *, current: bool = False, now: float | None = N
 def haystack(summary: SessionSummary) -> str:
     s = summary.session
     return "\n".join((s.title, summary.first_prompt, s.cwd, s.id)).lower()
+
+
+class SessionList(OptionList):
+    """The picker's list: tells the picker its row width whenever its size changes."""
+
+    def on_resize(self) -> None:
+        padding = self.get_component_styles("option-list--option").padding.width
+        screen = self.screen
+        if isinstance(screen, SessionPicker):
+            screen.fit_rows(self.scrollable_content_region.width - padding)
 
 
 class SessionPicker(ModalScreen[str | None]):
@@ -119,6 +146,7 @@ class SessionPicker(ModalScreen[str | None]):
         self._now = time.time()
         self._haystacks = {s.session.id: haystack(s) for s in self.summaries}
         self._rows: dict[str, Content] = {}
+        self._width = 0  # of a row's text in the list (0: not laid out yet)
         self._pending_delete: str | None = None
         self.shown: list[SessionSummary] = []
 
@@ -126,7 +154,7 @@ class SessionPicker(ModalScreen[str | None]):
         with Vertical(id="picker-box"):
             yield Static("", id="picker-title", markup=False)
             yield Input(placeholder="filter: title, first prompt, folder or id", id="picker-filter")
-            yield OptionList(id="picker-list")
+            yield SessionList(id="picker-list")
             yield Static(HINT, id="picker-hint", markup=False)
 
     def on_mount(self) -> None:
@@ -144,8 +172,19 @@ class SessionPicker(ModalScreen[str | None]):
     def _row(self, summary: SessionSummary) -> Content:
         sid = summary.session.id
         if sid not in self._rows:
-            self._rows[sid] = row(summary, current=sid == self.current_id, now=self._now)
+            self._rows[sid] = row(summary, current=sid == self.current_id, now=self._now, width=self._width)
         return self._rows[sid]
+
+    def fit_rows(self, width: int) -> None:
+        """The list's rows are `width` cells wide now: rebuild them to fit, same highlight."""
+        if width == self._width or not self.is_mounted:
+            return
+        self._width = width
+        self._rows.clear()
+        options = self.options
+        highlighted = options.highlighted
+        options.set_options(Option(self._row(s), id=s.session.id) for s in self.shown)
+        options.highlighted = highlighted
 
     def refilter(self, text: str) -> None:
         needle = text.strip().lower()

@@ -3,7 +3,9 @@
 It is the user's own command (agent/runtime/shell.py), so it reads as theirs: `! command`
 in the user's colours, the output under it. While it runs, the last lines are redrawn at most
 LIVE_HZ times a second however fast it prints; a long output is shown by its last lines, and
-a click shows it whole (the model got it whole, up to the note's bound).
+a click shows it whole (the model got it whole, up to the note's bound). Once it ended, what
+it wrote to stderr is told apart (STDERR_STYLE): the two come on separate pipes, but live they
+arrive as one stream, so the marking comes with the stored note.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual.containers import Vertical
 from textual.widgets import Static
+
+from agent.ui.widgets.tool_block import STDERR_STYLE
 
 if TYPE_CHECKING:
     from textual.timer import Timer
@@ -37,16 +41,17 @@ class ShellBlock(Vertical):
         self.status = "running…"
         self.finished = False
         self.expanded = False
+        self.stderr_from: int | None = None  # the output's first line from stderr (None: none)
         self._timer: Timer | None = None
 
     @classmethod
     def from_note(cls, message: Message) -> ShellBlock:
         """A stored shell note (a resumed session)."""
-        from agent.runtime.shell import SHELL_META, shown_output
+        from agent.runtime.shell import SHELL_META, shown_streams
 
         info = message.meta.get(SHELL_META) or {}
         block = cls(str(info.get("command") or ""))
-        block.finish(shown_output(message), info)
+        block.finish(*shown_streams(message), info)
         return block
 
     @property
@@ -66,7 +71,11 @@ class ShellBlock(Vertical):
         if hidden:
             more = " · click to show all" if self.finished else ""
             body.append(f"… {hidden} more line{'s' * (hidden > 1)} above{more}\n", style="dim italic")
-        body.append(shown)
+        first = len(self.output.rstrip("\n").split("\n")) - len(shown.split("\n"))  # shown[0]'s index
+        for index, line in enumerate(shown.split("\n"), start=first):
+            err = self.stderr_from is not None and index >= self.stderr_from
+            body.append("\n" if index > first else "")
+            body.append(line, style=STDERR_STYLE if err else "")
         if self.status:
             body.append(("\n" if shown or hidden else "") + self.status, style="dim")
         return body
@@ -76,9 +85,11 @@ class ShellBlock(Vertical):
         if self._timer is None and self.is_mounted:
             self._timer = self.set_timer(1 / LIVE_HZ, self._redraw)
 
-    def finish(self, output: str, info: dict) -> None:
-        """The stored note: its output (bounded, as the model got it) and how it ended."""
-        self.output = output
+    def finish(self, stdout: str, stderr: str, info: dict) -> None:
+        """The stored note: its output (bounded, as the model got it), stdout then stderr, and
+        how it ended."""
+        self.output = "\n".join(part for part in (stdout, stderr) if part)
+        self.stderr_from = len(stdout.split("\n")) if stdout and stderr else (0 if stderr else None)
         self.finished = True
         code = info.get("exit_code")
         if info.get("interrupted"):
@@ -88,7 +99,7 @@ class ShellBlock(Vertical):
         elif code:
             self.status = f"exit code {code}"
         else:
-            self.status = "" if output.strip() else "(no output)"
+            self.status = "" if self.output.strip() else "(no output)"
         self.set_class(bool(self.status and self.status != "(no output)"), "-error")
         self._redraw()
 

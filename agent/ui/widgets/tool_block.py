@@ -4,6 +4,11 @@ A result is collapsed unless it is a short diff (its body is built on first expa
 laying out hundreds of hidden outputs made resuming a long session take seconds). While
 a command runs, the last lines it printed show under the header, redrawn at most LIVE_HZ
 times a second however fast it prints; an interrupt leaves them there.
+
+A collapsed result is one line, fitted to the row: a summary too long for it ends in `…`
+(the row's edge would cut it mid-word with no sign), and the newest block with a fold
+names the key that opens it (dim, and only there: Ctrl+O opens the newest in view, so on
+every block the hint would repeat itself and, on the older ones, promise the wrong block).
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from textual.widgets import Static
 from agent.ui.widgets import tool_render
 
 if TYPE_CHECKING:
+    from textual.content import Content
     from textual.timer import Timer
 
     from agent.session.models import Message, ToolCall
@@ -25,6 +31,10 @@ if TYPE_CHECKING:
 DIFF_EXPANDED_MAX_LINES = 40
 LIVE_TAIL_LINES = 8  # of a running command's output
 LIVE_HZ = 10
+EXPAND_HINT = " · Ctrl+O to expand"  # the key: APP_BINDINGS' toggle_output (agent/ui/keys.py)
+TITLE_CHROME = 4 + 2  # a collapsed title's padding (app.tcss: `0 2`) and its "▶ " symbol
+STDERR_STYLE = "red"  # a command's stderr lines in its expanded output (as in a `!command`'s)
+HEADER_INDENT = 2  # a header too long for its row goes on under the name, past the "● "
 
 
 def diff_text(diff: str) -> Text:
@@ -60,6 +70,9 @@ class ToolBlock(Vertical):
         self.live: list[str] = []  # output arrived since the last redraw
         self._tail = ""  # the last lines of output so far
         self._live_timer: Timer | None = None
+        self.foldable = False  # its result sits in a Collapsible (Ctrl+O can open or close it)
+        self.expand_hint = False  # the newest foldable block: its collapsed title names the key
+        self._fitted_width = 0  # the width the header and the title were last fitted to
 
     def _header(self) -> Text:
         header = Text()
@@ -70,7 +83,20 @@ class ToolBlock(Vertical):
             header.append(" " + args)
         if self.result is not None and tool_render.one_line(self.result):
             header.append(" · " + self.summary, style="red" if tool_render.is_error(self.result) else "")
-        return header
+        return self._hang(header)
+
+    def _hang(self, header: Text) -> Text:
+        """`header` wrapped to the block's width with its rest under the name, not back at
+        the left edge under the "● " (as is before the first layout, when no width is known)."""
+        width = self.size.width - HEADER_INDENT
+        if width <= HEADER_INDENT or header.cell_len <= self.size.width or not self.is_attached:
+            return header
+        rows = header[HEADER_INDENT:].wrap(self.app.console, width)
+        out = header[:HEADER_INDENT]
+        for index, row in enumerate(rows):
+            out.append("\n" + " " * HEADER_INDENT if index else "")
+            out.append_text(row)
+        return out
 
     def compose(self):
         yield Static(self._header(), classes="tool-header")
@@ -82,6 +108,19 @@ class ToolBlock(Vertical):
 
     def on_mount(self) -> None:
         self._ready = True
+        if self.foldable:
+            self._place_expand_hint()
+
+    @property
+    def fitted(self) -> bool:
+        """Its header and title fit the width it has (they are refitted once it is laid out)."""
+        return self.size.width > 0 and self._fitted_width == self.size.width
+
+    def on_resize(self) -> None:
+        if self.size.width != self._fitted_width:  # (a taller block, same width: nothing to refit)
+            self._fitted_width = self.size.width
+            self.query_one(".tool-header", Static).update(self._header())
+            self._refit_title()
 
     def mark_stopped(self, text: str = "  ⎿ interrupted") -> None:
         """The call will get no result (interrupted turn, or an orphan in history); what it
@@ -129,24 +168,59 @@ class ToolBlock(Vertical):
                 self.query_one(".tool-header", Static).update(self._header())
             else:
                 self.mount(self._result_widget())
+                self._place_expand_hint()
 
     def _result_widget(self) -> Widget:
-        from textual.content import Content
         from textual.widgets import Collapsible
 
         message = self.result
         assert message is not None
         failed = tool_render.is_error(message)
         self.set_class(failed, "-error")
+        self.foldable = True
         diff = tool_render.result_diff(message)
         if (diff is not None and not failed and len(diff.splitlines()) <= DIFF_EXPANDED_MAX_LINES) or (
             diff is None and tool_render.shown_open(message)
         ):
-            return Collapsible(self._body(), title=Content(self.summary), collapsed=False)  # type: ignore[arg-type]  # textual takes Content (typed str)
+            return Collapsible(self._body(), title=self._title(collapsed=False), collapsed=False)  # type: ignore[arg-type]  # textual takes Content (typed str)
         # Collapsed: the body is built on first expand. Laying out hundreds of hidden
         # outputs made resuming a long session take seconds.
         self._body_pending = True
-        return Collapsible(title=Content(self.summary), collapsed=True)  # type: ignore[arg-type]  # textual takes Content (typed str)
+        return Collapsible(title=self._title(collapsed=True), collapsed=True)  # type: ignore[arg-type]  # textual takes Content (typed str)
+
+    def _title(self, *, collapsed: bool) -> Content:
+        """The summary within the row (before the first layout the width is unknown: whole),
+        then the key that opens it when this block holds the hint and the whole line fits."""
+        from textual.content import Content
+
+        width = self.size.width - TITLE_CHROME
+        if width <= 0:
+            return Content(self.summary)
+        if self.expand_hint and collapsed and tool_render.cells(self.summary) + tool_render.cells(EXPAND_HINT) <= width:
+            return Content.assemble(self.summary, (EXPAND_HINT, "dim"))
+        return Content(tool_render.fit_line(self.summary, width))
+
+    def _refit_title(self) -> None:
+        from textual.widgets import Collapsible
+
+        for collapsible in self.query_children(Collapsible).results(Collapsible):
+            collapsible.title = self._title(collapsed=collapsible.collapsed)  # type: ignore[assignment]  # textual takes Content (typed str)
+
+    def set_expand_hint(self, shown: bool) -> None:
+        if shown != self.expand_hint:
+            self.expand_hint = shown
+            self._refit_title()
+
+    def _place_expand_hint(self) -> None:
+        """The hint goes to the newest block with a fold among its siblings (this one, or one
+        mounted after it: an older batch of a resumed session mounts later, above)."""
+        parent = self.parent
+        if parent is None:
+            return
+        blocks = [child for child in parent.children if isinstance(child, ToolBlock)]
+        newest = next((block for block in reversed(blocks) if block.foldable), None)
+        for block in blocks:
+            block.set_expand_hint(block is newest)
 
     def _body(self) -> Static:
         message = self.result
@@ -154,9 +228,22 @@ class ToolBlock(Vertical):
         diff = tool_render.result_diff(message)
         if diff is not None and not tool_render.is_error(message):
             return Static(diff_text(diff), classes="tool-diff")
-        return Static(tool_render.result_body(message), markup=False, classes="tool-output")
+        body = tool_render.result_body(message)
+        stderr = tool_render.stderr_from(message)
+        if stderr is None:
+            return Static(body, markup=False, classes="tool-output")
+        text = Text()
+        for index, line in enumerate(body.split("\n")):  # what the command wrote to stderr: marked
+            err = stderr <= index < tool_render.MAX_BODY_LINES
+            text.append("\n" if index else "")
+            text.append(line, style=STDERR_STYLE if err else "")
+        return Static(text, classes="tool-output")
 
     def on_collapsible_expanded(self, event) -> None:
+        self._refit_title()  # open: its hint goes
         if self._body_pending:
             self._body_pending = False
             event.collapsible.query_one("Contents").mount(self._body())
+
+    def on_collapsible_collapsed(self) -> None:
+        self._refit_title()

@@ -8,12 +8,16 @@ Everything here ends up on the user's terminal, and most of it comes from outsid
 output, file contents, the model's arguments): control characters are made inert text
 (`inert`), so an ESC sequence in a command's output shows as `␛[2J` instead of clearing
 the screen or moving the cursor.
+
+A line cut to its row ends in `…` (`fit_line`): cut by the terminal or a widget's edge it
+stops mid-word with no sign that anything is missing.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from typing import Any, Protocol
 
 
@@ -60,6 +64,39 @@ def _picture(match: re.Match) -> str:
     if code == 0x7F:
         return "␡"
     return f"\\x{code:02x}" if code <= 0x9F else f"\\u{code:04x}"
+
+
+ELLIPSIS = "…"
+# A cut moves back to the last space when that loses at most this many cells; further than
+# that the row would look half empty, so the word is cut hard instead.
+WORD_CUT_WINDOW = 15
+
+
+def cells(text: str) -> int:
+    """Terminal cells `text` takes (wide East Asian characters and most emoji take two)."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def fit_line(text: str, width: int, *, window: int = WORD_CUT_WINDOW) -> str:
+    """`text` (one line) within `width` cells: as it is when it fits, else cut and ended with
+    `…`, at the last space if that is within `window` cells of the cut."""
+    if cells(text) <= width:
+        return text
+    if width <= 0:
+        return ""
+    room = width - cells(ELLIPSIS)
+    cut, used = [], 0
+    for char in text:
+        size = cells(char)
+        if used + size > room:
+            break
+        cut.append(char)
+        used += size
+    head = "".join(cut)
+    space = head.rfind(" ")
+    if space > 0 and cells(head[space:]) <= window and head[:space].strip():
+        head = head[:space]
+    return head.rstrip() + ELLIPSIS
 
 
 def inert(text: str) -> str:
@@ -251,6 +288,17 @@ def shown_open(message: ResultView) -> bool:
         return False
     body = result_body(message)
     return "\n" not in body and 0 < len(body) <= SHOWN_OPEN_MAX_CHARS and body != "(no output)"
+
+
+def stderr_from(message: ResultView) -> int | None:
+    """The index of `result_body`'s first line a command wrote to stderr (None: it wrote none
+    there, or this is not a command's result). The terminal tool keeps the two streams apart
+    (its stdout and stderr fields); the expanded output marks the second one."""
+    data = terminal_output(message.content or "")
+    if data is None or not str(data.get("stderr") or "").rstrip("\n"):
+        return None
+    stdout = str(data.get("stdout") or "").rstrip("\n")
+    return len(stdout.splitlines()) if stdout else 0
 
 
 def result_body(message: ResultView) -> str:
