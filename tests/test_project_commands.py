@@ -3,6 +3,7 @@ and the TUI sending `/name args` as its expanded block (checked in the request t
 
 from __future__ import annotations
 
+import io
 import os
 from pathlib import Path
 
@@ -148,7 +149,7 @@ async def test_tui_sends_expanded_command(workspace, project, server):
         popup = app.query_one("#slash-popup")
         ids = [popup.get_option_at_index(i).id for i in range(popup.option_count)]
         assert "review" in ids and "rename" in ids
-        assert "Review a file for bugs" in str(popup.get_option_at_index(ids.index("review")).prompt)
+        assert "Review a file for bugs" in _plain(popup.get_option_at_index(ids.index("review")).prompt)
         app.prompt.clear()
         await pilot.pause()
 
@@ -181,3 +182,12 @@ async def test_tui_sends_expanded_command(workspace, project, server):
         await wait_ready(pilot)
         await wait_for(pilot, lambda: resumed.chat.query(UserMessage), what="the history")
         assert [u.text for u in resumed.chat.query(UserMessage)] == ["/review src/x.py"]
+
+
+def _plain(renderable) -> str:
+    """A popup row's text as the terminal shows it (a row is a two-column grid, not a string)."""
+    from rich.console import Console
+
+    console = Console(width=200, record=True, file=io.StringIO())
+    console.print(renderable)
+    return console.export_text()
