@@ -41,6 +41,7 @@ def drop_unmatched_tool_calls(messages: list[Message]) -> list[Message]:
     return kept
 
 
-async def load_session_messages(store, session_id: str) -> list[Message]:
-    """The session's active path as every reader should see it."""
-    return drop_unmatched_tool_calls(await store.active_path(session_id))
+async def load_session_messages(store, session_id: str, head_id: str | None = None) -> list[Message]:
+    """The session's active path as every reader should see it: up to `head_id` (None: the
+    head the database has now)."""
+    return drop_unmatched_tool_calls(await store.active_path(session_id, head_id=head_id))

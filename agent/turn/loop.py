@@ -87,6 +87,10 @@ class Agent:
         self.connections = connections if connections is not None else ConnectionPool()
         self.store = store
         self.session = session
+        # The head the session had when this process opened it: its first history load reads
+        # up to there, so two processes continuing one session at once each go on from what
+        # they opened (two branches), not from whatever the other stored meanwhile.
+        self._opened_head = session.head_id
         self.on_event = on_event
         self.registry = default_registry()
         if subagents:  # a subagent's own child runs none (agent/turn/children.py)
@@ -197,6 +201,7 @@ class Agent:
 
     def switch_session(self, session: Session) -> None:
         self.session = session
+        self._opened_head = session.head_id
         self._attach_context_files()
         self.builder = RequestBuilder(self.settings, self.model, self.discovered_windows, self.connections)
         self.history = None
@@ -211,7 +216,8 @@ class Agent:
 
     async def _load_history(self) -> list[Message]:
         if self.history is None:
-            self.history = await load_session_messages(self.store, self.session.id)
+            head, self._opened_head = self._opened_head, None  # later loads: the database's head
+            self.history = await load_session_messages(self.store, self.session.id, head)
             self.session_cost = sum(float(m.meta.get("cost") or 0) for m in self.history)
             await self.builder.images.load(self.history, self.store.get_blob)  # requests carry their bytes
         return self.history

@@ -273,6 +273,29 @@ async def _seed_session(db: Path, workspace: Path) -> list[dict]:
         await store.close()
 
 
+BARRIER = """
+import pathlib, sys, time
+folder = pathlib.Path(sys.argv[1]); folder.mkdir(exist_ok=True)
+(folder / str(time.monotonic_ns())).touch()
+deadline = time.monotonic() + 60
+while len(list(folder.iterdir())) < int(sys.argv[2]) and time.monotonic() < deadline:
+    time.sleep(0.02)
+"""
+
+
+def _both_open_before_either_writes(home: Path, folder: Path, workers: int) -> None:
+    """Starting "at once" made sure: a UserPromptSubmit hook (it runs after a process has opened the
+    session and before it stores its prompt) waits until every worker has reached it. A
+    process that opened the session after the other stored its prompt would rightly go on
+    from that prompt (the head it opened), and the two branches this test is about would
+    not be there."""
+    script = home / "barrier.py"
+    home.mkdir(parents=True, exist_ok=True)
+    script.write_text(BARRIER)
+    command = f"{sys.executable} {script} {folder} {workers}"
+    (home / "config.toml").write_text(f"[[hooks.UserPromptSubmit]]\ncommand = {json.dumps(command)}\ntimeout = 90\n")
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(not CAIRN.exists(), reason="the cairn console script is not installed in this venv")
 def test_two_cairn_processes_on_one_session(tmp_path):
@@ -282,8 +305,39 @@ def test_two_cairn_processes_on_one_session(tmp_path):
     ws.mkdir()
     shared = asyncio.run(_seed_session(home / "sessions.db", ws))
     session_id = shared[0]["session_id"]
+    _both_open_before_either_writes(home, tmp_path / "barrier", workers=2)
     printed = run_writers(home, [("a", ws, ("--continue",)), ("b", ws, ("--resume", session_id))], WRITE_SECONDS)
+    assert len(list((tmp_path / "barrier").iterdir())) == 2  # both went through the barrier
     _assert_busy(printed)
     assert {ms[0]["session_id"] for ms in printed.values()} == {session_id}
     assert printed["a"][0]["parent_id"] == printed["b"][0]["parent_id"] == shared[-1]["id"]
     check_database(home / "sessions.db", {**printed, "seed": shared})
+
+
+async def test_a_process_goes_on_from_the_head_it_opened(server, open_runtime):
+    """Another process stores a message after this one opened the session: this one's next
+    prompt still hangs off the head it opened (and showed), in a branch of its own."""
+    server.add(text("one"), text("two"))
+    first = await open_runtime()
+    try:
+        await first.run_turn("first")
+        opened_head = (await first.history())[-1]
+    finally:
+        await first.close()
+    runtime = await open_runtime(resume_id=first.session.id)
+    try:
+        other = await Store.open()
+        try:
+            session = await other.find_session(first.session.id)
+            elsewhere = await other.append(session, Message(role="user", content="from another process"))
+        finally:
+            await other.close()
+        await runtime.run_turn("mine")
+        history = await runtime.history()
+    finally:
+        await runtime.close()
+    mine = next(m for m in history if m.content == "mine")
+    assert mine.parent_id == opened_head.id != elsewhere.id
+    assert "from another process" not in [m.content for m in history]
+    sent = [m["content"] for m in server.requests[-1]["messages"] if m["role"] == "user"]
+    assert sent == ["first", "mine"]
