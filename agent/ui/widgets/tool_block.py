@@ -110,6 +110,10 @@ class ToolBlock(Vertical):
         self._ready = True
         if self.foldable:
             self._place_expand_hint()
+            # Once laid out, whatever came first (the hint's placement, the width): the title
+            # the block then has is the one fitted with both (a loaded machine showed the
+            # hint missing from a block whose width was known before the hint was placed).
+            self.call_after_refresh(self._refit_title)
 
     @property
     def fitted(self) -> bool:
