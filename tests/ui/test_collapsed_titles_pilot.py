@@ -10,7 +10,6 @@ from textual.widgets import Collapsible, Static
 
 from agent.session.models import Message
 from agent.ui.early_history import history_lines
-from agent.ui.widgets.tool_block import EXPAND_HINT
 from agent.ui.widgets.tool_render import cells, fit_line
 from tests.ui.test_snapshots import call, command_result, fixed_home, make_app, settle  # noqa: F401 - autouse
 
@@ -83,24 +82,6 @@ async def test_a_long_collapsed_summary_ends_in_an_ellipsis_at_80_columns(tmp_pa
         assert shown.endswith("…")
         cut = shown[2:-1]  # after "▶ ", before "…"
         assert LONG_ERROR.startswith(cut) and LONG_ERROR[len(cut)] == " "  # at a word's end
-
-
-async def test_the_newest_folded_block_names_the_key_that_opens_it(tmp_path):
-    app = make_app(tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        app.chat.show_history(history())
-        await settle(pilot)
-        (first, _), (second, _), (newest, box) = _titles(app)
-        assert "Ctrl+O" not in first.render().plain  # type: ignore[union-attr]
-        assert "Ctrl+O" not in second.render().plain  # type: ignore[union-attr]
-        shown = newest.render().plain  # type: ignore[union-attr]
-        assert shown == "▶ exit 3 · 6 lines" + EXPAND_HINT
-        assert "Ctrl+O" in EXPAND_HINT and cells(shown) <= _room(newest, box)
-
-        await pilot.press("ctrl+o")  # the key it names opens it
-        await pilot.pause()
-        assert not box.collapsed
-        assert "Ctrl+O" not in newest.render().plain  # type: ignore[union-attr]
 
 
 async def test_a_long_header_goes_on_under_the_name_not_at_the_left_edge(tmp_path):

@@ -6,9 +6,7 @@ a command runs, the last lines it printed show under the header, redrawn at most
 times a second however fast it prints; an interrupt leaves them there.
 
 A collapsed result is one line, fitted to the row: a summary too long for it ends in `…`
-(the row's edge would cut it mid-word with no sign), and the newest block with a fold
-names the key that opens it (dim, and only there: Ctrl+O opens the newest in view, so on
-every block the hint would repeat itself and, on the older ones, promise the wrong block).
+(the row's edge would cut it mid-word with no sign).
 """
 
 from __future__ import annotations
@@ -31,7 +29,6 @@ if TYPE_CHECKING:
 DIFF_EXPANDED_MAX_LINES = 40
 LIVE_TAIL_LINES = 8  # of a running command's output
 LIVE_HZ = 10
-EXPAND_HINT = " · Ctrl+O to expand"  # the key: APP_BINDINGS' toggle_output (agent/ui/keys.py)
 TITLE_CHROME = 4 + 2  # a collapsed title's padding (app.tcss: `0 2`) and its "▶ " symbol
 STDERR_STYLE = "red"  # a command's stderr lines in its expanded output (as in a `!command`'s)
 HEADER_INDENT = 2  # a header too long for its row goes on under the name, past the "● "
@@ -71,7 +68,6 @@ class ToolBlock(Vertical):
         self._tail = ""  # the last lines of output so far
         self._live_timer: Timer | None = None
         self.foldable = False  # its result sits in a Collapsible (Ctrl+O can open or close it)
-        self.expand_hint = False  # the newest foldable block: its collapsed title names the key
         self._fitted_width = 0  # the width the header and the title were last fitted to
 
     def _header(self) -> Text:
@@ -108,12 +104,6 @@ class ToolBlock(Vertical):
 
     def on_mount(self) -> None:
         self._ready = True
-        if self.foldable:
-            self._place_expand_hint()
-            # Once laid out, whatever came first (the hint's placement, the width): the title
-            # the block then has is the one fitted with both (a loaded machine showed the
-            # hint missing from a block whose width was known before the hint was placed).
-            self.call_after_refresh(self._refit_title)
 
     @property
     def fitted(self) -> bool:
@@ -172,7 +162,6 @@ class ToolBlock(Vertical):
                 self.query_one(".tool-header", Static).update(self._header())
             else:
                 self.mount(self._result_widget())
-                self._place_expand_hint()
 
     def _result_widget(self) -> Widget:
         from textual.widgets import Collapsible
@@ -193,15 +182,12 @@ class ToolBlock(Vertical):
         return Collapsible(title=self._title(collapsed=True), collapsed=True)  # type: ignore[arg-type]  # textual takes Content (typed str)
 
     def _title(self, *, collapsed: bool) -> Content:
-        """The summary within the row (before the first layout the width is unknown: whole),
-        then the key that opens it when this block holds the hint and the whole line fits."""
+        """The summary within the row (before the first layout the width is unknown: whole)."""
         from textual.content import Content
 
         width = self.size.width - TITLE_CHROME
         if width <= 0:
             return Content(self.summary)
-        if self.expand_hint and collapsed and tool_render.cells(self.summary) + tool_render.cells(EXPAND_HINT) <= width:
-            return Content.assemble(self.summary, (EXPAND_HINT, "dim"))
         return Content(tool_render.fit_line(self.summary, width))
 
     def _refit_title(self) -> None:
@@ -209,22 +195,6 @@ class ToolBlock(Vertical):
 
         for collapsible in self.query_children(Collapsible).results(Collapsible):
             collapsible.title = self._title(collapsed=collapsible.collapsed)  # type: ignore[assignment]  # textual takes Content (typed str)
-
-    def set_expand_hint(self, shown: bool) -> None:
-        if shown != self.expand_hint:
-            self.expand_hint = shown
-            self._refit_title()
-
-    def _place_expand_hint(self) -> None:
-        """The hint goes to the newest block with a fold among its siblings (this one, or one
-        mounted after it: an older batch of a resumed session mounts later, above)."""
-        parent = self.parent
-        if parent is None:
-            return
-        blocks = [child for child in parent.children if isinstance(child, ToolBlock)]
-        newest = next((block for block in reversed(blocks) if block.foldable), None)
-        for block in blocks:
-            block.set_expand_hint(block is newest)
 
     def _body(self) -> Static:
         message = self.result
@@ -244,7 +214,7 @@ class ToolBlock(Vertical):
         return Static(text, classes="tool-output")
 
     def on_collapsible_expanded(self, event) -> None:
-        self._refit_title()  # open: its hint goes
+        self._refit_title()
         if self._body_pending:
             self._body_pending = False
             event.collapsible.query_one("Contents").mount(self._body())
