@@ -8,13 +8,13 @@ temperature beside thinking (Anthropic refuses one).
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from agent.llm.anthropic_messages import convert
 from agent.llm.chunks import CallPiece, Chunk, UsagePiece
 from agent.llm.http import StreamBroken
 from agent.llm.reasoning import THINKING_BUDGET
+from agent.llm.sse import json_object, mapping
 
 API_VERSION = "2023-06-01"
 # Anthropic requires max_tokens; the budget's own default when the request has none.
@@ -63,10 +63,6 @@ def request_body(
     return body
 
 
-def _mapping(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
 class StreamState:
     """Reads one response's events in order: which block each index is, the usage so far,
     and whether the message ended (`message_stop`) — a stream without it was cut."""
@@ -80,25 +76,20 @@ class StreamState:
     def parse(self, event: str, data: str) -> Chunk | None:
         if event == "ping":
             return None
-        try:
-            payload = json.loads(data)
-        except ValueError as exc:
-            raise StreamBroken(f"malformed data: {exc}") from None
-        if not isinstance(payload, dict):
-            raise StreamBroken(f"malformed data: {data[:80]}")
+        payload = json_object(data)
         kind = payload.get("type") or event
         if kind == "error":
-            error = _mapping(payload.get("error"))
+            error = mapping(payload.get("error"))
             raise StreamBroken(f"the server sent an error: {error.get('message') or error.get('type') or data[:200]}")
         if kind == "message_start":
-            return self._usage(_mapping(payload.get("message")).get("usage"))
+            return self._usage(mapping(payload.get("message")).get("usage"))
         if kind == "content_block_start":
-            return self._start(payload.get("index"), _mapping(payload.get("content_block")))
+            return self._start(payload.get("index"), mapping(payload.get("content_block")))
         if kind == "content_block_delta":
-            return self._delta(payload.get("index"), _mapping(payload.get("delta")))
+            return self._delta(payload.get("index"), mapping(payload.get("delta")))
         if kind == "message_delta":
             chunk = self._usage(payload.get("usage")) or Chunk()
-            reason = _mapping(payload.get("delta")).get("stop_reason")
+            reason = mapping(payload.get("delta")).get("stop_reason")
             if reason:
                 chunk.finish_reason = FINISH_REASONS.get(reason, "stop")
             return chunk

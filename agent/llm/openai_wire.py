@@ -13,6 +13,7 @@ from typing import Any
 
 from agent.llm.chunks import CallPiece, Chunk, UsagePiece
 from agent.llm.http import StreamBroken
+from agent.llm.sse import json_object, mapping
 
 # OpenAI's reasoning families (litellm's OpenAIOSeriesConfig and OpenAIGPT5Config).
 _REASONING_MODEL = re.compile(r"^(o\d|gpt-5)", re.IGNORECASE)
@@ -71,12 +72,7 @@ def parse(data: str) -> Chunk | None:
     data that is not JSON or an error the server sent inside the stream."""
     if data.strip() == DONE:
         return None
-    try:
-        payload = json.loads(data)
-    except ValueError as exc:
-        raise StreamBroken(f"malformed data: {exc}") from None
-    if not isinstance(payload, dict):
-        raise StreamBroken(f"malformed data: {data[:80]}")
+    payload = json_object(data)
     if payload.get("error"):
         error = payload["error"]
         message = error.get("message") if isinstance(error, dict) else error
@@ -102,7 +98,7 @@ def parse(data: str) -> Chunk | None:
         for call in delta.get("tool_calls") or ():
             if not isinstance(call, dict):
                 continue
-            function = _mapping(call.get("function"))
+            function = mapping(call.get("function"))
             chunk.calls.append(
                 CallPiece(
                     index=call.get("index"),
@@ -114,17 +110,13 @@ def parse(data: str) -> Chunk | None:
     return chunk
 
 
-def _mapping(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
 def _number(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _usage(usage: dict[str, Any]) -> UsagePiece:
-    prompt_details = _mapping(usage.get("prompt_tokens_details"))
-    completion_details = _mapping(usage.get("completion_tokens_details"))
+    prompt_details = mapping(usage.get("prompt_tokens_details"))
+    completion_details = mapping(usage.get("completion_tokens_details"))
     # DeepSeek-style servers report cache hits beside the prompt count.
     read = _number(prompt_details.get("cached_tokens")) or _number(usage.get("prompt_cache_hit_tokens"))
     return UsagePiece(

@@ -7,8 +7,12 @@ progress for the idle watchdog.
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from typing import Any
+
+from agent.llm.http import StreamBroken
 
 
 @dataclass(slots=True)
@@ -40,3 +44,19 @@ async def events(lines: AsyncIterator[str]) -> AsyncIterator[Event]:
             name = value
     if data:
         yield Event(name or "message", "\n".join(data))
+
+
+def json_object(data: str) -> dict[str, Any]:
+    """An event's data as the JSON object both providers send; anything else broke the stream."""
+    try:
+        payload = json.loads(data)
+    except ValueError as exc:
+        raise StreamBroken(f"malformed data: {exc}") from None
+    if not isinstance(payload, dict):
+        raise StreamBroken(f"malformed data: {data[:80]}")
+    return payload
+
+
+def mapping(value: Any) -> dict[str, Any]:
+    """`value` when it is a JSON object, else an empty one (a field a server left out or mistyped)."""
+    return value if isinstance(value, dict) else {}
