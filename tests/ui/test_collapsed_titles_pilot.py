@@ -1,6 +1,6 @@
 """A collapsed tool block's one line at 80×24 (issue 32, items 7 and 8): a summary too long
 for the row ends in `…` (at a word boundary when one is near) instead of stopping mid-word,
-and the newest folded block names the key that opens it."""
+and every collapsed block with room for it names the key that opens it."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from textual.widgets import Collapsible, Static
 
 from agent.session.models import Message
 from agent.ui.early_history import history_lines
+from agent.ui.widgets.tool_block import EXPAND_HINT
 from agent.ui.widgets.tool_render import cells, fit_line
 from tests.ui.test_snapshots import call, command_result, fixed_home, make_app, settle  # noqa: F401 - autouse
 
@@ -82,6 +83,49 @@ async def test_a_long_collapsed_summary_ends_in_an_ellipsis_at_80_columns(tmp_pa
         assert shown.endswith("…")
         cut = shown[2:-1]  # after "▶ ", before "…"
         assert LONG_ERROR.startswith(cut) and LONG_ERROR[len(cut)] == " "  # at a word's end
+
+
+async def test_collapsed_blocks_name_the_key_that_opens_them(tmp_path):
+    app = make_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.chat.show_history(history())
+        await settle(pilot)
+        (first, _), (long_error, _), (newest, box) = _titles(app)
+        assert first.render().plain == "▶ exit 3 · 6 lines" + EXPAND_HINT  # type: ignore[union-attr]
+        assert newest.render().plain == "▶ exit 3 · 6 lines" + EXPAND_HINT  # type: ignore[union-attr]
+        assert "Ctrl+O" in EXPAND_HINT and cells(newest.render().plain) <= _room(newest, box)  # type: ignore[union-attr]
+        assert "Ctrl+O" not in long_error.render().plain  # type: ignore[union-attr]  # no room: the summary comes first
+        for title, _ in _titles(app):  # laid out to show it all (not the width of an older, shorter text)
+            assert title.content_region.width >= cells(title.render().plain)  # type: ignore[union-attr]
+
+        await pilot.press("ctrl+o")  # the key it names opens the newest in view
+        await pilot.pause()
+        assert not box.collapsed
+        assert newest.render().plain == "▼ exit 3 · 6 lines"  # type: ignore[union-attr]  # open: no hint
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        assert box.collapsed and newest.render().plain.endswith(EXPAND_HINT)  # type: ignore[union-attr]
+
+
+async def test_a_result_arriving_live_names_the_key_at_once(tmp_path):
+    """A block already laid out when its result comes: the hint is in the first title drawn."""
+    app = make_app(tmp_path)
+    c1 = call("c1", "terminal-execute", {"command": "make test"})
+    six = "\n".join(f"line {i}" for i in range(6))
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.chat.show_history(
+            [
+                Message(id="u1", role="user", content="go"),
+                Message(id="a1", role="assistant", content="", tool_calls=[c1]),
+            ]
+        )
+        await settle(pilot)
+        [block] = app.chat.tool_blocks
+        block.set_result(command_result("c1", c1.arguments, six, "", 3))
+        await settle(pilot)
+        [(title, _)] = _titles(app)
+        assert title.render().plain == "▶ exit 3 · 6 lines" + EXPAND_HINT  # type: ignore[union-attr]
+        assert title.content_region.width >= cells(title.render().plain)  # type: ignore[union-attr]
 
 
 async def test_a_long_header_goes_on_under_the_name_not_at_the_left_edge(tmp_path):

@@ -6,7 +6,11 @@ a command runs, the last lines it printed show under the header, redrawn at most
 times a second however fast it prints; an interrupt leaves them there.
 
 A collapsed result is one line, fitted to the row: a summary too long for it ends in `…`
-(the row's edge would cut it mid-word with no sign).
+(the row's edge would cut it mid-word with no sign). Where the row has room, it names the
+key that opens it, as a collapsed thought and a long pasted prompt do. Every collapsed block
+says so, each from its own summary and width alone: a hint kept on the newest block only had
+to be moved as blocks mounted, in an order a resumed session does not fix, and was drawn or
+not by which came first.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ if TYPE_CHECKING:
 DIFF_EXPANDED_MAX_LINES = 40
 LIVE_TAIL_LINES = 8  # of a running command's output
 LIVE_HZ = 10
+EXPAND_HINT = " · Ctrl+O to expand"  # the key: APP_BINDINGS' toggle_output (agent/ui/keys.py)
 TITLE_CHROME = 4 + 2  # a collapsed title's padding (app.tcss: `0 2`) and its "▶ " symbol
 STDERR_STYLE = "red"  # a command's stderr lines in its expanded output (as in a `!command`'s)
 HEADER_INDENT = 2  # a header too long for its row goes on under the name, past the "● "
@@ -182,12 +187,15 @@ class ToolBlock(Vertical):
         return Collapsible(title=self._title(collapsed=True), collapsed=True)  # type: ignore[arg-type]  # textual takes Content (typed str)
 
     def _title(self, *, collapsed: bool) -> Content:
-        """The summary within the row (before the first layout the width is unknown: whole)."""
+        """The summary within the row (before the first layout the width is unknown: whole),
+        then, when collapsed and the whole line fits, the key that opens it."""
         from textual.content import Content
 
         width = self.size.width - TITLE_CHROME
         if width <= 0:
             return Content(self.summary)
+        if collapsed and tool_render.cells(self.summary) + tool_render.cells(EXPAND_HINT) <= width:
+            return Content.assemble(self.summary, (EXPAND_HINT, "dim"))
         return Content(tool_render.fit_line(self.summary, width))
 
     def _refit_title(self) -> None:
@@ -214,10 +222,10 @@ class ToolBlock(Vertical):
         return Static(text, classes="tool-output")
 
     def on_collapsible_expanded(self, event) -> None:
-        self._refit_title()
+        self._refit_title()  # open: its hint goes
         if self._body_pending:
             self._body_pending = False
             event.collapsible.query_one("Contents").mount(self._body())
 
     def on_collapsible_collapsed(self) -> None:
-        self._refit_title()
+        self._refit_title()  # closed again: the hint is back
