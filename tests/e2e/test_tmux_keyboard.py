@@ -1,9 +1,10 @@
 """Issue 18: a whole session driven keyboard-only in a real 80x24 terminal (tmux).
 
-Prompt → approve (y) → expand the output (Ctrl+O) → scroll up (PageUp) → queue a second
-prompt while a turn runs → rewind (Esc Esc) → quit (Ctrl+C) → `cairn --resume <id>` in a
-new window. Every step waits on what the pane shows (polled), never on a sleep; the slow
-turn is held by the fake server until the test has seen the queued message.
+Prompt → approve (y) → expand the output (Ctrl+O, which its collapsed line names) → scroll
+up (PageUp) → queue a second prompt while a turn runs → rewind (Esc Esc) → quit (Ctrl+C) →
+`cairn --resume <id>` in a new window. Every step waits on what the pane shows (polled),
+never on a sleep; the slow turn is held by the fake server until the test has seen the
+queued message.
 """
 
 from __future__ import annotations
@@ -76,13 +77,15 @@ def test_a_whole_session_keyboard_only_at_80x24(tmp_path):
             tmux.send("Enter")
             tmux.wait_for("Yes, once", "No", timeout=STEP_TIMEOUT)
             tmux.send("y")
-            screen = tmux.wait_for("FIRST-DONE", timeout=STEP_TIMEOUT)
+            # A long output starts collapsed, its line naming the key that opens it.
+            screen = tmux.wait_for("FIRST-DONE", "▶ exit 0 · 40 lines · Ctrl+O to expand", timeout=STEP_TIMEOUT)
             assert (ws / "made.txt").exists()
-            assert "row-10" not in screen  # a long output starts collapsed
+            assert "row-10" not in screen
 
-            # Ctrl+O expands the output in view (shown from its top).
+            # Ctrl+O expands the output in view (shown from its top); open, the hint goes.
             tmux.send("C-o")
-            tmux.wait_for("exit 0 · 40 lines", "row-10", timeout=STEP_TIMEOUT)
+            screen = tmux.wait_for("▼ exit 0 · 40 lines", "row-10", timeout=STEP_TIMEOUT)
+            assert "Ctrl+O to expand" not in screen
             assert "count to forty please" not in chat_area(tmux.screen())  # scrolled off the top
 
             # PageUp scrolls the chat back to the first prompt (the prompt keeps the focus).
