@@ -150,7 +150,7 @@ def _add_session_parser(sub: argparse._SubParsersAction) -> None:
 async def _context_command(args: argparse.Namespace, workspace: Path, flags: dict) -> int:
     import json
 
-    from agent.context.inspect import context_report, format_report
+    from agent.context.inspect import MAX_LISTED_EVENTS, context_report, format_report
     from agent.session.loading import load_session_messages
     from agent.session.models import now_ms
     from agent.session.store import Store
@@ -163,7 +163,7 @@ async def _context_command(args: argparse.Namespace, workspace: Path, flags: dic
             print(f"Error: no session matches '{args.session_id}'.", file=sys.stderr)
             return 2
         history = await load_session_messages(store, session.id)
-        events = await store.context_events(session.id, limit=10)
+        events = await store.context_events(session.id, limit=MAX_LISTED_EVENTS)
         last_request = await store.last_request(session.id)
     finally:
         await store.close()

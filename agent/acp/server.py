@@ -185,7 +185,8 @@ class CairnAcpAgent:
         return SetSessionModeResponse()
 
     async def _open(self, cwd: str, resume_id: str | None, mcp_servers=None) -> AcpSession:
-        from agent.runtime.runtime import NoModelConfigured, Runtime, SessionNotFound
+        from agent.runtime.errors import NoModelConfigured, SessionNotFound
+        from agent.runtime.runtime import Runtime
         from agent.session.store import StoreOpenError
         from agent.settings.config import load_settings
 

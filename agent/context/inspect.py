@@ -15,6 +15,8 @@ from agent.context.builder import RequestBuilder
 from agent.session.models import Message
 from agent.settings.config import Settings
 
+MAX_LISTED_EVENTS = 10  # a report lists the newest condense/truncation events
+
 
 def context_report(
     history: list[Message],

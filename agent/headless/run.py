@@ -28,7 +28,8 @@ from agent import __version__
 from agent.headless.input import StdinMessages
 from agent.headless.limits import RunGuard, RunLimits
 from agent.headless.stream import SCHEMA_VERSION, StreamPrinter
-from agent.runtime.runtime import NoModelConfigured, Runtime, SessionNotFound
+from agent.runtime.errors import NoModelConfigured, SessionNotFound
+from agent.runtime.runtime import Runtime
 from agent.runtime.termination import on_termination
 from agent.session.models import Message
 from agent.session.store import StoreOpenError

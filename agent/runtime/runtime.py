@@ -11,50 +11,25 @@ import asyncio
 import logging
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
-
-from pydantic import BaseModel
+from typing import TYPE_CHECKING, Any
 
 from agent.paths import exports_dir
 from agent.runtime.backend_load import load_backend
 from agent.runtime.background import in_daemon_thread
+from agent.runtime.errors import NoModelConfigured, RuntimeBusy, SessionNotFound
+from agent.runtime.windows import WindowDiscovery
 from agent.session.models import Message, Session, SessionSummary
 from agent.settings.config import McpServerSettings, Settings
 from agent.tools.modes import PlanReviewer
 from agent.tools.permissions import Approver
 from agent.turn.events import Event
 
+if TYPE_CHECKING:
+    from agent.session.branches import SessionBranch
+
 EventSink = Callable[[Event], None]
 log = logging.getLogger(__name__)
 MAX_LISTED_REFS = 20  # /context lists the newest context files
-MAX_LISTED_EVENTS = 10  # and the newest condense/truncation events
-
-
-class NoModelConfigured(Exception):
-    """No model flag/config and no provider key in the environment."""
-
-
-class SessionNotFound(Exception):
-    """--resume named a session that does not exist (or a prefix matching several)."""
-
-    def __init__(self, id_or_prefix: str) -> None:
-        super().__init__(f"No session matches '{id_or_prefix}' (give the full id or a unique prefix).")
-
-
-class RuntimeBusy(Exception):
-    """A session change was asked for while a turn runs (interrupt it first)."""
-
-    def __init__(self) -> None:
-        super().__init__("The agent is working; press Esc to interrupt it first.")
-
-
-class SessionBranch(BaseModel):
-    """Another branch of the session, for the rewind menu's "switch back" list."""
-
-    leaf_id: str
-    created_at: int
-    messages: int
-    preview: str
 
 
 class Runtime:
@@ -68,8 +43,7 @@ class Runtime:
         self._backend: asyncio.Future | None = None
         self._litellm_load: asyncio.Future | None = None  # after a /model switch to a litellm provider
         self._sandbox_check: asyncio.Future | None = None  # a notice when commands cannot be sandboxed
-        # Per model: asking a custom api_base's server for its window (once per runtime).
-        self._windows: dict[str, asyncio.Future] = {}
+        self.windows = WindowDiscovery(settings, agent)  # a custom api_base's server asked for its window
         # Restores rolled forward at open (session/restore_journal.py), for a front end to mention.
         self.recovered: list = []
         # MCP servers (agent/mcp/manager.py): started with the backend, behind the first screen.
@@ -157,7 +131,7 @@ class Runtime:
         if self._backend is None:
             litellm = self._needs_litellm(self.model)
             self._backend = asyncio.ensure_future(in_daemon_thread(load_backend, self._warm_tokenizer, litellm))
-            self._discover_window(self.model)
+            self.windows.start(self.model)
             if self.mcp is not None:
                 self.mcp.start()
             self._sandbox_check = asyncio.ensure_future(self._check_sandbox())
@@ -171,20 +145,7 @@ class Runtime:
         if not sandbox.available:
             from agent.turn.events import Notice
 
-            rules = self.settings.sandbox.rules
-            self.agent.emit(
-                Notice(
-                    message=(
-                        f"No sandbox: {sandbox.why_not}. Read-only commands ask before they run"
-                        + (
-                            ', and so do commands your rules allow (sandbox.rules = "off" runs those unconfined).'
-                            if rules != "off"
-                            else '; commands your rules allow run unconfined (sandbox.rules = "off").'
-                        )
-                    ),
-                    kind="warning",
-                )
-            )
+            self.agent.emit(Notice(message=sandbox.unavailable_notice(self.settings.sandbox.rules), kind="warning"))
 
     async def wait_for_mcp(self) -> None:
         """`cairn -p`: give the MCP servers up to `mcp.headless_wait` seconds to be ready before
@@ -200,14 +161,14 @@ class Runtime:
         self.start_backend()
         assert self._backend is not None  # start_backend() made it
         await asyncio.shield(self._backend)
-        window = self._windows.get(self.model)
+        window = self.windows.probe(self.model)
         if window is not None:
             await asyncio.wait([window])  # never raises: a failure means the default window
 
     @property
     def backend_ready(self) -> bool:
         backend = self._backend
-        window = self._windows.get(self.model)
+        window = self.windows.probe(self.model)
         return (
             backend is not None
             and backend.done()
@@ -215,22 +176,6 @@ class Runtime:
             and backend.exception() is None
             and (window is None or window.done())
         )
-
-    def _discover_window(self, model: str) -> None:
-        """Ask the server behind a custom `api_base` how big `model`'s window is, in a thread
-        (agent/llm/models.py::probe_window), when neither the config nor litellm's price map
-        knows it; the agent's limits and budget use the answer (`Agent.use_window`)."""
-        if model in self._windows:
-            return
-        found: list = []
-        future = asyncio.ensure_future(in_daemon_thread(_find_window, self.settings, model, found))
-
-        def done(task: asyncio.Future) -> None:
-            if not task.cancelled() and task.exception() is None and found and found[0] is not None:
-                self.agent.use_window(model, found[0])
-
-        future.add_done_callback(done)
-        self._windows[model] = future
 
     def known_windows(self) -> dict[str, int]:
         """The windows the models' servers reported so far (`/model` shows them)."""
@@ -346,7 +291,7 @@ class Runtime:
 
     async def context_report(self, now_ms: int | None = None) -> dict:
         """The pass-by-pass report of the next request (the same build the loop runs)."""
-        from agent.context.inspect import context_report
+        from agent.context.inspect import MAX_LISTED_EVENTS, context_report
         from agent.session.models import now_ms as clock
 
         await self.ready()
@@ -423,31 +368,11 @@ class Runtime:
 
     async def fork(self) -> Session:
         """Copy the active path (and its file checkpoints) into a new session and switch to it."""
-        from agent.session.models import new_id
+        from agent.session.fork import fork_session
 
         if self.busy:
             raise RuntimeBusy()
-        source = self.session
-        path = await self.store.active_path(source.id)
-        ids = {m.id: new_id() for m in path}
-        copies = [
-            m.model_copy(update={"id": ids[m.id], "parent_id": ids.get(m.parent_id) if m.parent_id else None, "seq": i})
-            for i, m in enumerate(path, start=1)
-        ]
-        fork = Session(
-            title=f"{source.title or 'untitled'} (fork)",
-            cwd=source.cwd,
-            model=self.model,
-            head_id=copies[-1].id if copies else None,
-            parent_session_id=source.id,
-        )
-        await self.store.insert_session(fork, copies)
-        changes = [
-            c.model_copy(update={"session_id": fork.id, "message_id": ids[c.message_id]})
-            for c in await self.store.file_changes(source.id)
-            if c.message_id in ids
-        ]
-        await self.store.copy_file_changes(changes)
+        fork = await fork_session(self.store, self.session, self.model)
         await self._switch(fork)
         return fork
 
@@ -487,25 +412,9 @@ class Runtime:
 
     async def branches(self, limit: int = 20) -> list[SessionBranch]:
         """Ends of the other branches of this session (abandoned by rewinds), newest first."""
-        from agent.session.rewind import one_line
+        from agent.session.branches import other_branches
 
-        out: list[SessionBranch] = []
-        for leaf in await self.store.branch_leaves(self.session.id):
-            if leaf.id == self.session.head_id:
-                continue
-            path = await self.store.active_path(self.session.id, head_id=leaf.id)
-            last_user = next((m for m in reversed(path) if m.role == "user"), None)
-            out.append(
-                SessionBranch(
-                    leaf_id=leaf.id,
-                    created_at=leaf.created_at,
-                    messages=len(path),
-                    preview=one_line(last_user.content if last_user else leaf.content or ""),
-                )
-            )
-            if len(out) >= limit:
-                break
-        return out
+        return await other_branches(self.store, self.session, limit)
 
     async def plan_branch_files(self, leaf_id: str):
         """What bringing the files to where that branch left them would do, file by file."""
@@ -531,28 +440,19 @@ class Runtime:
         self.agent.history = None
 
     async def export(self, fmt: str = "md", path: Path | None = None) -> Path:
-        """Write the session to a file (default: `cairn-<id8>.<fmt>` in the data folder's exports/)."""
-        from agent.session.export import export_jsonl, export_markdown, image_records
-        from agent.session.loading import load_session_messages
+        """Write the session to a file, as `cairn session export` would (default:
+        `cairn-<id8>.<fmt>` in the data folder's exports/). ValueError: an unknown format."""
+        from agent.session.exporting import export_text
+        from agent.turn.events import Notice
 
         session = await self.store.get_session(self.session.id) or self.session
-        children = await self.store.subagent_sessions(session.id)
-        if fmt == "jsonl":
-            messages = await self.store.all_messages(session.id)
-            text = export_jsonl(
-                session,
-                messages,
-                images=await image_records(messages, self.store.get_blob),
-                subagents=[(c, await self.store.all_messages(c.id)) for c in children],
-            )
-        elif fmt == "md":
-            text = export_markdown(
-                session,
-                await load_session_messages(self.store, session.id),
-                [(c, await self.store.active_path(c.id)) for c in children],
-            )
-        else:
-            raise ValueError(f"unknown export format '{fmt}' (use md or jsonl)")
+        text = await export_text(
+            self.store,
+            session,
+            fmt,
+            context=self.settings.context,
+            warn=lambda problem: self.agent.emit(Notice(message=f"Export: {problem}", kind="warning")),
+        )
         # No path: the data folder's exports/, never the user's repository (a stray file there
         # gets committed); the caller prints where it went.
         target = path or exports_dir() / f"cairn-{session.id[:8]}.{fmt}"
@@ -578,7 +478,7 @@ class Runtime:
         self.model = model
         self.agent.set_model(model)
         if self._backend is not None:
-            self._discover_window(model)
+            self.windows.start(model)
             if self._needs_litellm(model) and self._litellm_load is None:
                 # A switch to a provider litellm carries: its import starts now, off the loop.
                 from agent.runtime.offline import import_litellm
@@ -663,14 +563,6 @@ def _mcp_manager(settings: Settings, agent, editor: dict[str, McpServerSettings]
         notify=lambda message, kind: agent.emit(Notice(message=message, kind=kind)),
         editor=editor,
     )
-
-
-def _find_window(settings: Settings, model: str, out: list) -> None:
-    from agent.llm.models import needs_window_discovery, probe_window
-
-    if needs_window_discovery(settings, model):
-        assert settings.api_base is not None  # discovery is for a custom api_base only
-        out.append(probe_window(settings.api_base, model, settings.api_key))
 
 
 def _write_text(target: Path, text: str) -> None:

@@ -89,55 +89,19 @@ def _context_settings(workspace: Path):
     return load_settings(workspace).context
 
 
-async def _context_records(store, session, messages, workspace: Path) -> list[dict]:
-    """The session's context files for the JSONL export (agent/session/export.py): every
-    history archive it has or its summaries name is (re)built first, so it is carried."""
-    from agent.context.files import manifest
-    from agent.context.files.manager import ContextFileError, ContextFiles
-    from agent.context.files.refs import history_ref_id
-    from agent.session.export import context_file_records
-
-    files = ContextFiles(store, session.id, settings=_context_settings(workspace))
-    named = {
-        ref
-        for ref, e in manifest.load(files.folder)["entries"].items()
-        if isinstance(e, dict) and e.get("kind") == "history"
-    }
-    for m in messages:
-        condensed = (m.meta or {}).get("condensed") if m.kind == "summary" else None
-        if isinstance(condensed, dict) and condensed.get("first_id") and condensed.get("last_id"):
-            named.add(history_ref_id(str(condensed["first_id"]), str(condensed["last_id"])))
-    for ref in sorted(named):
-        try:
-            await files.read(ref, limit=1)
-        except ContextFileError as exc:
-            print(f"Warning: {exc}", file=sys.stderr)
-    return context_file_records(files.folder)
-
-
 async def _export(store, args: argparse.Namespace, workspace: Path) -> int:
-    from agent.session.export import export_jsonl, export_markdown, image_records
-    from agent.session.loading import load_session_messages
+    from agent.session.exporting import export_text
 
     session = await store.find_session(args.session_id)
     if session is None:
         raise _BadInput(f"no session matches '{args.session_id}'.")
-    children = await store.subagent_sessions(session.id)
-    if args.format == "md":
-        text = export_markdown(
-            session,
-            await load_session_messages(store, session.id),
-            [(child, await store.active_path(child.id)) for child in children],
-        )
-    else:
-        messages = await store.all_messages(session.id)
-        text = export_jsonl(
-            session,
-            messages,
-            await _context_records(store, session, messages, workspace),
-            images=await image_records(messages, store.get_blob),
-            subagents=[(child, await store.all_messages(child.id)) for child in children],
-        )
+    text = await export_text(
+        store,
+        session,
+        args.format,
+        context=_context_settings(workspace),
+        warn=lambda problem: print(f"Warning: {problem}", file=sys.stderr),
+    )
     if args.output is None:
         _write_stdout(text)
         return 0

@@ -124,6 +124,15 @@ class Sandbox:
             return False, f"bubblewrap cannot create a sandbox here ({said[-1] if said else f'exit {done.returncode}'})"
         return True, ""
 
+    def unavailable_notice(self, rules: str) -> str:
+        """What the user is told once when the probe failed: why, and what runs unasked now
+        (`rules`: the `[sandbox] rules` setting)."""
+        if rules == "off":
+            then = '; commands your rules allow run unconfined (sandbox.rules = "off").'
+        else:
+            then = ', and so do commands your rules allow (sandbox.rules = "off" runs those unconfined).'
+        return f"No sandbox: {self.why_not}. Read-only commands ask before they run{then}"
+
     # -- the command --------------------------------------------------------------------
     def hidden(self) -> list[str]:
         """Real paths of the secrets and cairn folders that exist (a symlink's target too)."""

@@ -200,7 +200,8 @@ class CairnApp(KeyActions, TurnActions, ModeActions, NotifyActions, App):
         self.opening = True
         self.open_error = None
         self.status.set_state("starting…")
-        from agent.runtime.runtime import NoModelConfigured, Runtime, SessionNotFound
+        from agent.runtime.errors import NoModelConfigured, SessionNotFound
+        from agent.runtime.runtime import Runtime
         from agent.ui.widgets.no_model import NoModelPanel
 
         await self.query(NoModelPanel).remove()

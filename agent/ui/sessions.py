@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 from agent.ui.widgets.chat import MAX_MOUNTED
 
 if TYPE_CHECKING:
-    from agent.runtime.runtime import Runtime, SessionBranch
+    from agent.runtime.runtime import Runtime
+    from agent.session.branches import SessionBranch
     from agent.session.rewind import RewindOutcome
     from agent.ui.app import CairnApp
 
@@ -25,7 +26,7 @@ def start(app: CairnApp, flow: Callable[[CairnApp], Awaitable[None]]) -> None:
     """Run `flow(app)` in a worker; errors become a readable notice, never a traceback."""
 
     async def guarded() -> None:
-        from agent.runtime.runtime import RuntimeBusy
+        from agent.runtime.errors import RuntimeBusy
 
         try:
             await flow(app)

@@ -205,3 +205,20 @@ async def test_a_tampered_history_file_is_rebuilt_and_paths_stay_inside_the_fold
     finally:
         await there.close()
     assert not any(re.search("escaped", str(p)) for p in tmp_path.rglob("*"))
+
+
+async def test_export_from_the_app_writes_what_the_cli_writes(tmp_path, workspace, open_runtime):
+    """`/export jsonl` carried no context files (the CLI built them, the runtime did not):
+    both now read the session through agent/session/exporting.py, so the files are the same."""
+    store, session, hist, art = await _condensed_session(workspace)
+    await store.close()
+    from_cli = await _export(session.id, tmp_path / "cli.jsonl", workspace)
+
+    runtime = await open_runtime(resume_id=session.id)
+    try:
+        target = await runtime.export("jsonl", tmp_path / "app.jsonl")
+    finally:
+        await runtime.close()
+    from_app = target.read_text("utf-8")
+    assert {r["id"] for r in map(json.loads, from_app.splitlines()) if r["type"] == "context-file"} == {hist, art}
+    assert from_app == from_cli

@@ -64,7 +64,7 @@ def test_session_picker(snap_compare, tmp_path, utc, size):
 @pytest.mark.parametrize("size", SIZES)
 def test_rewind_menu(snap_compare, tmp_path, utc, size):
     async def run_before(pilot) -> None:
-        from agent.runtime.runtime import SessionBranch
+        from agent.session.branches import SessionBranch
         from agent.session.rewind import RewindPoint
         from agent.ui.screens.rewind import RewindScreen
 

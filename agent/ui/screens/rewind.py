@@ -22,7 +22,7 @@ from textual.widgets.option_list import Option
 from agent.ui.screens.picker import relative_age
 
 if TYPE_CHECKING:
-    from agent.runtime.runtime import SessionBranch
+    from agent.session.branches import SessionBranch
     from agent.session.rewind import FileRestore, RewindPoint
 
 # action -> (label, note after the path, style)
