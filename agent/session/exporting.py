@@ -13,14 +13,12 @@ from collections.abc import Callable
 from agent.session.models import Message, Session
 from agent.settings.config import ContextSettings
 
-FORMATS = ("md", "jsonl")
-
 
 async def export_text(
     store, session: Session, fmt: str, *, context: ContextSettings, warn: Callable[[str], None]
 ) -> str:
     """`warn`: a context file that could not be rebuilt (the export goes on without it).
-    ValueError: `fmt` is not one of FORMATS."""
+    ValueError: `fmt` is neither "md" nor "jsonl"."""
     from agent.session.export import export_jsonl, export_markdown, image_records
     from agent.session.loading import load_session_messages
 
