@@ -68,6 +68,19 @@ class Tmux:
                 raise AssertionError(f"timed out waiting for {texts!r}; screen:\n{screen}")
             time.sleep(0.05)
 
+    def wait_for_words(self, *texts: str, timeout: float) -> str:
+        """`wait_for` for text the pane may wrap: every run of whitespace counts as one space.
+        (A long notice can also reach the pane over more than one frame: its first words being
+        there says nothing of its last.) Returns the screen so flattened."""
+        deadline = time.monotonic() + timeout
+        while True:
+            flat = " ".join(self.screen().split())
+            if all(t in flat for t in texts):
+                return flat
+            if time.monotonic() > deadline:
+                raise AssertionError(f"timed out waiting for {texts!r}; screen:\n{self.screen()}")
+            time.sleep(0.05)
+
     def kill(self) -> None:
         self.run("kill-server")
 

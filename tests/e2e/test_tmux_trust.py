@@ -69,10 +69,10 @@ def test_not_now_ignores_the_keys_and_says_so(dirs):
             tmux.start(_command(home, ws, server.base_url))
             tmux.wait_for(QUESTION, timeout=ANSWER_TIMEOUT)
             tmux.send("n")
-            screen = tmux.wait_for("Not using yolo, permissions.allow_commands", timeout=START_TIMEOUT)
-            flat = " ".join(screen.split())  # the notice wraps at the pane's width
-            assert "is not trusted" in flat and "cairn trust" in flat
-            assert QUESTION not in screen and "Traceback" not in screen
+            flat = tmux.wait_for_words(
+                "Not using yolo, permissions.allow_commands", "is not trusted", "cairn trust", timeout=START_TIMEOUT
+            )
+            assert QUESTION not in flat and "Traceback" not in flat
             assert not (home / "trusted_folders.json").exists()
         finally:
             tmux.kill()
