@@ -1,7 +1,7 @@
 """Snapshots of the screens and panels the other snapshot files leave out (issue 32): the plan
 review, the model picker, a subagent's transcript, the mode badge, a subagent's block (running
-and finished), the `@` path popup and the `/` popup, each at 80×24 and 120×40, where layouts
-break. Same rules as tests/ui/test_snapshots.py: fixed messages, no runtime, no clock; accept
+and finished), the `@` path popup, the `/` popup and the no-model panel, each at 80×24 and
+120×40, where layouts break. Same rules as tests/ui/test_snapshots.py: fixed messages, no runtime, no clock; accept
 a deliberate change with `pytest tests/ui/test_snapshots_panels.py --snapshot-update`
 (pictures in tests/ui/__snapshots__/test_snapshots_panels/)."""
 
@@ -140,3 +140,35 @@ def test_slash_popup(snap_compare, tmp_path, size):
         await settle(pilot)
 
     assert snap_compare(make_app(tmp_path), terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_no_model_panel(snap_compare, tmp_path, monkeypatch, size):
+    """What a new user without a model or key sees first: at 80×24 every line fits (none wraps
+    back to the panel's edge) and the whole panel is on screen."""
+    from agent.settings.config import load_settings
+    from tests.ui.test_snapshots import SnapshotApp
+
+    monkeypatch.setenv("CAIRN_HOME", "/tmp/cairn-snapshot-home")  # the config path it names, fixed
+    for key in ("CAIRN_MODEL", "ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY"):
+        monkeypatch.delenv(key, raising=False)
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+
+    async def run_before(pilot) -> None:
+        from agent.ui.widgets.no_model import NoModelPanel
+
+        pilot.app.no_model = True
+        panel = NoModelPanel()
+        await pilot.app.chat.mount(panel)
+        await settle(pilot)
+        text = str(panel.render())
+        assert panel.content_region.height == len(text.splitlines())  # no line wrapped
+        assert panel.region.y >= pilot.app.chat.region.y  # its top on screen, not scrolled off
+
+    class NoModelApp(SnapshotApp):
+        def open_runtime(self) -> None:  # as the app is when it found no model: no window known
+            self.opening = False
+            self.status.set_state("")
+
+    assert snap_compare(NoModelApp(load_settings(workspace)), terminal_size=size, run_before=run_before)
