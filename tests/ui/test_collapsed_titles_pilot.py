@@ -148,3 +148,36 @@ async def test_a_long_header_goes_on_under_the_name_not_at_the_left_edge(tmp_pat
         assert first.startswith("● subagent explore:") and rest
         assert all(line.startswith("  ") and line[2] != " " for line in rest)
         assert all(cells(line) <= header.size.width for line in [first, *rest])
+
+
+async def test_a_one_line_error_too_long_for_a_title_is_shown_once_and_whole(tmp_path):
+    """The walk found it twice: cut as the fold's title, then whole as the open body below."""
+    from tests.ui.conftest import chat_text
+
+    invalid = (
+        "Error: invalid arguments for filesystem-edit: searchContent: missing required field; "
+        "replaceContent: missing required field"
+    )
+    c1 = call("c1", "filesystem-edit", {"filePath": "app.py"})
+    app = make_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.chat.show_history(
+            [
+                Message(id="u1", role="user", content="edit app"),
+                Message(id="a1", role="assistant", content="", tool_calls=[c1]),
+                Message(
+                    id="r-c1",
+                    role="tool",
+                    tool_call_id="c1",
+                    tool_name="filesystem-edit",
+                    content=invalid,
+                    status="error",
+                ),
+            ]
+        )
+        await settle(pilot)
+        [block] = app.chat.tool_blocks
+        assert not block.query(Collapsible)  # nothing to open: the header says it all
+        flat = " ".join(chat_text(app).split())
+        assert flat.count("replaceContent: missing required field") == 1
+        assert "searchContent: missing required field;" in flat  # whole, not cut at a title's length

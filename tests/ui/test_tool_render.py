@@ -89,6 +89,12 @@ def test_a_short_one_line_error_is_its_header_alone():
     from agent.ui.widgets.tool_render import one_line
 
     assert one_line(result("filesystem-read", "Error: no such file: a.py", "error"))
+    invalid = (
+        "Error: invalid arguments for filesystem-edit: searchContent: missing required field; "
+        "replaceContent: missing required field"
+    )
+    assert one_line(result("filesystem-edit", invalid, "error"))  # too long for a title: whole in the header
+    assert summarize_result(result("filesystem-edit", invalid, "error")) == invalid  # not cut at the title's length
     assert not one_line(result("filesystem-read", "Error: no such file\nDid you mean b.py?", "error"))
     assert not one_line(result("filesystem-read", "Error: " + "x" * 200, "error"))  # the title cuts it: body shown
     assert not one_line(result("terminal-execute", "3 passed"))  # a short success keeps its open body

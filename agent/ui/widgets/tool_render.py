@@ -225,6 +225,8 @@ def _summarize_result(message: ResultView) -> str:
         timed_out = " · timed out" if (message.meta or {}).get("timedOut") else ""
         return f"exit {data.get('exitCode')}{timed_out} · {_plural(_count_lines(out), 'line')}"
     if is_error(message):
+        if one_line(message):  # the header shows it: whole, wrapped under the tool's name
+            return content.strip()
         first = content.strip().splitlines()[0] if content.strip() else "Error"
         return _clip(first, ERROR_SUMMARY_CHARS)
     done = todo_progress(message)
@@ -264,9 +266,10 @@ ERROR_SUMMARY_CHARS = 90  # an error's first line, as the collapsed title shows 
 
 
 def one_line(message: ResultView) -> bool:
-    """A result whose summary is all there is to see: the tool block is its header line alone,
-    nothing to expand. The todo list (it lives in its panel), and an error of one short line
-    (shown open below its own summary it was printed twice)."""
+    """A result whose summary is all there is to see: the tool block is its header alone,
+    nothing to expand. The todo list (it lives in its panel), and an error of one line no
+    longer than an output shown open (below its own cut summary it was printed twice; the
+    header wraps it whole under the tool's name)."""
     if todo_progress(message) is not None:
         return True
     content = (message.content or "").strip()
@@ -274,7 +277,7 @@ def one_line(message: ResultView) -> bool:
         is_error(message)
         and terminal_output(content) is None
         and "\n" not in content
-        and len(content) <= ERROR_SUMMARY_CHARS
+        and len(content) <= SHOWN_OPEN_MAX_CHARS
     )
 
 
