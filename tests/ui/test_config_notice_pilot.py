@@ -36,3 +36,5 @@ async def test_a_broken_config_is_a_lasting_notice_and_in_status(workspace, monk
         status = [n.text for n in app.chat.query(Notice) if n.kind == "help"][-1]
         assert "Config problems" in status and str(path) in status and "line 7" in status
         assert "openai/from-the-config" in status
+        assert f"{path}\n" in status  # the file read is named as it is; the project's, absent, says so
+        assert f"{workspace / '.cairn' / 'config.toml'}  (none there)" in status

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from agent.ui.commands import Command
 
+NO_FILE = "  (none there)"  # a config path with no file: nothing read from it
+
 
 def status_text(app) -> str:
     settings = app.settings
@@ -21,8 +23,9 @@ def status_text(app) -> str:
     lines.append(f"  folder     {settings.workspace}")
     mode = runtime.mode if runtime is not None else settings.permission_mode
     lines.append(f"  mode       {mode}{' · yolo' if settings.yolo else ''}")
-    lines.append(f"  config     {config_dir() / 'config.toml'}")
-    lines.append(f"             {project_config_path(settings.workspace)}")
+    user, project = config_dir() / "config.toml", project_config_path(settings.workspace)
+    lines.append(f"  config     {user}{'' if user.is_file() else NO_FILE}")
+    lines.append(f"             {project}{'' if project.is_file() else NO_FILE}")
     if settings.warnings:
         lines += ["", "Config problems"] + [f"  {warning}" for warning in settings.warnings]
     return "\n".join(lines)
