@@ -265,3 +265,16 @@ def test_the_root_as_workspace_holds_every_secret(layout):
     binds = [i for i in range(len(argv) - 2) if argv[i : i + 3] == ["--ro-bind", "/", "/"]]
     assert len(binds) == 2  # the file system, then the workspace
     assert argv.index(str(layout.home / ".ssh")) > binds[1]  # hidden after it, inside it
+
+
+def test_the_notice_says_why_and_what_asks_now(tmp_path):
+    box = Sandbox(tmp_path, bwrap="/nonexistent/bwrap")
+    box.why_not = "bubblewrap cannot create a sandbox here (no user namespaces)"
+    assert box.unavailable_notice("workspace-write") == (
+        "No sandbox: bubblewrap cannot create a sandbox here (no user namespaces). Read-only commands ask "
+        'before they run, and so do commands your rules allow (sandbox.rules = "off" runs those unconfined).'
+    )
+    assert box.unavailable_notice("off") == (
+        "No sandbox: bubblewrap cannot create a sandbox here (no user namespaces). Read-only commands ask "
+        'before they run; commands your rules allow run unconfined (sandbox.rules = "off").'
+    )
