@@ -31,6 +31,29 @@ pytestmark = [
 ]
 
 
+def cairn_argv(home: Path, ws: Path, base_url: str, *extra: str) -> list[str]:
+    """cairn against the fake server at `base_url`, with a data folder of its own, in `ws`."""
+    return [
+        "env",
+        f"CAIRN_HOME={home}",
+        str(CAIRN),
+        "--model",
+        "openai/fake",
+        "--api-base",
+        base_url,
+        "--api-key",
+        "sk-test",
+        "--cwd",
+        str(ws),
+        *extra,
+    ]
+
+
+def cairn_line(home: Path, ws: Path, base_url: str, *extra: str) -> str:
+    """`cairn_argv` as the shell line tmux runs."""
+    return " ".join(shlex.quote(p) for p in cairn_argv(home, ws, base_url, *extra))
+
+
 class Tmux:
     def __init__(self) -> None:
         self.socket = f"cairn-test-{uuid.uuid4().hex[:8]}"
@@ -95,23 +118,7 @@ def test_prompt_answer_and_tool_result_on_screen(tmp_path):
     ]
     tmux = Tmux()
     with FakeLLMServer(script) as server:
-        command = " ".join(
-            shlex.quote(part)
-            for part in [
-                "env",
-                f"CAIRN_HOME={home}",
-                str(CAIRN),
-                "--model",
-                "openai/fake",
-                "--api-base",
-                server.base_url,
-                "--api-key",
-                "sk-test",
-                "--yolo",
-                "--cwd",
-                str(ws),
-            ]
-        )
+        command = cairn_line(home, ws, server.base_url, "--yolo")
         try:
             tmux.start(command)
             tmux.wait_for(READY_TEXT, timeout=START_TIMEOUT)

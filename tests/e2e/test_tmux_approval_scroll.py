@@ -4,9 +4,7 @@ choices still there to answer."""
 
 from __future__ import annotations
 
-import shlex
-
-from tests.e2e.test_tmux import CAIRN, READY_TEXT, Tmux, pytestmark  # noqa: F401 - skips without tmux
+from tests.e2e.test_tmux import READY_TEXT, Tmux, cairn_line, pytestmark  # noqa: F401 - skips without tmux
 from tests.fakes.llm_server import FakeLLMServer, text, tool_calls
 
 STEP_TIMEOUT = 60.0  # the first request imports litellm on a loaded 2-core box
@@ -23,21 +21,8 @@ def test_page_down_scrolls_a_long_diff_in_the_approval_at_80x24(tmp_path):
     ]
     tmux = Tmux()
     with FakeLLMServer(script) as server:
-        command = [
-            "env",
-            f"CAIRN_HOME={home}",
-            str(CAIRN),
-            "--model",
-            "openai/fake",
-            "--api-base",
-            server.base_url,
-            "--api-key",
-            "sk-test",
-            "--cwd",
-            str(ws),
-        ]
         try:
-            tmux.start(" ".join(shlex.quote(p) for p in command), 80, 24)
+            tmux.start(cairn_line(home, ws, server.base_url), 80, 24)
             tmux.wait_for(READY_TEXT, timeout=STEP_TIMEOUT)
             tmux.send("-l", "write the file")
             tmux.send("Enter")

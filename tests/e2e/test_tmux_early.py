@@ -3,31 +3,16 @@ reach it; Enter typed then sends the prompt; Ctrl+C there quits cleanly."""
 
 from __future__ import annotations
 
-import shlex
-
 import pytest
 
-from tests.e2e.test_tmux import ANSWER_TIMEOUT, CAIRN, READY_TEXT, START_TIMEOUT, Tmux, pytestmark  # noqa: F401
+from tests.e2e.test_tmux import ANSWER_TIMEOUT, READY_TEXT, START_TIMEOUT, Tmux, cairn_line, pytestmark  # noqa: F401
 from tests.fakes.llm_server import FakeLLMServer, text
 
 APP_LIVE = "new session"  # the app's status line (the first screen says "starting…")
 
 
-def _command(home, ws, base_url: str, *, then: str = "") -> str:
-    parts = [
-        "env",
-        f"CAIRN_HOME={home}",
-        str(CAIRN),
-        "--model",
-        "openai/fake",
-        "--api-base",
-        base_url,
-        "--api-key",
-        "sk-test",
-        "--cwd",
-        str(ws),
-    ]
-    return " ".join(shlex.quote(p) for p in parts) + then
+def _command(home, ws, base_url: str, *extra: str, then: str = "") -> str:
+    return cairn_line(home, ws, base_url, *extra) + then
 
 
 @pytest.fixture
@@ -119,7 +104,7 @@ async def test_resume_shows_the_conversation_with_the_first_prompt(dirs):
     await store.close()
     tmux = Tmux()
     try:
-        tmux.start(_command(home, ws, "http://127.0.0.1:9/v1").replace(" --cwd", f" --resume {session.id[:8]} --cwd"))
+        tmux.start(_command(home, ws, "http://127.0.0.1:9/v1", "--resume", session.id[:8]))
         screen = tmux.wait_for(READY_TEXT, timeout=START_TIMEOUT)
         assert "LAST-ANSWER-MARKER" in screen and "question number 29" in screen
         assert "question number 0\n" not in screen  # only what fits

@@ -5,9 +5,7 @@ them into one paragraph), and `/context`'s report is on screen after the chat wa
 
 from __future__ import annotations
 
-import shlex
-
-from tests.e2e.test_tmux import ANSWER_TIMEOUT, CAIRN, READY_TEXT, START_TIMEOUT, Tmux, pytestmark  # noqa: F401
+from tests.e2e.test_tmux import ANSWER_TIMEOUT, READY_TEXT, START_TIMEOUT, Tmux, cairn_line, pytestmark  # noqa: F401
 from tests.fakes.llm_server import FakeLLMServer, text
 
 FILES = [f"row-{i:03d} src/module_{i}.py" for i in range(1, 7)]
@@ -18,20 +16,7 @@ def _start(tmux: Tmux, tmp_path, base_url: str) -> None:
     home, ws = tmp_path / "home", tmp_path / "ws"
     home.mkdir()
     ws.mkdir()
-    command = [
-        "env",
-        f"CAIRN_HOME={home}",
-        str(CAIRN),
-        "--model",
-        "openai/fake",
-        "--api-base",
-        base_url,
-        "--api-key",
-        "sk-test",
-        "--cwd",
-        str(ws),
-    ]
-    tmux.start(" ".join(shlex.quote(p) for p in command), 80, 24)
+    tmux.start(cairn_line(home, ws, base_url), 80, 24)
     tmux.wait_for(READY_TEXT, timeout=START_TIMEOUT)
 
 

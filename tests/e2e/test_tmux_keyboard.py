@@ -10,11 +10,10 @@ queued message.
 from __future__ import annotations
 
 import re
-import shlex
 import threading
 import time
 
-from tests.e2e.test_tmux import CAIRN, READY_TEXT, Tmux, pytestmark  # noqa: F401 - skips without tmux
+from tests.e2e.test_tmux import READY_TEXT, Tmux, cairn_line, pytestmark  # noqa: F401 - skips without tmux
 from tests.fakes.llm_server import FakeLLMServer, text, tool_calls
 
 WIDTH, HEIGHT = 80, 24
@@ -54,21 +53,8 @@ def test_a_whole_session_keyboard_only_at_80x24(tmp_path):
     ]
     tmux = Tmux()
     with FakeLLMServer(script) as server:
-        base = [
-            "env",
-            f"CAIRN_HOME={home}",
-            str(CAIRN),
-            "--model",
-            "openai/fake",
-            "--api-base",
-            server.base_url,
-            "--api-key",
-            "sk-test",
-            "--cwd",
-            str(ws),
-        ]
         try:
-            tmux.start(" ".join(shlex.quote(p) for p in base), WIDTH, HEIGHT)
+            tmux.start(cairn_line(home, ws, server.base_url), WIDTH, HEIGHT)
             tmux.keep_panes()
             tmux.wait_for(READY_TEXT, timeout=STEP_TIMEOUT)
 
@@ -129,7 +115,7 @@ def test_a_whole_session_keyboard_only_at_80x24(tmp_path):
             screen = tmux.wait_for("cairn --resume", timeout=STEP_TIMEOUT)
             session_id = re.search(r"cairn --resume (\S+)", screen).group(1)
 
-            tmux.new_window(" ".join(shlex.quote(p) for p in [*base, "--resume", session_id]))
+            tmux.new_window(cairn_line(home, ws, server.base_url, "--resume", session_id))
             screen = tmux.wait_for("SECOND-ANSWER", READY_TEXT, timeout=STEP_TIMEOUT)
             assert "THIRD-ANSWER" not in screen  # rewound away: the resumed path ends before it
             assert "Traceback" not in screen

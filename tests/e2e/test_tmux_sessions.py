@@ -13,7 +13,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from tests.e2e.test_tmux import ANSWER_TIMEOUT, CAIRN, READY_TEXT, START_TIMEOUT, Tmux, pytestmark  # noqa: F401
+from tests.e2e.test_tmux import ANSWER_TIMEOUT, READY_TEXT, START_TIMEOUT, Tmux, cairn_argv, pytestmark  # noqa: F401
 from tests.fakes.llm_server import FakeLLMServer, text, tool_calls
 
 STEP_TIMEOUT = 20.0
@@ -26,21 +26,7 @@ def edit(call_id: str, old: str, new: str):
 
 
 def cairn_command(home: Path, ws: Path, server: FakeLLMServer, *extra: str) -> list[str]:
-    return [
-        "env",
-        f"CAIRN_HOME={home}",
-        str(CAIRN),
-        "--model",
-        "openai/fake",
-        "--api-base",
-        server.base_url,
-        "--api-key",
-        "sk-test",
-        "--yolo",
-        "--cwd",
-        str(ws),
-        *extra,
-    ]
+    return cairn_argv(home, ws, server.base_url, "--yolo", *extra)
 
 
 def wait_until(predicate, what: str, timeout: float = STEP_TIMEOUT, screen=None) -> None:

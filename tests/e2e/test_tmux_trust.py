@@ -4,11 +4,10 @@ sets `yolo`: it asks whether to trust the folder before anything runs (agent/set
 from __future__ import annotations
 
 import json
-import shlex
 
 import pytest
 
-from tests.e2e.test_tmux import ANSWER_TIMEOUT, CAIRN, START_TIMEOUT, Tmux, pytestmark  # noqa: F401
+from tests.e2e.test_tmux import ANSWER_TIMEOUT, START_TIMEOUT, Tmux, cairn_line, pytestmark  # noqa: F401
 from tests.fakes.llm_server import FakeLLMServer, text, tool_calls
 
 QUESTION = "Trust this folder's project config?"
@@ -23,30 +22,13 @@ def dirs(tmp_path):
     return home, ws
 
 
-def _command(home, ws, base_url: str) -> str:
-    parts = [
-        "env",
-        f"CAIRN_HOME={home}",
-        str(CAIRN),
-        "--model",
-        "openai/fake",
-        "--api-base",
-        base_url,
-        "--api-key",
-        "sk-test",
-        "--cwd",
-        str(ws),
-    ]
-    return " ".join(shlex.quote(p) for p in parts)
-
-
 def test_a_fresh_folder_with_a_widening_config_asks_and_trust_applies_it(dirs):
     home, ws = dirs
     tmux = Tmux()
     script = [tool_calls([("c1", "terminal-execute", '{"command": "touch made-by-model"}')]), text("Made it.")]
     with FakeLLMServer(script) as server:
         try:
-            tmux.start(_command(home, ws, server.base_url))
+            tmux.start(cairn_line(home, ws, server.base_url))
             screen = tmux.wait_for(QUESTION, "yolo = true", "Not now", timeout=ANSWER_TIMEOUT)
             assert 'permissions.allow_commands = ["touch"]' in screen and "Traceback" not in screen
             tmux.send("Up")
@@ -66,7 +48,7 @@ def test_not_now_ignores_the_keys_and_says_so(dirs):
     tmux = Tmux()
     with FakeLLMServer([text("unused")]) as server:
         try:
-            tmux.start(_command(home, ws, server.base_url))
+            tmux.start(cairn_line(home, ws, server.base_url))
             tmux.wait_for(QUESTION, timeout=ANSWER_TIMEOUT)
             tmux.send("n")
             flat = tmux.wait_for_words(
