@@ -31,6 +31,7 @@ from agent.context.truncation.file_folder import extract_file_paths
 from agent.context.truncation.tool_filter import is_file_view
 from agent.images import META_KEY as IMAGES
 from agent.session.models import Message
+from agent.tools.git_guard import WorkspaceGit
 from agent.tools.todos import META_KEY as TODOS
 from agent.tools.todos import current_todos
 
@@ -235,39 +236,30 @@ def prepare_condense_request(
     return request, messages, kept
 
 
-async def _git(workspace: Path, *args: str) -> str | None:
-    """stdout of a git command in `workspace`, None when git or the repository is missing."""
-    try:
-        proc = await asyncio.create_subprocess_exec(
-            "git",
-            "-C",
-            str(workspace),
-            *args,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.DEVNULL,
-        )
-    except OSError:
+async def _git_facts(workspace: Path) -> tuple[str, str] | None:
+    """(branch, `git status --short`) of the workspace's repository, asked through git_guard
+    (the repository's fsmonitor, hooks and filters off, checked to lie inside the workspace:
+    this git runs unconfined, in any permission mode); None when there is none to ask."""
+    git = await WorkspaceGit.open(workspace, timeout=GIT_TIMEOUT_SECONDS)
+    if git is None:
         return None
-    try:
-        out, _ = await asyncio.wait_for(proc.communicate(), GIT_TIMEOUT_SECONDS)
-    except TimeoutError:
-        proc.kill()
-        await proc.wait()
+    status = await git.run("status", "--short")
+    if status is None:
         return None
-    return out.decode("utf-8", "replace") if proc.returncode == 0 else None
+    branch = await git.run("symbolic-ref", "--short", "-q", "HEAD")  # works before the first commit
+    if branch is None:
+        head = await git.run("rev-parse", "--short", "HEAD")
+        branch = f"(detached at {head.strip()})" if head else "(unknown)"
+    return branch, status
 
 
 async def environment_details(workspace: Path, now_ms: int) -> str:
     """Step 7 "环境详情（仅自动触发时）": where the work happens and in what state, since an
     automatic condense can land mid-task when the summary alone may not say so."""
     lines = ["## Environment", f"Folder: {workspace}"]
-    status = await _git(workspace, "status", "--short")
-    if status is not None:  # a git work tree
-        branch = await _git(workspace, "symbolic-ref", "--short", "-q", "HEAD")  # works before the first commit
-        if branch is None:
-            head = await _git(workspace, "rev-parse", "--short", "HEAD")
-            branch = f"(detached at {head.strip()})" if head else "(unknown)"
+    facts = await _git_facts(workspace)
+    if facts is not None:  # a git work tree
+        branch, status = facts
         lines.append(f"Git branch: {branch.strip()}")
         changed = status.splitlines()
         shown = changed[:GIT_STATUS_LINES] + (

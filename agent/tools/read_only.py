@@ -9,6 +9,7 @@ check.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 
@@ -55,12 +56,13 @@ _GIT_LOG_LONG = _GIT_DIFF_LONG | _s(
     "full-diff expand-tabs no-expand-tabs encoding min-parents max-parents show-pulls"
 )
 # Not listed though they only read: `--show-signature` runs the repository's gpg.program,
-# `--submodule=diff` runs git in each submodule (whose own filters the hardening cannot see).
+# `--submodule=diff` runs git in each submodule (whose own filters the hardening cannot see),
+# `git status -v` runs the repository's textconv drivers (status has no `--no-textconv`).
 _GIT = {
     "status": Spec(
-        flags="sbvuz",
+        flags="sbuz",
         long=_s(
-            "short branch porcelain long verbose untracked-files ignored column no-column "
+            "short branch porcelain long untracked-files ignored column no-column "
             "ahead-behind no-ahead-behind renames no-renames find-renames show-stash null"
         ),
     ),
@@ -220,6 +222,37 @@ READ_ONLY: dict[str, Spec] = {
     "set": Spec(any_option=True, paths=False),  # only SAFE_SET_FLAGS get this far
 }
 GIT_GLOBAL_OPTIONS = {"--no-pager"}
+# `git log --pretty=NAME` names that are git's own; any other name is a `pretty.NAME` alias
+# of the repository's config, whose format may check signatures.
+GIT_PRETTY_NAMES = frozenset(_s("oneline short medium full fuller reference email mboxrd raw"))
+# Options whose value is a commit format (`log`/`show`) or a ref-filter format (`branch`).
+_GIT_FORMAT_OPTIONS = ("--format", "--pretty")
+_GIT_REF_FORMAT_OPTIONS = ("--format", "--sort")
+# Format placeholders that verify a signature, so run gpg.program: `%G?`, `%GG`, `%GS`, `%GK`,
+# `%GF`, `%GP`, `%GT`, also as `%+G?`, `%-GG`, `% GS` (git's line-feed/space modifiers).
+_SIGNATURE_PLACEHOLDER = re.compile(r"%[+\- ]?G")
+
+
+def git_format_problem(sub: str, args: list[str]) -> str:
+    """Why a `git log`/`show`/`branch` format may check a signature (so run the repository's
+    gpg program); "" when it cannot. Values come as `--format=V`, `--pretty=V` or the next word."""
+    options = _GIT_FORMAT_OPTIONS if sub in ("log", "show") else _GIT_REF_FORMAT_OPTIONS if sub == "branch" else ()
+    for i, word in enumerate(args):
+        name, eq, value = word.partition("=")
+        if name not in options:
+            continue
+        values = [value] if eq else args[i + 1 : i + 2]
+        for v in values:
+            if sub == "branch":
+                if "signature" in v.lower():
+                    return f"git {sub} {name} with %(signature) checks signatures"
+                continue
+            if _SIGNATURE_PLACEHOLDER.search(v.replace("%%", "")):
+                return f"git {sub} {name} with a %G placeholder checks signatures"
+            literal = "%" in v or v.startswith(("format:", "tformat:"))
+            if eq and not literal and v.lower() not in GIT_PRETTY_NAMES:  # git takes a prefix of a name too
+                return f"git {sub} {name}={v} may name a format of the repository's config"
+    return ""
 
 
 def read_only(words: tuple[str, ...]) -> tuple[str, list[str]]:
@@ -233,6 +266,7 @@ def read_only(words: tuple[str, ...]) -> tuple[str, list[str]]:
         if spec is None:
             return f"git {sub or '(no subcommand)'} is not known to only read", []
         why, paths, positional = _check_options(f"git {sub}", spec, args)
+        why = why or git_format_problem(sub, args)
         if not why and sub == "branch" and positional and not {"--list", "-l"} & set(args):
             why = "git branch with a name creates a branch"
         # `HEAD:path` names a file too.
