@@ -6,6 +6,15 @@ The loop asks a `RunGuard` before every model request and before every tool call
 (`Agent.guard`); the guard only reads what the loop already knows (requests made, the
 session's cost from the provider's reported usage priced by agent/llm/cost_map.py).
 
+The limits are the run's, not the parent conversation's: a subagent's loop asks a guard of its
+own made by `for_child`, with the same rules and one shared `RunTally`, so a child is never a
+way around them. `--max-turns N` bounds every model request of the run, the children's
+included (a child's request is a turn like any: it is what the flag exists to bound, the
+requests and their bill), and `--max-cost` the cost of all of them, each counted as it
+happens, not when the child's result comes back. The first limit reached, by the parent or a
+child, ends the whole run: every later request or tool call of any of them is refused with it
+(a child stops, its parent gets its error as the `subagent` result, then stops too).
+
 Tool rules: `NAME` (globs allowed: `mcp__github__*`) or `terminal-execute(PREFIX)`, a command
 prefix matched by whole words against every simple command of the shell parse
 (agent/tools/permissions.py's, the one approvals use). `--allowed-tools`: only the listed
@@ -22,6 +31,7 @@ from __future__ import annotations
 import fnmatch
 import json
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -99,17 +109,47 @@ def parse_tool_rules(text: str, known: list[str]) -> list[ToolRule]:
     return rules
 
 
+@dataclass
+class RunTally:
+    """What the whole run has used, shared by the parent's guard and each child's: one count of
+    model requests, one cost, one limit that ends the run."""
+
+    requests: int = 0  # model requests sent (retries of one are one), children's included
+    cost: float = 0.0  # their provider-reported usage, priced
+    reached: LimitReached | None = None
+
+
+PARENT_SUBJECT = "the model"  # how limit messages name the parent's model; a child is "the NAME agent"
+
+
 class RunGuard:
     """What one headless run may still do. Owned by the run (agent/headless/run.py), consulted by
-    the loop (`Agent.guard`)."""
+    the loop (`Agent.guard`); a subagent's loop consults `for_child(name)` (agent/turn/children.py)."""
 
-    def __init__(self, limits: RunLimits, workspace: Path) -> None:
+    def __init__(
+        self, limits: RunLimits, workspace: Path, *, tally: RunTally | None = None, who: str = PARENT_SUBJECT
+    ) -> None:
         self.limits = limits
         self.workspace = workspace
-        self.requests = 0  # model requests this run has sent (retries of one are one)
-        self.start_cost: float | None = None
-        self.run_cost = 0.0
-        self.reached: LimitReached | None = None
+        self.tally = tally if tally is not None else RunTally()
+        self.who = who  # who makes the requests and calls this guard answers, as its messages name them
+        self._cost_before: float | None = None  # this agent's session cost as its request went out
+
+    def for_child(self, name: str) -> RunGuard:
+        """The guard of a subagent `name` started: the same rules, counting into the same tally."""
+        return RunGuard(self.limits, self.workspace, tally=self.tally, who=f"the {name} agent")
+
+    @property
+    def requests(self) -> int:
+        return self.tally.requests
+
+    @property
+    def run_cost(self) -> float:
+        return self.tally.cost
+
+    @property
+    def reached(self) -> LimitReached | None:
+        return self.tally.reached
 
     @property
     def exit_code(self) -> int | None:
@@ -129,39 +169,46 @@ class RunGuard:
 
     # -- before each request -----------------------------------------------------------
     def before_request(self, session_cost: float) -> LimitReached | None:
-        """None: send it. Counted here, so a request is one turn however often it is retried."""
-        if self.start_cost is None:
-            self.start_cost = session_cost
-        self.run_cost = max(0.0, session_cost - self.start_cost)
-        max_turns, max_cost = self.limits.max_turns, self.limits.max_cost
-        if max_turns is not None and self.requests >= max_turns:
+        """None: send it. Counted here, so a request is one turn however often it is retried.
+        `session_cost`: the asking agent's own session cost (a child's starts at 0)."""
+        if self.tally.reached is not None:
+            return self.tally.reached
+        self._cost_before = session_cost
+        tally, max_turns, max_cost = self.tally, self.limits.max_turns, self.limits.max_cost
+        if max_turns is not None and tally.requests >= max_turns:
             return self._reach(
                 "max_turns",
-                f"the run reached --max-turns {max_turns} "
-                f"({self.requests} model request{'' if self.requests == 1 else 's'}) and the model wanted to go on",
+                f"the run reached --max-turns {max_turns} ({tally.requests} model "
+                f"request{'' if tally.requests == 1 else 's'}) and {self.who} wanted to go on",
             )
-        if max_cost is not None and self.run_cost >= max_cost:
+        if max_cost is not None and tally.cost >= max_cost:
             return self._reach(
                 "max_cost",
-                f"the run cost ${self.run_cost:.4f} (provider-reported usage at "
+                f"the run cost ${tally.cost:.4f} (provider-reported usage at "
                 f"litellm's prices), reaching --max-cost {max_cost:g}",
             )
-        self.requests += 1
+        tally.requests += 1
         return None
 
     def after_request(self, session_cost: float) -> None:
-        if self.start_cost is not None:
-            self.run_cost = max(0.0, session_cost - self.start_cost)
+        """Charge what the request just made cost. Only the change since `before_request`
+        counts: what lands in the parent's session cost between its requests is a child's,
+        already charged by the child's guard as it happened."""
+        if self._cost_before is not None:
+            self.tally.cost += max(0.0, session_cost - self._cost_before)
+            self._cost_before = None
 
     # -- before each tool call ---------------------------------------------------------------
     def before_tool(self, call: ToolCall) -> LimitReached | None:
+        if self.tally.reached is not None:
+            return self.tally.reached
         if not self.offered(call.name):
             allowed = self.limits.allowed is not None and not any(
                 r.matches_name(call.name) for r in self.limits.allowed
             )
             limit = "tool_not_allowed" if allowed else "tool_disallowed"
             flag = "--allowed-tools" if allowed else "--disallowed-tools"
-            return self._reach(limit, f"the model called {call.name}, which {flag} does not permit", call)
+            return self._reach(limit, f"{self.who} called {call.name}, which {flag} does not permit", call)
         if call.name != COMMAND_TOOL:
             return None
         command = _command_of(call)
@@ -176,7 +223,7 @@ class RunGuard:
         if denied and (parts is None or any(_starts(words, p) for words in parts for p in denied)):
             return self._reach(
                 "tool_disallowed",
-                f"the command `{command}` matches --disallowed-tools "
+                f"{self._command_subject()} `{command}` matches --disallowed-tools "
                 f"({', '.join(f'{COMMAND_TOOL}({p})' for p in denied)})"
                 + ("; it could not be parsed, so it may" if parts is None else ""),
                 call,
@@ -186,11 +233,14 @@ class RunGuard:
         ):
             return self._reach(
                 "tool_not_allowed",
-                f"the command `{command}` is not covered by --allowed-tools "
+                f"{self._command_subject()} `{command}` is not covered by --allowed-tools "
                 f"({', '.join(f'{COMMAND_TOOL}({p})' for p in allowed_prefixes)})",
                 call,
             )
         return None
+
+    def _command_subject(self) -> str:
+        return "the command" if self.who == PARENT_SUBJECT else f"{self.who}'s command"
 
     def _parts(self, command: str) -> list[list[str]] | None:
         """Every simple command's words, or None when the parse cannot account for all of it."""
@@ -200,13 +250,17 @@ class RunGuard:
         return None if parsed.unsafe else [list(c.words) for c in parsed.commands]
 
     def _reach(self, limit: str, message: str, call: ToolCall | None = None) -> LimitReached:
-        self.reached = LimitReached(
+        reached = LimitReached(
             limit=limit,
             message=f"Stopped: {message}.",
             exit_code=EXIT_CODES[limit],
             tool_call_id=call.id if call else None,
         )
-        return self.reached
+        # The run's record names a call only when it is the parent's: a child's call is in
+        # no history or stream the user reads.
+        child = self.who != PARENT_SUBJECT
+        self.tally.reached = reached.model_copy(update={"tool_call_id": None}) if child else reached
+        return reached
 
 
 def _starts(words: list[str], prefix: str) -> bool:

@@ -10,8 +10,11 @@ as in Claude Code.
 A project's definition is instructions, never power: its tools are cut to what the parent
 has, and in a folder the user has not trusted (its project config trusted as it is now,
 agent/settings/trust.py) to the tools that only read, with every command and edit refused
-(`mode = "plan"`). What a definition lists never skips an approval: the child asks the user
-through the same permissions as the parent.
+(`mode = "plan"`), and its `model` is ignored: the model decides which provider, and so which
+of the user's keys, gets the conversation, as the project config's `model` key does (a trust
+key there too). The user's own definitions and a trusted folder's keep their model (held to
+the user's endpoint by agent/subagents/models.py). What a definition lists never skips an
+approval: the child asks the user through the same permissions as the parent.
 """
 
 from __future__ import annotations
@@ -163,6 +166,11 @@ def _as_project(definition: AgentDefinition, trusted: bool) -> AgentDefinition:
         definition.notes.append(
             f"{', '.join(dropped)} left out: the folder is not trusted (run `cairn trust` to trust its config)"
         )
+    if definition.model is not None:
+        definition.notes.append(
+            f"model {definition.model[:80]} ignored (the agent runs on yours): the folder is not trusted"
+        )
+        definition.model = None
     return definition
 
 

@@ -1,15 +1,44 @@
-"""Which model a subagent talks to: Claude Code's family aliases (`haiku`, `sonnet`, `opus`)
-mean the newest model of that family at the parent's provider, read from litellm's bundled
-price map; for a parent that is not a Claude model (no such family there) the parent's own
-model is used. Any other name is used as written, like `--model`."""
+"""Which model a subagent talks to.
+
+Claude Code's family aliases (`haiku`, `sonnet`, `opus`) mean the newest model of that family
+at the parent's provider, read from litellm's bundled price map; for a parent that is not a
+Claude model (no such family there) the parent's own model is used. Any other name is used as
+written, like `--model`.
+
+A key goes only to its own provider's endpoint. The user's `api_base` and `api_key` (flag,
+CAIRN_* variable or config) are one address and one key for the provider of the model they
+chose, yet every request carries them: a child on another provider would post to the user's
+address with that provider's key from the environment (`ANTHROPIC_API_KEY` to a local
+OpenAI-compatible server), or send the user's key to the other provider. So while either is
+set, a child whose model names another provider runs on the parent's model instead: the task
+still gets done, as with a family alias the parent's provider lacks, and the user is told why
+(refusing would only hand the parent model an error it cannot fix: the cause is the config).
+"""
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 FAMILIES = ("haiku", "sonnet", "opus")
 _CLAUDE = re.compile(r"^(?P<route>.*?)claude-(?P<family>haiku|sonnet|opus)-(?P<version>[0-9]+(?:-[0-9]+)?)")
 _PLAIN_KEY = re.compile(r"claude-(?P<family>haiku|sonnet|opus)-(?P<version>[0-9]+(?:-[0-9]+)?)")  # no date
+# Bare model names the clients place at a provider without a prefix (agent/llm/route.py's rule).
+BARE_PROVIDERS = (
+    ("claude", "anthropic"),
+    ("gpt-", "openai"),
+    ("chatgpt-", "openai"),
+    ("o1", "openai"),
+    ("o3", "openai"),
+    ("o4", "openai"),
+)
+UNKNOWN_PROVIDER = ""
+
+
+@dataclass(frozen=True)
+class ChildModel:
+    model: str
+    note: str = ""  # why the definition's model is not the one used, for the user
 
 
 def child_model(wanted: str | None, parent_model: str) -> str:
@@ -24,6 +53,37 @@ def child_model(wanted: str | None, parent_model: str) -> str:
         return parent_model
     newest = _newest(family)
     return f"{parent['route']}{newest}" if newest else parent_model
+
+
+def choose_child_model(
+    wanted: str | None, parent_model: str, *, api_base: str | None, api_key: str | None
+) -> ChildModel:
+    """The child's model, held to the user's endpoint: with an `api_base` or `api_key` set, a
+    model of another provider than the parent's is replaced by the parent's (module docstring)."""
+    model = child_model(wanted, parent_model)
+    if model == parent_model or not ((api_base or "").strip() or (api_key or "").strip()):
+        return ChildModel(model)
+    theirs, ours = provider_of(model), provider_of(parent_model)
+    if theirs == ours and theirs != UNKNOWN_PROVIDER:
+        return ChildModel(model)
+    what = "api_base" if (api_base or "").strip() else "api_key"
+    return ChildModel(
+        parent_model,
+        note=(
+            f"its model {model} is {theirs or 'another provider'}'s, and your {what} is for "
+            f"{ours or parent_model}: a key goes only to its own provider"
+        ),
+    )
+
+
+def provider_of(model: str) -> str:
+    """The provider a model string names: its `provider/` prefix, or for a bare name the one the
+    clients place it at; UNKNOWN_PROVIDER when nothing says (never assumed to match)."""
+    head, sep, _ = model.strip().partition("/")
+    if sep:
+        return head.lower()
+    lowered = model.strip().lower()
+    return next((provider for prefix, provider in BARE_PROVIDERS if lowered.startswith(prefix)), UNKNOWN_PROVIDER)
 
 
 def _newest(family: str) -> str | None:

@@ -6,12 +6,17 @@ answers), so its whole transcript is kept and can be opened after the fact, whil
 gets only its final answer as the tool result: none of the child's reads enter the parent's
 requests.
 
-What the child may do never exceeds the parent: its tools are picked from the parent's
-registry (never `subagent` itself), its permissions are the parent's settings with the
-parent's approver (the question names the agent), a read-only definition runs in plan mode,
-and "always this session" answers are shared both ways for a definition with the parent's
-mode. Cost is the parent session's: the child's is on the tool result (`meta.cost`), which
-the session's total sums on resume.
+A child is a narrower parent, never a wider one. Its tools are the intersection of what the
+parent may use (its registry, less what the run's `--allowed-tools`/`--disallowed-tools`
+hide: `child_tools`) and what the definition lists, never `subagent` itself. Its permissions
+are the parent's settings and approver (the question names the agent) with a mode that is
+the parent's at each check, or plan whenever the parent or a read-only definition says so
+(`ChildPermissions`), so neither `--yolo` nor a mode switch makes it wider than its parent.
+A headless run's limits are the child's too: its loop asks the run's guard through
+`for_child`, which counts its requests and cost into the run's as they happen and stops it
+(agent/headless/limits.py). Its model is the definition's held to the user's endpoint
+(agent/subagents/models.py). Cost is the parent session's: the child's is on the tool result
+(`meta.cost`), which the session's total sums on resume.
 
 The parent's interrupt reaches the child: the child's turn runs in a task the parent waits
 on; when the parent is cancelled, the child is cancelled and its own clean-up (kill its
@@ -23,16 +28,17 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from agent.session.models import Message
 from agent.subagents.definitions import AgentDefinition
-from agent.subagents.models import child_model
+from agent.subagents.models import choose_child_model
 from agent.subagents.tool import NAME as SUBAGENT_TOOL
-from agent.tools.base import ToolResult
-from agent.tools.permissions import ApprovalRequest, Decision
+from agent.tools.base import Tool, ToolResult
+from agent.tools.modes import Mode
+from agent.tools.permissions import ApprovalRequest, Decision, Permissions
 from agent.tools.registry import ToolRegistry
-from agent.turn.events import Event, Retrying, ToolStarted, TurnError, TurnFinished
+from agent.turn.events import Event, LimitReached, Notice, Retrying, ToolStarted, TurnError, TurnFinished
 
 log = logging.getLogger("agent.turn.children")
 
@@ -66,7 +72,13 @@ class ChildRunner:
 
     async def _run(self, definition: AgentDefinition, task: str, *, call_id: str, progress: Any) -> ToolResult:
         parent = self.parent
-        model = child_model(definition.model, parent.model)
+        chosen = choose_child_model(
+            definition.model, parent.model, api_base=parent.settings.api_base, api_key=parent.settings.api_key
+        )
+        if chosen.note:
+            log.warning("the %s agent: %s", definition.name, chosen.note)
+            parent.emit(Notice(message=f"The {definition.name} agent runs on {chosen.model}: {chosen.note}."))
+        model = chosen.model
         session = await parent.writer.persist(
             parent.store.create_session(
                 cwd=parent.session.cwd,
@@ -98,23 +110,74 @@ class ChildRunner:
         return _result(definition, child, history, watcher)
 
     def _confine(self, child: Any, definition: AgentDefinition) -> None:
-        """The child's tools and permissions: never more than the parent's."""
+        """The child's tools, permissions and run limits: never more than the parent's."""
         parent = self.parent
-        offered = [t for t in parent.registry.tools() if t.name not in NOT_FOR_CHILDREN]
-        if definition.tools is not None:
-            allowed = set(definition.tools)
-            offered = [t for t in offered if t.name in allowed]
-        child.registry = ToolRegistry(offered)
+        guard = parent.guard.for_child(definition.name) if parent.guard is not None else None
+        child.guard = guard
+        child.registry = ToolRegistry(
+            child_tools(parent.registry.tools(), definition, guard.offered if guard is not None else None)
+        )
         child.ctx.context_files.tool_definitions = child.registry.definitions
-        parent_mode = parent.permissions.mode
-        child.permissions.mode = "plan" if definition.mode == "plan" else parent_mode
-        if child.permissions.mode == parent_mode:
-            child.permissions.always = parent.permissions.always  # one user, one set of answers
-        child.guard = None
+        permissions = ChildPermissions.tied(
+            parent.settings, child.permissions.approver, parent.permissions, plan_only=definition.mode == "plan"
+        )
+        permissions.read_roots = child.permissions.read_roots
+        child.permissions = child.ctx.permissions = permissions
         child.announce_mode = False
         child.system_prompt = "\n\n".join(
             p for p in (parent.system_prompt, SUBAGENT_PREAMBLE, definition.prompt.strip()) if p
         )
+
+
+def child_tools(
+    parents: list[Tool], definition: AgentDefinition, offered: Callable[[str], bool] | None = None
+) -> list[Tool]:
+    """What a child may call: the parent's tools the run offers (`offered`: the run guard's
+    `--allowed-tools`/`--disallowed-tools` test, None outside a headless run), less the ones
+    no child gets, cut to the definition's list when it has one. An intersection: nothing a
+    definition names is added, whatever it names."""
+    tools = [t for t in parents if t.name not in NOT_FOR_CHILDREN and (offered is None or offered(t.name))]
+    if definition.tools is not None:
+        listed = set(definition.tools)
+        tools = [t for t in tools if t.name in listed]
+    return tools
+
+
+class ChildPermissions(Permissions):
+    """A child's permissions: its own approver (naming the agent), sandbox and questions; the
+    parent's rules (the same settings, `--yolo` the parent's) and a mode read from the parent
+    at every check, so a switch during the child's run (Shift+Tab, ACP) reaches it as it
+    reaches the parent (agent/runtime/runtime.py `set_mode`). Plan whenever the parent is in
+    plan mode or the definition only reads (`plan_only`); setting the mode can only narrow it."""
+
+    parent: Permissions | None = None
+    plan_only = False
+    _own_mode: Mode = "default"  # before it is tied: what Permissions.__init__ set
+
+    @classmethod
+    def tied(cls, settings: Any, approver: Any, parent: Permissions, *, plan_only: bool) -> ChildPermissions:
+        made = cast(ChildPermissions, cls.from_settings(settings, approver))
+        made.parent = parent
+        made.plan_only = plan_only
+        made.yolo = made.yolo and parent.yolo
+        if not plan_only:  # one user, one set of "always this session" answers
+            made.always = parent.always
+        return made
+
+    @property
+    def mode(self) -> Mode:
+        if self.parent is None:
+            return self._own_mode
+        if self.plan_only or self.parent.mode == "plan":
+            return "plan"
+        return self.parent.mode
+
+    @mode.setter
+    def mode(self, value: Mode) -> None:
+        if self.parent is None:
+            self._own_mode = value
+        elif value == "plan":
+            self.plan_only = True
 
 
 class _ChildEvents:
@@ -140,6 +203,9 @@ class _ChildEvents:
         elif isinstance(event, TurnError):
             self.error = event.message
             self._say(f"error: {event.message}")
+        elif isinstance(event, LimitReached):  # the run's limit: the parent stops next (limits.py)
+            self.error = event.message
+            self._say(event.message)
         elif isinstance(event, TurnFinished):
             self.status = event.status
 
@@ -186,7 +252,7 @@ def _result(definition: AgentDefinition, child: Any, history: list[Message], wat
         "it stopped before answering" if watcher.status == "ok" else f"its turn ended: {watcher.status}"
     )
     partial = f"\nWhat it said last:\n{answer.content}" if answer is not None else ""
-    return ToolResult.error(f"the {definition.name} agent did not finish: {why}.{partial}", **meta)
+    return ToolResult.error(f"the {definition.name} agent did not finish: {why.rstrip('.')}.{partial}", **meta)
 
 
 async def _finished(turn: asyncio.Future) -> None:
