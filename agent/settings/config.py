@@ -68,6 +68,8 @@ class LLMSettings(_Section):
 
 class ToolSettings(_Section):
     command_timeout: float = Field(120.0, gt=0)
+    # The most a command may run, whatever timeout the model asks for (terminal-execute clamps).
+    max_command_timeout: float = Field(600.0, gt=0)
     max_read_lines: int = Field(2000, ge=1)
     max_file_bytes: int = Field(10 * 1024 * 1024, ge=1)
 
@@ -187,11 +189,15 @@ class SandboxSettings(_Section):
     `.git`/`.cairn`, no network) or "off" (unconfined, as an approved command; a project config
     needs trust to say so). approved: what a command the user approved when asked runs in.
     hide: more files or folders the sandbox hides (`~` expands), beyond the built-in secrets.
+    env_passthrough: variables a sandboxed command keeps though they look like secrets
+    (`*_TOKEN`, `*_KEY`, …): exact names or fnmatch patterns. It widens what sandboxed code
+    sees, so a project config needs trust for it.
     """
 
     rules: Literal["workspace-write", "off"] = "workspace-write"
     approved: Literal["off", "workspace-write"] = "off"
     hide: list[str] = Field(default_factory=list)
+    env_passthrough: list[str] = Field(default_factory=list)
 
 
 class AgentsSettings(_Section):

@@ -137,6 +137,7 @@ class ToolContext:
     workspace: Path
     permissions: Permissions
     command_timeout: float = 120.0
+    max_command_timeout: float = 600.0  # `tools.max_command_timeout`: no command runs longer
     max_read_lines: int = 2000
     max_file_bytes: int = 10 * 1024 * 1024
     # Running subprocesses register here so an interrupt can kill their process groups.

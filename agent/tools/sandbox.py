@@ -3,12 +3,13 @@
 A parse of a command line proves what the command *says*, not what the program will do with
 the files around it: git, less, man, `rg --pre` and many others run programs a repository's
 configuration names. So whatever runs unasked runs where it cannot do harm: the whole file
-system read-only (the workspace too for read-only commands; writable, but its `.git` hooks
-and config and `.cairn`, for commands a user rule allows), a private `/tmp` and `/run`, no
-network, no other processes to see, no capabilities, the user's secrets and cairn's own data
-and config folders replaced by empty ones. The command's process group is bwrap's, so a
-timeout or Esc kills it as before; `--die-with-parent` and the PID namespace take every
-process inside down with it.
+system read-only (the workspace too for read-only commands; writable for commands a user rule
+allows, but for what runs later outside any sandbox: agent/tools/sandbox_protect.py), a
+private `/tmp` and `/run`, no network, no other processes to see, no capabilities, the user's
+secrets and cairn's own data and config folders replaced by empty ones, and no variable that
+looks like a secret in its environment (`[sandbox] env_passthrough` keeps those the user
+names). The command's process group is bwrap's, so a timeout or Esc kills it as before;
+`--die-with-parent` and the PID namespace take every process inside down with it.
 
 Where bwrap is missing, or cannot create namespaces (some containers), nothing runs
 unasked: `Sandbox.probe` finds out once, and `why_not` says so in words.
@@ -16,6 +17,7 @@ unasked: `Sandbox.probe` finds out once, and `why_not` says so in words.
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import shutil
 import subprocess
@@ -26,6 +28,7 @@ from pathlib import Path
 from typing import Literal
 
 from agent.fs.repo_files import within
+from agent.tools.sandbox_protect import Protection
 
 SandboxMode = Literal["read-only", "workspace-write"]
 
@@ -53,14 +56,44 @@ SECRET_PATHS = (
 # Replaced by empty folders: sockets of the user's agents and daemons live there (ssh-agent,
 # D-Bus, Docker's socket); a filesystem socket ignores the network namespace.
 PRIVATE_FOLDERS = ("/tmp", "/run", "/var/run", "/dev/shm")
-# Inside a writable workspace these stay read-only: what they hold runs later, outside any
-# sandbox (git hooks and config, cairn's project config and commands).
-PROTECTED_IN_WORKSPACE = (".git/hooks", ".git/config", ".git/info", ".git/config.worktree", ".cairn")
+# Variables a sandboxed command does not get (matched on the upper-cased name): keys, tokens,
+# passwords and credentials of every provider, as named by convention. The repository's
+# code has no business with them, and a command that needs one is run outside, asked.
+SECRET_VARIABLE_PATTERNS = (
+    "*_TOKEN",
+    "*_TOKEN_*",
+    "*SECRET*",
+    "*_KEY",
+    "*_KEYS",
+    "*_KEY_ID",
+    "*APIKEY*",
+    "*API_KEY*",
+    "*PASSWORD*",
+    "*PASSWD*",
+    "*_PWD",
+    "*PASSPHRASE*",
+    "*CREDENTIAL*",
+    "*_PAT",
+    "*_AUTH",
+)
+# Well-known secrets the patterns above miss (a database URL carries its password).
+SECRET_VARIABLES = frozenset({"TOKEN", "DATABASE_URL", "DOCKER_AUTH_CONFIG"})
+# Sockets of the user's agents (their folders are private inside) and the temporary folder.
+DROPPED_VARIABLES = ("TMPDIR", "SSH_AUTH_SOCK", "DBUS_SESSION_BUS_ADDRESS")
 PROBE_TIMEOUT_SECONDS = 10.0
 
 
 def _expand(path: str) -> str:
     return os.path.realpath(os.path.expanduser(path))
+
+
+def secret_variable(name: str, passthrough: Iterable[str] = ()) -> bool:
+    """Whether a sandboxed command must not see variable `name`: it looks like a secret and
+    the user did not keep it (`passthrough`: names or fnmatch patterns, as written)."""
+    if any(fnmatch.fnmatchcase(name, kept) for kept in passthrough):
+        return False
+    upper = name.upper()
+    return upper in SECRET_VARIABLES or any(fnmatch.fnmatchcase(upper, p) for p in SECRET_VARIABLE_PATTERNS)
 
 
 class Sandbox:
@@ -70,27 +103,57 @@ class Sandbox:
     `terminal-execute` (which runs it)."""
 
     def __init__(
-        self, workspace: Path, *, hide: Iterable[str] = (), own_folders: Iterable[Path] = (), bwrap: str | None = None
+        self,
+        workspace: Path,
+        *,
+        hide: Iterable[str] = (),
+        own_folders: Iterable[Path] = (),
+        bwrap: str | None = None,
+        protect: Iterable[str | Path] = (),
+        env_passthrough: Iterable[str] = (),
     ) -> None:
+        """`protect`: more paths inside the workspace a writable sandbox keeps read-only (the
+        files trusted hooks and MCP servers execute); `env_passthrough`: secret-looking
+        variables the user lets sandboxed commands see (`[sandbox] env_passthrough`)."""
         self.workspace = os.path.realpath(workspace)
         self.hide = [*SECRET_PATHS, *hide]
         self.own_folders = [str(p) for p in own_folders]
         self.bwrap = bwrap if bwrap is not None else shutil.which("bwrap")
+        self.protection = Protection(self.workspace, protect)
+        self.env_passthrough = list(env_passthrough)
         self._lock = threading.Lock()
         self._available: bool | None = None
         self.why_not = ""
 
     @classmethod
-    def for_settings(cls, settings) -> Sandbox:
-        """The sandbox `settings` describe: their workspace and `[sandbox] hide`."""
-        return cls.for_folder(settings.workspace, hide=settings.sandbox.hide)
+    def for_settings(cls, settings, protect: Iterable[str | Path] = ()) -> Sandbox:
+        """The sandbox `settings` describe: their workspace, `[sandbox] hide` and `env_passthrough`."""
+        return cls.for_folder(
+            settings.workspace,
+            hide=settings.sandbox.hide,
+            protect=protect,
+            env_passthrough=getattr(settings.sandbox, "env_passthrough", ()),
+        )
 
     @classmethod
-    def for_folder(cls, workspace: Path, *, hide: Iterable[str] = ()) -> Sandbox:
+    def for_folder(
+        cls,
+        workspace: Path,
+        *,
+        hide: Iterable[str] = (),
+        protect: Iterable[str | Path] = (),
+        env_passthrough: Iterable[str] = (),
+    ) -> Sandbox:
         """The sandbox of a session in `workspace`: cairn's own data and config folders hidden."""
         from agent.paths import config_dir, data_dir
 
-        return cls(workspace, hide=hide, own_folders=[data_dir(), config_dir()])
+        return cls(
+            workspace,
+            hide=hide,
+            own_folders=[data_dir(), config_dir()],
+            protect=protect,
+            env_passthrough=env_passthrough,
+        )
 
     # -- availability -------------------------------------------------------------------
     @property
@@ -159,10 +222,7 @@ class Sandbox:
         args += self._hide(outside)
         args += ["--bind" if mode == "workspace-write" else "--ro-bind", ws, ws]
         if mode == "workspace-write":
-            for rel in PROTECTED_IN_WORKSPACE:
-                path = os.path.join(ws, rel)
-                if os.path.lexists(path) and not os.path.islink(path):
-                    args += ["--ro-bind", path, path]
+            args += self.protection.bind_args()
         args += self._hide(inside)
         args += ["--unshare-all", "--die-with-parent", "--cap-drop", "ALL", "--chdir", str(cwd), "--", *command]
         return args
@@ -177,9 +237,11 @@ class Sandbox:
                 args += ["--ro-bind", "/dev/null", path]
         return args
 
-    @staticmethod
-    def environment(env: dict[str, str]) -> dict[str, str]:
-        """What a sandboxed command gets: `env` with its temporary folder in the private /tmp."""
-        out = {k: v for k, v in env.items() if k not in ("TMPDIR", "SSH_AUTH_SOCK", "DBUS_SESSION_BUS_ADDRESS")}
+    def environment(self, env: dict[str, str]) -> dict[str, str]:
+        """What a sandboxed command gets: `env` without the variables that look like secrets
+        (but those `env_passthrough` keeps), its temporary folder in the private /tmp."""
+        out = {
+            k: v for k, v in env.items() if k not in DROPPED_VARIABLES and not secret_variable(k, self.env_passthrough)
+        }
         out["TMPDIR"] = "/tmp"
         return out

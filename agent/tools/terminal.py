@@ -48,7 +48,10 @@ class TerminalArgs(ToolArgs):
         min_length=1, description="Shell command to run (bash). Runs non-interactively: stdin is empty."
     )
     timeout: float | None = Field(
-        default=None, gt=0, description="Seconds before the command and everything it started is killed (default 120)."
+        default=None,
+        gt=0,
+        description="Seconds before the command and everything it started is killed (default 120; "
+        "at most the user's cap, 600 unless set otherwise).",
     )
     workingDirectory: str | None = Field(
         default=None, description="Folder to run in, relative to the workspace (default: the workspace root)."
@@ -248,11 +251,15 @@ class Terminal(Tool):
         if not verdict.allowed:
             return ToolResult.error("the user denied running this command", command=args.command)
 
-        timeout = args.timeout if args.timeout is not None else ctx.command_timeout
-        return await self._execute(args.command, cwd, timeout, ctx, verdict)
+        asked = args.timeout if args.timeout is not None else ctx.command_timeout
+        timeout = min(asked, ctx.max_command_timeout)
+        result = await self._execute(args.command, cwd, timeout, ctx, verdict, clamped=asked > timeout)
+        if asked > timeout:
+            result.meta["timeoutClamped"] = {"asked": asked, "used": timeout}
+        return result
 
     async def _execute(
-        self, command: str, cwd: Path, timeout: float, ctx: ToolContext, verdict: CommandVerdict
+        self, command: str, cwd: Path, timeout: float, ctx: ToolContext, verdict: CommandVerdict, *, clamped: bool
     ) -> ToolResult:
         started = time.monotonic()
         argv, env = _launch(command, cwd, ctx, verdict)
@@ -298,6 +305,10 @@ class Terminal(Tool):
         if timed_out:
             sep = "\n" if stderr and not stderr.endswith("\n") else ""
             stderr += f"{sep}[cairn] Command timed out after {timeout:g} s; its process group was killed."
+        if clamped:
+            sep = "\n" if stderr and not stderr.endswith("\n") else ""
+            cap = "[cairn] The timeout asked for is above the cap (tools.max_command_timeout)"
+            stderr += f"{sep}{cap}: ran with {timeout:g} s."
         exit_code = proc.returncode
         if verdict.sandbox is not None and exit_code != 0 and not timed_out:
             stderr += _sandbox_note(verdict.sandbox, stderr + out.text()[-4096:])

@@ -103,6 +103,7 @@ class Agent:
             workspace=settings.workspace,
             permissions=self.permissions,
             command_timeout=settings.tools.command_timeout,
+            max_command_timeout=settings.tools.max_command_timeout,
             max_read_lines=settings.tools.max_read_lines,
             max_file_bytes=settings.tools.max_file_bytes,
             web=settings.web,

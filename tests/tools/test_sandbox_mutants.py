@@ -81,8 +81,8 @@ def test_read_only_command_line(layout):
     ]
 
 
-def test_workspace_write_keeps_hooks_config_and_cairn_read_only(layout):
-    (layout.ws / ".git" / "info").symlink_to(layout.tmp)  # a symlink is not bound over
+def test_workspace_write_keeps_the_git_folder_and_cairn_read_only(layout):
+    (layout.ws / ".claude").symlink_to(layout.tmp)  # a symlink is not bound over
     box = Sandbox(layout.ws, bwrap="/x/bwrap")
     ws = str(layout.ws)
     argv = box.argv(["make"], "workspace-write", ws)
@@ -105,14 +105,11 @@ def test_workspace_write_keeps_hooks_config_and_cairn_read_only(layout):
         ws,
         ws,
         "--ro-bind",
-        f"{ws}/.git/hooks",
-        f"{ws}/.git/hooks",
-        "--ro-bind",
-        f"{ws}/.git/config",
-        f"{ws}/.git/config",
-        "--ro-bind",
         f"{ws}/.cairn",
         f"{ws}/.cairn",
+        "--ro-bind",
+        f"{ws}/.git",
+        f"{ws}/.git",
         *TAIL,
         ws,
         "--",
@@ -163,9 +160,10 @@ def test_the_environment_points_temporary_files_at_the_private_tmp():
         "PATH": "/usr/bin",
         "HOME": "/home/u",
     }
-    assert Sandbox.environment(env) == {"PATH": "/usr/bin", "HOME": "/home/u", "TMPDIR": "/tmp"}
+    box = Sandbox(Path("/"), bwrap="/x/bwrap")
+    assert box.environment(env) == {"PATH": "/usr/bin", "HOME": "/home/u", "TMPDIR": "/tmp"}
     assert env["TMPDIR"] == "/var/folders/x"  # the caller's copy is left alone
-    assert Sandbox.environment({}) == {"TMPDIR": "/tmp"}
+    assert box.environment({}) == {"TMPDIR": "/tmp"}
 
 
 def test_the_probe_runs_true_once_and_remembers(tmp_path):
