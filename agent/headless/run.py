@@ -9,6 +9,10 @@ give exit code 1.
 An answer cut off at the model's output limit (finish_reason "length") is still the answer:
 it is printed, stderr gets a `Note:` naming `llm.max_output_tokens`, and the exit code stays 0
 (the message's meta in json mode says `finish_reason: "length"`).
+Text from outside (the answer, a refused command quoted in a note, a config warning) is made
+inert (agent/fs/terminal_text.py): on stderr always (it is for people), on stdout when it is
+a terminal (piped, the answer's bytes are kept exactly); a JSON line keeps its values, with
+the characters a terminal obeys written as escapes.
 Without --yolo, commands and file changes are refused (nobody is there to approve) unless
 a `[permissions]` rule in config.toml allows them; each refusal is noted on stderr.
 `/compact [instructions]` condenses the session (with --resume/--continue) and prints the
@@ -25,6 +29,7 @@ import sys
 from typing import TextIO
 
 from agent import __version__
+from agent.fs.terminal_text import inert, inert_json, inert_on_terminal, inert_writer
 from agent.headless.input import StdinMessages
 from agent.headless.limits import RunGuard, RunLimits
 from agent.headless.stream import SCHEMA_VERSION, StreamPrinter
@@ -63,7 +68,7 @@ class _Printer:
         self.status = "ok"
 
     def _json(self, message: Message) -> None:
-        self.out.write(message.model_dump_json() + "\n")
+        self.out.write(inert_json(message.model_dump_json()) + "\n")
         self.out.flush()
 
     def __call__(self, event: Event) -> None:
@@ -160,6 +165,7 @@ async def run_headless(
     The exit code: 0, 1 error, 2 usage, 3-6 a run limit (agent/headless/limits.py), 130
     interrupted, 128+N a signal. In stream-json output the last line is always `result`."""
     stream = output_format == "stream-json"
+    out, err = (inert_on_terminal(out) if output_format == "text" else out), inert_writer(err)
     printer = StreamPrinter(out, err) if stream else _Printer(output_format, out, err)
     session_id: list[str] = []
 
@@ -268,7 +274,7 @@ async def _one_prompt(runtime: Runtime, settings: Settings, prompt: str) -> None
         notices: list[str] = []
         expanded = expand_text(settings.workspace, prompt, notices)
         for text in notices:  # a command file refused (a symlink out, a FIFO…): said, not sent
-            print(f"Note: {text}", file=sys.stderr)
+            print(inert(f"Note: {text}"), file=sys.stderr)
         await runtime.run_turn(expanded or prompt)
 
 

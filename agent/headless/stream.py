@@ -6,7 +6,9 @@ that reasons: `thinking`, before the answer's text), each text delta, each tool 
 arguments and its result (after a todo-write, the whole todo list too), retries, condenses and
 truncations, usage and cost per request, the end of each turn and one final `result` with the
 exit code. Events the schema does not name are not written: adding one to
-agent/turn/events.py never breaks a consumer's parser.
+agent/turn/events.py never breaks a consumer's parser. Each line means to a parser what
+json.dumps wrote, and is inert on a terminal: the DEL, C1 and bidi controls json.dumps leaves
+raw are written as `\\u` escapes too (agent/fs/terminal_text.py).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 import json
 from typing import Any, TextIO
 
+from agent.fs.terminal_text import inert_json
 from agent.tools.exit_plan_mode import recorded_plan
 from agent.tools.todos import TOOL_NAME as TODO_WRITE
 from agent.tools.todos import todos_of
@@ -168,7 +171,7 @@ class StreamWriter:
 
     def write(self, line: dict[str, Any]) -> None:
         try:
-            self.out.write(json.dumps(line, ensure_ascii=False) + "\n")
+            self.out.write(inert_json(json.dumps(line, ensure_ascii=False)) + "\n")
             self.out.flush()
         except (BrokenPipeError, ValueError):  # the consumer went away: the run still finishes and is stored
             pass

@@ -4,6 +4,11 @@ agent/cli.py parses the arguments and imports this module only when a session co
 so the store, aiosqlite and pydantic stay off the path to the TUI's first screen.
 Bad input (unknown session, unreadable file, wrong format) prints `Error: …` on stderr and
 returns 2; nothing here lets a traceback reach the terminal.
+
+Titles (the model writes them), first prompts, folders and imported text come from outside:
+the listing and every line on stderr are made inert (agent/fs/terminal_text.py), always (they
+are for people; scripts read `--json`); an export is inert only when stdout is a terminal
+(piped to a file it must import again exactly); JSON keeps its values, written inert.
 """
 
 from __future__ import annotations
@@ -16,6 +21,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from agent.fs.terminal_text import inert, inert_json, is_terminal
+
 log = logging.getLogger("agent.session.cli")
 
 PREVIEW_CHARS = 60
@@ -26,10 +33,18 @@ class _BadInput(Exception):
 
 
 def _write_stdout(text: str) -> None:
-    """UTF-8 bytes whatever the locale: an export piped to a file must import again exactly."""
+    """UTF-8 bytes whatever the locale: an export piped to a file must import again exactly.
+    On a terminal, inert text."""
+    if is_terminal(sys.stdout):
+        text = inert(text)
     sys.stdout.flush()
     sys.stdout.buffer.write(text.encode("utf-8"))
     sys.stdout.buffer.flush()
+
+
+def _say(text: str) -> None:
+    """A line on stderr, inert."""
+    print(inert(text), file=sys.stderr)
 
 
 def _local(ms: int) -> str:
@@ -66,7 +81,7 @@ async def _list(store, args: argparse.Namespace) -> int:
             {**s.session.model_dump(), "first_prompt": s.first_prompt, "message_count": s.message_count}
             for _, s in summaries
         ]
-        _write_stdout(json.dumps(rows, ensure_ascii=False) + "\n")
+        _write_stdout(inert_json(json.dumps(rows, ensure_ascii=False)) + "\n")
         return 0
     lines = []
     for depth, s in summaries:
@@ -77,9 +92,9 @@ async def _list(store, args: argparse.Namespace) -> int:
         lines.append(
             f"{s.session.id}  {_local(s.session.updated_at)}  {s.message_count:>5} msgs  {label}  [{s.session.cwd}]"
         )
-    _write_stdout("\n".join(lines) + "\n" if lines else "")
+    _write_stdout(inert("\n".join(lines) + "\n") if lines else "")  # titles: the model's words
     if not lines:
-        print("No sessions yet.", file=sys.stderr)
+        _say("No sessions yet.")
     return 0
 
 
@@ -100,7 +115,7 @@ async def _export(store, args: argparse.Namespace, workspace: Path) -> int:
         session,
         args.format,
         context=_context_settings(workspace),
-        warn=lambda problem: print(f"Warning: {problem}", file=sys.stderr),
+        warn=lambda problem: _say(f"Warning: {problem}"),
     )
     if args.output is None:
         _write_stdout(text)
@@ -139,14 +154,14 @@ async def _import(store, args: argparse.Namespace, workspace: Path) -> int:
             store, session, imported.context_files, id_map=id_map, settings=_context_settings(workspace)
         )
         for note in notes:
-            print(f"Warning: {note}", file=sys.stderr)
+            _say(f"Warning: {note}")
     from agent.session.importers.report import report, report_text
 
     summary = report(imported)  # what was imported and what was not: never lossy in silence
     if args.json:
-        _write_stdout(json.dumps({"session_id": session.id, **summary}, ensure_ascii=False) + "\n")
+        _write_stdout(inert_json(json.dumps({"session_id": session.id, **summary}, ensure_ascii=False)) + "\n")
     else:
-        print(report_text(summary), end="", file=sys.stderr)
+        print(inert(report_text(summary)), end="", file=sys.stderr)
         _write_stdout(session.id + "\n")
     return 0
 
@@ -174,14 +189,14 @@ def run(args: argparse.Namespace, workspace: Path) -> int:
     try:
         return asyncio.run(_run(args, workspace))
     except _BadInput as exc:
-        print(f"Error: {exc}", file=sys.stderr)
+        _say(f"Error: {exc}")
         return 2
     except KeyboardInterrupt:
         return 130
     except StoreOpenError as exc:  # already one line naming the file and what to do
-        print(f"Error: {exc}", file=sys.stderr)
+        _say(f"Error: {exc}")
         return 1
     except Exception as exc:  # the store or the disk failed: say so, keep the details in the log
         log.exception("cairn session %s failed", args.session_command)
-        print(f"Error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        _say(f"Error: {type(exc).__name__}: {exc}")
         return 1

@@ -6,7 +6,8 @@ same places and placeholder as the app's), reads what the user types in a thread
 Textual loads, echoes it in the box, and hands it over (`TypeAhead`) when the app starts:
 nothing typed early is lost, and Enter sends it as soon as the app can. Keys that are not
 text (arrows, function keys: escape sequences) are ignored until the app is up; Ctrl+C
-quits at once. Only the standard library is imported here.
+quits at once. Only the standard library is imported here (and agent/fs/terminal_text.py,
+which is standard library only).
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ import tty
 import unicodedata
 from collections.abc import Callable
 from typing import Any
+
+from agent.fs.terminal_text import inert
 
 PLACEHOLDER = "Ask cairn…  (/ for commands, Ctrl+J for a new line)"
 STARTING = "starting…"
@@ -137,6 +140,7 @@ def frame(
     sent), the box with `text` wrapped as the app wraps it (or the placeholder) and the cursor
     after it, the status line."""
     inner = max(1, width - PROMPT_CHROME)
+    text, sent = inert(text), inert(sent)  # a paste may hold what a terminal obeys (U+009B is a CSI)
     rows = prompt_rows(text, inner) if text else [PLACEHOLDER[:inner]]
     top = max(1, height - 2 - len(rows))  # the box's top border; the status line is the last row
     chat = list(history)

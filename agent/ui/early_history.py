@@ -2,7 +2,10 @@
 
 The same shapes the chat draws a moment later — `▌` user text, assistant text, `● tool
 args` with `▶ summary` — laid out in the same columns, without Markdown: the app's chat
-replaces them as soon as Textual is up. Standard library only (tool_render is pure).
+replaces them as soon as Textual is up. Every stored text is made inert first
+(agent/fs/terminal_text.py): this screen is written to the terminal as it is, so an escape
+sequence in a stored answer or prompt would otherwise run at every resume.
+Standard library only (tool_render and terminal_text are pure).
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import textwrap
 from types import SimpleNamespace
 from typing import Any
 
+from agent.fs.terminal_text import inert
 from agent.ui.widgets import tool_render
 
 BAR = "\x1b[38;5;32m▌\x1b[0m"
@@ -24,7 +28,7 @@ _COMMAND = re.compile(r'<command name="([a-z0-9_-]+)">')
 
 def _wrap(text: str, width: int, limit: int = MAX_LINES_PER_MESSAGE) -> list[str]:
     lines: list[str] = []
-    for paragraph in tool_render.inert(text).strip("\n").split("\n"):
+    for paragraph in inert(text).strip("\n").split("\n"):
         lines += textwrap.wrap(paragraph, width, replace_whitespace=False, drop_whitespace=True) or [""]
         if len(lines) > limit:
             return lines[: limit - 1] + ["…"]
@@ -77,7 +81,7 @@ def history_lines(messages: list[dict[str, Any]], width: int) -> list[str]:
                 lines += [f"  {line}" for line in _wrap(content, inner)]
             for raw in m.get("tool_calls") or []:
                 call = SimpleNamespace(name=str(raw.get("name", "")), arguments=str(raw.get("arguments", "")))
-                name = tool_render.fit_line(tool_render.inert(call.name), inner)
+                name = tool_render.fit_line(inert(call.name), inner)
                 args = tool_render.fit_line(tool_render.format_args(call), max(0, inner - len(name) - 3))
                 lines += ["", f"  {DIM}●{RESET} {BOLD}{name}{RESET} {args}"]
                 result = results.get(raw.get("id"))

@@ -140,7 +140,7 @@ def test_peek_and_lines_import_only_the_standard_library():
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pydantic', 'textual', 'aiosqlite',"
         " 'litellm', 'rich', 'agent') and m not in ('agent', 'agent.session', 'agent.session.peek', 'agent.ui',"
         " 'agent.ui.early', 'agent.ui.early_history', 'agent.ui.widgets', 'agent.ui.widgets.tool_render',"
-        " 'agent.paths', 'agent.session.schema')))"
+        " 'agent.paths', 'agent.session.schema', 'agent.fs', 'agent.fs.terminal_text')))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"

@@ -27,6 +27,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from agent.fs.terminal_text import inert
 from agent.ui.widgets.tool_render import cells, fit_line
 
 if TYPE_CHECKING:
@@ -69,7 +70,8 @@ def short_folder(path: str, limit: int = FOLDER_CHARS) -> str:
 
 
 def flat(text: str, limit: int) -> str:
-    text = " ".join((text or "").split())
+    """One line of at most `limit` characters, inert (titles and prompts come from outside)."""
+    text = inert(" ".join((text or "").split()))
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -82,7 +84,7 @@ def row(summary: SessionSummary, *, current: bool = False, now: float | None = N
     first line fits it: the title is cut first (to TITLE_MIN_CHARS), then the folder."""
     s = summary.session
     count = summary.message_count
-    title, folder = title_of(summary), short_folder(s.cwd)
+    title, folder = title_of(summary), short_folder(inert(s.cwd))
     messages = f"  {count} message{'s' if count != 1 else ''} · "
     age = f" · {relative_age(s.updated_at, now)}"
     tag = CURRENT_TAG if current else ""

@@ -19,6 +19,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from agent.fs.terminal_text import inert
 from agent.ui.screens.picker import relative_age
 
 if TYPE_CHECKING:
@@ -59,7 +60,7 @@ def clock(ms: int, now: float | None = None) -> str:
 def turn_row(point: RewindPoint, now: float | None = None) -> Content:
     parts: list[tuple[str, str] | str] = [
         (clock(point.created_at, now).rjust(5) + "  ", "dim"),
-        point.preview or "(empty)",
+        inert(point.preview) or "(empty)",
     ]
     if point.files_changed:
         n = point.files_changed
@@ -72,14 +73,14 @@ def plan_line(item: FileRestore, reapply: bool = False) -> Content:
     if reapply and item.action == "restore":
         label = REAPPLY_LABEL
     return Content.assemble(
-        (label.ljust(10), style), item.display, (note, "$warning" if item.action == "conflict" else "dim")
+        (label.ljust(10), style), inert(item.display), (note, "$warning" if item.action == "conflict" else "dim")
     )
 
 
 def branch_row(branch: SessionBranch, now: float | None = None) -> Content:
     return Content.assemble(
         ("↳ ", "dim"),
-        branch.preview or "(no prompt)",
+        inert(branch.preview) or "(no prompt)",
         (f" · {branch.messages} messages · {relative_age(branch.created_at, now)}", "dim"),
     )
 
@@ -150,11 +151,11 @@ class RestoreScreen(ModalScreen[str | None]):
             else Content("(no files to restore)")
         )
         if self.branch is not None:
-            title = Content.assemble("Switch to the branch “", self.branch.preview or "(no prompt)", "”")
+            title = Content.assemble("Switch to the branch “", inert(self.branch.preview) or "(no prompt)", "”")
             subtitle, choices = "A rewind undid this branch's file changes:", REAPPLY_CHOICES
         else:
             assert self.point is not None
-            title = Content.assemble("Rewind to before “", self.point.preview, "”")
+            title = Content.assemble("Rewind to before “", inert(self.point.preview), "”")
             subtitle, choices = "Files the agent changed since then:", RESTORE_CHOICES
         with Vertical(id="restore-box"):
             yield Static(title, id="restore-title")

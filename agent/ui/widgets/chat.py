@@ -2,8 +2,10 @@
 
 The view stays anchored to the bottom (it follows new output until the user scrolls
 up) and keeps only the newest MAX_MOUNTED widgets mounted, so adding a message stays
-cheap in long sessions. Model and tool text is never parsed as Rich markup. Messages a
-condense replaced stay visible, dimmed (class "condensed"), above its marker.
+cheap in long sessions. Model and tool text is never parsed as Rich markup, and every text
+shown here is made inert first (agent/fs/terminal_text.py): an answer, live or resumed, or a
+notice quoting one, cannot write the clipboard, retitle the window or clear the screen. Messages
+a condense replaced stay visible, dimmed (class "condensed"), above its marker.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from textual.message import Message as Message_  # (Message is the session's, be
 from textual.widget import Widget
 from textual.widgets import Static
 
+from agent.fs.terminal_text import InertStream, inert
+from agent.ui.widgets.answer_markdown import text_only_markdown
 from agent.ui.widgets.condensed import CondensedMarker
 from agent.ui.widgets.history_marks import INTERRUPTED_TEXT, interrupted_turn_ends
 from agent.ui.widgets.thinking import ThinkingBlock
@@ -83,31 +87,9 @@ class Notice(Static):
     """A line from cairn itself: help, errors, warnings, "interrupted"."""
 
     def __init__(self, text: str, kind: str = "info") -> None:
-        super().__init__(text, markup=False, classes=f"notice notice-{kind}")
+        super().__init__(inert(text), markup=False, classes=f"notice notice-{kind}")
         self.text = text
         self.kind = kind
-
-
-def text_only_markdown():
-    """The parser for answers: GitHub-flavoured Markdown with raw HTML off. A model's
-    `List<String>`, `Vec<T>`, `<div>` or a traceback's `<module>` is text to show; parsed as
-    HTML, Textual's Markdown (which renders no HTML) would drop it from the screen. A single
-    newline is a line break (`breaks`), as in Claude Code and Codex: an answer of plain lines
-    (a list of files, rows of output pasted back) keeps its lines instead of running together."""
-    from markdown_it import MarkdownIt
-
-    parser = MarkdownIt("gfm-like", {"html": False, "breaks": True})
-    # markdown-it's `breaks` only changes its HTML output; Textual reads the tokens, so the
-    # soft breaks themselves become hard ones (a core rule: markdown-it's supported hook).
-    parser.core.ruler.push("cairn_hard_breaks", _hard_breaks)
-    return parser
-
-
-def _hard_breaks(state) -> None:
-    for token in state.tokens:
-        for child in token.children or ():
-            if child.type == "softbreak":
-                child.type = "hardbreak"
 
 
 def stored_thinking(message: Message) -> str:
@@ -127,8 +109,9 @@ class AssistantMessage(Widget):
     def __init__(self, message_id: str = "", text: str | None = None, thinking: str = "") -> None:
         super().__init__(classes="assistant-message")
         self.message_id = message_id
-        self.text = text or ""
+        self.text = text or ""  # as the model wrote it; what is drawn is inert
         self._static = text is not None
+        self._inert = InertStream()
         self._queue: asyncio.Queue[str | None] = asyncio.Queue()
         self._finished = self._static
         # Set when the Markdown has parsed and mounted its text (it does so in a thread, then
@@ -151,7 +134,7 @@ class AssistantMessage(Widget):
         if self.thinking is not None:
             yield self.thinking
         if not (self._static and not self.text.strip()):
-            yield Markdown(self.text if self._static else "", parser_factory=text_only_markdown)
+            yield Markdown(inert(self.text) if self._static else "", parser_factory=text_only_markdown)
 
     def feed_thinking(self, chunk: str) -> None:
         if chunk and not self._finished and self.thinking is not None:
@@ -185,12 +168,17 @@ class AssistantMessage(Widget):
             if self.thinking is not None:
                 self.thinking.done()  # the answer started: the thinking folds to one line
             self.text += chunk
-            self._queue.put_nowait(chunk)
+            shown = self._inert.feed(chunk)  # (empty while a last carriage return waits)
+            if shown:
+                self._queue.put_nowait(shown)
 
     def finish(self, status: str = "ok") -> None:
         if self._finished:
             return
         self._finished = True
+        held = self._inert.end()
+        if held:
+            self._queue.put_nowait(held)
         self._queue.put_nowait(None)
         if self.thinking is not None:
             self.thinking.done()

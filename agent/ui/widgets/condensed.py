@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING
 from textual.containers import Vertical
 from textual.widgets import Static
 
+from agent.fs.terminal_text import inert
+
 if TYPE_CHECKING:
     from agent.session.models import ContextEvent, Message
 
@@ -146,9 +148,11 @@ class CondensedMarker(Vertical):
         if self.count:
             about.append(f"Summary of {_plural(self.count, 'message')}")
         if self.instructions:
-            about.append(f"instructions: {self.instructions}")
+            about.append(f"instructions: {inert(self.instructions)}")
         widgets = [Static(" · ".join(about), markup=False, classes="condensed-about")] if about else []
         widgets.append(
-            Static(readable_summary(self.summary) or "(no summary text)", markup=False, classes="condensed-summary")
+            Static(
+                inert(readable_summary(self.summary)) or "(no summary text)", markup=False, classes="condensed-summary"
+            )
         )
         return widgets

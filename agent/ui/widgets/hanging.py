@@ -12,6 +12,8 @@ import textwrap
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.text import Text
 
+from agent.fs.terminal_text import inert
+
 MIN_TEXT_WIDTH = 16  # below this, an indent leaves too little room: wrap at the left instead
 
 
@@ -28,7 +30,7 @@ class Hanging:
             if indent and width - indent < MIN_TEXT_WIDTH:
                 indent = 0
             wrapped = textwrap.wrap(
-                line,
+                inert(line),
                 width,
                 subsequent_indent=" " * indent,
                 drop_whitespace=True,

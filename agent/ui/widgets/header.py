@@ -13,6 +13,8 @@ from pathlib import Path
 from rich.text import Text
 from textual.widgets import Static
 
+from agent.fs.terminal_text import inert
+
 KEY_HINTS = (("Ctrl+J", "new line"), ("Esc Esc", "rewind"), ("/help", "commands and keys"))
 YOLO_MODE = "YOLO: commands and edits run without asking"
 ASK_MODE = "asks before commands and edits"
@@ -36,7 +38,7 @@ def short_folder(path: Path) -> str:
 def _first_line(folder: Path, model: str | None, yolo: bool, width: int | None) -> Text:
     """cairn, the folder, the model, the mode: shortened to `width` (the folder from its left,
     then the mode's shorter words, then the end cut with "…"), never wrapped."""
-    full, name = short_folder(folder), model or "no model"
+    full, name = inert(short_folder(folder)), inert(model or "no model")
     place = full
     long_mode, short_mode = (YOLO_MODE, YOLO_MODE_SHORT) if yolo else (ASK_MODE, ASK_MODE_SHORT)
     mode = long_mode

@@ -16,6 +16,7 @@ from pathlib import Path
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+from agent.fs.terminal_text import inert
 from agent.ui.path_complete import FRESH_S, rank, workspace_paths
 
 SHOWN = 8
@@ -63,7 +64,7 @@ class PathPopup(OptionList, can_focus=False):
             self.display = False
             return
         for path in paths:
-            self.add_option(Option(path, id=path))
+            self.add_option(Option(inert(path), id=path))
         self.highlighted = 0
         self.display = True
 

@@ -24,6 +24,7 @@ from textual.message import Message
 from textual.widgets import OptionList, TextArea
 from textual.widgets.option_list import Option
 
+from agent.fs.terminal_text import inert
 from agent.ui import commands
 from agent.ui.early import PLACEHOLDER
 from agent.ui.path_complete import inserted, mention_before
@@ -37,7 +38,7 @@ def _command_row(label: str, width: int, description: str) -> Table:
     row = Table.grid()
     row.add_column(width=width, no_wrap=True)
     row.add_column(ratio=1)
-    row.add_row(Text(label, style="bold"), Text(description, style="dim"))
+    row.add_row(Text(inert(label), style="bold"), Text(inert(description), style="dim"))
     return row
 
 

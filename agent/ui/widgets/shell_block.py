@@ -16,6 +16,7 @@ from rich.text import Text
 from textual.containers import Vertical
 from textual.widgets import Static
 
+from agent.fs.terminal_text import inert
 from agent.ui.widgets.tool_block import STDERR_STYLE
 
 if TYPE_CHECKING:
@@ -61,7 +62,7 @@ class ShellBlock(Vertical):
 
     def compose(self):
         header = Text("! ", style="bold")
-        header.append(self.command)
+        header.append(inert(self.command))
         yield Static(header, classes="shell-command")
         yield Static(self._body(), classes="shell-output")
 
@@ -75,7 +76,7 @@ class ShellBlock(Vertical):
         for index, line in enumerate(shown.split("\n"), start=first):
             err = self.stderr_from is not None and index >= self.stderr_from
             body.append("\n" if index > first else "")
-            body.append(line, style=STDERR_STYLE if err else "")
+            body.append(inert(line), style=STDERR_STYLE if err else "")
         if self.status:
             body.append(("\n" if shown or hidden else "") + self.status, style="dim")
         return body

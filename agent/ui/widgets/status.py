@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual.widgets import Static
 
+from agent.fs.terminal_text import inert
 from agent.tools.modes import MODE_BADGES
 
 if TYPE_CHECKING:
@@ -242,7 +243,7 @@ class StatusBar(Static):
             out.append(" YOLO ", style="bold reverse red")
             out.append(" ")
         if self.model or self.model_known:
-            out.append(self.model or "no model", style="bold")
+            out.append(inert(self.model or "no model"), style="bold")
         else:
             out.append("…", style="dim")  # the settings are still loading
         if self.effort:
@@ -254,7 +255,7 @@ class StatusBar(Static):
         out.append(f" · ${self.cost:.4f}" if self.cost < 1 else f" · ${self.cost:.2f}")
         if self.cache_share is not None:
             out.append(f" · cache {self.cache_share:.0%}")
-        out.append(" · " + (self.title or ("resuming…" if self.resuming else "new session")), style="italic")
+        out.append(" · " + (inert(self.title) or ("resuming…" if self.resuming else "new session")), style="italic")
         return out
 
     def redraw(self) -> None:

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual.widgets import Static
 
+from agent.fs.terminal_text import inert
+
 if TYPE_CHECKING:
     from textual.timer import Timer
 
@@ -101,13 +103,13 @@ class ThinkingBlock(Static):
     def shown(self) -> Text:
         if self.streaming:
             out = Text(MARK + "Thinking…", style="italic")
-            out.append("\n" + self.text.strip("\n"))
+            out.append("\n" + inert(self.text.strip("\n")))
             return out
         hint = "expand" if self.collapsed else "collapse"
         out = Text(MARK + self.label, style="italic")
         out.append(f" · Ctrl+O to {hint}")
         if not self.collapsed:
-            out.append("\n" + self.text.strip("\n"))
+            out.append("\n" + inert(self.text.strip("\n")))
         return out
 
     def redraw(self) -> None:

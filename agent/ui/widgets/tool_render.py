@@ -6,8 +6,8 @@ full output sits in a collapsed section below.
 
 Everything here ends up on the user's terminal, and most of it comes from outside (command
 output, file contents, the model's arguments): control characters are made inert text
-(`inert`), so an ESC sequence in a command's output shows as `␛[2J` instead of clearing
-the screen or moving the cursor.
+(`inert`, agent/fs/terminal_text.py: the rule every front end shares), so an ESC sequence
+in a command's output shows as `␛[2J` instead of clearing the screen or moving the cursor.
 
 A line cut to its row ends in `…` (`fit_line`): cut by the terminal or a widget's edge it
 stops mid-word with no sign that anything is missing.
@@ -16,9 +16,10 @@ stops mid-word with no sign that anything is missing.
 from __future__ import annotations
 
 import json
-import re
 import unicodedata
 from typing import Any, Protocol
+
+from agent.fs.terminal_text import inert
 
 
 class CallView(Protocol):
@@ -53,19 +54,6 @@ MAX_BODY_LINES = 200
 MAX_BODY_LINE_CHARS = 1000  # a minified file or a one-line 50 KB log must not be wrapped whole
 
 
-# C0 controls but newline and tab, DEL, C1 controls (0x9b is a one-byte CSI), lone surrogates.
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
-
-
-def _picture(match: re.Match) -> str:
-    code = ord(match.group())
-    if code < 0x20:
-        return chr(0x2400 + code)  # Unicode control pictures: ␀ … ␛ …
-    if code == 0x7F:
-        return "␡"
-    return f"\\x{code:02x}" if code <= 0x9F else f"\\u{code:04x}"
-
-
 ELLIPSIS = "…"
 # A cut moves back to the last space when that loses at most this many cells; further than
 # that the row would look half empty, so the word is cut hard instead.
@@ -97,12 +85,6 @@ def fit_line(text: str, width: int, *, window: int = WORD_CUT_WINDOW) -> str:
     if space > 0 and cells(head[space:]) <= window and head[:space].strip():
         head = head[:space]
     return head.rstrip() + ELLIPSIS
-
-
-def inert(text: str) -> str:
-    """`text` safe to put on a terminal: control characters (ESC sequences, cursor moves,
-    BEL, backspace, C1 CSI) become visible symbols; newlines and tabs stay."""
-    return _CONTROL.sub(_picture, text)
 
 
 def _clip(text: str, limit: int = MAX_ARGS_CHARS) -> str:

@@ -10,13 +10,15 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
+from agent.fs.terminal_text import inert
+
 PASTE_COLLAPSE_LINES = 20  # longer than this: shown collapsed
 PASTE_PREVIEW_LINES = 3
 
 
 def collapsed_text(text: str) -> Text:
     lines = text.split("\n")
-    out = Text("\n".join(lines[:PASTE_PREVIEW_LINES]))
+    out = Text(inert("\n".join(lines[:PASTE_PREVIEW_LINES])))
     out.append(f"\n[pasted {len(lines)} lines · Ctrl+O to expand]", style="dim italic")
     return out
 
@@ -26,13 +28,18 @@ class UserMessage(Static):
         self.text = text
         self.collapsible = text.count("\n") + 1 > PASTE_COLLAPSE_LINES
         self.collapsed = self.collapsible
-        super().__init__(collapsed_text(text) if self.collapsed else text, markup=False, classes="user-message")
+        super().__init__(self._shown(), markup=False, classes="user-message")
+
+    def _shown(self) -> Text | str:
+        """What the chat draws: the text (collapsed when long), inert: a stored or imported
+        prompt, or a paste, may hold escape sequences (agent/fs/terminal_text.py)."""
+        return collapsed_text(self.text) if self.collapsed else inert(self.text)
 
     def toggle(self) -> None:
         """Expand or collapse a long message (a short one has nothing to hide)."""
         if self.collapsible:
             self.collapsed = not self.collapsed
-            self.update(collapsed_text(self.text) if self.collapsed else self.text)
+            self.update(self._shown())
 
     def on_click(self) -> None:
         self.toggle()
