@@ -59,3 +59,16 @@ async def test_json_keeps_the_titles_exactly(workspace):
     rows = json.loads(piped.stdout)
     assert {r["title"] for r in rows} >= {TITLE, TASK}
     assert PROMPT in {r["first_prompt"] for r in rows}
+
+
+async def test_an_export_is_inert_on_a_terminal_and_exact_piped(workspace):
+    """An export is data (it must import again exactly) when piped; on a terminal it is read."""
+    await make_sessions()
+    rows = json.loads(run("session", "list", "--json").stdout)
+    session_id = next(r["id"] for r in rows if r["title"] == TITLE)
+    code, out, err = run_on_terminals([str(CAIRN), "session", "export", session_id, "--format", "md"], timeout=60)
+    assert code == 0, err
+    assert "\x1b" not in out.decode() and "prompt ␛[8mhidden" in out.decode()
+    piped = run("session", "export", session_id, "--format", "md")
+    assert piped.returncode == 0, piped.stderr
+    assert "prompt \x1b[8mhidden\x1b[0m" in piped.stdout

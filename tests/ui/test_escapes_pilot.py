@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from textual.app import App
 
 from agent.session.models import Message
@@ -23,7 +25,7 @@ from agent.ui.widgets.status import StatusBar
 from agent.ui.widgets.thinking import ThinkingBlock
 from tests.fakes.llm_server import text
 from tests.hostile.test_render import rendered_text
-from tests.hostile.test_terminal_text import FORBIDDEN
+from tests.hostile.test_terminal_text import FORBIDDEN, HOSTILE_TEXT
 from tests.ui.conftest import run_prompt, wait_for, wait_ready
 
 SIZE = (120, 40)
@@ -126,3 +128,22 @@ def test_the_pickers_rows_are_inert():
     for shown in (row(summary), row(summary, width=60), turn_row(point), branch_row(branch)):
         assert not set(shown.plain) & FORBIDDEN, repr(shown.plain)
         assert "␛]0;T␇" in shown.plain
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    source=st.lists(
+        st.sampled_from(["&#x1b;", "&#13;", "&#x202e;", "&#x2066;", "&#12;", "&#x9b;", "`", "\n", "[a](b)", "*"])
+        | HOSTILE_TEXT,
+        max_size=12,
+    ).map("".join)
+)
+def test_what_the_answer_parser_produces_is_inert(source):
+    """Entities are decoded in parsing, after the answer was made inert: every token the chat's
+    Markdown reads is inert too."""
+    from agent.fs.terminal_text import inert
+    from agent.ui.widgets.answer_markdown import text_only_markdown
+
+    for token in text_only_markdown().parse(inert(source)):
+        for part in [token, *(token.children or ())]:
+            assert not set(part.content) & FORBIDDEN, (source, part)
