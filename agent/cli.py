@@ -190,53 +190,11 @@ async def _context_command(args: argparse.Namespace, workspace: Path, flags: dic
 
 
 def _trust_command(args: argparse.Namespace, workspace: Path) -> int:
-    """`cairn trust [DIR]`: record the folder's project config as trusted with the bytes read
-    here, and print what they may now decide (agent/settings/trust.py)."""
-    from agent.hooks.sources import trust_project_claude_hooks
-    from agent.settings import trust
-    from agent.settings.config import project_config_path, read_project_config
+    """`cairn trust [DIR]`: print what the folder's config, `.mcp.json` and Claude Code hooks run,
+    then record them as trusted as they are (agent/settings/trust_command.py)."""
+    from agent.settings.trust_command import trust_folder
 
-    folder = Path(args.dir).expanduser() if args.dir else workspace
-    if not folder.is_dir():
-        print(f"Error: {folder} is not a folder.", file=sys.stderr)
-        return 2
-    folder = folder.resolve()
-    config = project_config_path(folder)
-    try:  # the hooks of its .claude/settings*.json too, as they are now (agent/hooks/sources.py)
-        claude_hooks = trust_project_claude_hooks(folder)
-    except OSError as exc:
-        print(f"Error: cannot record the trust in {trust.trust_path()}: {exc.strerror or exc}", file=sys.stderr)
-        return 1
-    if claude_hooks is not None:
-        print(claude_hooks)
-    warnings: list[str] = []
-    data, raw = read_project_config(folder, warnings)
-    for warning in warnings:
-        print(f"Warning: {warning}", file=sys.stderr)
-    if raw is None:
-        if warnings:  # there is a file, but it cannot be read (too large, unreadable)
-            print(f"Error: nothing trusted: {config} could not be read.", file=sys.stderr)
-            return 1
-        if claude_hooks is None:
-            print(f"{folder} has no project config ({config}): nothing to trust.")
-        return 0
-    sha = trust.digest(raw)
-    try:
-        record = trust.trust(folder, sha)
-    except OSError as exc:
-        print(f"Error: cannot record the trust in {trust.trust_path()}: {exc.strerror or exc}", file=sys.stderr)
-        return 1
-    items = trust.shown_items(data)
-    print(f"Trusted {config} as it is now (sha256 {sha[:16]}…; recorded in {record}).")
-    if items:
-        print("It may now set:")
-        for name, shown in items:
-            effect = trust.EFFECTS.get(name, "")
-            print(f"  {name} = {shown}" + (f"  ({effect})" if effect else ""))
-    else:
-        print("It sets nothing that needed trust.")
-    print("If the file changes, it is untrusted again until you trust it again.")
-    return 0
+    return trust_folder(Path(args.dir).expanduser() if args.dir else workspace)
 
 
 class RedactSecrets(logging.Filter):

@@ -90,6 +90,9 @@ class Hooks:
         return verdict
 
     async def _one(self, spec: HookSpec, fields: dict[str, Any], tool: str | None) -> HookAnswer:
+        refused = spec.refusal(self.workspace)  # a project's hook whose script changed since it was trusted
+        if refused is not None:
+            return HookAnswer(warning=refused)
         payload = {
             "session_id": self.session_id(),
             "cwd": str(self.workspace),

@@ -8,13 +8,19 @@ the project's `.claude/settings.json` and `.claude/settings.local.json` once the
 them as they are (`cairn trust`): a cloned repository's hook is a command it would run on
 the user's machine. That trust is its own record (trust.CLAUDE_HOOKS), keyed by the folder
 and the hooks' content, so a changed hook is asked about again.
+
+Trust is pinned to what runs: a project's hook (either file) is trusted with the content of
+the workspace files its command executes (`sh .claude/hooks/format.sh`; agent/settings/run_files.py),
+and each such hook carries a `trust.Pin` it checks right before it runs: a script edited
+since (by the model, unasked in acceptEdits) makes the hook refuse to run until the user
+trusts the folder again. The user's own hooks need no trust and carry no pin.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +42,8 @@ class HookSpec:
     matcher: str | None = None
     timeout: float = DEFAULT_TIMEOUT
     claude: bool = False
+    # A project's hook: what it was trusted with, checked before each run (None: the user's own).
+    pin: trust.Pin | None = field(default=None, compare=False, repr=False)
 
     @property
     def label(self) -> str:
@@ -43,13 +51,31 @@ class HookSpec:
         text = " ".join(self.command.split())
         return f"`{text if len(text) <= 80 else text[:79] + '…'}`"
 
+    def refusal(self, workspace: Path) -> str | None:
+        """Why it must not run now (its file or a file it executes changed since the user
+        trusted them), or None. Asked right before each run."""
+        if self.pin is None or self.pin.holds():
+            return None
+        return (
+            f"{self.event} hook {self.label} did not run: it, or a file it runs, changed since you trusted "
+            f"this folder. Review the change and trust it again with `cairn trust {workspace}`."
+        )
 
-def configured(hooks: Any) -> list[HookSpec]:
-    """The hooks of cairn's config (`settings.hooks`, a HooksSettings)."""
+
+def configured(hooks: Any, workspace: Path | None = None) -> list[HookSpec]:
+    """The hooks of cairn's config (`settings.hooks`, a HooksSettings). With `workspace`, those
+    the project config lists carry its pin (the user's and the project's lists are merged in
+    settings; a hook is the project's when the project config lists that command for that
+    event, so a user's identical hook is held to the project's trust too)."""
+    from agent.settings.project_source import project_pin, project_programs
+
+    listed = {(p.what, p.command) for p in project_programs(workspace)} if workspace is not None else set()
     specs = []
     for event in EVENTS:
         for entry in getattr(hooks, event, None) or []:
-            specs.append(HookSpec(event, entry.command, entry.matcher, entry.timeout))
+            what = f"hooks.{event}"
+            pin = project_pin(workspace, what, entry.command) if (what, entry.command) in listed and workspace else None
+            specs.append(HookSpec(event, entry.command, entry.matcher, entry.timeout, pin=pin))
     return specs
 
 
@@ -132,40 +158,45 @@ def project_claude_hooks(workspace: Path, problems: list[str]) -> dict[str, dict
     return found
 
 
-def project_digest(tables: dict[str, dict[str, Any]]) -> str:
-    """What trusting the project's Claude Code hooks records: their content, nothing else of
-    the files (a changed permission list does not ask again; a changed hook does)."""
-    return trust.digest(json.dumps(tables, sort_keys=True, ensure_ascii=True).encode())
+def claude_hooks_source(workspace: Path, tables: dict[str, dict[str, Any]]) -> trust.Source:
+    """The project's Claude Code hooks as trust sees them: their content, nothing else of the
+    files (a changed permission list does not ask again; a changed hook does), and the
+    commands they run (so a changed script they execute does too)."""
+    content = trust.digest(json.dumps(tables, sort_keys=True, ensure_ascii=True).encode())
+    ws = Path(trust.folder_key(workspace))
+    programs = tuple(
+        trust.Program(f"hooks.{spec.event}", spec.command, ws)
+        for name, table in tables.items()
+        for spec in claude_specs(table, name, [])
+    )
+    return trust.Source(ws, trust.CLAUDE_HOOKS, content, programs)
+
+
+def project_claude_source(workspace: Path) -> trust.Source | None:
+    """The project's Claude Code hooks as they are now (None: it has none)."""
+    tables = project_claude_hooks(workspace, [])
+    return claude_hooks_source(workspace, tables) if tables else None
 
 
 def project_claude_specs(workspace: Path, problems: list[str]) -> list[HookSpec]:
     tables = project_claude_hooks(workspace, problems)
     if not tables:
         return []
-    if not trust.is_trusted(workspace, project_digest(tables), trust.CLAUDE_HOOKS):
+    if not claude_hooks_source(workspace, tables).trusted():
         files = " and ".join(tables)
+        changed = " (they, or a file they run, changed since you trusted them)"
         problems.append(
-            f"Not running the hooks in {files} of {workspace}: they are not trusted. "
+            f"Not running the hooks in {files} of {workspace}: they are not trusted"
+            f"{changed if trust.recorded(workspace, trust.CLAUDE_HOOKS) else ''}. "
             f"Trust them with `cairn trust {workspace}`."
         )
         return []
     specs: list[HookSpec] = []
     for name, table in tables.items():
-        specs += claude_specs(table, str(workspace / name), problems)
+        for spec in claude_specs(table, str(workspace / name), problems):
+            pin = trust.Pin(lambda: project_claude_source(workspace), f"hooks.{spec.event}", spec.command)
+            specs.append(HookSpec(spec.event, spec.command, spec.matcher, spec.timeout, claude=True, pin=pin))
     return specs
-
-
-def trust_project_claude_hooks(folder: Path) -> str | None:
-    """`cairn trust`: record the project's Claude Code hooks as trusted as they are now; the
-    line to print, or None when the project has none. Raises OSError when not recorded."""
-    tables = project_claude_hooks(folder, [])
-    if not tables:
-        return None
-    trust.trust(folder, project_digest(tables), trust.CLAUDE_HOOKS)
-    return (
-        f"Trusted the hooks in {' and '.join(tables)} as they are now (they run when your config "
-        f"sets [hooks] read_claude_settings = true)."
-    )
 
 
 def load_specs(settings: Any) -> tuple[list[HookSpec], list[str]]:
@@ -173,7 +204,7 @@ def load_specs(settings: Any) -> tuple[list[HookSpec], list[str]]:
     about those that do not (a bad matcher, an untrusted project's Claude Code hooks)."""
     problems: list[str] = []
     hooks = getattr(settings, "hooks", None)
-    specs = configured(hooks) if hooks is not None else []
+    specs = configured(hooks, Path(settings.workspace)) if hooks is not None else []
     if hooks is not None and hooks.read_claude_settings:
         specs += user_claude_specs(problems)
         specs += project_claude_specs(Path(settings.workspace), problems)

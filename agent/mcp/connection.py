@@ -195,6 +195,7 @@ class ServerConnection:
         from mcp import Client, StdioServerParameters
 
         spec = self.spec
+        spec.ensure_unchanged()  # a project's server whose script changed since it was trusted does not start
         timeout = spec.timeout
         if spec.transport == "http":
             from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client

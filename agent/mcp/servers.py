@@ -4,9 +4,15 @@ The user's config always applies. A project's servers widen what cairn runs (a c
 from a cloned repository), so they apply only once the user trusted them: those in
 `.cairn/config.toml` arrive through agent/settings/config.py, which leaves them out of an untrusted
 file (agent/settings/trust.py); a `.mcp.json` (Claude Code's format) is trusted on its own, for its
-folder and pinned to its bytes like the config (`/mcp trust` records it), so a `git pull`
+folder and pinned to its bytes like the config (`/mcp trust` or `cairn trust` records it), so a `git pull`
 that changes it asks again. It is read as every repository file cairn reads on its own
 (agent/fs/repo_files.py); a symlinked `.mcp.json` is refused.
+
+Trust is pinned to what runs: a project's server (either file) is trusted with the content of
+the workspace files its command line executes (`python tools/mcp_server.py`;
+agent/settings/run_files.py), and each such server carries a `trust.Pin` that
+agent/mcp/connection.py checks right before it starts the process: a server script edited since
+(by a sandboxed command, by the model) is not started until the user trusts it again.
 """
 
 from __future__ import annotations
@@ -14,10 +20,11 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
 from agent.fs.repo_files import FileMissing, FileTooLarge, RepoFileError, SymlinkRefused, read_repo_file
 from agent.settings import trust
@@ -42,16 +49,33 @@ class ServerSpec(BaseModel):
     headers: dict[str, str] = {}
     timeout: float
     source: str  # "config.toml", "editor", ".mcp.json"
+    # A project's server: what it was trusted with (a trust.Pin), checked before each start.
+    pin: Any = Field(default=None, exclude=True, repr=False)
 
     def __repr__(self) -> str:  # headers and env may hold tokens
         return f"ServerSpec(name={self.name!r}, transport={self.transport!r}, source={self.source!r})"
+
+    def ensure_unchanged(self) -> None:
+        """Raise UntrustedChange when this project server, or a file its command runs, changed
+        since the user trusted it (asked right before its process starts)."""
+        if self.pin is not None and not self.pin.holds():
+            raise UntrustedChange(
+                "not started: its config, or a file its command runs, changed since you trusted it. Review the "
+                "change and trust it again (/mcp trust, or `cairn trust`)"
+            )
+
+
+class UntrustedChange(Exception):
+    """A project's MCP server is not what the user trusted any more."""
 
 
 class McpJsonState(BaseModel):
     """The project's `.mcp.json` as found: its servers, and whether the user trusted it."""
 
     path: Path
-    sha256: str | None  # of the bytes read; None: the file was refused (nothing to trust)
+    # What trust records: the bytes read and the files its servers run; None: the file was refused.
+    sha256: str | None
+    content_sha256: str | None = None  # of the bytes alone
     trusted: bool
     servers: dict[str, McpServerSettings]
     problems: list[str] = []
@@ -109,14 +133,35 @@ def read_mcp_json(workspace: Path) -> McpJsonState | None:
             servers[str(name)] = McpServerSettings.model_validate(fields)
         except ValidationError as exc:
             problems.append(f"{path}: server {name!r} ignored ({exc.error_count()} invalid values)")
-    sha = trust.digest(raw)
+    source = mcp_json_source(Path(workspace), trust.digest(raw), servers)
+    sha = source.digest()
     return McpJsonState(
         path=path,
         sha256=sha,
+        content_sha256=source.content_sha256,
         trusted=trust.is_trusted(Path(workspace), sha, trust.MCP_JSON),
         servers=servers,
         problems=problems,
     )
+
+
+def mcp_json_source(workspace: Path, content_sha256: str, servers: dict[str, McpServerSettings]) -> trust.Source:
+    """A `.mcp.json` as trust sees it: its bytes' digest and the servers it starts."""
+    ws = Path(trust.folder_key(workspace))
+    programs = tuple(
+        trust.Program(f"mcp.servers.{name}", trust.server_argv(cfg), ws / (cfg.cwd or "."))
+        for name, cfg in servers.items()
+        if cfg.command
+    )
+    return trust.Source(ws, trust.MCP_JSON, content_sha256, programs)
+
+
+def mcp_json_now(workspace: Path) -> trust.Source | None:
+    """The project's `.mcp.json` read again (None: gone or refused), for a server's pin."""
+    state = read_mcp_json(workspace)
+    if state is None or state.content_sha256 is None:
+        return None
+    return mcp_json_source(workspace, state.content_sha256, state.servers)
 
 
 def _refused(path: Path, exc: RepoFileError) -> str:
@@ -135,9 +180,18 @@ def trust_mcp_json(state: McpJsonState) -> None:
     """The user trusted this `.mcp.json` as it is now: recorded for its folder and these bytes
     (a record of its own kind, so the folder's config.toml trust does not cover it, nor this
     it). A refused file (no content read) records nothing. Raises OSError when the record
-    cannot be written."""
-    if state.sha256 is not None:
-        trust.trust(state.path.parent, state.sha256, trust.MCP_JSON)
+    cannot be written.
+
+    The files its servers run are recorded as they are now: when only those changed since
+    `state` was read (the user was told a server script changed and trusts it again), the
+    file is read again and its servers' files are taken as they are at this moment."""
+    if state.sha256 is None:
+        return
+    sha = state.sha256
+    now = read_mcp_json(state.path.parent)
+    if now is not None and now.sha256 is not None and now.content_sha256 == state.content_sha256:
+        sha = now.sha256
+    trust.trust(state.path.parent, sha, trust.MCP_JSON)
 
 
 def server_specs(
@@ -150,10 +204,12 @@ def server_specs(
     problems: list[str] = []
     specs: list[ServerSpec] = []
     default_timeout = settings.mcp.call_timeout
+    workspace = Path(settings.workspace)
+    project_pin = _project_pins(workspace)
     for name, cfg in settings.mcp.servers.items():
         spec = _spec(name, cfg, "config.toml", default_timeout, problems, settings.workspace)
         if spec is not None:
-            specs.append(spec)
+            specs.append(spec.model_copy(update={"pin": project_pin(name, cfg)}))
     for name, cfg in (editor or {}).items():
         if name in {s.name for s in specs}:
             problems.append(f"MCP server {name!r} of the editor ignored: config.toml defines it")
@@ -164,9 +220,11 @@ def server_specs(
     if mcp_json is not None:
         problems.extend(mcp_json.problems)
         if mcp_json.servers and not mcp_json.trusted:
+            changed = " (it, or a file its servers run, changed since you trusted it)"
             problems.append(
                 f"Not starting the {len(mcp_json.servers)} MCP server(s) of {mcp_json.path}: it is not "
-                f"trusted. Review it and run /mcp trust in cairn."
+                f"trusted{changed if trust.recorded(workspace, trust.MCP_JSON) else ''}. Review it and run "
+                f"/mcp trust in cairn (or `cairn trust {workspace}`)."
             )
         elif mcp_json.trusted:
             taken = {s.name: "the editor" if s.source == EDITOR else s.source for s in specs}
@@ -176,8 +234,30 @@ def server_specs(
                     continue
                 spec = _spec(name, cfg, MCP_JSON, default_timeout, problems, settings.workspace)
                 if spec is not None:
-                    specs.append(spec)
+                    pin = trust.Pin(lambda: mcp_json_now(workspace), f"mcp.servers.{name}")
+                    specs.append(spec.model_copy(update={"pin": pin}))
     return specs, problems
+
+
+def _project_pins(workspace: Path) -> Callable[[str, McpServerSettings], trust.Pin | None]:
+    """Which of the settings' servers are the project config's, and their pin: settings merge
+    the user's servers with the project's, so a server is the project's when the project lists
+    that name and either its config is trusted now (so it was applied, whatever it overrides)
+    or it runs the same command line (it was trusted, and has changed since)."""
+    from agent.settings.project_source import project_config_source, project_pin
+
+    project = project_config_source(workspace)
+    listed = {p.what: p for p in project.programs} if project is not None else {}
+    trusted_now = bool(listed) and project is not None and project.trusted()
+
+    def pin(name: str, cfg: McpServerSettings) -> trust.Pin | None:
+        program = listed.get(f"mcp.servers.{name}")
+        if program is None:
+            return None
+        line = (cfg.command or "", *cfg.args)
+        return project_pin(workspace, program.what) if trusted_now or program.command[: len(line)] == line else None
+
+    return pin
 
 
 def _spec(

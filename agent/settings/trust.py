@@ -13,6 +13,15 @@ file (a `git pull`) is untrusted again. Anything else in the file applies either
 A project's `.mcp.json` is trusted on its own, in a record of its own kind (MCP_JSON), keyed
 the same way: by the folder and the file's content, never by where a symlink points.
 
+Trust is pinned to what runs, not only to the text that names it: the digest of a file whose
+hooks or MCP servers execute files of the workspace (`sh .claude/hooks/format.sh`, `python
+tools/mcp_server.py`; agent/settings/run_files.py) covers those files' content too
+(agent/settings/pins.py), so editing the script asks again like editing the config. Each such
+hook or server carries a `Pin` and checks it before every run, so an edit made during the
+session (an edit the model made unasked in acceptEdits) stops it at once.
+Resource limits a project raises above cairn's defaults are widening keys too
+(agent/settings/raised_limits.py), and so is the choice of the LLM client.
+
 When cairn itself rewrites the project file ("always for this project" in the approval
 dialog, `agent.settings.config_write.add_project_permissions`), the new content is trusted if what it
 replaced was trusted or needed no trust (no file, or no widening keys): the only widening
@@ -26,25 +35,42 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import secrets
+import shlex
 import time
+import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agent.fs.terminal_text import inert
 from agent.hooks.names import EVENTS as HOOK_EVENTS
 from agent.paths import trust_path
+from agent.settings import pins, raised_limits, run_files
 
 TOP_KEYS = ("yolo", "api_base", "api_key", "model", "permission_mode")
 # Values of a top key that narrow (or keep) what cairn may do: they need no trust.
 TOP_NARROWING: dict[str, tuple[Any, ...]] = {"yolo": (False,), "permission_mode": ("default", "plan")}
 TABLE_KEYS = ("permissions", "mcp", "mcp_servers", "hooks")  # each entry of these tables is named on its own
-NESTED_KEYS = (("context", "condense_model"), ("web", "allow_private"), ("sandbox", "rules"), ("sandbox", "approved"))
+NESTED_KEYS = (
+    ("context", "condense_model"),
+    ("web", "allow_private"),
+    ("sandbox", "rules"),
+    ("sandbox", "approved"),
+    ("sandbox", "env_passthrough"),
+    ("llm", "client"),
+)
 # Values of a nested key that narrow (or keep) what cairn may do: they need no trust.
 NARROWING: dict[tuple[str, str], tuple[Any, ...]] = {
     ("sandbox", "rules"): ("workspace-write",),
     ("sandbox", "approved"): ("workspace-write",),
+    ("sandbox", "env_passthrough"): ([],),
+    ("llm", "client"): ("auto",),
 }
 SECRET_KEYS = frozenset({"api_key"})
+UNCHECKABLE = "uncheckable-"  # the start of a digest that never matches (see Source.digest)
+FILES_ITEM = "files run"  # the trust question's line for the files the config's commands execute
 MAX_RECORD_BYTES = 4 * 1024 * 1024  # thousands of folders; a bigger file is not ours
 MAX_SHOWN_CHARS = 200
 
@@ -61,7 +87,13 @@ EFFECTS = {
     "sandbox.approved": "commands you approve run unconfined even where your own config sandboxes them",
     "permissions.allow_commands": "these commands run without asking",
     "permissions.allow": "these actions run without asking",
+    "sandbox.env_passthrough": "these environment variables (tokens, keys) stay visible to sandboxed commands: "
+    "to the repository's own code",
+    "llm.client": "this client carries your requests and keys (litellm also takes provider addresses and keys "
+    "from the environment and from .env files)",
     **{f"hooks.{event}": f"these commands run on your machine at each {event} event" for event in HOOK_EVENTS},
+    **{f"{table}.{key}": raised_limits.effect(f"{table}.{key}") for table, key in raised_limits.RESOURCE_LIMITS},
+    FILES_ITEM: "the commands above run these files of the folder: a change to any of them asks again",
 }
 
 
@@ -71,7 +103,7 @@ class ProjectTrust:
 
     folder: Path  # the resolved workspace: the record's key
     config: Path
-    sha256: str  # of the bytes that were read (and whose keys are shown)
+    sha256: str  # what trust records: the bytes that were read (whose keys are shown) and the files they run
     items: list[tuple[str, str]]  # (key, value as shown; secrets masked)
     notice: str  # the one line for Settings.warnings / stderr
     # The flags settings were loaded with, to load them again once trusted.
@@ -120,6 +152,7 @@ def widening(data: dict[str, Any]) -> list[tuple[tuple[str, ...], Any]]:
         table = data.get(table_name)
         if isinstance(table, dict) and key in table and table[key] not in NARROWING.get((table_name, key), (False,)):
             found.append(((table_name, key), table[key]))
+    found.extend(where for where in raised_limits.raised(data) if where[0][0] not in TABLE_KEYS)  # [mcp]: above
     return found
 
 
@@ -157,10 +190,18 @@ def shown_items(data: dict[str, Any]) -> list[tuple[str, str]]:
     return [(_name(parts), show_value(_name(parts), value)) for parts, value in widening(data)]
 
 
-def notice(config: Path, folder: Path, names: list[str]) -> str:
+def one_line(text: str) -> str:
+    """A repository's text (a command, a path) on one terminal line: inert (agent/fs/terminal_text.py),
+    its line breaks shown as `\\n` so it cannot pass for lines of cairn's own."""
+    return inert(text.replace("\r\n", "\n").replace("\n", "\\n"))
+
+
+def notice(config: Path, folder: Path, names: list[str], changed: bool = False) -> str:
+    """`changed`: the user trusted another content of it (the file, or a file its commands run)."""
     shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
+    since = " (it, or a file its commands run, changed since you trusted it)" if changed else ""
     return (
-        f"Not using {shown} from {config}: this folder's config is not trusted. "
+        f"Not using {shown} from {config}: this folder's config is not trusted{since}. "
         f"Trust it with `cairn trust {folder}` (or when cairn asks on start); "
         f"everything else in it applies."
     )
@@ -173,17 +214,137 @@ def pending(
     items = shown_items(data)
     if not items:
         return None
-    sha = digest(raw)
+    source = config_source(folder, raw, data)
+    try:
+        files: list[Path] | None = source.files()
+    except run_files.UncheckableCommand as exc:
+        files = None
+        items.append((FILES_ITEM, f"cannot tell: a command is {exc} (it can never be trusted)"))
+    sha = source.digest(files)
     if is_trusted(folder, sha):
         return None
+    names = [name for name, _ in items if name != FILES_ITEM]
+    if files:
+        items.append((FILES_ITEM, show_value(FILES_ITEM, [source.relative(path) for path in files])))
     return ProjectTrust(
         folder=Path(folder_key(folder)),
         config=config,
         sha256=sha,
         items=items,
-        notice=notice(config, Path(folder_key(folder)), [name for name, _ in items]),
+        notice=notice(config, Path(folder_key(folder)), names, changed=recorded(folder)),
         flags=dict(flags or {}),
     )
+
+
+# -- what runs -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Program:
+    """One command a trusted file runs: `what` names it (`hooks.PostToolUse`, `mcp.servers.x`),
+    `command` is a shell line (a hook) or an argument vector (an MCP server), run in `cwd`."""
+
+    what: str
+    command: str | tuple[str, ...]
+    cwd: Path
+
+    @property
+    def shown(self) -> str:
+        """The command as one line that is safe on a terminal."""
+        return one_line(self.command if isinstance(self.command, str) else shlex.join(self.command))
+
+
+@dataclass(frozen=True)
+class Source:
+    """A file trust is about, as read now: whose (`folder`), which (`kind`), the digest of its
+    content, and the programs it runs."""
+
+    folder: Path
+    kind: str
+    content_sha256: str
+    programs: tuple[Program, ...] = ()
+
+    def files(self) -> list[Path]:
+        """The workspace files its programs execute (agent/settings/run_files.py; raises
+        run_files.UncheckableCommand when a command is too big to tell)."""
+        return run_files.files_of(((p.command, p.cwd) for p in self.programs), self.folder)
+
+    def digest(self, files: list[Path] | None = None) -> str:
+        """What trusting it records: its content pinned with the files its programs run. When
+        those cannot be told, a digest nothing recorded can match: it is never trusted."""
+        try:
+            found = self.files() if files is None else files
+        except run_files.UncheckableCommand:
+            return UNCHECKABLE + secrets.token_hex(16)
+        return pins.pinned_digest(self.content_sha256, found, self.folder)
+
+    def trusted(self) -> bool:
+        return is_trusted(self.folder, self.digest(), self.kind)
+
+    def relative(self, path: Path) -> str:
+        root = Path(folder_key(self.folder))
+        return one_line(str(path.relative_to(root)) if path.is_relative_to(root) else str(path))
+
+
+@dataclass(frozen=True)
+class Pin:
+    """How a hook or MCP server from a trusted file makes sure, right before it runs, that what
+    it would run is still what the user trusted: `read` reads its file again (None: gone); the
+    program named `what` (with this `command`, when given) must still be in it, and the file
+    as it is now, with the files its programs execute, must be trusted."""
+
+    read: Callable[[], Source | None]
+    what: str
+    command: str | tuple[str, ...] | None = None
+
+    def holds(self) -> bool:
+        source = self.read()
+        if source is None:
+            return False
+        listed = any(p.what == self.what and self.command in (None, p.command) for p in source.programs)
+        return listed and source.trusted()
+
+
+def config_programs(data: dict[str, Any], folder: Path) -> tuple[Program, ...]:
+    """The hooks and MCP servers of a parsed project config, as written (`${VAR}` and a relative
+    `cwd` are resolved where the files they run are looked for)."""
+    ws = Path(folder_key(folder))
+    found: list[Program] = []
+    hooks = data.get("hooks")
+    for event in HOOK_EVENTS:
+        entries = hooks.get(event) if isinstance(hooks, dict) else None
+        for entry in entries if isinstance(entries, list) else ():
+            command = entry.get("command") if isinstance(entry, dict) else None
+            if isinstance(command, str):
+                found.append(Program(f"hooks.{event}", command, ws))
+    for key in ("mcp", "mcp_servers"):
+        table = data.get(key)
+        servers = table.get("servers") if key == "mcp" and isinstance(table, dict) else table
+        for name, entry in servers.items() if isinstance(servers, dict) else ():
+            if isinstance(entry, dict):  # with no command: it overrides the arguments of the user's server
+                found.append(Program(f"mcp.servers.{name}", server_argv(entry), ws / str(entry.get("cwd") or ".")))
+    return tuple(found)
+
+
+def server_argv(entry: dict[str, Any] | Any) -> tuple[str, ...]:
+    """An MCP server's command, its arguments and its environment's values (an `env` value such
+    as NODE_OPTIONS="--require ./x.js" runs a file too), as the words a file is looked for in."""
+    get = entry.get if isinstance(entry, dict) else lambda key: getattr(entry, key, None)
+    args, env = get("args"), get("env")
+    words = [str(get("command") or "")]
+    words += [str(a) for a in args] if isinstance(args, list) else []
+    words += [str(v) for v in env.values()] if isinstance(env, dict) else []
+    return tuple(words)
+
+
+def config_source(folder: Path, raw: bytes, data: dict[str, Any]) -> Source:
+    """The project config (its bytes and what they parse to) as trust sees it."""
+    return Source(Path(folder_key(folder)), FOLDERS, digest(raw), config_programs(data, folder))
+
+
+def config_digest(folder: Path, raw: bytes, data: dict[str, Any]) -> str:
+    """What `cairn trust` records for this project config and what `pending` compares."""
+    return config_source(folder, raw, data).digest()
 
 
 # -- the record ------------------------------------------------------------------------------
@@ -249,7 +410,21 @@ def trust(folder: Path, sha256: str, kind: str = FOLDERS) -> Path:
 def trusted_after_write(folder: Path, before: bytes | None, before_data: dict[str, Any], after: bytes) -> None:
     """cairn rewrote the project config (from `before` to `after`): keep it trusted when what it
     replaced was trusted or needed no trust. Best effort: a failure only means asking again."""
-    if before is not None and widening(before_data) and not is_trusted(folder, digest(before)):
+    if (
+        before is not None
+        and widening(before_data)
+        and not is_trusted(folder, config_digest(folder, before, before_data))
+    ):
         return
+    try:  # the rewrite only added a rule: what it runs is what it ran (read again to be exact)
+        after_data = tomllib.loads(after.decode("utf-8"))
+    except (ValueError, RecursionError):
+        after_data = before_data
     with contextlib.suppress(OSError):
-        trust(folder, digest(after))
+        trust(folder, config_digest(folder, after, after_data))
+
+
+def recorded(folder: Path, kind: str = FOLDERS) -> bool:
+    """Whether the user trusted some content of `folder`'s file of this kind (so a mismatch
+    now means it changed since)."""
+    return folder_key(folder) in _records(kind)

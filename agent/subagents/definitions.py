@@ -146,12 +146,13 @@ def load_definitions(
 
 
 def folder_trusted(workspace: Path) -> bool:
-    """The user trusted this folder's project config as it is now (`cairn trust`)."""
+    """The user trusted this folder's project config as it is now, with the files its commands
+    run (`cairn trust`)."""
     from agent.settings import trust
     from agent.settings.config import read_project_config
 
-    _, raw = read_project_config(workspace, [])
-    return raw is not None and trust.is_trusted(workspace, trust.digest(raw))
+    data, raw = read_project_config(workspace, [])
+    return raw is not None and trust.is_trusted(workspace, trust.config_digest(workspace, raw, data))
 
 
 def _as_project(definition: AgentDefinition, trusted: bool) -> AgentDefinition:

@@ -62,6 +62,7 @@ from agent.tools.command_plan import (  # noqa: F401 - re-exported: the decision
 )
 from agent.tools.modes import Mode, accepts_edit, plan_reads
 from agent.tools.sandbox import Sandbox, SandboxMode
+from agent.tools.trusted_programs import trusted_program_files, workspace_program_files
 
 Decision = Literal["once", "always", "always_project", "deny"]
 ApprovalKind = Literal["command", "edit", "outside", "mcp", "fetch"]
@@ -221,7 +222,7 @@ class Permissions:
             allow_commands=perms.allow_commands,
             allow=perms.allow,
             workspace=settings.workspace,
-            sandbox=Sandbox.for_settings(settings),
+            sandbox=Sandbox.for_settings(settings, protect=trusted_program_files(settings)),
             sandbox_settings=settings.sandbox,
         )
 
@@ -242,7 +243,9 @@ class Permissions:
                 self.sandbox_rules, self.sandbox_approved = loaded.sandbox.rules, loaded.sandbox.approved
                 self.sandbox_hide = list(loaded.sandbox.hide)
         if self.sandbox is None:
-            self.sandbox = Sandbox.for_folder(self.workspace, hide=self.sandbox_hide)
+            self.sandbox = Sandbox.for_folder(
+                self.workspace, hide=self.sandbox_hide, protect=workspace_program_files(self.workspace)
+            )
 
     @property
     def can_sandbox(self) -> bool:

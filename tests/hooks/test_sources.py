@@ -7,9 +7,10 @@ import json
 import os
 from pathlib import Path
 
-from agent.hooks.sources import HookSpec, load_specs, trust_project_claude_hooks
+from agent.hooks.sources import HookSpec, load_specs
 from agent.settings import trust
 from agent.settings.config import load_settings, read_project_config
+from agent.settings.trust_command import trust_folder
 
 GUARD = """
 [[hooks.PreToolUse]]
@@ -108,7 +109,9 @@ def test_a_projects_claude_code_hooks_need_trust_of_their_content(workspace, tmp
     specs, problems = load_specs(load_settings(workspace))
     assert specs == [] and "not trusted" in problems[0] and "cairn trust" in problems[0]
 
-    assert trust_project_claude_hooks(workspace) is not None
+    said: list[str] = []
+    assert trust_folder(workspace, said.append, said.append) == 0
+    assert any(line.startswith("Trusted the hooks in .claude/settings.json") for line in said), said
     specs, problems = load_specs(load_settings(workspace))
     assert [s.command for s in specs] == ["guard.sh"] and problems == []
 
