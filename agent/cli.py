@@ -151,6 +151,7 @@ async def _context_command(args: argparse.Namespace, workspace: Path, flags: dic
     import json
 
     from agent.context.inspect import MAX_LISTED_EVENTS, context_report, format_report
+    from agent.fs.terminal_text import inert, inert_json
     from agent.session.loading import load_session_messages
     from agent.session.models import now_ms
     from agent.session.store import Store
@@ -180,12 +181,13 @@ async def _context_command(args: argparse.Namespace, workspace: Path, flags: dic
         last_request=last_request,
     )
     report["events"] = [e.model_dump() for e in events]
+    # The session's text is the model's and the tools': inert on the terminal (JSON: same values).
     if args.json:
-        print(json.dumps(report, ensure_ascii=False))
+        print(inert_json(json.dumps(report, ensure_ascii=False)))
     else:
-        print(format_report(report))
+        print(inert(format_report(report)))
         if args.dump:
-            print(json.dumps(report["messages"], ensure_ascii=False, indent=2))
+            print(inert_json(json.dumps(report["messages"], ensure_ascii=False, indent=2)))
     return 0
 
 
