@@ -91,8 +91,8 @@ class Hooks:
 
     async def _one(self, spec: HookSpec, fields: dict[str, Any], tool: str | None) -> HookAnswer:
         refused = spec.refusal(self.workspace)  # a project's hook whose script changed since it was trusted
-        if refused is not None:
-            return HookAnswer(warning=refused)
+        if refused is not None:  # a guard that cannot run fails closed: its call does not run either
+            return HookAnswer(warning=refused, block=refused if spec.event == "PreToolUse" else None)
         payload = {
             "session_id": self.session_id(),
             "cwd": str(self.workspace),

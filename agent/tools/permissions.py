@@ -11,7 +11,8 @@ Read-only tools never ask. A tool with a side effect builds an `ApprovalRequest`
 2. `--yolo`: allowed, nothing asked (like Claude Code's bypass mode; nothing is exempt,
    because `cairn -p --yolo` has nobody to ask).
 3. Protected targets always ask: writes to `.env*`, anything under `.git/`, the project's
-   `.cairn/config.toml` (it holds these very rules) and files outside the workspace; a
+   `.cairn/config.toml` (it holds these very rules), what git, a hook or an MCP server runs
+   later (the sandbox's `edit_reason`) and files outside the workspace; a
    command that `agent.tools.shell_parse` cannot fully account for (line continuations,
    expansions, substitutions, globs, brace expansion, here-documents, redirection into a
    file, `eval`/`sh -c`/`env CMD`…, anything the parser does not know) or that names such a
@@ -243,9 +244,8 @@ class Permissions:
                 self.sandbox_rules, self.sandbox_approved = loaded.sandbox.rules, loaded.sandbox.approved
                 self.sandbox_hide = list(loaded.sandbox.hide)
         if self.sandbox is None:
-            self.sandbox = Sandbox.for_folder(
-                self.workspace, hide=self.sandbox_hide, protect=workspace_program_files(self.workspace)
-            )
+            programs = workspace_program_files(self.workspace)
+            self.sandbox = Sandbox.for_folder(self.workspace, hide=self.sandbox_hide, protect=programs)
 
     @property
     def can_sandbox(self) -> bool:
@@ -288,7 +288,8 @@ class Permissions:
             if request.kind == "outside" and request.tool in WRITE_TOOLS:
                 update["reason"] = "writing outside the workspace"
             elif request.kind == "edit" and target:
-                update["reason"] = protected_reason(target, self.workspace)
+                guard = self.sandbox.protection.edit_reason if self.sandbox is not None else None
+                update["reason"] = protected_reason(target, self.workspace) or (guard(target) if guard else "")
             else:
                 update["reason"] = ""
             update["scopes"] = [request.key]

@@ -29,6 +29,9 @@ from agent.tools import git_guard
 
 # cairn's own and Claude Code's project configuration: it says what runs (hooks, MCP servers).
 CAIRN_CONFIG = (".cairn", ".claude", ".mcp.json")
+# The files of that configuration which say what runs: a file tool's edit of one asks even in
+# acceptEdits (the rest of `.claude/`, agents, commands and skills, is prompt text a user edits).
+CONFIG_THAT_RUNS = (".mcp.json", ".claude/settings.json", ".claude/settings.local.json", ".cairn/config.toml")
 GITDIR_POINTER_BYTES = 4096  # a `.git` file is one `gitdir:` line
 SUBMODULE_PATHS = r"^submodule\..+\.path$"
 
@@ -260,3 +263,19 @@ class Protection:
 
     def bind_args(self) -> list[str]:
         return bind_args(self.workspace, self.paths())
+
+    def edit_reason(self, path: str | Path) -> str:
+        """Why a file tool's write to `path` asks even in acceptEdits; "" when it need not.
+
+        The sandbox keeps these read-only; an edit tool is not sandboxed, so the same files
+        (the git folders, the hooks path, the configuration that says what runs, the programs
+        trusted hooks and MCP servers execute) must go past the user instead."""
+        target = _real(os.path.join(self.workspace, str(path)))
+        ws = self.workspace
+        if any(target == _real(os.path.join(ws, name)) for name in CONFIG_THAT_RUNS):
+            return "this file says what cairn runs (hooks, MCP servers)"
+        if any(within(target, _real(p)) for p in self.extra):
+            return "a trusted hook or MCP server runs this file outside the sandbox"
+        if any(within(target, _real(p)) for p in [*self.git_facts().protected, *nested_repositories(ws)]):
+            return "git runs what this holds (its folder, config or hooks path)"
+        return ""

@@ -84,7 +84,31 @@ def test_a_claude_code_hook_script_the_model_edits_in_accept_edits_never_runs_ed
         args = [*base_args(srv, workspace), "--permission-mode", "acceptEdits", "--output-format", "stream-json"]
         out = cairn(*args, "-p", "tidy up", env=env)
     assert out.returncode == 0, out.stderr
-    assert "edited" in script.read_text()  # the edit itself went through, unasked
-    assert ran(log) == ["original"]  # after the read it ran; after the edit it did not
-    notices = [e["message"] for e in events(out.stdout) if e.get("type") == "notice"]
-    assert any("PostToolUse hook" in n and "changed since you trusted" in n for n in notices), notices
+    # A trusted hook's script asks even in acceptEdits (the sandbox keeps it read-only, and the
+    # edit tool goes past the user instead); with nobody to ask in -p, the edit is refused.
+    assert "original" in script.read_text() and "edited" not in script.read_text()
+    results = [e for e in events(out.stdout) if e.get("type") == "tool_result"]
+    assert results[-1]["refused"] and "a trusted hook or MCP server runs this file" in results[-1]["content"]
+    assert "edited" not in ran(log)
+
+
+def test_a_guard_hook_whose_script_changed_fails_closed(workspace, tmp_path):
+    """A PreToolUse guard that cannot run (its script changed mid-session, after the user
+    trusted it) must not let the next call through: the call is refused with the reason."""
+    log = tmp_path / "guard.log"
+    guard = workspace / "scripts" / "guard.sh"
+    hook_script(guard, log, "guarded")
+    (workspace / ".cairn").mkdir()
+    (workspace / ".cairn" / "config.toml").write_text(
+        '[[hooks.PreToolUse]]\nmatcher = "terminal-execute"\ncommand = "sh scripts/guard.sh"\n'
+    )
+    assert cairn("trust", str(workspace)).returncode == 0
+    rewrite = ("c1", "terminal-execute", {"command": "echo 'exit 0' > scripts/guard.sh"})  # unconfined: --yolo
+    then = ("c2", "terminal-execute", {"command": "touch made-by-model"})
+    with FakeLLMServer([tool_calls([rewrite]), tool_calls([then]), text("done")]) as srv:
+        out = cairn(*base_args(srv, workspace), "--yolo", "--output-format", "stream-json", "-p", "go")
+    assert out.returncode == 0, out.stderr
+    assert ran(log) == ["guarded"] and guard.read_text() == "exit 0\n"  # the guard ran once, before the rewrite
+    assert not (workspace / "made-by-model").exists()
+    result = [e for e in events(out.stdout) if e.get("type") == "tool_result"][-1]
+    assert result["content"].startswith("Error: PreToolUse hook") and "changed since you trusted" in result["content"]
