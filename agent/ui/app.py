@@ -17,6 +17,7 @@ from textual import work
 from textual.app import App
 from textual.worker import WorkerCancelled
 
+from agent.fs.terminal_text import inert
 from agent.ui import commands, sessions, shell
 from agent.ui.keys import APP_BINDINGS, KeyActions
 from agent.ui.modes import ModeActions
@@ -49,8 +50,9 @@ log = logging.getLogger("agent.ui")
 
 
 def readable(exc: BaseException) -> str:
+    """An error's first line for a toast, inert: a provider's or a tool's words may carry escapes."""
     text = str(exc).strip().splitlines()
-    return text[0] if text else type(exc).__name__
+    return inert(text[0]) if text else type(exc).__name__
 
 
 class CairnApp(KeyActions, TurnActions, ModeActions, NotifyActions, App):

@@ -20,6 +20,7 @@ from textual.widgets.option_list import Option
 
 from agent.tools.modes import PlanReview
 from agent.ui.screens.fit import fit_scroll
+from agent.ui.widgets.answer_markdown import text_only_markdown
 from agent.ui.widgets.tool_render import inert
 
 KEEP_PLANNING = "plan"
@@ -75,7 +76,7 @@ class PlanReviewScreen(ModalScreen[PlanReview]):
         with Vertical(id="plan-box"):
             yield Static("Ready to code? Here is cairn's plan:", id="plan-title")
             with VerticalScroll(id="plan-scroll"):
-                yield Markdown(inert(self.plan), id="plan-body")
+                yield Markdown(inert(self.plan), id="plan-body", parser_factory=text_only_markdown)
             yield OptionList(*(Option(label, id=value) for value, label in CHOICES), id="plan-choices")
             yield FeedbackInput(
                 placeholder="What should change in the plan? Enter sends, Esc goes back", id="plan-feedback"
