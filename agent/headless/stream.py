@@ -214,8 +214,10 @@ class StreamPrinter:
             if not event.message.tool_calls and event.message.content and self.plan is None:
                 self.final_text = event.message.content
         elif isinstance(event, ToolFinished):
-            if event.message.meta.get("subagent"):  # a subagent's requests are this run's bill
+            child = event.message.meta.get("subagent")
+            if child:  # a subagent's requests are this run's bill, and its count (as --max-turns counts them)
                 self.run_cost += float(event.message.meta.get("cost") or 0.0)
+                self.requests += int(child.get("requests") or 0) if isinstance(child, dict) else 0
             self.plan = recorded_plan(event.message.meta) or self.plan
             self.final_text = self.plan or self.final_text
         elif isinstance(event, ContextManaged) and event.summary is not None and event.event.trigger == "manual":

@@ -65,6 +65,7 @@ def test_max_turns_counts_the_childs_requests(server, workspace):
     assert len(server.requests) == 2
     limit, child_result, final = _limit_and_result(out)
     assert limit["limit"] == "max_turns" and final["status"] == "limit" and final["exit_code"] == 3
+    assert final["requests"] == 2  # the result's count is the run's, the child's request included
     assert "--max-turns 2 (2 model requests) and the explore agent wanted to go on" in limit["message"]
     assert child_result["status"] == "error" and "--max-turns 2" in child_result["content"]
     assert "Stopped: the run reached --max-turns 2 (2 model requests)" in out.stderr
