@@ -28,7 +28,8 @@ py=$root/.venv/bin/python
 # The modules that decide: what runs, what is sent, what is kept. --changed picks among these.
 DECISION_MODULES=(
     agent/tools/read_only.py agent/tools/shell_parse.py agent/tools/command_plan.py
-    agent/tools/permissions.py agent/tools/modes.py agent/tools/sandbox.py agent/context/cache_policy.py
+    agent/tools/permissions.py agent/tools/modes.py agent/tools/sandbox.py agent/tools/sandbox_protect.py
+    agent/fs/terminal_text.py agent/settings/run_files.py agent/context/cache_policy.py
     agent/context/passes/orphans.py agent/context/passes/terminal_outdated.py
     agent/context/passes/file_reads.py agent/context/passes/externalize.py
     agent/context/passes/active_path.py agent/context/passes/replace.py agent/context/truncation
@@ -91,7 +92,8 @@ tests_for() {
     fi
     case $1 in
         agent/tools/read_only.py)
-            echo tests/tools/test_read_only_mutants.py tests/tools/test_permissions.py ;;
+            echo tests/tools/test_read_only_mutants.py tests/tools/test_permissions.py \
+                 tests/hostile/test_git_signatures.py ;;
         agent/tools/shell_parse.py)
             echo tests/tools/test_shell_parse_mutants.py tests/tools/test_permissions.py ;;
         agent/tools/command_plan.py)
@@ -99,11 +101,19 @@ tests_for() {
         agent/tools/permissions.py)
             echo tests/tools/test_permissions_mutants.py tests/tools/test_permissions.py \
                  tests/tools/test_permission_modes.py tests/tools/test_permissions_read_roots.py \
-                 tests/tools/test_permissions_hooks_mutants.py ;;
+                 tests/tools/test_permissions_hooks_mutants.py tests/tools/test_edit_guard.py ;;
         agent/tools/modes.py)
             echo tests/tools/test_permission_modes.py tests/tools/test_exit_plan_mode.py ;;
         agent/tools/sandbox.py)
-            echo tests/tools/test_sandbox_mutants.py tests/tools/test_sandbox.py ;;
+            echo tests/tools/test_sandbox_mutants.py tests/tools/test_sandbox.py tests/tools/test_sandbox_env.py \
+                 tests/tools/test_sandbox_protect.py ;;
+        agent/tools/sandbox_protect.py)
+            echo tests/tools/test_sandbox_protect.py tests/tools/test_edit_guard.py \
+                 tests/hostile/test_sandbox_writes.py ;;
+        agent/fs/terminal_text.py)
+            echo tests/hostile/test_terminal_text.py ;;
+        agent/settings/run_files.py)
+            echo tests/test_trust_run_files.py ;;
         agent/context/cache_policy.py)
             echo tests/context/test_cache_policy_mutants.py tests/context/test_cache_policy.py ;;
         agent/context/passes/orphans.py)
