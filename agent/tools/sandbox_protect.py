@@ -4,7 +4,8 @@ A command a rule allows runs with the workspace writable (agent/tools/sandbox.py
 writes there must not become code that runs later unconfined: the repository's git folder
 (config, hooks, `commondir`, worktrees' and submodules' folders: the user's next `git commit`
 and cairn's own git read them), the hooks folder git is configured to use (`core.hooksPath`,
-e.g. husky's `.husky/_`, whose hooks run `.husky/pre-commit`), config files git includes,
+e.g. husky's `.husky/_`, whose hooks run `.husky/pre-commit`), the work-tree files installed
+hooks take their commands from (agent/tools/hook_inputs.py), config files git includes,
 cairn's and Claude Code's project configuration (`.cairn/`, `.claude/`, `.mcp.json`), and what
 the caller adds (`extra`: the files trusted hooks and MCP servers execute).
 
@@ -26,6 +27,7 @@ from pathlib import Path
 
 from agent.fs.repo_files import within
 from agent.tools import git_guard
+from agent.tools.hook_inputs import hook_inputs, installed_hooks
 
 # cairn's own and Claude Code's project configuration: it says what runs (hooks, MCP servers).
 CAIRN_CONFIG = (".cairn", ".claude", ".mcp.json")
@@ -43,6 +45,7 @@ class GitFacts:
 
     protected: tuple[str, ...] = ()
     watched: tuple[str, ...] = ()
+    hook_inputs: tuple[str, ...] = ()  # work-tree files installed hooks read: for the sandbox only
 
 
 def _real(path: str) -> str:
@@ -145,6 +148,7 @@ def read_git_facts(workspace: str, environ: dict[str, str]) -> GitFacts:
     if len(protected) < 3:  # no repository of the workspace's own: nothing of git's to ask
         return GitFacts(tuple(protected), tuple(watched))
     git_dir, common = protected[1], protected[2]
+    inputs: list[str] = []
     for folder in dict.fromkeys((git_dir, common)):
         watched += [os.path.join(folder, n) for n in ("config", "config.worktree", "commondir", "worktrees")]
     protected += linked_worktree_pointers(common)
@@ -156,6 +160,10 @@ def read_git_facts(workspace: str, environ: dict[str, str]) -> GitFacts:
         files, includes, hooks = parse_config_listing(listing.stdout, ws) if listing.returncode == 0 else ([], [], [])
         watched += files + includes
         protected += files + includes + [top_entry(h, ws) for h in hooks if within(h, ws)]
+        hooks_dir = hooks[-1] if hooks else os.path.join(common, "hooks")  # the last value is git's
+        installed = installed_hooks(hooks_dir)
+        watched += [hooks_dir, *installed]
+        inputs = hook_inputs(installed, ws, ws)
         if os.path.isfile(os.path.join(ws, ".gitmodules")):
             modules = git_guard.run_git(["config", "-z", "-f", ".gitmodules", "--get-regexp", SUBMODULE_PATHS], ws, env)
             for entry in modules.stdout.decode("utf-8", "surrogateescape").split("\0"):
@@ -164,7 +172,7 @@ def read_git_facts(workspace: str, environ: dict[str, str]) -> GitFacts:
                     protected += repository_paths(_real(os.path.join(ws, path)))
     except OSError:
         pass  # no git, or it hangs: what the files themselves say is protected all the same
-    return GitFacts(tuple(dict.fromkeys(protected)), tuple(dict.fromkeys(watched)))
+    return GitFacts(tuple(dict.fromkeys(protected)), tuple(dict.fromkeys(watched)), tuple(inputs))
 
 
 Stamp = tuple[tuple[str, tuple[int, int, int] | None], ...]
@@ -255,6 +263,7 @@ class Protection:
         ws = self.workspace
         candidates = [
             *self.git_facts().protected,
+            *self.git_facts().hook_inputs,
             *nested_repositories(ws),
             *(os.path.join(ws, name) for name in CAIRN_CONFIG),
             *self.extra,
