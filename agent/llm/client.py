@@ -23,9 +23,10 @@ from agent.llm.chunks import Chunk, UsagePiece
 from agent.llm.error_map import KEY_VARIABLE, map_exception
 from agent.llm.error_map import provider_prefix as _provider
 from agent.llm.error_map import readable as _short
-from agent.llm.errors import AuthError, LLMError, NetworkError, ProviderError
+from agent.llm.errors import AuthError, LLMError, NetworkError, ProviderError, ResponseTooLargeError
 from agent.llm.fast import FastStream, request_for
 from agent.llm.http import ConnectionPool
+from agent.llm.keys import choose_key
 from agent.llm.litellm_stream import LitellmStream
 from agent.llm.openai_wire import dumps, without_nulls
 from agent.llm.reasoning import (
@@ -36,6 +37,7 @@ from agent.llm.reasoning import (
     unsigned_tool_loop,
 )
 from agent.llm.route import CLIENT_AUTO, fast_wire
+from agent.llm.wire_limits import MAX_ANSWER_CHARS, MAX_TOOL_ARGUMENTS_CHARS, MIB
 from agent.runtime.secrets import remember_secret
 from agent.session.models import ToolCall
 
@@ -188,11 +190,18 @@ async def stream_chat(
             since_yield = clock()
             # Closed as soon as the loop leaves, however it leaves: an interrupt closes the
             # connection then, so the provider stops generating (and billing) at once.
+            received = 0  # characters of text, reasoning and tool arguments so far
             async with contextlib.aclosing(stream.chunks()) as chunks:
                 async for chunk in chunks:
                     if clock() - since_yield > STREAM_YIELD_S:
                         await asyncio.sleep(0)  # let the screen draw: buffered chunks never wait on the loop
                         since_yield = clock()
+                    received += _chars(chunk)
+                    if received > MAX_ANSWER_CHARS:
+                        raise ResponseTooLargeError(
+                            f"The response from {request.model} was too large: it passed "
+                            f"{MAX_ANSWER_CHARS // MIB} MiB of text, so cairn stopped reading it."
+                        )
                     if chunk.usage is not None:
                         _add_usage(result, chunk.usage)
                     progressed = await _take(chunk, result, calls, thinking, on_text, on_thinking)
@@ -246,9 +255,11 @@ def _open(
     """The request on the fast path when its protocol is one cairn speaks, else through litellm."""
     wire = fast_wire(request.model, request.api_base, request.client)
     if wire is not None:
-        key = request.api_key or os.environ.get(wire.key_variable)
+        # A key goes only where the user sent it (agent/llm/keys.py).
+        choice = choose_key(wire.protocol, api_base=request.api_base, api_key=request.api_key, environ=os.environ)
+        key = choice.key
         if not key:
-            raise AuthError(f"No API key for {request.model}: set {wire.key_variable} (or pass --api-key).")
+            raise AuthError(choice.missing_key_message(request.model, request.api_base))
         # The messages as encoded once for the request's copy, when they go out unchanged.
         shared = wire.protocol == "openai" and messages is request.messages
         content = request_for(
@@ -333,7 +344,21 @@ async def _take(
             buf.name = piece.name
         if piece.arguments:
             buf.arguments += piece.arguments
+            if len(buf.arguments) > MAX_TOOL_ARGUMENTS_CHARS:
+                raise ResponseTooLargeError(
+                    f"The model's tool call {buf.name or '(unnamed)'} was too large: its arguments passed "
+                    f"{MAX_TOOL_ARGUMENTS_CHARS // MIB} MiB, so cairn stopped reading the response. "
+                    "Ask for the work in smaller pieces (a large file written in parts)."
+                )
     return progressed
+
+
+def _chars(chunk: Chunk) -> int:
+    """What `chunk` adds to the answer's size (agent/llm/wire_limits.py's MAX_ANSWER_CHARS)."""
+    size = len(chunk.text) + len(chunk.reasoning)
+    for piece in chunk.calls:
+        size += len(piece.arguments)
+    return size
 
 
 def _log_request(

@@ -25,6 +25,8 @@ from agent.llm.errors import (
     ProviderError,
     QuotaError,
     RateLimitError,
+    RedirectRefusedError,
+    ResponseTooLargeError,
     UnreachableError,
 )
 from agent.runtime.secrets import redact_secrets
@@ -269,6 +271,64 @@ def _provider_of(model: str, api_base: str | None) -> str:
     return wire.protocol if wire is not None else provider_prefix(model)
 
 
+def redirect_in(exc: BaseException) -> tuple[int, str] | None:
+    """(status, Location) when `exc` is, or wraps, a redirect answer that was not followed:
+    the fast path's own, or an httpx/openai status error litellm wrapped (a 3xx status with
+    the response it came with). The Location is taken from whichever wrapper kept it."""
+    chain = _chain(exc)
+    status = next((s for s in map(_status_of, chain) if s is not None and 300 <= s < 400), None)
+    if status is None:
+        return None
+    return status, next((where for where in map(_location_of, chain) if where), "")
+
+
+def _status_of(item: BaseException) -> int | None:
+    status = getattr(item, "status_code", None)
+    if not isinstance(status, int):
+        status = getattr(getattr(item, "response", None), "status_code", None)
+    return status if isinstance(status, int) else None
+
+
+def _location_of(item: BaseException) -> str:
+    location = getattr(item, "location", None)
+    if isinstance(location, str):
+        return location
+    headers = getattr(getattr(item, "response", None), "headers", None)
+    try:
+        return str(headers.get("location") or "") if headers is not None else ""
+    except Exception:  # a wrapper's own idea of headers
+        return ""
+
+
+def too_large_in(exc: BaseException) -> BaseException | None:
+    """The wire cap `exc` is, or wraps (agent/llm/wire_limits.py), however litellm wrapped it."""
+    from agent.llm.wire_limits import ResponseTooLarge
+
+    return next((item for item in _chain(exc) if isinstance(item, ResponseTooLarge)), None)
+
+
+def shown_url(url: str) -> str:
+    """A URL for a message: scheme, host, port and path (a query or password may hold a key)."""
+    try:
+        parts = urlsplit(url.strip())
+        host = parts.hostname or ""
+        if parts.port:
+            host = f"{host}:{parts.port}"
+    except ValueError:
+        return "an address cairn cannot read"
+    if not host:
+        return redact_secrets(parts.path[:200]) or "(no address)"
+    return redact_secrets(f"{parts.scheme}://{host}{parts.path}"[:300])
+
+
+def _redirect_refused(model: str, where: str, status: int, location: str) -> RedirectRefusedError:
+    return RedirectRefusedError(
+        f"{model} at {where} answered with a redirect ({status}) to {shown_url(location)}. cairn does not "
+        "follow redirects: the request would carry your API key and the whole conversation to an address "
+        f"you did not give. If that address is the right one, set it yourself ({WHERE_TO_SET})."
+    )
+
+
 def map_exception(exc: Exception, model: str, api_base: str | None = None) -> LLMError:
     """litellm/openai/httpx exception, or the fast path's (agent/llm/http.py) → our typed
     error with a readable message; both clients' failures read the same."""
@@ -280,6 +340,12 @@ def map_exception(exc: Exception, model: str, api_base: str | None = None) -> LL
     failed = connect_failure(exc)
     provider = _provider_of(model, api_base)
     where = address(model, api_base, failed[1] if failed else None, provider)
+    cap = too_large_in(exc)
+    if cap is not None:
+        return ResponseTooLargeError(f"The response from {model} at {where} was too large: {cap}.")
+    redirect = redirect_in(exc)
+    if redirect is not None:
+        return _redirect_refused(model, where, *redirect)
     if failed is not None and status in (None, 500) and getattr(exc, "litellm_response_headers", None) is None:
         return _unreachable(model, api_base, failed[0], where)
     if _NO_PROVIDER.search(str(exc)):

@@ -57,3 +57,14 @@ class ProviderError(LLMError):
 
 class BadRequestError(LLMError):
     """The provider rejected the request (4xx other than auth/limit/context)."""
+
+
+class RedirectRefusedError(LLMError):
+    """The endpoint answered with a redirect: cairn follows none, since the request (its key in
+    a header, the whole conversation in the body) would go to an address the user never gave.
+    Not retried: the same address redirects again."""
+
+
+class ResponseTooLargeError(LLMError):
+    """The answer passed a size cap (agent/llm/wire_limits.py): a line without end, a tool call's
+    arguments, a body. Not retried: a server that sent it once does so again."""

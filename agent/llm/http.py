@@ -37,6 +37,16 @@ class StreamBroken(Exception):
     """The stream broke off after it began (cut connection, malformed data, an error event)."""
 
 
+class Redirected(Exception):
+    """The endpoint answered with a redirect, which is not followed (agent/llm/errors.py's
+    RedirectRefusedError says why)."""
+
+    def __init__(self, status: int, location: str) -> None:
+        super().__init__(f"HTTP {status} redirect to {location or '(no Location)'}")
+        self.status_code = status
+        self.location = location
+
+
 class ConnectionPool:
     """An httpx.AsyncClient made on first use, on the loop that uses it."""
 
@@ -66,10 +76,16 @@ class ConnectionPool:
 
 
 def new_client() -> httpx.AsyncClient:
+    """trust_env: proxies and certificates from the environment, as litellm's clients take them.
+    No redirect is followed (httpx's default, kept explicit): one to another host would carry
+    the key and the conversation there. Every answer is metered (agent/llm/wire_limits.py)."""
     import httpx
 
-    # trust_env: proxies and certificates from the environment, as litellm's clients take them.
-    return httpx.AsyncClient(timeout=None, trust_env=True)
+    from agent.llm.metered_body import bound_response
+
+    return httpx.AsyncClient(
+        timeout=None, trust_env=True, follow_redirects=False, event_hooks={"response": [bound_response]}
+    )
 
 
 async def stream_lines(
@@ -126,6 +142,8 @@ async def _exchange(
         try:
             if response.status_code >= 400:
                 raise await _failure(response)
+            if 300 <= response.status_code < 400:
+                raise Redirected(response.status_code, response.headers.get("location", ""))
             try:
                 async for line in response.aiter_lines():
                     queue.put_nowait(line)

@@ -3,6 +3,7 @@ Chunks for agent/llm/client.py's loop."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncGenerator
 from typing import Any
 
@@ -44,12 +45,39 @@ class LitellmStream:
         except Exception:  # a model litellm cannot place: it failed before streaming anyway
             return provider_prefix(model)
 
+    def request_kwargs(self) -> dict[str, Any]:
+        """`acompletion`'s arguments as sent: with the client that follows no redirect
+        (agent/llm/litellm_http.py), and a key only where the user sent it (agent/llm/keys.py):
+        litellm reads a provider's variable itself when given no key, so where that key may not
+        go it is given one that authenticates nowhere, or told the key is missing."""
+        from agent.llm.errors import AuthError
+        from agent.llm.keys import WITHHELD_KEY, choose_key
+        from agent.llm.litellm_http import client_argument
+        from agent.runtime.offline import import_litellm
+
+        provider = self.provider()
+        kwargs = {**self.kwargs, **client_argument(import_litellm(), provider)}
+        api_base = kwargs.get("api_base")
+        choice = choose_key(provider, api_base=api_base, api_key=kwargs.get("api_key"), environ=os.environ)
+        if not choice.own_key_allowed and choice.key is None:
+            if choice.withheld is not None:
+                raise AuthError(choice.missing_key_message(kwargs["model"], api_base))
+            kwargs["api_key"] = WITHHELD_KEY
+        return kwargs
+
     async def chunks(self) -> AsyncGenerator[Chunk, None]:
         from agent.runtime.offline import import_litellm
 
-        self._stream = await import_litellm().acompletion(**self.kwargs)
-        async for raw in self._stream:
-            yield convert(raw)
+        self._stream = await import_litellm().acompletion(**self.request_kwargs())
+        try:
+            async for raw in self._stream:
+                yield convert(raw)
+        finally:
+            # However the reading stopped (an error, an interrupt, a cap): the connection is
+            # closed now, not when the stream is collected, so the server stops sending.
+            close = getattr(self._stream, "aclose", None)
+            if close is not None:
+                await close()
 
 
 def convert(raw: Any) -> Chunk:

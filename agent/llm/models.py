@@ -7,6 +7,8 @@ import logging
 import math
 import os
 import re
+import urllib.error
+import urllib.request
 from typing import Any, NamedTuple
 
 from pydantic import BaseModel
@@ -153,11 +155,15 @@ class _Unreachable(Exception):
     """No connection, or no answer in time: the other endpoints are not tried."""
 
 
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """Follows nothing: `None` makes urllib raise the redirect as an HTTPError."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):  # noqa: ANN001 - urllib's signature
+        return None
+
+
 def _request_json(url: str, api_key: str | None, timeout: float, body: dict | None = None) -> Any:
     """The JSON a GET (or, with `body`, a POST) answers; None for an HTTP error or non-JSON."""
-    import urllib.error
-    import urllib.request
-
     headers = {"Accept": "application/json"}
     if api_key:
         headers["Authorization"] = f"Bearer {api_key}"
@@ -166,8 +172,11 @@ def _request_json(url: str, api_key: str | None, timeout: float, body: dict | No
         data = json.dumps(body).encode()
         headers["Content-Type"] = "application/json"
     request = urllib.request.Request(url, data=data, headers=headers, method="POST" if body is not None else "GET")
+    # No redirect is followed: urllib would send the Authorization header on to wherever it
+    # points. A redirect reads as an HTTP error: that endpoint is not asked further.
+    opener = urllib.request.build_opener(_NoRedirect)
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310 - the configured api_base
+        with opener.open(request, timeout=timeout) as response:  # noqa: S310 - the configured api_base
             raw = response.read(4 * 1024 * 1024)
     except urllib.error.HTTPError:
         return None  # the server answered, just not this endpoint: try the next

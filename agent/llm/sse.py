@@ -2,7 +2,8 @@
 
 Why our own: the fast path (agent/llm/fast.py) reads the two providers' streams without the
 openai or anthropic SDKs. Comments (`: keep-alive`) are dropped here, so they never count as
-progress for the idle watchdog.
+progress for the idle watchdog. An event's data is held to MAX_SSE_EVENT_BYTES here as well as
+on the wire (agent/llm/wire_limits.py), whatever hands the lines in.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent.llm.http import StreamBroken
+from agent.llm.wire_limits import MAX_SSE_EVENT_BYTES, too_large
 
 
 @dataclass(slots=True)
@@ -27,11 +29,12 @@ async def events(lines: AsyncIterator[str]) -> AsyncIterator[Event]:
     line means it."""
     name = ""
     data: list[str] = []
+    size = 0
     async for line in lines:
         if not line:
             if data:
                 yield Event(name or "message", "\n".join(data))
-            name, data = "", []
+            name, data, size = "", [], 0
             continue
         if line.startswith(":"):
             continue
@@ -40,6 +43,9 @@ async def events(lines: AsyncIterator[str]) -> AsyncIterator[Event]:
             value = value[1:]
         if field == "data":
             data.append(value)
+            size += len(value) + 1
+            if size > MAX_SSE_EVENT_BYTES:
+                raise too_large("one event of the response (lines without a blank line between)", MAX_SSE_EVENT_BYTES)
         elif field == "event":
             name = value
     if data:
