@@ -204,6 +204,26 @@ def nested_repositories(workspace: str) -> list[str]:
     return out
 
 
+def git_entries(workspace: str) -> set[str]:
+    """The `.git` entries of the workspace and of the folders directly in it, as they are now.
+
+    What does not exist cannot be bound read-only (bwrap would create it on the real disk), so
+    a `.git` a writable sandbox creates where there was none is seen after the command instead
+    (`terminal-execute` compares this before and after, and says so): git would run what its
+    config and hooks name the next time anyone uses git there."""
+    ws = _real(workspace)
+    found = {os.path.join(ws, ".git")} if os.path.lexists(os.path.join(ws, ".git")) else set()
+    try:
+        entries = list(os.scandir(ws))
+    except OSError:
+        return found
+    for entry in entries:
+        dot_git = os.path.join(entry.path, ".git")
+        if entry.name != ".git" and entry.is_dir(follow_symlinks=False) and os.path.lexists(dot_git):
+            found.add(dot_git)
+    return found
+
+
 def protected_paths(workspace: str, candidates: Iterable[str]) -> list[str]:
     """The candidates to bind read-only: inside the workspace, existing, not symlinks (bwrap
     would follow one), and not inside another (the outer one covers it)."""

@@ -26,6 +26,7 @@ from agent.runtime.secrets import command_environment
 from agent.tools import git_guard
 from agent.tools.base import Tool, ToolArgs, ToolContext, ToolError, ToolResult, tool_prompt
 from agent.tools.permissions import ApprovalRequest, CommandVerdict
+from agent.tools.sandbox_protect import git_entries
 from agent.tools.workspace import confine
 
 # Memory guard per stream: the first and last halves are kept, the middle is dropped.
@@ -208,6 +209,17 @@ def _sandbox_note(mode: str, output: str) -> str:
     )
 
 
+def _created_repositories_note(created: list[str], workspace: Path) -> str:
+    """What the model and the user are told when a sandboxed command made a git repository
+    where there was none: the sandbox protects an existing one, and cannot protect one ahead."""
+    names = ", ".join(os.path.relpath(p, os.path.realpath(workspace)) for p in created)
+    return (
+        f"[cairn] This command created {names} in the workspace. git runs the programs a repository's "
+        f"config and hooks name whenever anyone uses git there, outside any sandbox: remove it unless "
+        f"the user asked for a repository."
+    )
+
+
 def _launch(command: str, cwd: Path, ctx: ToolContext, verdict: CommandVerdict) -> tuple[list[str], dict[str, str]]:
     """The argv and environment that run `command` as the verdict says: in the sandbox or not,
     with git hardened or not. Never with cairn's own key in the environment."""
@@ -263,6 +275,8 @@ class Terminal(Tool):
     ) -> ToolResult:
         started = time.monotonic()
         argv, env = _launch(command, cwd, ctx, verdict)
+        writable = verdict.sandbox == "workspace-write"
+        repositories = git_entries(str(ctx.workspace)) if writable else set()
         spawn = asyncio.ensure_future(
             asyncio.create_subprocess_exec(
                 *argv,
@@ -309,6 +323,10 @@ class Terminal(Tool):
             sep = "\n" if stderr and not stderr.endswith("\n") else ""
             cap = "[cairn] The timeout asked for is above the cap (tools.max_command_timeout)"
             stderr += f"{sep}{cap}: ran with {timeout:g} s."
+        created = sorted(git_entries(str(ctx.workspace)) - repositories) if writable else []
+        if created:
+            sep = "\n" if stderr and not stderr.endswith("\n") else ""
+            stderr += f"{sep}{_created_repositories_note(created, ctx.workspace)}"
         exit_code = proc.returncode
         if verdict.sandbox is not None and exit_code != 0 and not timed_out:
             stderr += _sandbox_note(verdict.sandbox, stderr + out.text()[-4096:])

@@ -269,3 +269,19 @@ async def test_the_protected_folders_cannot_be_written_or_renamed(tmp_path, regi
     for folder in (".git", ".claude", ".cairn", ".husky", "tools"):
         assert f"kept {folder}" in out["stdout"] and (ws / folder).is_dir(), out
     assert "Device or resource busy" in out["stderr"]
+
+
+async def test_a_repository_created_where_there_was_none_is_named(tmp_path, registry):
+    """What does not exist cannot be bound read-only: a `.git` a sandboxed command creates in a
+    workspace (or a folder directly in it) that had none is named in the result instead, for
+    the model and the user, since git would run what its config names later."""
+    ws = tmp_path / "ws"
+    (ws / "sub").mkdir(parents=True)
+    (ws / "plant.sh").write_text("mkdir -p .git/hooks sub/.git && echo planted > .git/config\n")
+    (ws / "write.sh").write_text("echo x > f.txt\n")
+    result = await execute(registry, rule_context(ws), "terminal-execute", {"command": "sh plant.sh"})
+    stderr = json.loads(result.content)["stderr"]
+    assert result.meta["sandbox"] == "workspace-write"
+    assert "[cairn] This command created .git, sub/.git in the workspace" in stderr, stderr
+    again = await execute(registry, rule_context(ws), "terminal-execute", {"command": "sh write.sh"})
+    assert "created" not in json.loads(again.content)["stderr"]  # an existing one is protected, not named again
