@@ -6,8 +6,9 @@ writes there must not become code that runs later unconfined: the repository's g
 and cairn's own git read them), the hooks folder git is configured to use (`core.hooksPath`,
 e.g. husky's `.husky/_`, whose hooks run `.husky/pre-commit`), the work-tree files installed
 hooks take their commands from (agent/tools/hook_inputs.py), config files git includes,
-cairn's and Claude Code's project configuration (`.cairn/`, `.claude/`, `.mcp.json`), and what
-the caller adds (`extra`: the files trusted hooks and MCP servers execute).
+cairn's and Claude Code's project configuration (`.cairn/`, `.claude/`, `.mcp.json`), what
+the caller adds (`extra`: the files trusted hooks and MCP servers execute), and the
+virtualenvs and node packages those, and cairn itself, load code from (program_roots.py).
 
 Each is bound read-only as a whole (a folder, not a list of files in it), and every folder
 between it and the workspace is made a mount point too (still writable), so neither it nor a
@@ -28,6 +29,7 @@ from pathlib import Path
 from agent.fs.repo_files import within
 from agent.tools import git_guard
 from agent.tools.hook_inputs import hook_inputs, installed_hooks
+from agent.tools.program_roots import own_installation, program_roots
 
 # cairn's own and Claude Code's project configuration: it says what runs (hooks, MCP servers).
 CAIRN_CONFIG = (".cairn", ".claude", ".mcp.json")
@@ -266,6 +268,8 @@ class Protection:
         self.workspace = _real(str(workspace))
         # A real folder, the name as given: a symlinked file is then seen for what it is (skipped).
         self.extra = [os.path.join(_real(os.path.dirname(os.path.abspath(p))), os.path.basename(p)) for p in extra]
+        # The virtualenvs and node packages those files, and cairn itself, load code from.
+        self.roots = program_roots([*self.extra, *own_installation()], self.workspace)
         self._lock = threading.Lock()
         self._cached: tuple[Stamp, GitFacts] | None = None
 
@@ -287,6 +291,7 @@ class Protection:
             *nested_repositories(ws),
             *(os.path.join(ws, name) for name in CAIRN_CONFIG),
             *self.extra,
+            *self.roots,
         ]
         return protected_paths(ws, candidates)
 
@@ -305,6 +310,8 @@ class Protection:
             return "this file says what cairn runs (hooks, MCP servers)"
         if any(within(target, _real(p)) for p in self.extra):
             return "a trusted hook or MCP server runs this file outside the sandbox"
+        if any(within(target, p) for p in self.roots):
+            return "a trusted hook, an MCP server or cairn itself loads code from here, outside the sandbox"
         if any(within(target, _real(p)) for p in [*self.git_facts().protected, *nested_repositories(ws)]):
             return "git runs what this holds (its folder, config or hooks path)"
         return ""

@@ -30,6 +30,7 @@ from agent.tools.permissions import Permissions
 from agent.tools.sandbox import Sandbox
 from tests.hostile.conftest import execute
 from tests.hostile.test_repository_code import GIT_ENV, MARK, evil, git, repo
+from tests.tools.test_program_roots import venv
 
 pytestmark = [
     pytest.mark.skipif(shutil.which("git") is None, reason="git is needed"),
@@ -285,3 +286,15 @@ async def test_a_repository_created_where_there_was_none_is_named(tmp_path, regi
     assert "[cairn] This command created .git, sub/.git in the workspace" in stderr, stderr
     again = await execute(registry, rule_context(ws), "terminal-execute", {"command": "sh write.sh"})
     assert "created" not in json.loads(again.content)["stderr"]  # an existing one is protected, not named again
+
+
+async def test_a_rule_allowed_command_cannot_plant_a_pth_in_a_trusted_servers_venv(tmp_path, registry):
+    ws = tmp_path / "ws"
+    env = venv(ws / ".venv")
+    site = env / "lib" / "python3.11" / "site-packages"
+    (ws / "plant.sh").write_text(f"echo 'import os' > {site}/evil.pth || echo refused\necho ok > src.txt\n")
+    ctx = rule_context(ws, protect=[env / "bin" / "python"])
+    result = await execute(registry, ctx, "terminal-execute", {"command": "sh plant.sh"})
+    out = json.loads(result.content)
+    assert "refused" in out["stdout"] and not (site / "evil.pth").exists(), out
+    assert (ws / "src.txt").read_text() == "ok\n"
