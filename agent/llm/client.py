@@ -196,7 +196,7 @@ async def stream_chat(
                     if clock() - since_yield > STREAM_YIELD_S:
                         await asyncio.sleep(0)  # let the screen draw: buffered chunks never wait on the loop
                         since_yield = clock()
-                    received += _chars(chunk)
+                    received += _chars(chunk, calls)
                     if received > MAX_ANSWER_CHARS:
                         raise ResponseTooLargeError(
                             f"The response from {request.model} was too large: it passed "
@@ -353,11 +353,26 @@ async def _take(
     return progressed
 
 
-def _chars(chunk: Chunk) -> int:
-    """What `chunk` adds to the answer's size (agent/llm/wire_limits.py's MAX_ANSWER_CHARS)."""
+def _chars(chunk: Chunk, calls: dict[int, _CallBuffer]) -> int:
+    """What `chunk` adds to the answer's size (agent/llm/wire_limits.py's MAX_ANSWER_CHARS):
+    everything kept of it, so that no field a server can repeat without end escapes the cap
+    (tool calls' names and ids, each at a new index; thinking blocks' signatures and
+    redacted data, a new block each)."""
     size = len(chunk.text) + len(chunk.reasoning)
     for piece in chunk.calls:
         size += len(piece.arguments)
+        held = calls.get(piece.index) if piece.index is not None else None
+        if held is None:  # a new call: its buffer is kept too
+            size += 1 + len(piece.name or "") + len(piece.id or "")
+        else:  # a name or id repeated with every piece (some routes do) is held once
+            size += (len(piece.name) if piece.name and piece.name != held.name else 0) + (
+                len(piece.id) if piece.id and piece.id != held.id else 0
+            )
+    for block in chunk.thinking_blocks:
+        kept = block if isinstance(block, dict) else getattr(block, "__dict__", {})
+        size += 1 + sum(len(v) for k, v in kept.items() if isinstance(v, str) and k != "thinking")
+        if not chunk.reasoning:  # the text of a block is usually the chunk's reasoning, counted above
+            size += len(str(kept.get("thinking") or ""))
     return size
 
 
