@@ -220,8 +220,11 @@ class StreamPrinter:
                 self.requests += int(child.get("requests") or 0) if isinstance(child, dict) else 0
             self.plan = recorded_plan(event.message.meta) or self.plan
             self.final_text = self.plan or self.final_text
-        elif isinstance(event, ContextManaged) and event.summary is not None and event.event.trigger == "manual":
-            self.final_text = event.summary.content or ""
+        elif isinstance(event, ContextManaged) and event.summary is not None:
+            condensed = event.summary.meta.get("condensed")  # a summary's request is the run's bill too
+            self.run_cost += float(condensed.get("cost") or 0.0) if isinstance(condensed, dict) else 0.0
+            if event.event.trigger == "manual":
+                self.final_text = event.summary.content or ""
         elif isinstance(event, TurnError):
             self.errors.append(event.message)
         elif isinstance(event, LimitReached):

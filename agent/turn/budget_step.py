@@ -36,6 +36,7 @@ class TurnAgent(Protocol):
     ctx: Any
     writer: SessionWriter
     hooks: Any  # agent.hooks.dispatch.Hooks
+    session_cost: float
 
     @property
     def budget(self) -> Budget: ...
@@ -50,6 +51,13 @@ class TurnAgent(Protocol):
 
 
 log = logging.getLogger("agent.context")
+
+
+def summary_cost(message: Message) -> float:
+    """What asking for this condense summary cost (0 for any other message): part of the
+    session's cost, as /cost counts it."""
+    condensed = message.meta.get("condensed") if message.kind == "summary" else None
+    return float(condensed.get("cost") or 0.0) if isinstance(condensed, dict) else 0.0
 
 
 class AgentContextHost:
@@ -143,6 +151,10 @@ class AgentContextHost:
             send=agent.complete,
         )
         result.summary.meta["condensed"]["trigger"] = trigger  # the chat marker names it on resume
+        # The summary's bill is the session's, charged as it happens: a headless run's guard
+        # reads session_cost around each request (--max-cost), and a repository whose files
+        # fill the window makes cairn summarise again and again.
+        agent.session_cost += summary_cost(result.summary)
         return result
 
     async def commit(self, result: CondenseResult) -> list[Message]:

@@ -36,7 +36,7 @@ from agent.tools.modes import user_meta
 from agent.tools.permissions import Approver, Permissions
 from agent.tools.registry import default_registry
 from agent.turn.attachments import attach_mentioned
-from agent.turn.budget_step import AgentContextHost
+from agent.turn.budget_step import AgentContextHost, summary_cost
 from agent.turn.events import (
     Event,
     Notice,
@@ -219,7 +219,7 @@ class Agent:
         if self.history is None:
             head, self._opened_head = self._opened_head, None  # later loads: the database's head
             self.history = await load_session_messages(self.store, self.session.id, head)
-            self.session_cost = sum(float(m.meta.get("cost") or 0) for m in self.history)
+            self.session_cost = sum(float(m.meta.get("cost") or 0) + summary_cost(m) for m in self.history)
             await self.builder.images.load(self.history, self.store.get_blob)  # requests carry their bytes
         return self.history
 
