@@ -1,8 +1,9 @@
-"""A tool call as a hook from Claude Code's settings expects it, and its `updatedInput` back.
+"""A tool call as a hook expects it (Claude Code's shape), and its `updatedInput` back.
 
-Such a hook was written for Claude Code's tools: it reads `tool_name == "Bash"` and
-`tool_input.command`, or `tool_input.file_path` (absolute). cairn's own hooks see cairn's
-names; these see Claude Code's (agent/hooks/names.py), with the arguments renamed as
+Hooks are written for Claude Code's tools: a guard reads `tool_name == "Bash"` and
+`tool_input.command`, or `tool_input.file_path` (absolute). Shown cairn's names, such a guard
+placed in cairn's own config failed open, so every hook, whichever file configured it (SPEC §13
+item 9), sees Claude Code's names (agent/hooks/names.py), with the arguments renamed as
 ../shared/FORMATS.md lists them. A tool Claude Code has no counterpart for keeps cairn's name
 and arguments. Pure.
 """

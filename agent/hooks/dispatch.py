@@ -100,7 +100,7 @@ class Hooks:
             "permission_mode": claude_mode(self.permissions()),
             **fields,
         }
-        if tool is not None and spec.claude:  # shown as Claude Code shows its own tools
+        if tool is not None:  # as Claude Code shows its tools, whichever file configured the hook (SPEC §13 item 9)
             payload["tool_name"], payload["tool_input"] = claude_call(tool, fields["tool_input"], self.workspace)
         data = json.dumps(payload, ensure_ascii=False, default=str).encode("utf-8", errors="replace")
         run = await run_hook(spec.command, data, cwd=self.workspace, timeout=spec.timeout)
@@ -112,7 +112,7 @@ class Hooks:
         answer = read_answer(spec.event, run.exit_code, run.stdout, run.stderr or run.error, label=spec.label)
         if answer.updated_input is not None and tool is not None:
             original = fields["tool_input"]
-            updated = cairn_input(tool, answer.updated_input, original) if spec.claude else answer.updated_input
+            updated = cairn_input(tool, answer.updated_input, original)
             answer = dataclasses.replace(answer, updated_input={**original, **updated})
         return answer
 

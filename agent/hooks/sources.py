@@ -34,8 +34,8 @@ PROJECT_FILES = (".claude/settings.json", ".claude/settings.local.json")
 
 @dataclass(frozen=True)
 class HookSpec:
-    """One command for one event. `claude`: from Claude Code's settings, so it is shown Claude
-    Code's tool names and arguments (agent/hooks/claude_shape.py)."""
+    """One command for one event. `claude`: from Claude Code's settings (every hook is shown
+    Claude Code's tool names and arguments: agent/hooks/claude_shape.py)."""
 
     event: str
     command: str

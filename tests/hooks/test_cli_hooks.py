@@ -69,7 +69,7 @@ def test_a_post_tool_use_hook_sees_the_tool_response(workspace, tmp_path):
         requests = list(srv.requests)
     assert out.returncode == 0, out.stderr
     event = json.loads(seen.read_text())
-    assert event["hook_event_name"] == "PostToolUse" and event["tool_name"] == "terminal-execute"
+    assert event["hook_event_name"] == "PostToolUse" and event["tool_name"] == "Bash"  # Claude Code's name
     assert event["tool_input"] == {"command": "echo hello-from-the-tool"}
     assert event["tool_response"]["stdout"] == "hello-from-the-tool\n"
     assert event["tool_response"]["exitCode"] == 0 and event["tool_response"]["success"] is True
@@ -176,3 +176,30 @@ def _alive(pid: int) -> bool:
         return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] != "Z"
     except OSError:
         return False
+
+
+def test_a_claude_code_guard_in_cairns_own_config_blocks(workspace, tmp_path):
+    """Issue 43/45: a Claude Code guard hook placed in cairn's own TOML failed open: its `Bash`
+    matcher fired, but the script was shown `terminal-execute` and cairn's argument names, so
+    the documented `rm -rf` guard let the command through. The payload is Claude Code's now
+    (tool_name `Bash`, `tool_input.command`; `file_path`, absolute, for the file tools)."""
+    guard = script(
+        tmp_path,
+        "guard.py",
+        "if event['tool_name'] == 'Bash' and 'rm -rf' in event['tool_input'].get('command', ''):\n"
+        "    print('Blocked: rm -rf', file=sys.stderr); sys.exit(2)\n"
+        "if event['tool_name'] in ('Edit', 'Write'):\n"
+        f"    open({str(tmp_path / 'paths.txt')!r}, 'a').write(event['tool_input']['file_path'] + '\\n')\n",
+    )
+    user_config(f'[[hooks.PreToolUse]]\nmatcher = "Bash|Edit|Write"\ncommand = {guard}\n')
+    (workspace / "build").mkdir()
+    (workspace / "build" / "out.o").write_text("object")
+    rm = ("c1", "terminal-execute", {"command": "rm -rf build"})
+    write = ("c2", "filesystem-create", {"filePath": "notes.txt", "content": "hi\n"})
+    with FakeLLMServer([tool_calls([rm]), tool_calls([write]), text("ok")]) as srv:
+        out = cairn(*base_args(srv, workspace), "--yolo", "-p", "clean up")
+        requests = list(srv.requests)
+    assert out.returncode == 0, out.stderr
+    assert (workspace / "build" / "out.o").read_text() == "object"  # the guard held
+    assert "Blocked: rm -rf" in tool_results(requests[1])["c1"]
+    assert (tmp_path / "paths.txt").read_text() == f"{workspace / 'notes.txt'}\n"  # Claude Code's absolute file_path

@@ -310,8 +310,9 @@ async def test_a_subagents_tool_calls_run_the_tool_hooks_but_not_the_turn_hooks(
     finally:
         await runtime.close()
     ran = seen(tool_log)
-    assert sorted(e["tool_name"] for e in ran) == ["subagent", "subagent", "terminal-execute", "terminal-execute"]
-    assert sorted(e["tool_input"]["command"] for e in ran if e["tool_name"] == "terminal-execute") == [
+    # Claude Code's names whichever file configured the hook (SPEC §13 item 9): `Bash`, `Task`.
+    assert sorted(e["tool_name"] for e in ran) == ["Bash", "Bash", "Task", "Task"]
+    assert sorted(e["tool_input"]["command"] for e in ran if e["tool_name"] == "Bash") == [
         "echo child0",
         "echo child1",
     ]
