@@ -190,6 +190,21 @@ class RunGuard:
         tally.requests += 1
         return None
 
+    def before_side_request(self) -> LimitReached | None:
+        """A request outside the turn's own (a condense's summary): counted as one, so the run's
+        requests stay within --max-turns. Its cost is charged by the turn's request it runs in
+        (`after_request`), so `_cost_before` is left alone. None: send it."""
+        if self.tally.reached is not None:
+            return self.tally.reached
+        max_turns = self.limits.max_turns
+        if max_turns is not None and self.tally.requests >= max_turns:
+            return self._reach(
+                "max_turns",
+                f"the run reached --max-turns {max_turns} and {self.who} wanted to summarise the conversation",
+            )
+        self.tally.requests += 1
+        return None
+
     def after_request(self, session_cost: float) -> None:
         """Charge what the request just made cost. Only the change since `before_request`
         counts: what lands in the parent's session cost between its requests is a child's,

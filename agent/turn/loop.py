@@ -37,15 +37,7 @@ from agent.tools.permissions import Approver, Permissions
 from agent.tools.registry import default_registry
 from agent.turn.attachments import attach_mentioned
 from agent.turn.budget_step import AgentContextHost, summary_cost
-from agent.turn.events import (
-    Event,
-    Notice,
-    Retrying,
-    TurnError,
-    TurnFinished,
-    Usage,
-    UserMessage,
-)
+from agent.turn.events import Event, Notice, Retrying, TurnError, TurnFinished, Usage, UserMessage
 from agent.turn.hook_steps import agent_hooks, stop_hook_goes_on
 from agent.turn.stream_writer import StreamWriter
 from agent.turn.tool_steps import ToolSteps, uninterruptible
@@ -395,6 +387,9 @@ class Agent:
     async def complete(self, model: str, messages: list[dict[str, Any]]) -> StreamResult:
         """One request outside a turn's stream (the condense summary): the same client, key,
         timeout, temperature and retries as a turn, with the countdown shown."""
+        side = self.guard.before_side_request() if self.guard is not None else None
+        if side is not None:  # a summary is a request too: --max-turns bounds them all
+            raise CondenseError(side.message)
         request = self.builder.summary_request(model, messages)
         attempt = 0
         while True:

@@ -30,3 +30,23 @@ def test_max_cost_counts_what_a_condense_costs(server, workspace, _isolated_home
     assert len(server.requests) == 3
     final = events(out.stdout)[-1]
     assert final["limit"] == "max_cost" and final["run_cost"] > 0.01
+
+
+def test_max_turns_counts_a_condense_as_a_request(server, workspace, _isolated_home):
+    """`--max-turns 2`: the first request, then the second; the condense the second needs would
+    be a third request, so it is not sent (the request is truncated instead) and the run stops
+    at the limit. Before, summaries were sent past --max-turns."""
+    (workspace / "big.txt").write_text("".join(f"line {i} of a long file with words\n" for i in range(400)))
+    (workspace / "a.txt").write_text("a\n")
+    write_user_config(_isolated_home, SMALL_WINDOW)
+    server.add(
+        tool_calls([("r1", "filesystem-read", {"filePath": "big.txt"})], prompt_tokens=10, completion_tokens=10),
+        tool_calls([("r2", "filesystem-read", {"filePath": "a.txt"})], prompt_tokens=10, completion_tokens=10),
+    )
+    args = base_args(server, workspace, model="openai/gpt-4o")
+    out = cairn(*args, "-p", "read big.txt", "--max-turns", "2", "--output-format", "stream-json")
+    assert out.returncode == 3, out.stderr
+    assert len(server.requests) == 2
+    assert all(r.get("tools") for r in server.requests)  # both are the turn's own: no summary request went out
+    final = events(out.stdout)[-1]
+    assert final["limit"] == "max_turns" and "summarise" in final["message"], final
