@@ -114,6 +114,19 @@ def test_only_regular_files_count_and_a_fifo_never_blocks(tree):
     assert pins.file_sha256(tree / "fifo.sh") == pins.UNREADABLE
 
 
+def test_a_huge_file_is_pinned_by_size_and_time_not_read(tree, monkeypatch):
+    """A repository can name a huge file in a hook's command; the digest is computed at every
+    settings load, so such a file is pinned by its size and modification time (an edit still
+    changes them) instead of being read whole."""
+    monkeypatch.setattr(pins, "MAX_HASHED_BYTES", 10)
+    big = tree / "big.bin"
+    big.write_bytes(b"x" * 11)
+    first = pins.file_sha256(big)
+    assert first.startswith("large:11:")
+    big.write_bytes(b"y" * 12)
+    assert pins.file_sha256(big) != first
+
+
 def nested(command: str, times: int) -> str:
     for _ in range(times):
         command = "sh -c " + shlex.quote(command)

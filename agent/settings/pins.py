@@ -23,19 +23,26 @@ from pathlib import Path
 
 PINNED_VERSION = b"cairn pinned trust v1\n"
 CHUNK_BYTES = 1024 * 1024
+# A file this big (a repository can name a huge one in a hook's command) is pinned by its size
+# and modification time instead of its bytes: every settings load computes the digest.
+MAX_HASHED_BYTES = 16 * 1024 * 1024
 UNREADABLE = "unreadable"  # the file's entry when it cannot be read now (it changes once it can)
 
 
 def file_sha256(path: Path) -> str:
     """SHA-256 of a regular file's bytes (read in chunks; a FIFO put in its place does not
-    block), or UNREADABLE."""
+    block), its size and modification time when it is too big to read at every load, or
+    UNREADABLE."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except OSError:
         return UNREADABLE
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
             return UNREADABLE
+        if info.st_size > MAX_HASHED_BYTES:
+            return f"large:{info.st_size}:{info.st_mtime_ns}"
         digest = hashlib.sha256()
         while chunk := os.read(fd, CHUNK_BYTES):
             digest.update(chunk)
