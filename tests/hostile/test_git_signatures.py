@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -19,7 +18,7 @@ from agent.tools.read_only import read_only
 from agent.tools.sandbox import Sandbox
 from tests.fakes.approver import FakeApprover
 from tests.hostile.conftest import execute
-from tests.hostile.test_repository_code import MARK, evil, git, repo, sandboxed, unconfined
+from tests.hostile.test_repository_code import MARK, git, repo, sandboxed, sign_head, unconfined, verifier
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is needed")
 
@@ -27,20 +26,8 @@ pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is need
 def signed_repository(root: Path, marker: Path) -> Path:
     """A commit with a (bogus) PGP signature and a gpg.program that prints the mark."""
     ws = repo(root / "ws")
-    head, _, message = git("cat-file", "commit", "HEAD", cwd=ws).partition("\n\n")
-    signature = "gpgsig -----BEGIN PGP SIGNATURE-----\n \n iQEzBAABCAAdFiEE\n -----END PGP SIGNATURE-----"
-    signed = subprocess.run(
-        ["git", "hash-object", "-t", "commit", "-w", "--stdin"],
-        cwd=ws,
-        check=True,
-        input=f"{head}\n{signature}\n\n{message}",
-        capture_output=True,
-        text=True,
-    ).stdout.strip()
-    git("update-ref", "HEAD", signed, cwd=ws)
-    program = root / "verify"
-    program.write_text(f"#!/bin/sh\n{evil(marker)}\n")
-    program.chmod(0o755)
+    sign_head(ws)
+    program = verifier(root / "verify", marker)
     for key in ("gpg.program", "gpg.openpgp.program"):
         git("config", key, str(program), cwd=ws)
     git("config", "pretty.sig", "format:%G? %h", cwd=ws)

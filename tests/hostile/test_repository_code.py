@@ -171,9 +171,8 @@ def submodule_config(root: Path, marker: Path) -> tuple[Path, str]:
     return ws, "git status && git diff"
 
 
-def signature_program(root: Path, marker: Path) -> tuple[Path, str]:
-    """A signed commit: `log.showSignature` makes `git log` run the repository's gpg.program."""
-    ws = repo(root / "ws")
+def sign_head(ws: Path) -> None:
+    """Replace HEAD by the same commit with a (bogus) PGP signature: checking it runs gpg.program."""
     commit = git("cat-file", "commit", "HEAD", cwd=ws)
     head, _, message = commit.partition("\n\n")
     signature = "gpgsig -----BEGIN PGP SIGNATURE-----\n \n iQEzBAABCAAdFiEE\n -----END PGP SIGNATURE-----"
@@ -186,9 +185,20 @@ def signature_program(root: Path, marker: Path) -> tuple[Path, str]:
         text=True,
     ).stdout.strip()
     git("update-ref", "HEAD", signed, cwd=ws)
-    program = ws / ".git" / "verify"  # run directly, not by a shell: a file of its own
+
+
+def verifier(program: Path, marker: Path) -> Path:
+    """A signature verifier, as a repository's gpg.program would name it: prints the mark."""
     program.write_text(f"#!/bin/sh\n{evil(marker)}\n")
     program.chmod(0o755)
+    return program
+
+
+def signature_program(root: Path, marker: Path) -> tuple[Path, str]:
+    """A signed commit: `log.showSignature` makes `git log` run the repository's gpg.program."""
+    ws = repo(root / "ws")
+    sign_head(ws)
+    program = verifier(ws / ".git" / "verify", marker)  # run directly, not by a shell: a file of its own
     git("config", "gpg.program", str(program), cwd=ws)
     git("config", "log.showSignature", "true", cwd=ws)
     return ws, "git log"
