@@ -29,32 +29,13 @@ from agent.llm.errors import (
     ResponseTooLargeError,
     UnreachableError,
 )
+from agent.llm.keys import KEY_VARIABLES, OWN_HOSTS, shown_base
 from agent.runtime.secrets import redact_secrets
 
-# Which variable to set, named in auth errors, by litellm provider prefix.
-KEY_VARIABLE = {
-    "anthropic": "ANTHROPIC_API_KEY",
-    "openai": "OPENAI_API_KEY",
-    "gemini": "GEMINI_API_KEY",
-    "mistral": "MISTRAL_API_KEY",
-    "deepseek": "DEEPSEEK_API_KEY",
-    "openrouter": "OPENROUTER_API_KEY",
-    "groq": "GROQ_API_KEY",
-    "xai": "XAI_API_KEY",
-}
-
-
-# Where a provider's API lives when no api_base is given (named in errors: "at api.openai.com").
-DEFAULT_HOSTS = {
-    "openai": "api.openai.com",
-    "anthropic": "api.anthropic.com",
-    "gemini": "generativelanguage.googleapis.com",
-    "mistral": "api.mistral.ai",
-    "deepseek": "api.deepseek.com",
-    "openrouter": "openrouter.ai",
-    "groq": "api.groq.com",
-    "xai": "api.x.ai",
-}
+# Which variable to set, named in auth errors, and where a provider's API lives when no
+# api_base is given ("at api.openai.com"), by litellm provider prefix: agent/llm/keys.py's facts.
+KEY_VARIABLE = {provider: names[0] for provider, names in KEY_VARIABLES.items()}
+DEFAULT_HOSTS = {provider: hosts[0] for provider, hosts in OWN_HOSTS.items()}
 WHERE_TO_SET = "--api-base, or api_base in config.toml"
 
 
@@ -208,15 +189,7 @@ def address(model: str, api_base: str | None, seen: str | None = None, provider:
     or query, which may hold a key), else the host a connection error named, else the
     provider's default host."""
     if api_base:
-        try:
-            parts = urlsplit(api_base.strip())
-            host = parts.hostname or ""
-            if parts.port:
-                host = f"{host}:{parts.port}"
-            shown = f"{parts.scheme}://{host}{parts.path}" if parts.scheme and host else api_base.strip()
-        except ValueError:
-            shown = api_base.strip()
-        return redact_secrets(shown)
+        return redact_secrets(shown_base(api_base) or api_base.strip())
     if seen:
         return seen
     return DEFAULT_HOSTS.get(provider or provider_prefix(model), "the provider's default address")

@@ -117,8 +117,9 @@ class KeyChoice:
         if self.withheld is None or not api_base:
             variable = (KEY_VARIABLES.get(provider_of(model)) or ("the provider's API key variable",))[0]
             return f"No API key for {model}: set {variable} (or pass --api-key)."
+        where = shown_base(api_base) or "the api_base you set"
         return (
-            f"No API key for {model} at {shown_base(api_base)}: {self.withheld} goes only to its own "
+            f"No API key for {model} at {where}: {self.withheld} goes only to its own "
             f"provider's address, not to the api_base you set. Give the key for that address with "
             f"--api-key (or api_key in config), or leave api_base unset to use the provider's own."
         )
@@ -167,14 +168,15 @@ def provider_of(model: str) -> str:
     return "anthropic" if model.strip().lower().startswith("claude") else "openai"
 
 
-def shown_base(api_base: str) -> str:
-    """The address for a message: scheme, host, port and path (never a query or password)."""
+def shown_base(api_base: str) -> str | None:
+    """The address for a message: scheme, host, port and path (never a query or password);
+    None when it does not parse as one (each message says so its own way)."""
     try:
         parts = urlsplit(api_base.strip())
         netloc = (parts.hostname or "") + (f":{parts.port}" if parts.port else "")
     except ValueError:
-        return "the api_base you set"
-    return f"{parts.scheme}://{netloc}{parts.path}" if parts.scheme and netloc else "the api_base you set"
+        return None
+    return f"{parts.scheme}://{netloc}{parts.path}" if parts.scheme and netloc else None
 
 
 def _host(url: str) -> str:

@@ -12,20 +12,24 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-# The environment variable litellm reads for each provider's key.
-PROVIDER_KEY_VARIABLES: dict[str, tuple[str, ...]] = {
-    "anthropic": ("ANTHROPIC_API_KEY",),
-    "openai": ("OPENAI_API_KEY",),
-    "gemini": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
-    "mistral": ("MISTRAL_API_KEY",),
-    "deepseek": ("DEEPSEEK_API_KEY",),
-    "openrouter": ("OPENROUTER_API_KEY",),
-    "groq": ("GROQ_API_KEY",),
-    "xai": ("XAI_API_KEY",),
-    "together_ai": ("TOGETHERAI_API_KEY", "TOGETHER_API_KEY"),
-    "fireworks_ai": ("FIREWORKS_AI_API_KEY", "FIREWORKS_API_KEY"),
-    "cerebras": ("CEREBRAS_API_KEY",),
-}
+from agent.llm.keys import KEY_VARIABLES
+
+# The providers `/model` lists models of, each with the variables litellm reads its key from
+# (agent/llm/keys.py holds the names for every provider cairn knows).
+PICKER_PROVIDERS = (
+    "anthropic",
+    "openai",
+    "gemini",
+    "mistral",
+    "deepseek",
+    "openrouter",
+    "groq",
+    "xai",
+    "together_ai",
+    "fireworks_ai",
+    "cerebras",
+)
+PROVIDER_KEY_VARIABLES: dict[str, tuple[str, ...]] = {p: KEY_VARIABLES[p] for p in PICKER_PROVIDERS}
 CHAT_MODE = "chat"  # the map also lists embedding, image and audio models
 
 
