@@ -205,7 +205,7 @@ class RedactSecrets(logging.Filter):
     (`agent`, or litellm's via CAIRN_DEBUG=LiteLLM) wrote the record."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        from agent.runtime.secrets import redact_secrets
+        from agent.process.secrets import redact_secrets
 
         try:
             message = record.getMessage()
@@ -226,7 +226,7 @@ def _setup_logging(debug: bool, api_key: str | None = None) -> None:
     if not debug and not names:
         logging.getLogger("agent").addHandler(logging.NullHandler())
         return
-    from agent.runtime.secrets import remember_secret
+    from agent.process.secrets import remember_secret
     from agent.settings.config import data_dir
 
     remember_secret(api_key)

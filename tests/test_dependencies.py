@@ -269,7 +269,7 @@ from openai import _models
 from openai._compat import field_get_default
 from openai.resources.chat.completions import completions as module
 from openai.types.chat import ChatCompletionChunk
-from agent.runtime.offline import import_litellm
+from agent.llm.offline import import_litellm
 
 def install(m, f):
     module.async_maybe_transform = f

@@ -141,7 +141,7 @@ def _image_tokens(meta: dict[str, Any]) -> int:
 @functools.cache
 def load_encoding(name: str):
     """tiktoken's encoding (immutable, slow to load): loaded once per process."""
-    from agent.runtime.offline import apply_offline_env
+    from agent.llm.offline import apply_offline_env
 
     apply_offline_env()
     from agent.context.encoding_cache import load

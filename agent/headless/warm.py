@@ -65,8 +65,8 @@ class WarmBackend:
     # -- start --------------------------------------------------------------------
     def preload(self) -> None:
         from agent.context.tokens import load_encoding
+        from agent.llm.offline import import_litellm
         from agent.runtime.backend_load import FIRST_REQUEST_MODULES
-        from agent.runtime.offline import import_litellm
 
         import_litellm()
         try:

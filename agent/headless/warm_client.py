@@ -161,10 +161,10 @@ def hide_keys(api_key: str | None) -> None:
     """The run is the backend's now; this process only waits, for as long as the run lasts,
     and `ps` would show its `--api-key KEY` all along (/proc/<pid>/environ, to the same user
     and so to a model's command, the key variables). Overwritten where they sit, as an
-    in-process run overwrites its own (agent/runtime/runtime.py, agent/runtime/secrets.py hide_from_proc).
+    in-process run overwrites its own (agent/runtime/runtime.py, agent/process/secrets.py hide_from_proc).
     Every key-like variable goes too: the environment was sent, this process needs none.
     sys.argv and os.environ, copies, keep the values."""
-    from agent.runtime.secrets import hide_from_proc, known_secrets
+    from agent.process.secrets import hide_from_proc, known_secrets
 
     hide_from_proc([api_key, *known_secrets()])
 

@@ -4,7 +4,7 @@ As Claude Code runs them: the command is a shell line (`python3 ~/.cairn/hooks/g
 its folder is the workspace, `CLAUDE_PROJECT_DIR` (and `CAIRN_PROJECT_DIR`) name it. It runs
 in its own process group so a timeout or an interrupt kills everything it started. Its
 environment is cairn's without the provider keys cairn holds (the same rule as a model's
-command: agent/runtime/secrets.py). What it prints is kept up to a bound; the rest is read
+command: agent/process/secrets.py). What it prints is kept up to a bound; the rest is read
 and dropped, so a chatty hook neither blocks on a full pipe nor fills memory.
 """
 
@@ -17,8 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent.runtime.process_group import exited, kill_group, kill_spawned
-from agent.runtime.secrets import command_environment
+from agent.process.process_group import exited, kill_group, kill_spawned
+from agent.process.secrets import command_environment
 
 MAX_OUTPUT_BYTES = 256 * 1024  # per stream; a hook's answer is a line or a small JSON object
 READ_CHUNK_BYTES = 64 * 1024

@@ -38,7 +38,7 @@ from agent.llm.reasoning import (
 )
 from agent.llm.route import CLIENT_AUTO, fast_wire
 from agent.llm.wire_limits import MAX_ANSWER_CHARS, MAX_TOOL_ARGUMENTS_CHARS, MIB
-from agent.runtime.secrets import remember_secret
+from agent.process.secrets import remember_secret
 from agent.session.models import ToolCall
 
 TextSink = Callable[[str], Awaitable[None] | None]

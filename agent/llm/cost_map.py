@@ -3,7 +3,7 @@
 `import litellm` costs 2-4 s of CPU; `cairn context`, the status line and the cost
 figures only need a few numbers from one JSON file litellm ships
 (`model_prices_and_context_window_backup.json`, the map litellm itself loads when
-`LITELLM_LOCAL_MODEL_COST_MAP=True`, as agent/runtime/offline.py sets). The package folder is
+`LITELLM_LOCAL_MODEL_COST_MAP=True`, as agent/llm/offline.py sets). The package folder is
 found with `importlib.util.find_spec` (which does not import it) and the file is parsed
 once per process (~30 ms), on first use.
 

@@ -30,7 +30,7 @@ from agent.llm.errors import (
     UnreachableError,
 )
 from agent.llm.keys import KEY_VARIABLES, OWN_HOSTS, shown_base
-from agent.runtime.secrets import redact_secrets
+from agent.process.secrets import redact_secrets
 
 # Which variable to set, named in auth errors, and where a provider's API lives when no
 # api_base is given ("at api.openai.com"), by litellm provider prefix: agent/llm/keys.py's facts.

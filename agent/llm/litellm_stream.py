@@ -37,7 +37,7 @@ class LitellmStream:
 
     def provider(self) -> str:
         """The provider litellm routes the model to ("gpt-4o" → openai), from its public resolver."""
-        from agent.runtime.offline import import_litellm
+        from agent.llm.offline import import_litellm
 
         model, api_base = self.kwargs["model"], self.kwargs.get("api_base")
         try:
@@ -53,7 +53,7 @@ class LitellmStream:
         from agent.llm.errors import AuthError
         from agent.llm.keys import WITHHELD_KEY, choose_key
         from agent.llm.litellm_http import client_argument
-        from agent.runtime.offline import import_litellm
+        from agent.llm.offline import import_litellm
 
         provider = self.provider()
         kwargs = {**self.kwargs, **client_argument(import_litellm(), provider)}
@@ -66,7 +66,7 @@ class LitellmStream:
         return kwargs
 
     async def chunks(self) -> AsyncGenerator[Chunk, None]:
-        from agent.runtime.offline import import_litellm
+        from agent.llm.offline import import_litellm
 
         self._stream = await import_litellm().acompletion(**self.request_kwargs())
         try:

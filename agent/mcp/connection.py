@@ -150,7 +150,7 @@ class ServerConnection:
                 log.exception("MCP state callback failed")
 
     async def _serve(self) -> None:
-        from agent.runtime.background import in_daemon_thread
+        from agent.process.background import in_daemon_thread
 
         try:
             await in_daemon_thread(_import_sdk)  # seconds of imports, off the event loop

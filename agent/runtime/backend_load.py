@@ -1,7 +1,7 @@
 """Loading the backend (litellm, the tokenizer) off the event loop, then settling the heap
 it leaves so the collector's pauses stay short while a turn streams.
 
-The runtime starts this in a daemon thread behind the first screen (agent/runtime/background.py).
+The runtime starts this in a daemon thread behind the first screen (agent/process/background.py).
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 
-from agent.runtime.offline import import_litellm
+from agent.llm.offline import import_litellm
 
 GC_YOUNG_THRESHOLD = 10_000  # allocations between young collections (default 700)
 GC_MIDDLE_THRESHOLD = 10  # young collections per middle one (the default)

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent.paths import exports_dir
+from agent.process.background import in_daemon_thread
 from agent.runtime.backend_load import load_backend
-from agent.runtime.background import in_daemon_thread
 from agent.runtime.errors import NoModelConfigured, RuntimeBusy, SessionNotFound
 from agent.runtime.windows import WindowDiscovery
 from agent.session.models import Message, Session, SessionSummary
@@ -82,7 +82,7 @@ class Runtime:
         # (and so the screen) needs only the store; litellm and the tokenizer load behind it.
         await in_daemon_thread(_import_agent)
         from agent.llm.client import keys_in_use
-        from agent.runtime.secrets import hide_from_proc, remember_secret
+        from agent.process.secrets import hide_from_proc, remember_secret
         from agent.session.store import Store
         from agent.turn.loop import Agent
 
@@ -481,7 +481,7 @@ class Runtime:
             self.windows.start(model)
             if self._needs_litellm(model) and self._litellm_load is None:
                 # A switch to a provider litellm carries: its import starts now, off the loop.
-                from agent.runtime.offline import import_litellm
+                from agent.llm.offline import import_litellm
 
                 self._litellm_load = asyncio.ensure_future(in_daemon_thread(import_litellm))
 

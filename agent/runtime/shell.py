@@ -2,7 +2,7 @@
 
 The user typed it, so nothing asks for approval and no sandbox confines it (it is what they
 would have run in another terminal); it still runs without cairn's keys in its environment
-(agent/runtime/secrets.py, the rule for every command cairn starts), in its own process group
+(agent/process/secrets.py, the rule for every command cairn starts), in its own process group
 so a timeout or Esc kills everything it started, with stdin closed and `tools.command_timeout`.
 
 Its output is stored as a user message of kind "note", in Claude Code's shape (`<bash-input>`,
@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent.runtime.process_group import exited, kill_group, kill_spawned
-from agent.runtime.secrets import command_environment
+from agent.process.process_group import exited, kill_group, kill_spawned
+from agent.process.secrets import command_environment
 from agent.session.models import Message
 from agent.tools.terminal import COMMAND_ENV, StreamCapture
 

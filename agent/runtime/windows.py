@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 
-from agent.runtime.background import in_daemon_thread
+from agent.process.background import in_daemon_thread
 from agent.settings.config import Settings
 
 

@@ -16,8 +16,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from agent.hooks.names import DEFAULT_TIMEOUT as DEFAULT_HOOK_TIMEOUT
 from agent.hooks.names import EVENTS as HOOK_EVENTS
 from agent.paths import APP_NAME, config_dir, data_dir, db_path, home_dir  # noqa: F401 - re-exported
+from agent.process.secrets import remember_secret
 from agent.prompt import instruction_notices
-from agent.runtime.secrets import remember_secret
 from agent.settings import trust
 from agent.settings.toml_salvage import error_text, has_values, salvage
 

@@ -287,8 +287,8 @@ class WorkspaceGit:
 
     @classmethod
     async def open(cls, workspace: Path | str, *, timeout: float = PROBE_TIMEOUT_SECONDS) -> WorkspaceGit | None:
-        from agent.runtime.background import in_daemon_thread
-        from agent.runtime.secrets import command_environment
+        from agent.process.background import in_daemon_thread
+        from agent.process.secrets import command_environment
 
         ws = os.path.realpath(workspace)
         environ = command_environment(dict(os.environ))

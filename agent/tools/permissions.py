@@ -387,7 +387,7 @@ class Permissions:
         if self.sandbox is None and self.workspace is not None:
             self.bind(self.workspace)
         if self.sandbox is not None and self.sandbox.available is None:
-            from agent.runtime.background import in_daemon_thread
+            from agent.process.background import in_daemon_thread
 
             await in_daemon_thread(self.sandbox.probe)
 
@@ -395,8 +395,8 @@ class Permissions:
         """A command that would run unasked and whose git may reach outside the workspace asks."""
         if request.reason or self.workspace is None or self.rule_for(request, plan) is None:
             return request
-        from agent.runtime.background import in_daemon_thread
-        from agent.runtime.secrets import command_environment
+        from agent.process.background import in_daemon_thread
+        from agent.process.secrets import command_environment
 
         found: list[str] = []
 

@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from importlib import metadata
 
-from agent.runtime.process_group import kill_group
+from agent.process.process_group import kill_group
 from agent.tools.base import ToolContext, ToolError
 from agent.tools.workspace import ResolvedPath, open_directory
 

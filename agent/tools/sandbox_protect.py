@@ -274,7 +274,7 @@ class Protection:
         self._cached: tuple[Stamp, GitFacts] | None = None
 
     def git_facts(self) -> GitFacts:
-        from agent.runtime.secrets import command_environment
+        from agent.process.secrets import command_environment
 
         with self._lock:
             if self._cached is not None and stamp(self._cached[1].watched) == self._cached[0]:

@@ -22,7 +22,7 @@ from typing import Any
 
 from pydantic import Field
 
-from agent.runtime.secrets import command_environment
+from agent.process.secrets import command_environment
 from agent.tools import git_guard
 from agent.tools.base import Tool, ToolArgs, ToolContext, ToolError, ToolResult, tool_prompt
 from agent.tools.permissions import ApprovalRequest, CommandVerdict

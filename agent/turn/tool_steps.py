@@ -15,7 +15,7 @@ import functools
 from collections.abc import Awaitable
 from typing import Any
 
-from agent.runtime.process_group import kill_group
+from agent.process.process_group import kill_group
 from agent.session.models import Message, ToolCall
 from agent.subagents.tool import NAME as SUBAGENT_TOOL
 from agent.tools.base import ToolResult

@@ -171,7 +171,7 @@ class CairnApp(KeyActions, TurnActions, ModeActions, NotifyActions, App):
     async def _load_settings(self) -> None:
         if self.settings is not None:
             return
-        from agent.runtime.background import in_daemon_thread
+        from agent.process.background import in_daemon_thread
 
         workspace, flags = self._settings_source
         loaded: list = []

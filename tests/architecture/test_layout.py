@@ -128,6 +128,7 @@ FORBIDDEN = {
     "agent.session": ["agent.turn", "agent.ui", "agent.headless", "agent.acp"],
     "agent.settings": ["agent.tools", "agent.turn"],
     "agent.fs": ["agent"],
+    "agent.process": ["agent"],
 }
 
 

@@ -7,7 +7,7 @@ import pytest
 import tiktoken
 
 from agent.context.encoding_cache import cache_file, load
-from agent.runtime.offline import apply_offline_env
+from agent.llm.offline import apply_offline_env
 
 TEXT = "def f(x):\n    return x ** 2  # héllo wörld 🚀 " * 40
 

@@ -11,7 +11,7 @@ from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
 from agent.context.pipeline import build_api_messages
-from agent.runtime.offline import import_litellm
+from agent.llm.offline import import_litellm
 from agent.session.models import Message, ToolCall
 from agent.settings.config import Settings
 from tests.context.test_orphans import assert_valid

@@ -12,7 +12,7 @@ import json
 import pytest
 
 from agent.context.pipeline import build_api_messages
-from agent.runtime.offline import import_litellm
+from agent.llm.offline import import_litellm
 from agent.session.importers import import_session, parse_any
 from agent.session.loading import load_session_messages
 from agent.session.store import Store

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from agent.hooks.runner import MAX_OUTPUT_BYTES, run_hook
-from agent.runtime.secrets import remember_secret
+from agent.process.secrets import remember_secret
 
 
 def hook(command: str, workspace: Path, payload: dict | None = None, timeout: float = 30):

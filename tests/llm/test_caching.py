@@ -15,7 +15,7 @@ import json
 import pytest
 
 from agent.llm.caching import MAX_BREAKPOINTS, breakpoint_style, cache_tokens, can_carry, with_breakpoints
-from agent.runtime.offline import import_litellm
+from agent.llm.offline import import_litellm
 from tests.fakes.anthropic_server import breakpoints, text, tool_use
 from tests.fakes.llm_server import FakeLLMServer, raw
 

@@ -2,7 +2,7 @@
 
 Windows and prices are compared with `litellm.get_model_info`, request costs (prompt
 caching included) with `litellm.cost_per_token`, both on the same bundled cost map
-(LITELLM_LOCAL_MODEL_COST_MAP=True, as agent/runtime/offline.py sets it).
+(LITELLM_LOCAL_MODEL_COST_MAP=True, as agent/llm/offline.py sets it).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from agent.llm import cost_map
-from agent.runtime.offline import import_litellm
+from agent.llm.offline import import_litellm
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -11,7 +11,7 @@ import pytest
 from agent.llm.client import ChatRequest, stream_chat
 from agent.llm.error_map import address, connect_failure, map_exception, readable
 from agent.llm.errors import BadRequestError, LLMError, NetworkError, UnreachableError
-from agent.runtime.offline import import_litellm
+from agent.llm.offline import import_litellm
 
 INTERNALS = ("litellm", "0x", "ssl:", "Handle with", "Traceback", "SSLContext", "<")
 

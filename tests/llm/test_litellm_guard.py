@@ -14,7 +14,7 @@ from importlib.metadata import version
 from pathlib import Path
 
 from agent.llm.litellm_stream import STREAM_FINISH_REASON_ATTRIBUTE
-from agent.runtime.offline import import_litellm
+from agent.llm.offline import import_litellm
 from tests.fakes.llm_server import FakeLLMServer, cut, text
 
 REPO = Path(__file__).resolve().parents[2]

@@ -15,7 +15,7 @@ from typing import Any
 
 from agent.llm.litellm_http import SDK_ROUTE_PROVIDERS, UNGUARDED_PROVIDERS
 from agent.llm.litellm_stream import LitellmStream
-from agent.runtime.offline import import_litellm
+from agent.llm.offline import import_litellm
 from tests.fakes.hostile_http import Recorder, Redirector
 
 # Said by a route handed a client it cannot use (the table put the provider on the wrong side).

@@ -1,4 +1,4 @@
-"""The backend's warm-up (agent/runtime/offline.py) pays the first request's one-time costs, so the
+"""The backend's warm-up (agent/llm/offline.py) pays the first request's one-time costs, so the
 first prompt of a session answers as fast as the later ones (bench/first_token.py: first
 prompt once loaded 1,012 → 230 ms)."""
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from agent.runtime.secrets import remember_secret
+from agent.process.secrets import remember_secret
 from agent.runtime.shell import MAX_NOTE_CHARS, clip, note_message, run_command, shown_output
 
 SECRET = "sk-shell-test-secret-99"

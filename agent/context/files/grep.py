@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from agent.context.files.security import ContextFileError
-from agent.runtime.process_group import kill_group
+from agent.process.process_group import kill_group
 
 MAX_LINE_CHARS = 500
 MAX_PATTERN_CHARS = 1_000

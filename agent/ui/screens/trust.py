@@ -132,7 +132,7 @@ async def settle(app) -> None:
         app.settings.project_trust = None  # answered: a second open (/model) does not ask again
         app.status.set_state("starting…")
         return
-    from agent.runtime.background import in_daemon_thread
+    from agent.process.background import in_daemon_thread
 
     loaded: list = []
 

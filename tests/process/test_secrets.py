@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.runtime.secrets import redact_secrets
+from agent.process.secrets import redact_secrets
 from agent.settings.config import load_settings
 from tests.fakes.llm_server import FakeLLMServer, text, tool_calls
 

@@ -1,4 +1,4 @@
-"""No library reads a repository's `.env` (agent/runtime/offline.py).
+"""No library reads a repository's `.env` (agent/llm/offline.py).
 
 litellm's import calls python-dotenv's `load_dotenv()`, which looks for `.env` upwards from
 litellm's own folder, or from the working directory under `python -c`, a REPL or a debugger.
@@ -27,7 +27,7 @@ CHILD = f"""
 import json, os, sys
 sys.path.insert(0, sys.argv[1])  # the workspace's site-packages first, as its venv would
 if sys.argv[2] == "cairn":
-    from agent.runtime.offline import import_litellm
+    from agent.llm.offline import import_litellm
     litellm = import_litellm()
 else:
     import litellm
