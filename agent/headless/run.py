@@ -202,6 +202,7 @@ async def run_headless(
                 resume_id=resume_id,
                 continue_last=continue_last,
                 warm_up=False,
+                guard=guard,
             )
         except NoModelConfigured:
             err.write(NO_MODEL_HELP + "\n")
@@ -216,7 +217,6 @@ async def run_headless(
             if not stopped:
                 raise
             return finish(_stopped(stopped[0], err))
-        runtime.agent.guard = guard
         session_id.append(runtime.session.id)
         if isinstance(printer, StreamPrinter):
             printer.session_cost_of = lambda: runtime.agent.session_cost

@@ -25,6 +25,7 @@ from agent.tools.permissions import Approver
 from agent.turn.events import Event
 
 if TYPE_CHECKING:
+    from agent.headless.limits import RunGuard
     from agent.session.branches import SessionBranch
 
 EventSink = Callable[[Event], None]
@@ -62,12 +63,14 @@ class Runtime:
         warm_up: bool = True,
         editor_mcp: dict[str, McpServerSettings] | None = None,
         plan_review: PlanReviewer | None = None,
+        guard: RunGuard | None = None,
     ) -> Runtime:
         """Open the store, pick the model, create or resume the session.
 
         `editor_mcp`: MCP servers an editor passed over ACP for this session, started with
         those of the configuration. `plan_review`: how the front end shows exit-plan-mode's
-        plan to the user (None: nobody can, as in `cairn -p`).
+        plan to the user (None: nobody can, as in `cairn -p`). `guard`: an unattended run's
+        limits and tool filter (agent/headless/limits.py), the agent's from its first request.
 
         Raises NoModelConfigured when no model can be chosen (the UI shows how to set one),
         SessionNotFound when `resume_id` matches nothing. `warm_up` also pays litellm's
@@ -111,7 +114,7 @@ class Runtime:
                 session = await store.create_session(cwd=str(settings.workspace), model=model)
                 source = "startup"
             agent = Agent(
-                settings=settings, store=store, session=session, model=model, on_event=on_event, approver=approver
+                settings=settings, store=store, session=session, model=model, on_event=on_event, approver=approver, guard=guard
             )
         except BaseException:
             # aiosqlite's thread is not a daemon: an open store would keep the process alive.

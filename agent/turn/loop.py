@@ -72,6 +72,7 @@ class Agent:
         approver: Approver | None,
         subagents: bool = True,
         connections: ConnectionPool | None = None,
+        guard: RunGuard | None = None,
     ) -> None:
         self.settings = settings
         # The fast path's pooled HTTP client (agent/llm/http.py): one for the agent and its
@@ -114,7 +115,7 @@ class Agent:
         self.tool_steps = ToolSteps(self)
         self.context_host = AgentContextHost(self)
         # Limits of an unattended run, asked before each request and tool call (headless only).
-        self.guard: RunGuard | None = None
+        self.guard: RunGuard | None = guard
         # Tell the model when the user switched the permission mode (a subagent's is fixed:
         # its brief says what it may do).
         self.announce_mode = True
