@@ -25,6 +25,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from agent.runtime.opening import FrontEnd
+from agent.runtime.ops import Interrupt, Prompt
+
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -80,7 +83,7 @@ class Bench:
 
     async def _interrupt(self, turn: asyncio.Task) -> float:
         started = time.perf_counter()
-        assert self.runtime.interrupt(), "no turn was running"
+        assert self.runtime.submit(Interrupt()).result(), "no turn was running"
         await asyncio.wait_for(turn, TIMEOUT)
         elapsed = time.perf_counter() - started
         last = [e for e in self.events if e.type == "turn_finished"][-1]
@@ -92,7 +95,7 @@ class Bench:
 
         self.server.add(text(filler_text(20_000), chunk_size=6, delay=0.01))
         before = self._count("text_delta")
-        turn = asyncio.create_task(self.runtime.run_turn("stream for a while"))
+        turn = asyncio.ensure_future(self.runtime.submit(Prompt("stream for a while")))
         await _until(lambda: self._count("text_delta") >= before + 5, "streaming")
         elapsed = await self._interrupt(turn)
         last = (await self.runtime.history())[-1]
@@ -105,7 +108,7 @@ class Bench:
 
         pgid_file = self.workspace / f"pgid-{run}"
         self.server.add(tool_calls([(f"c{run}", "terminal-execute", {"command": COMMAND.format(pgid=pgid_file)})]))
-        turn = asyncio.create_task(self.runtime.run_turn("run the sleepers"))
+        turn = asyncio.ensure_future(self.runtime.submit(Prompt("run the sleepers")))
         await _until(lambda: pgid_file.exists() and pgid_file.read_text().strip(), "the command start")
         pgid = int(pgid_file.read_text())
         await _until(lambda: _sleeps_running(pgid) == 2, "both sleeps")
@@ -120,7 +123,7 @@ class Bench:
 
         self.server.add(rate_limited(retry_after=300))
         before = self._count("retrying")
-        turn = asyncio.create_task(self.runtime.run_turn("hi"))
+        turn = asyncio.ensure_future(self.runtime.submit(Prompt("hi")))
         await _until(lambda: self._count("retrying") > before, "the retry wait")
         return {"turn finished": await self._interrupt(turn)}
 
@@ -151,7 +154,7 @@ async def main(runs: int) -> None:
             },
         )
         events: list = []
-        runtime = await Runtime.open(settings, on_event=events.append, approver=None)
+        runtime = await Runtime.open(settings, FrontEnd(on_event=events.append))
         await runtime.ready()
         bench = Bench(runtime, server, events, workspace)
         results: dict[str, dict[str, list[float]]] = {}

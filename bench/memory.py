@@ -37,6 +37,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from agent.runtime.opening import FrontEnd
+from agent.runtime.ops import Prompt
+
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -124,7 +127,7 @@ async def child_runtime(ws: Path, base_url: str, turns: int) -> dict:
         if event.type == "turn_error":
             events["turn_error"] += 1
 
-    runtime = await Runtime.open(_settings(ws, base_url), on_event=on_event, approver=None)
+    runtime = await Runtime.open(_settings(ws, base_url), FrontEnd(on_event=on_event))
     out: dict = {"session_id": runtime.session.id, "rss": {}, "turn_ms": {}, "turn_cpu_ms": {}}
     start = time.perf_counter()
     block_start, block_cpu, block_turns = 0.0, 0.0, 0
@@ -133,7 +136,7 @@ async def child_runtime(ws: Path, base_url: str, turns: int) -> dict:
         for n in range(1, turns + 1):
             if n == 2 or (n - 1) % 100 == 0:
                 block_start, block_cpu, block_turns = time.perf_counter(), time.process_time(), 0
-            await runtime.run_turn(f"turn {n}: please look at the notes and tell me what you think")
+            await runtime.submit(Prompt(f"turn {n}: please look at the notes and tell me what you think"))
             block_turns += 1
             if n == 1 or n % 100 == 0 or n == turns:
                 if n > 1:  # mean turn time of this block (turn 1 pays litellm's first request)

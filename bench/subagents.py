@@ -21,6 +21,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+from agent.runtime.opening import FrontEnd
+from agent.runtime.ops import Prompt
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
@@ -74,9 +77,9 @@ async def _run(workspace: Path, *, through_explore: bool) -> tuple[list, list]:
         settings = load_settings(
             workspace, flags={"model": "openai/fake-model", "api_base": server.base_url, "api_key": "sk-bench"}
         )
-        runtime = await Runtime.open(settings, on_event=lambda event: None, approver=None)
+        runtime = await Runtime.open(settings, FrontEnd(on_event=lambda event: None))
         try:
-            await runtime.run_turn(PROMPT)
+            await runtime.submit(Prompt(PROMPT))
             session_id = runtime.session.id
         finally:
             await runtime.close()

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from agent.runtime.opening import FrontEnd
 from agent.runtime.runtime import Runtime
 from agent.settings.config import load_settings
 from tests.fakes.llm_server import FakeLLMServer
@@ -100,7 +101,7 @@ def open_runtime(server, workspace, llm_client):
             flags["llm"] = {"client": llm_client, **flags["llm"]}
         base.update(flags)
         settings = load_settings(workspace, flags=base)
-        runtime = await Runtime.open(settings, on_event=events.append, approver=approver, **kwargs)
+        runtime = await Runtime.open(settings, FrontEnd(on_event=events.append, approver=approver), **kwargs)
         runtime.events = events  # type: ignore[attr-defined]
         return runtime
 

@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from acp import PROTOCOL_VERSION, RequestError, run_agent
 from acp.schema import (
@@ -40,9 +41,14 @@ from acp.schema import (
 from agent import __version__
 from agent.acp import updates
 from agent.acp.approvals import EditorApprover
+from agent.runtime.opening import FrontEnd
+from agent.runtime.ops import Interrupt, Prompt, SetMode
 from agent.settings.config import McpServerSettings
 from agent.tools.modes import MODE_INFO, MODES, is_mode
 from agent.turn.events import AssistantFinished, Event, ToolFinished, ToolStarted, TurnFinished
+
+if TYPE_CHECKING:
+    from agent.tools.registry import ToolRegistry
 
 log = logging.getLogger("agent.acp")
 WRITE_TOOLS = ("filesystem-edit", "filesystem-create")
@@ -181,8 +187,16 @@ class CairnAcpAgent:
             raise RequestError.resource_not_found(session_id)
         if not is_mode(mode_id):
             raise RequestError.invalid_params({"modeId": f"unknown mode {mode_id!r}: one of {', '.join(MODES)}"})
-        session.runtime.set_mode(mode_id)
+        session.runtime.submit(SetMode(mode_id))
         return SetSessionModeResponse()
+
+    def _editor_tools(self, holder: list[AcpSession]) -> Callable[[ToolRegistry], ToolRegistry] | None:
+        """Files open in the editor read as the user sees them, when it offers `fs/read_text_file`."""
+        if not self.client_reads:
+            return None
+        from agent.acp.client_files import with_editor_reads
+
+        return lambda registry: with_editor_reads(registry, self.conn, lambda: holder[0].id)
 
     async def _open(self, cwd: str, resume_id: str | None, mcp_servers=None) -> AcpSession:
         from agent.runtime.errors import NoModelConfigured, SessionNotFound
@@ -199,11 +213,14 @@ class CairnAcpAgent:
         try:
             runtime = await Runtime.open(
                 settings,
-                on_event=lambda e: holder[0].on_event(e) if holder else None,
-                approver=approver,
+                FrontEnd(
+                    on_event=lambda e: holder[0].on_event(e) if holder else None,
+                    approver=approver,
+                    plan_review=approver.review_plan,
+                    tools=self._editor_tools(holder),
+                    editor_mcp=editor_servers(mcp_servers or []),
+                ),
                 resume_id=resume_id,
-                editor_mcp=editor_servers(mcp_servers or []),
-                plan_review=approver.review_plan,
             )
         except NoModelConfigured:
             raise RequestError.invalid_params(
@@ -218,10 +235,6 @@ class CairnAcpAgent:
             raise RequestError.internal_error({"store": str(exc)}) from None
         runtime.start_backend()
         session = AcpSession(self.conn, runtime, approver, self.client_writes)
-        if self.client_reads:  # files open in the editor are read as the user sees them
-            from agent.acp.client_files import with_editor_reads
-
-            runtime.agent.registry = with_editor_reads(runtime.agent.registry, self.conn, lambda: session.id)
         approver.session_id = session.id
         holder.append(session)
         self.sessions[session.id] = session
@@ -238,7 +251,7 @@ class CairnAcpAgent:
         # The editor's servers were configured for this session: its first prompt gets their
         # tools (as `cairn -p` does, up to `mcp.headless_wait`); later prompts do not wait.
         await session.runtime.wait_for_mcp()
-        await session.runtime.run_turn(text)
+        await session.runtime.submit(Prompt(text))
         await session.queue.join()  # every update of this turn reaches the editor before the answer
         reason = "max_tokens" if session.cut_off and session.status == "ok" else STOP_REASONS[session.status]
         return PromptResponse(stop_reason=reason)
@@ -246,7 +259,7 @@ class CairnAcpAgent:
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         session = self.sessions.get(session_id)
         if session is not None:
-            session.runtime.interrupt()
+            session.runtime.submit(Interrupt())
 
     async def close(self) -> None:
         for session in list(self.sessions.values()):

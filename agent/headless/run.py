@@ -34,6 +34,8 @@ from agent.headless.input import StdinMessages
 from agent.headless.limits import RunGuard, RunLimits
 from agent.headless.stream import SCHEMA_VERSION, StreamPrinter
 from agent.runtime.errors import NoModelConfigured, SessionNotFound
+from agent.runtime.opening import FrontEnd
+from agent.runtime.ops import Compact, Prompt
 from agent.runtime.runtime import Runtime
 from agent.runtime.termination import on_termination
 from agent.session.models import Message
@@ -197,12 +199,10 @@ async def run_headless(
         try:
             runtime = await Runtime.open(
                 settings,
-                on_event=printer,
-                approver=None,
+                FrontEnd(on_event=printer, guard=guard),
                 resume_id=resume_id,
                 continue_last=continue_last,
                 warm_up=False,
-                guard=guard,
             )
         except NoModelConfigured:
             err.write(NO_MODEL_HELP + "\n")
@@ -219,7 +219,7 @@ async def run_headless(
             return finish(_stopped(stopped[0], err))
         session_id.append(runtime.session.id)
         if isinstance(printer, StreamPrinter):
-            printer.session_cost_of = lambda: runtime.agent.session_cost
+            printer.session_cost_of = lambda: runtime.session_cost
             printer.writer.write(
                 {
                     "type": "session",
@@ -267,7 +267,7 @@ async def run_headless(
 async def _one_prompt(runtime: Runtime, settings: Settings, prompt: str) -> None:
     name, _, args = prompt.strip().partition(" ")
     if name == "/compact":
-        await runtime.compact(args.strip() or None)
+        await runtime.submit(Compact(args.strip() or None))
     else:
         from agent.settings.project_commands import expand_text
 
@@ -275,7 +275,7 @@ async def _one_prompt(runtime: Runtime, settings: Settings, prompt: str) -> None
         expanded = expand_text(settings.workspace, prompt, notices)
         for text in notices:  # a command file refused (a symlink out, a FIFO…): said, not sent
             print(inert(f"Note: {text}"), file=sys.stderr)
-        await runtime.run_turn(expanded or prompt)
+        await runtime.submit(Prompt(expanded or prompt))
 
 
 def _input_error(printer, message: str) -> None:

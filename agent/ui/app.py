@@ -18,6 +18,7 @@ from textual.app import App
 from textual.worker import WorkerCancelled
 
 from agent.fs.terminal_text import inert
+from agent.runtime.ops import Interrupt
 from agent.ui import commands, sessions, shell
 from agent.ui.keys import APP_BINDINGS, KeyActions
 from agent.ui.modes import ModeActions
@@ -203,6 +204,7 @@ class CairnApp(KeyActions, TurnActions, ModeActions, NotifyActions, App):
         self.open_error = None
         self.status.set_state("starting…")
         from agent.runtime.errors import NoModelConfigured, SessionNotFound
+        from agent.runtime.opening import FrontEnd
         from agent.runtime.runtime import Runtime
         from agent.ui.widgets.no_model import NoModelPanel
 
@@ -214,9 +216,7 @@ class CairnApp(KeyActions, TurnActions, ModeActions, NotifyActions, App):
             opening = asyncio.ensure_future(
                 Runtime.open(
                     self.settings,
-                    on_event=self.handle_event,
-                    approver=self.approve,
-                    plan_review=self.review_plan,
+                    FrontEnd(on_event=self.handle_event, approver=self.approve, plan_review=self.review_plan),
                     resume_id=self.resume_id or None,  # "" (`--resume` without an id): new session + picker
                     continue_last=self.continue_last,
                 )
@@ -490,7 +490,7 @@ class CairnApp(KeyActions, TurnActions, ModeActions, NotifyActions, App):
         if runtime is None:
             return
         try:
-            runtime.interrupt()
+            runtime.submit(Interrupt())
         except Exception:
             log.warning("interrupting the turn on quit failed", exc_info=True)
         for worker in [w for w in self.workers if w.group == "turn"]:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from agent.runtime.ops import SetMode
+
 if TYPE_CHECKING:
     from textual.app import App
 
@@ -47,7 +49,7 @@ class ModeActions(_AppBase):
             self.status.flash("The mode can be switched once cairn has started", MODE_FLASH_SECONDS)
             return
         mode = next_mode(runtime.mode)
-        runtime.set_mode(mode)  # its ModeChanged event puts the mode in the status bar
+        runtime.submit(SetMode(mode))  # its ModeChanged event puts the mode in the status bar
         self.status.flash(f"{MODE_INFO[mode][0]} mode: {HINTS[mode]}", MODE_FLASH_SECONDS)
 
     def show_mode(self, mode: str) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
+from agent.runtime.ops import DeleteSession, OpenSession, Rewind, SwitchBranch
 from agent.ui.widgets.chat import MAX_MOUNTED
 
 if TYPE_CHECKING:
@@ -84,7 +85,7 @@ async def pick_session(app: CairnApp) -> None:
 
 async def open_session(app: CairnApp, session_id: str) -> None:
     assert app.runtime is not None
-    session = await app.runtime.open_session(session_id)
+    session = await app.runtime.submit(OpenSession(session_id))
     await rerender(app)
     workspace = str(app.runtime.settings.workspace)
     if session.cwd and session.cwd != workspace:
@@ -96,7 +97,7 @@ async def delete_session(app: CairnApp, session_id: str) -> None:
     """The picker's confirmed delete; deleting the open session leaves a fresh one on screen."""
     assert app.runtime is not None
     was_open = session_id == app.runtime.session.id
-    await app.runtime.delete_session(session_id)
+    await app.runtime.submit(DeleteSession(session_id))
     if was_open:
         await rerender(app)
 
@@ -129,7 +130,7 @@ async def rewind(app: CairnApp) -> None:
         if answer is None:
             return
         restore = answer == "files"
-    outcome = await runtime.rewind(ident, restore_files=restore)
+    outcome = await runtime.submit(Rewind(ident, restore_files=restore))
     await rerender(app)
     prompt = app.prompt
     draft = prompt.text.strip()
@@ -155,7 +156,7 @@ async def switch_branch(app: CairnApp, runtime: Runtime, branch: SessionBranch) 
         if answer is None:
             return
         restore = answer == "files"
-    outcome = await runtime.switch_branch(branch.leaf_id, restore_files=restore)
+    outcome = await runtime.submit(SwitchBranch(branch.leaf_id, restore_files=restore))
     await rerender(app)
     lines = ["Switched to the other branch (the one you left is kept: Esc Esc to come back)."]
     if restore:

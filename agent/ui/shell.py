@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
+from agent.runtime.ops import Shell
 from agent.ui.widgets.shell_block import ShellBlock
 
 if TYPE_CHECKING:
@@ -47,7 +48,7 @@ async def run_in_chat(app: CairnApp, command: str) -> None:
     block = ShellBlock(command)
     app.chat.add_block(block)
     try:
-        message = await app.runtime.run_shell(command, on_output=block.add_output)
+        message = await app.runtime.submit(Shell(command, on_output=block.add_output))
     except asyncio.CancelledError:
         block.stop("interrupted")  # stopped before it ran
         raise

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from textual import work
 
+from agent.runtime.ops import Compact, Interrupt, Prompt
+
 if TYPE_CHECKING:
     from textual.app import App
 
@@ -119,13 +121,13 @@ class TurnActions(_AppBase):
         self.status.turn_started()
         try:
             if compact:
-                await self.runtime.compact(text or None)
+                await self.runtime.submit(Compact(text or None))
             elif shell:
                 from agent.ui.shell import run_in_chat
 
                 await run_in_chat(self, text)  # type: ignore[arg-type]  # the mixin runs on CairnApp
             else:
-                await self.runtime.run_turn(text)
+                await self.runtime.submit(Prompt(text))
         except asyncio.CancelledError:
             task = asyncio.current_task()
             if task is not None and task.cancelling():
@@ -190,5 +192,5 @@ class TurnActions(_AppBase):
     def interrupt_turn(self) -> None:
         """Stop the running turn; the prompt stays usable throughout."""
         self._interrupt_requested = True
-        if self.runtime is None or not self.runtime.interrupt():
+        if self.runtime is None or not self.runtime.submit(Interrupt()).result():
             self.workers.cancel_group(self, "turn")

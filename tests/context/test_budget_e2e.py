@@ -15,6 +15,7 @@ import pytest
 
 from agent.context.condense_prompt import SYSTEM_PROMPT
 from agent.context.tokens import counter_for
+from agent.runtime.ops import Compact, Export, Prompt, Rewind
 from agent.session.importers.cairn import parse as parse_jsonl
 from agent.settings.config import db_path
 from tests.fakes.llm_script import context_length_exceeded, error, filler_text, text, tool_calls
@@ -72,7 +73,7 @@ async def test_crossing_the_threshold_condenses_and_the_next_request_fits(server
     runtime = await open_runtime(flags=BUDGET_FLAGS)
     try:
         for i in range(12):
-            await runtime.run_turn(essay_prompt(i))
+            await runtime.submit(Prompt(essay_prompt(i)))
             if summary_requests(server):
                 break
         budget = runtime.agent.budget
@@ -102,7 +103,7 @@ async def test_crossing_the_threshold_condenses_and_the_next_request_fits(server
         assert not summary_request.get("tools")
         assert "Essay 0" in "\n".join(m["content"] for m in summary_request["messages"])
         # The next turn is built on the summary: summary + new turn only.
-        await runtime.run_turn("And one more short question?")
+        await runtime.submit(Prompt("And one more short question?"))
         last = chat_requests(server)[-1]
         assert [m["role"] for m in last["messages"]] == ["system", "user", "user", "assistant", "user"]
         assert last["messages"][1]["content"] == summary_text
@@ -136,7 +137,7 @@ async def test_summary_request_failing_falls_back_to_truncation(server, open_run
     runtime = await open_runtime(flags=BUDGET_FLAGS)
     try:
         for i in range(12):
-            await runtime.run_turn(essay_prompt(i))
+            await runtime.submit(Prompt(essay_prompt(i)))
             if of_type(runtime.events, "context_managed"):
                 break
         managed = [m.event for m in of_type(runtime.events, "context_managed")]
@@ -172,7 +173,7 @@ async def test_truncation_keeps_tool_calls_valid_mid_turn(server, open_runtime, 
     }
     runtime = await open_runtime(flags=flags)
     try:
-        await runtime.run_turn("Read big.txt many times")
+        await runtime.submit(Prompt("Read big.txt many times"))
     finally:
         await runtime.close()
     assert not summary_requests(server)
@@ -196,9 +197,9 @@ async def test_compact_passes_instructions_into_the_summary_request(server, open
     server.add(text("First answer."), text("Second answer."), text(SUMMARY))
     runtime = await open_runtime()
     try:
-        await runtime.run_turn("Set up the parser module")
-        await runtime.run_turn("Now add tests for it")
-        await runtime.compact("focus on X")
+        await runtime.submit(Prompt("Set up the parser module"))
+        await runtime.submit(Prompt("Now add tests for it"))
+        await runtime.submit(Compact("focus on X"))
     finally:
         await runtime.close()
     request = summary_requests(server)[0]
@@ -219,9 +220,9 @@ async def test_the_summary_request_goes_through_the_turns_client_settings_and_re
         flags={"llm": {"temperature": 0.25, "retry_base_delay": 0.01, "retry_max_delay": 0.05}}
     )
     try:
-        await runtime.run_turn("Set up the parser module")
-        await runtime.run_turn("Now add tests for it")
-        await runtime.compact(None)
+        await runtime.submit(Prompt("Set up the parser module"))
+        await runtime.submit(Prompt("Now add tests for it"))
+        await runtime.submit(Compact(None))
     finally:
         await runtime.close()
     first, second = summary_requests(server)
@@ -233,7 +234,7 @@ async def test_the_summary_request_goes_through_the_turns_client_settings_and_re
 async def test_compact_with_too_few_messages_says_why(server, open_runtime):
     runtime = await open_runtime()
     try:
-        await runtime.compact(None)
+        await runtime.submit(Compact(None))
     finally:
         await runtime.close()
     assert not server.requests
@@ -246,8 +247,8 @@ async def test_context_too_long_condenses_and_retries_once(server, open_runtime)
     server.add(text("First answer."), context_length_exceeded(), text(SUMMARY), text("Answer after condensing."))
     runtime = await open_runtime(flags={"context": {"condense_keep_recent_user_tokens": 100}})
     try:
-        await runtime.run_turn(essay_prompt(0))
-        await runtime.run_turn("And the deploy step?")
+        await runtime.submit(Prompt(essay_prompt(0)))
+        await runtime.submit(Prompt("And the deploy step?"))
     finally:
         await runtime.close()
     assert of_type(runtime.events, "turn_finished")[-1].status == "ok"
@@ -266,8 +267,8 @@ async def test_context_too_long_twice_is_an_error_not_a_loop(server, open_runtim
     server.add(text("First answer."), context_length_exceeded(), text(SUMMARY), context_length_exceeded())
     runtime = await open_runtime(flags={"context": {"condense_keep_recent_user_tokens": 100}})
     try:
-        await runtime.run_turn(essay_prompt(0))
-        await runtime.run_turn("And the deploy step?")
+        await runtime.submit(Prompt(essay_prompt(0)))
+        await runtime.submit(Prompt("And the deploy step?"))
     finally:
         await runtime.close()
     assert len(server.requests) == 4
@@ -293,8 +294,8 @@ async def test_a_summary_that_does_not_shrink_enough_is_not_condensed_again(serv
     runtime = await open_runtime(flags=flags)
     try:
         for i in range(3):
-            await runtime.run_turn(essay_prompt(i))
-        await runtime.run_turn("Huge paste: " + filler_text(19_000))
+            await runtime.submit(Prompt(essay_prompt(i)))
+        await runtime.submit(Prompt("Huge paste: " + filler_text(19_000)))
     finally:
         await runtime.close()
     assert len(summary_requests(server)) == 1
@@ -317,8 +318,8 @@ async def test_three_condenses_then_resume_rewind_and_export(server, open_runtim
         for round_ in range(3):
             for j in range(2):
                 turns.append(f"round {round_} turn {j}: do step {round_ * 2 + j}")
-                await runtime.run_turn(turns[-1])
-            await runtime.compact(f"round {round_}")
+                await runtime.submit(Prompt(turns[-1]))
+            await runtime.submit(Compact(f"round {round_}"))
         session_id = runtime.session.id
     finally:
         await runtime.close()
@@ -329,19 +330,19 @@ async def test_three_condenses_then_resume_rewind_and_export(server, open_runtim
 
     resumed = await open_runtime(resume_id=session_id)
     try:
-        await resumed.run_turn("after resume")
+        await resumed.submit(Prompt("after resume"))
         sent = chat_requests(server)[-1]["messages"]
         assert [m["role"] for m in sent] == ["system", "user", "user"]
         assert SUMMARY in sent[1]["content"] and sent[2]["content"] == "after resume"
         # Rewind to the very first turn: before any condense, the originals are back in play.
         points = await resumed.rewind_points()
         first = next(p for p in points if p.text == turns[1])
-        outcome = await resumed.rewind(first.message_id, restore_files=False)
+        outcome = await resumed.submit(Rewind(first.message_id, restore_files=False))
         assert outcome.text == turns[1]
-        await resumed.run_turn("redo turn 1")
+        await resumed.submit(Prompt("redo turn 1"))
         sent = chat_requests(server)[-1]["messages"]
         assert [m["content"] for m in sent if m["role"] == "user"] == [turns[0], "redo turn 1"]
-        path = await resumed.export("jsonl", workspace / "all.jsonl")
+        path = await resumed.submit(Export("jsonl", workspace / "all.jsonl"))
     finally:
         await resumed.close()
     exported = parse_jsonl((workspace / "all.jsonl").read_text())

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+from agent.runtime.ops import Compact, Prompt
 from agent.tools.todos import current_todos
 from tests.fakes.llm_server import text, tool_calls
 
@@ -33,11 +34,11 @@ async def test_the_request_after_a_compact_carries_the_todo_list(server, open_ru
     )
     runtime = await open_runtime()
     try:
-        await runtime.run_turn("fix parse() in three steps")
-        await runtime.compact()
-        await runtime.run_turn("go on")
-        await runtime.compact()  # no todo-write since the first summary: the list goes on
-        await runtime.run_turn("and now?")
+        await runtime.submit(Prompt("fix parse() in three steps"))
+        await runtime.submit(Compact())
+        await runtime.submit(Prompt("go on"))
+        await runtime.submit(Compact())  # no todo-write since the first summary: the list goes on
+        await runtime.submit(Prompt("and now?"))
         history = await runtime.history()
     finally:
         await runtime.close()
@@ -55,8 +56,8 @@ async def test_no_list_no_section(server, open_runtime):
     server.add(text("Hi."), text("## Summary\nA greeting."))
     runtime = await open_runtime()
     try:
-        await runtime.run_turn("hello")
-        await runtime.compact()
+        await runtime.submit(Prompt("hello"))
+        await runtime.submit(Compact())
         history = await runtime.history()
     finally:
         await runtime.close()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 
+from agent.runtime.ops import Prompt
 from tests.fakes.llm_server import text, tool_calls
 
 NEEDLE = "NEEDLE-7731 connection refused by db:5432"
@@ -31,7 +32,7 @@ async def test_a_big_output_is_sent_as_a_ref_and_grepped(server, open_runtime):
     )
     runtime = await open_runtime()
     try:
-        await runtime.run_turn("why does the service fail?")
+        await runtime.submit(Prompt("why does the service fail?"))
         stored = [m for m in await runtime.history() if m.role == "tool"]
     finally:
         await runtime.close()
@@ -67,7 +68,7 @@ async def test_bad_ids_and_patterns_are_clear_errors_for_the_model(server, open_
     )
     runtime = await open_runtime()
     try:
-        await runtime.run_turn("look around")
+        await runtime.submit(Prompt("look around"))
         results = [m for m in await runtime.history() if m.role == "tool"]
     finally:
         await runtime.close()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from agent.context.rendered import Rendered, api_form
 from agent.context.tokens import TokenCounter
+from agent.runtime.ops import Prompt, SetMode
 from agent.session.models import Message
 from agent.tools.modes import REMINDER_META, REMINDERS
 from agent.turn.events import ModeChanged
@@ -30,13 +31,13 @@ async def test_the_request_after_a_switch_carries_the_reminder_once(open_runtime
     server.add(text("one"), text("two"), text("three"), text("four"))
     runtime = await open_runtime(yolo=False)
     try:
-        await runtime.run_turn("first")
-        runtime.set_mode("plan")
+        await runtime.submit(Prompt("first"))
+        runtime.submit(SetMode("plan"))
         assert runtime.mode == "plan" and ModeChanged(mode="plan") in runtime.events
-        await runtime.run_turn("second")
-        await runtime.run_turn("third")
-        runtime.set_mode("default")
-        await runtime.run_turn("fourth")
+        await runtime.submit(Prompt("second"))
+        await runtime.submit(Prompt("third"))
+        runtime.submit(SetMode("default"))
+        await runtime.submit(Prompt("fourth"))
     finally:
         await runtime.close()
     users = [[m["content"] for m in r["messages"] if m["role"] == "user"] for r in server.requests]
@@ -53,7 +54,7 @@ async def test_a_session_started_in_plan_mode_says_so_at_once(open_runtime, serv
     runtime = await open_runtime(yolo=False, flags={"permission_mode": "plan"})
     try:
         assert runtime.mode == "plan"
-        await runtime.run_turn("look around")
+        await runtime.submit(Prompt("look around"))
     finally:
         await runtime.close()
     assert server.requests[0]["messages"][-1]["content"] == f"look around\n\n{REMINDERS['plan']}"

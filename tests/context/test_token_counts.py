@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from agent.context.tokens import TOKENS_META_KEY, TokenCounter
+from agent.runtime.ops import Prompt
 from agent.session.models import Message
 from tests.fakes.llm_server import text, tool_calls
 
@@ -12,7 +13,7 @@ async def test_tool_results_carry_their_count_and_a_reload_does_not_encode(serve
     server.add(tool_calls([("c1", "filesystem-read", {"filePath": "big.txt"})]), text("Read it."))
     runtime = await open_runtime()
     try:
-        await runtime.run_turn("read big.txt")
+        await runtime.submit(Prompt("read big.txt"))
         stored = [m for m in await runtime.store.active_path(runtime.session.id) if m.role == "tool"][0]
     finally:
         await runtime.close()

@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 from agent.hooks.dispatch import MAX_STOP_CONTINUES
+from agent.runtime.ops import Compact, NewSession, Prompt
 from tests.fakes.llm_server import text, tool_calls
 from tests.loop.conftest import of_type
 
@@ -40,7 +41,7 @@ async def test_a_user_prompt_submit_exit_2_stores_nothing_and_tells_the_user(ser
     command, log = hook(tmp_path, "prompt", "print('no secrets in prompts', file=sys.stderr)\nsys.exit(2)\n")
     runtime = await open_runtime(flags=hooks(UserPromptSubmit={"command": command}))
     try:
-        await runtime.run_turn("my password is hunter2")
+        await runtime.submit(Prompt("my password is hunter2"))
         history = await runtime.history()
     finally:
         await runtime.close()
@@ -56,7 +57,7 @@ async def test_stop_hooks_that_never_let_go_are_bounded(server, open_runtime, tm
     server.add(*[text(f"answer {i}") for i in range(MAX_STOP_CONTINUES + 1)])
     runtime = await open_runtime(flags=hooks(Stop={"command": command}))
     try:
-        await runtime.run_turn("work")
+        await runtime.submit(Prompt("work"))
     finally:
         await runtime.close()
     assert len(server.requests) == MAX_STOP_CONTINUES + 1
@@ -73,7 +74,7 @@ async def test_a_stop_hooks_continue_false_ends_the_turn(server, open_runtime, t
     server.add(text("done"))
     runtime = await open_runtime(flags=hooks(Stop={"command": command}))
     try:
-        await runtime.run_turn("work")
+        await runtime.submit(Prompt("work"))
     finally:
         await runtime.close()
     assert len(server.requests) == 1
@@ -84,10 +85,10 @@ async def test_session_start_context_goes_with_the_first_prompt_only(server, ope
     server.add(text("one"), text("two"), text("three"))
     runtime = await open_runtime(flags=hooks(SessionStart={"command": command}))
     try:
-        await runtime.run_turn("first")
-        await runtime.run_turn("second")
-        await runtime.new_session()
-        await runtime.run_turn("third")
+        await runtime.submit(Prompt("first"))
+        await runtime.submit(Prompt("second"))
+        await runtime.submit(NewSession())
+        await runtime.submit(Prompt("third"))
         history = await runtime.history()
     finally:
         await runtime.close()
@@ -104,7 +105,7 @@ async def test_resuming_a_session_is_source_resume(server, open_runtime, tmp_pat
     server.add(text("one"))
     runtime = await open_runtime(flags=hooks(SessionStart={"command": command}))
     try:
-        await runtime.run_turn("first")
+        await runtime.submit(Prompt("first"))
         session_id = runtime.session.id
     finally:
         await runtime.close()
@@ -121,9 +122,9 @@ async def test_pre_compact_is_told_the_trigger_and_instructions(server, open_run
     server.add(text("First answer."), text("Second answer."), text("SUMMARY: all done."))
     runtime = await open_runtime(flags=hooks(PreCompact={"command": command}))
     try:
-        await runtime.run_turn("Set up the parser module")
-        await runtime.run_turn("Now add tests for it")
-        await runtime.compact("focus on X")
+        await runtime.submit(Prompt("Set up the parser module"))
+        await runtime.submit(Prompt("Now add tests for it"))
+        await runtime.submit(Compact("focus on X"))
     finally:
         await runtime.close()
     (event,) = seen(log)
@@ -144,7 +145,7 @@ async def test_a_notification_hook_hears_that_an_approval_waits(server, open_run
     server.add(tool_calls([("c1", "terminal-execute", {"command": "touch made"})]), text("ok"))
     runtime = await open_runtime(yolo=False, approver=approver, flags=hooks(Notification={"command": command}))
     try:
-        await runtime.run_turn("make it")
+        await runtime.submit(Prompt("make it"))
     finally:
         await runtime.close()
     assert len(asked) == 1 and not (workspace / "made").exists()
@@ -168,7 +169,7 @@ async def test_a_pre_tool_use_allow_runs_the_call_without_asking(server, open_ru
     server.add(tool_calls([("c1", "terminal-execute", {"command": "touch made"})]), text("ok"))
     runtime = await open_runtime(yolo=False, approver=approver, flags=hooks(PreToolUse={"command": command}))
     try:
-        await runtime.run_turn("make it")
+        await runtime.submit(Prompt("make it"))
     finally:
         await runtime.close()
     assert (workspace / "made").exists()
@@ -187,7 +188,7 @@ async def test_a_pre_tool_use_ask_asks_even_with_yolo(server, open_runtime, tmp_
     server.add(tool_calls([("c1", "terminal-execute", {"command": "touch made"})]), text("ok"))
     runtime = await open_runtime(yolo=True, approver=approver, flags=hooks(PreToolUse={"command": command}))
     try:
-        await runtime.run_turn("make it")
+        await runtime.submit(Prompt("make it"))
     finally:
         await runtime.close()
     assert asked == ["touch made"] and not (workspace / "made").exists()
@@ -198,7 +199,7 @@ async def test_a_pre_tool_use_deny_refuses_with_its_reason(server, open_runtime,
     server.add(tool_calls([("c1", "filesystem-create", {"filePath": "a.txt", "content": "x"})]), text("ok"))
     runtime = await open_runtime(flags=hooks(PreToolUse={"matcher": "Write", "command": command}))
     try:
-        await runtime.run_turn("write it")
+        await runtime.submit(Prompt("write it"))
     finally:
         await runtime.close()
     assert not (workspace / "a.txt").exists()
@@ -211,7 +212,7 @@ async def test_updated_input_changes_the_call(server, open_runtime, tmp_path):
     server.add(tool_calls([("c1", "terminal-execute", {"command": "echo original"})]), text("ok"))
     runtime = await open_runtime(flags=hooks(PreToolUse={"command": command}))
     try:
-        await runtime.run_turn("echo")
+        await runtime.submit(Prompt("echo"))
     finally:
         await runtime.close()
     assert json.loads(server.requests[1]["messages"][-1]["content"])["stdout"] == "changed\n"
@@ -222,7 +223,7 @@ async def test_post_tool_use_feedback_reaches_the_model_with_the_result(server, 
     server.add(tool_calls([("c1", "filesystem-create", {"filePath": "a.py", "content": "x = 1\n"})]), text("ok"))
     runtime = await open_runtime(flags=hooks(PostToolUse={"matcher": "Edit|Write", "command": command}))
     try:
-        await runtime.run_turn("write it")
+        await runtime.submit(Prompt("write it"))
     finally:
         await runtime.close()
     result = server.requests[1]["messages"][-1]["content"]
@@ -234,7 +235,7 @@ async def test_a_failing_hook_is_a_warning_and_the_call_goes_on(server, open_run
     server.add(tool_calls([("c1", "terminal-execute", {"command": "touch made"})]), text("ok"))
     runtime = await open_runtime(flags=hooks(PreToolUse={"command": command}))
     try:
-        await runtime.run_turn("make it")
+        await runtime.submit(Prompt("make it"))
     finally:
         await runtime.close()
     assert (workspace / "made").exists()
@@ -257,7 +258,7 @@ async def test_claude_code_settings_hooks_see_claude_codes_names(
     server.add(tool_calls([("c1", "filesystem-edit", edit)]), text("ok"))
     runtime = await open_runtime(flags={"hooks": {"read_claude_settings": True}})
     try:
-        await runtime.run_turn("edit it")
+        await runtime.submit(Prompt("edit it"))
     finally:
         await runtime.close()
     (event,) = seen(log)
@@ -306,7 +307,7 @@ async def test_a_subagents_tool_calls_run_the_tool_hooks_but_not_the_turn_hooks(
     )
     runtime = await open_runtime(flags=flags)
     try:
-        await runtime.run_turn("look around")
+        await runtime.submit(Prompt("look around"))
     finally:
         await runtime.close()
     ran = seen(tool_log)

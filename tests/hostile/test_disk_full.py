@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from agent.runtime.ops import Prompt
 from agent.session.errors import StoreWriteError
 from tests.fakes.llm_server import text
 from tests.hostile.conftest import bounded
@@ -30,10 +31,10 @@ async def test_a_full_disk_during_a_turn_is_one_readable_sentence_and_loses_noth
     server.add(text("first answer"), text("after space was freed"))
     runtime = await open_runtime()
     try:
-        await bounded(runtime.run_turn("before"), TURN_BOUND)
+        await bounded(runtime.submit(Prompt("before")), TURN_BOUND)
         saved = [(m.role, m.content) for m in await runtime.history()]
         await _fill(runtime.store)
-        await bounded(runtime.run_turn("x" * 200_000), TURN_BOUND)  # needs new pages: SQLITE_FULL
+        await bounded(runtime.submit(Prompt("x" * 200_000)), TURN_BOUND)  # needs new pages: SQLITE_FULL
         (err,) = of_type(runtime.events, "turn_error")
         assert "Could not save to the session database" in err.message
         assert "disk" in err.message and "full" in err.message and "free some space" in err.message
@@ -41,7 +42,7 @@ async def test_a_full_disk_during_a_turn_is_one_readable_sentence_and_loses_noth
         assert_readable(err.message)
         assert [(m.role, m.content) for m in await runtime.history()] == saved  # rolled back, not torn
         await _unfill(runtime.store)
-        await bounded(runtime.run_turn("again"), TURN_BOUND)  # the session goes on once there is room
+        await bounded(runtime.submit(Prompt("again")), TURN_BOUND)  # the session goes on once there is room
         assert [m.content for m in await runtime.history()][-2:] == ["again", "after space was freed"]
     finally:
         await runtime.close()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pytest
 
+from agent.runtime.ops import Prompt
 from tests.fakes.llm_server import hang, text, tool_calls
 from tests.hostile.conftest import bounded
 from tests.loop.conftest import of_type
@@ -35,7 +36,7 @@ async def _turns(open_runtime, *prompts, flags=None):
     runtime = await open_runtime(flags=flags)
     try:
         for prompt in prompts:
-            await bounded(runtime.run_turn(prompt), 20)
+            await bounded(runtime.submit(Prompt(prompt)), 20)
         return runtime, await runtime.history()
     finally:
         await runtime.close()

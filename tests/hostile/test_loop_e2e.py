@@ -11,6 +11,7 @@ import json
 import os
 import sqlite3
 
+from agent.runtime.ops import Prompt
 from agent.settings.config import db_path
 from tests.fakes.llm_server import text, tool_calls
 from tests.hostile.conftest import bounded
@@ -23,7 +24,7 @@ async def run_turn(server, open_runtime, calls, *, between=(), **step):
     server.add(tool_calls(calls, **step), *between, text("noted"))
     runtime = await open_runtime(yolo=True)
     try:
-        await bounded(runtime.run_turn("go"), 240)
+        await bounded(runtime.submit(Prompt("go")), 240)
     finally:
         await runtime.close()
     errors = [e.message for e in of_type(runtime.events, "turn_error")]

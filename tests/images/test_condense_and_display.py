@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from agent.context.condense import restated
+from agent.runtime.ops import Compact, Prompt
 from agent.session.models import Message
 from agent.ui.widgets.chat import shown_user_text
 from tests.fakes.llm_server import text
@@ -19,8 +20,8 @@ async def test_the_summary_request_names_the_image_and_carries_no_bytes(server, 
     server.add(text("It shows a chart."), text("## Summary\nThe user showed a chart."))
     runtime = await open_runtime()
     try:
-        await runtime.run_turn("what is in @a.png")
-        await runtime.compact()
+        await runtime.submit(Prompt("what is in @a.png"))
+        await runtime.submit(Compact())
     finally:
         await runtime.close()
     summary_request = json.dumps(server.requests[1]["messages"])

@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from agent.runtime.ops import Export, Prompt
 from agent.session.models import Message
 from agent.session.store import Store
 from tests.fakes.llm_server import text
@@ -22,7 +23,7 @@ async def _session_with_images(server, open_runtime) -> tuple[str, bytes, bytes]
     server.add(text("seen"))
     runtime = await open_runtime()
     try:
-        await runtime.run_turn("compare @one.png with @two.gif")
+        await runtime.submit(Prompt("compare @one.png with @two.gif"))
         return runtime.session.id, first, second
     finally:
         await runtime.close()
@@ -76,7 +77,7 @@ async def test_runtime_export_carries_the_images(server, open_runtime):
     session_id, first, _ = await _session_with_images(server, open_runtime)
     runtime = await open_runtime(resume_id=session_id)
     try:
-        target = await runtime.export("jsonl")
+        target = await runtime.submit(Export("jsonl"))
     finally:
         await runtime.close()
     records = [json.loads(line) for line in target.read_text(encoding="utf-8").splitlines()]

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import base64
 
+from agent.runtime.opening import FrontEnd
+from agent.runtime.ops import Prompt, SetModel
 from agent.runtime.runtime import Runtime
 from agent.settings.config import load_settings
 from agent.turn.events import Notice
@@ -38,8 +40,8 @@ async def test_at_path_attaches_the_image_to_the_request_and_keeps_it(server, op
     server.add(text("A login form."), text("Still a login form."))
     runtime = await open_runtime()
     try:
-        await runtime.run_turn("What is in @shots/login.png?")
-        await runtime.run_turn("And now?")
+        await runtime.submit(Prompt("What is in @shots/login.png?"))
+        await runtime.submit(Prompt("And now?"))
         stored = await runtime.store.all_messages(runtime.session.id)
         blob = await runtime.store.get_blob(stored[0].meta["images"][0]["hash"])
     finally:
@@ -68,7 +70,7 @@ async def test_a_pasted_absolute_path_with_escaped_spaces_attaches_a_jpeg(server
     server.add(text("A cat."))
     runtime = await open_runtime()
     try:
-        await runtime.run_turn(f"describe {pasted}")
+        await runtime.submit(Prompt(f"describe {pasted}"))
     finally:
         await runtime.close()
     [url] = _image_urls(server.requests[0]["messages"][-1])
@@ -81,14 +83,14 @@ async def test_a_resumed_session_sends_the_image_from_the_store(server, open_run
     server.add(text("first"), text("second"))
     runtime = await open_runtime()
     try:
-        await runtime.run_turn("look at @a.png")
+        await runtime.submit(Prompt("look at @a.png"))
         session_id = runtime.session.id
     finally:
         await runtime.close()
     (open_runtime.workspace / "a.png").unlink()  # the request must not need the file any more
     resumed = await open_runtime(resume_id=session_id)
     try:
-        await resumed.run_turn("again")
+        await resumed.submit(Prompt("again"))
     finally:
         await resumed.close()
     [url] = _image_urls(server.requests[1]["messages"][1])
@@ -100,7 +102,7 @@ async def test_a_model_without_vision_gets_the_text_and_the_user_a_notice(server
     server.add(text("ok"))
     runtime = await open_runtime(flags={"model": "openai/gpt-3.5-turbo"})
     try:
-        await runtime.run_turn("see @a.png")
+        await runtime.submit(Prompt("see @a.png"))
         stored = await runtime.store.all_messages(runtime.session.id)
     finally:
         await runtime.close()
@@ -114,9 +116,9 @@ async def test_switching_to_a_model_without_vision_sends_the_label_instead(serve
     server.add(text("seen"), text("ok"))
     runtime = await open_runtime()
     try:
-        await runtime.run_turn("see @a.png")
-        runtime.set_model("openai/gpt-3.5-turbo")
-        await runtime.run_turn("go on")
+        await runtime.submit(Prompt("see @a.png"))
+        runtime.submit(SetModel("openai/gpt-3.5-turbo"))
+        await runtime.submit(Prompt("go on"))
     finally:
         await runtime.close()
     assert server.requests[1]["messages"][1]["content"] == "see @a.png\n[image: a.png, 3x2]"
@@ -127,7 +129,7 @@ async def test_a_named_file_that_is_not_an_image_is_refused_with_a_notice(server
     server.add(text("ok"))
     runtime = await open_runtime()
     try:
-        await runtime.run_turn("see @fake.png and @missing.png")
+        await runtime.submit(Prompt("see @fake.png and @missing.png"))
     finally:
         await runtime.close()
     assert server.requests[0]["messages"][-1]["content"] == "see @fake.png and @missing.png"
@@ -149,10 +151,10 @@ async def test_the_image_reaches_anthropic_as_an_image_block(anthropic_server, w
             "yolo": True,
         },
     )
-    runtime = await Runtime.open(settings, on_event=lambda event: None, approver=None)
+    runtime = await Runtime.open(settings, FrontEnd(on_event=lambda event: None))
     try:
-        await runtime.run_turn("what is @ui.png")
-        await runtime.run_turn("sure?")
+        await runtime.submit(Prompt("what is @ui.png"))
+        await runtime.submit(Prompt("sure?"))
     finally:
         await runtime.close()
     assert anthropic_server.rejections == []
@@ -181,10 +183,10 @@ async def test_a_session_of_large_screenshots_keeps_working_past_twenty(anthropi
             "yolo": True,
         },
     )
-    runtime = await Runtime.open(settings, on_event=lambda event: None, approver=None)
+    runtime = await Runtime.open(settings, FrontEnd(on_event=lambda event: None))
     try:
         for i in range(turns):
-            await runtime.run_turn(f"and @shot{i}.png")
+            await runtime.submit(Prompt(f"and @shot{i}.png"))
     finally:
         await runtime.close()
     assert anthropic_server.rejections == []

@@ -29,6 +29,8 @@ from agent.llm.models import (
     model_limits,
     output_cap,
 )
+from agent.runtime.opening import FrontEnd
+from agent.runtime.ops import Compact, Prompt
 from agent.runtime.runtime import Runtime
 from agent.settings.config import load_settings
 from tests.fakes.llm_server import FakeLLMServer, error, text
@@ -130,15 +132,15 @@ async def test_a_small_discovered_window_caps_every_request(workspace, route):
             },
         )
         events: list = []
-        runtime = await Runtime.open(settings, on_event=events.append, approver=None)
+        runtime = await Runtime.open(settings, FrontEnd(on_event=events.append))
         try:
             await runtime.ready()
             assert runtime.context_window == SMALL_WINDOW
             assert runtime.agent.limits.max_output_tokens == SMALL_CAP
             assert runtime.agent.budget.reserved == SMALL_CAP
-            await runtime.run_turn("hi")
+            await runtime.submit(Prompt("hi"))
             report = await runtime.context_report()
-            await runtime.compact()
+            await runtime.submit(Compact())
         finally:
             await runtime.close()
     finally:

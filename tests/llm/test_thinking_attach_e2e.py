@@ -6,6 +6,7 @@ turn thinks again."""
 from __future__ import annotations
 
 from agent.llm.reasoning import unsigned_tool_loop
+from agent.runtime.opening import FrontEnd
 from agent.runtime.runtime import Runtime
 from agent.settings.config import load_settings
 from tests.fakes.anthropic_server import Thinking, text
@@ -22,7 +23,7 @@ async def test_the_request_after_an_attached_read_goes_without_thinking(anthropi
     )
     flags = {"model": MODEL, "api_base": anthropic_server.base_url, "api_key": "sk-ant-test", "yolo": True}
     flags["llm"] = {"reasoning_effort": "high"}
-    runtime = await Runtime.open(load_settings(workspace, flags=flags), on_event=lambda e: None, approver=None)
+    runtime = await Runtime.open(load_settings(workspace, flags=flags), FrontEnd(on_event=lambda e: None))
     try:
         await runtime.agent.run_turn("hi")
         await runtime.agent.run_turn("what is x in @a.py?")

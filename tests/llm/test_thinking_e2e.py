@@ -6,6 +6,7 @@ before the tool call it led to, on the next request and after a resume."""
 from __future__ import annotations
 
 from agent.llm.reasoning import THINKING_BUDGET
+from agent.runtime.opening import FrontEnd
 from agent.runtime.runtime import Runtime
 from agent.settings.config import load_settings
 from tests.fakes.anthropic_server import Thinking, text, tool_use
@@ -32,7 +33,7 @@ async def test_thinking_is_asked_for_stored_and_sent_back_before_its_tool_call(a
         text("x is 1.", thinking=[Thinking("It says x = 1.", "sig-2")]),
     )
     events: list = []
-    runtime = await Runtime.open(_settings(workspace, anthropic_server), on_event=events.append, approver=None)
+    runtime = await Runtime.open(_settings(workspace, anthropic_server), FrontEnd(on_event=events.append))
     try:
         await runtime.agent.run_turn("what is x?")
         first, second = anthropic_server.requests
@@ -56,7 +57,7 @@ async def test_thinking_is_asked_for_stored_and_sent_back_before_its_tool_call(a
     # Resumed: the stored blocks go back byte for byte in the next request's history.
     anthropic_server.add(text("Still 1."))
     settings = _settings(workspace, anthropic_server)
-    runtime = await Runtime.open(settings, on_event=lambda e: None, approver=None, resume_id=session_id)
+    runtime = await Runtime.open(settings, FrontEnd(on_event=lambda e: None), resume_id=session_id)
     try:
         await runtime.agent.run_turn("and now?")
         third = anthropic_server.requests[-1]
@@ -69,7 +70,7 @@ async def test_thinking_is_asked_for_stored_and_sent_back_before_its_tool_call(a
 async def test_a_small_output_limit_grows_to_fit_the_thinking_budget(anthropic_server, workspace):
     anthropic_server.add(text("hi"))
     settings = _settings(workspace, anthropic_server, effort="medium", max_output=512)
-    runtime = await Runtime.open(settings, on_event=lambda e: None, approver=None)
+    runtime = await Runtime.open(settings, FrontEnd(on_event=lambda e: None))
     try:
         await runtime.agent.run_turn("hello")
         [request] = anthropic_server.requests
@@ -85,7 +86,7 @@ async def test_off_sends_no_thinking_and_strips_stored_blocks(anthropic_server, 
         tool_use([("toolu_1", "filesystem-read", {"filePath": "a.py"})], thinking=[Thinking(THOUGHT, SIGNATURE)]),
         text("x is 1."),
     )
-    runtime = await Runtime.open(_settings(workspace, anthropic_server), on_event=lambda e: None, approver=None)
+    runtime = await Runtime.open(_settings(workspace, anthropic_server), FrontEnd(on_event=lambda e: None))
     try:
         await runtime.agent.run_turn("what is x?")
         runtime.settings.effort = "off"  # what --effort and /effort set
@@ -110,7 +111,7 @@ async def test_openai_style_reasoning_is_shown_stored_and_priced(workspace):
     with FakeLLMServer([reply]) as server:
         flags = {"model": model, "api_base": server.base_url, "api_key": "sk-test", "llm": {"reasoning_effort": "low"}}
         events: list = []
-        runtime = await Runtime.open(load_settings(workspace, flags=flags), on_event=events.append, approver=None)
+        runtime = await Runtime.open(load_settings(workspace, flags=flags), FrontEnd(on_event=events.append))
         try:
             await runtime.agent.run_turn("six times seven?")
             [request] = server.requests

@@ -32,6 +32,8 @@ from agent.llm.models import (
     needs_window_discovery,
     probe_window,
 )
+from agent.runtime.opening import FrontEnd
+from agent.runtime.ops import Prompt
 from agent.runtime.runtime import Runtime
 from agent.settings.config import load_settings
 from tests.fakes.llm_server import FakeLLMServer, text
@@ -210,14 +212,14 @@ async def test_a_runtime_uses_the_window_its_server_reports(workspace, props):
             flags={"model": "openai/fake-model", "api_base": srv.base_url, "api_key": "sk-test", "yolo": True},
         )
         events: list = []
-        runtime = await Runtime.open(settings, on_event=events.append, approver=None)
+        runtime = await Runtime.open(settings, FrontEnd(on_event=events.append))
         try:
             await runtime.ready()
             assert runtime.context_window == 16384  # what the TUI's status line shows
             budget = runtime.agent.budget
             assert budget.window == 16384
             assert budget.threshold == threshold_tokens(16384, budget.threshold_percent)
-            await runtime.run_turn("hi")
+            await runtime.submit(Prompt("hi"))
             usage = [e for e in events if e.type == "usage"]
             assert usage and usage[-1].context_window == 16384
             report = await runtime.context_report()
@@ -238,7 +240,7 @@ async def test_a_runtime_without_an_answer_keeps_the_default(workspace):
             workspace,
             flags={"model": "openai/fake-model", "api_base": srv.base_url, "api_key": "sk-test", "yolo": True},
         )
-        runtime = await Runtime.open(settings, on_event=lambda e: None, approver=None)
+        runtime = await Runtime.open(settings, FrontEnd(on_event=lambda e: None))
         try:
             await runtime.ready()
             assert runtime.context_window == settings.context.default_context_window

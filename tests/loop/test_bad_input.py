@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 
+from agent.runtime.ops import Prompt
 from agent.settings.config import db_path
 from tests.fakes.llm_server import text, tool_calls
 from tests.loop.conftest import of_type
@@ -15,7 +16,7 @@ async def run_one_call(server, open_runtime, name, arguments, *, yolo=True, appr
     server.add(tool_calls([("c1", name, arguments)]), text("noted"))
     runtime = await open_runtime(yolo=yolo, approver=approver)
     try:
-        await runtime.run_turn("go")
+        await runtime.submit(Prompt("go"))
     finally:
         await runtime.close()
     assert of_type(runtime.events, "turn_finished")[-1].status == "ok"

@@ -8,6 +8,7 @@ import os
 import pytest
 
 from agent.llm.errors import AuthError
+from agent.runtime.ops import Interrupt, Prompt
 from tests.context.test_orphans import assert_valid
 from tests.fakes.llm_server import cut, error, hang, rate_limited, text, tool_calls
 from tests.loop.conftest import of_type
@@ -31,7 +32,7 @@ async def test_rate_limit_is_retried_with_retry_after(server, open_runtime):
     server.add(rate_limited(retry_after=0), text("after the wait"))
     runtime = await open_runtime()
     try:
-        await runtime.run_turn("hi")
+        await runtime.submit(Prompt("hi"))
     finally:
         await runtime.close()
     (retry,) = of_type(runtime.events, "retrying")
@@ -44,7 +45,7 @@ async def test_server_errors_give_up_after_max_retries(server, open_runtime):
     server.add(*[error(503) for _ in range(3)])
     runtime = await open_runtime(flags={"llm": {"max_retries": 2, "retry_base_delay": 0.01}})
     try:
-        await runtime.run_turn("hi")
+        await runtime.submit(Prompt("hi"))
     finally:
         await runtime.close()
     assert len(of_type(runtime.events, "retrying")) == 2
@@ -56,7 +57,7 @@ async def test_auth_error_names_the_variable_and_is_not_retried(server, open_run
     server.add(error(401))
     runtime = await open_runtime()
     try:
-        await runtime.run_turn("hi")
+        await runtime.submit(Prompt("hi"))
     finally:
         await runtime.close()
     (err,) = of_type(runtime.events, "turn_error")
@@ -68,11 +69,11 @@ async def test_stream_cut_mid_text_keeps_partial_and_next_request_is_valid(serve
     server.add(cut(after_chunks=4, text="The answer is forty-two, because"), text("recovered"))
     runtime = await open_runtime()
     try:
-        await runtime.run_turn("question")
+        await runtime.submit(Prompt("question"))
         partial = (await runtime.history())[-1]
         assert partial.role == "assistant" and partial.status == "interrupted"
         assert partial.content and "The answer is forty-two, because".startswith(partial.content)
-        await runtime.run_turn("go on")
+        await runtime.submit(Prompt("go on"))
     finally:
         await runtime.close()
     assert of_type(runtime.events, "turn_error")
@@ -86,8 +87,8 @@ async def test_stream_cut_mid_tool_arguments(server, open_runtime):
     )
     runtime = await open_runtime()
     try:
-        await runtime.run_turn("question")
-        await runtime.run_turn("again")
+        await runtime.submit(Prompt("question"))
+        await runtime.submit(Prompt("again"))
     finally:
         await runtime.close()
     assert not of_type(runtime.events, "tool_started")  # a half-sent call is never run
@@ -98,14 +99,14 @@ async def test_interrupt_while_streaming_keeps_partial_text(server, open_runtime
     server.add(hang(30, text="thinking about it"), text("next"))
     runtime = await open_runtime()
     try:
-        turn = asyncio.create_task(runtime.run_turn("slow"))
+        turn = asyncio.ensure_future(runtime.submit(Prompt("slow")))
         await wait_for(lambda: of_type(runtime.events, "text_delta"))
-        assert runtime.interrupt()
+        assert runtime.submit(Interrupt()).result()
         await asyncio.wait_for(turn, 5)
         assert of_type(runtime.events, "turn_finished")[-1].status == "interrupted"
         last = (await runtime.history())[-1]
         assert (last.role, last.status, last.content) == ("assistant", "interrupted", "thinking about it")
-        await runtime.run_turn("continue")
+        await runtime.submit(Prompt("continue"))
     finally:
         await runtime.close()
     assert_valid(server.requests[-1]["messages"])
@@ -124,9 +125,9 @@ async def test_interrupt_kills_running_command_and_answers_the_call(server, open
     )
     runtime = await open_runtime()
     try:
-        turn = asyncio.create_task(runtime.run_turn("run it"))
+        turn = asyncio.ensure_future(runtime.submit(Prompt("run it")))
         await wait_for(lambda: pidfile.exists() and pidfile.read_text().strip())
-        runtime.interrupt()
+        runtime.submit(Interrupt()).result()
         await asyncio.wait_for(turn, 5)
         child = int(pidfile.read_text())
         await wait_for(lambda: not _alive(child), timeout=3)
@@ -134,7 +135,7 @@ async def test_interrupt_kills_running_command_and_answers_the_call(server, open
         results = [m for m in history if m.role == "tool"]
         assert [r.tool_call_id for r in results] == ["c1", "c2"]
         assert all(r.status == "error" and r.content.startswith("Error:") for r in results)
-        await runtime.run_turn("what happened?")
+        await runtime.submit(Prompt("what happened?"))
     finally:
         await runtime.close()
     assert_valid(server.requests[-1]["messages"])
@@ -161,7 +162,7 @@ async def test_connection_refused_is_a_network_error(open_runtime, server):
     runtime = await open_runtime(flags={"llm": {"max_retries": 1, "retry_base_delay": 0.01}})
     server.close()
     try:
-        await runtime.run_turn("hi")
+        await runtime.submit(Prompt("hi"))
     finally:
         await runtime.close()
     assert len(of_type(runtime.events, "retrying")) == 1
@@ -172,7 +173,7 @@ async def test_empty_response_is_retried_then_reported(server, open_runtime):
     server.add(text(""), text(""))
     runtime = await open_runtime(flags={"llm": {"max_retries": 1, "retry_base_delay": 0.01}})
     try:
-        await runtime.run_turn("hi")
+        await runtime.submit(Prompt("hi"))
         history = await runtime.history()
     finally:
         await runtime.close()
@@ -186,7 +187,7 @@ async def test_malformed_sse_is_reported_not_crashing(server, open_runtime):
     server.add(raw(["data: {not json", "", "data: [DONE]", ""]), text("fine now"))
     runtime = await open_runtime()
     try:
-        await runtime.run_turn("hi")
+        await runtime.submit(Prompt("hi"))
     finally:
         await runtime.close()
     # Broken before the first token: retried, and the retry succeeded.

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from agent.runtime.ops import Interrupt, Prompt
 from tests.fakes.llm_server import hang, rate_limited, text, tool_calls
 from tests.loop.conftest import of_type
 from tests.loop.test_provider_faults import assert_well_formed
@@ -32,7 +33,7 @@ async def mash_interrupt(runtime, turn: asyncio.Task) -> int:
     land while the first one is still cleaning up. Returns how many were sent."""
     sent = 0
     while not turn.done() and sent < 10_000:
-        sent += runtime.interrupt()
+        sent += runtime.submit(Interrupt()).result()
         await asyncio.sleep(0)
     return sent
 
@@ -99,7 +100,7 @@ async def start_group_command(server, runtime, workspace: Path) -> tuple[asyncio
             ]
         )
     )
-    turn = asyncio.create_task(runtime.run_turn("run the sleepers"))
+    turn = asyncio.ensure_future(runtime.submit(Prompt("run the sleepers")))
     await wait_for(lambda: read_pgid(pgid_file), what="the command to start")
     pgid = read_pgid(pgid_file)
     await wait_for(lambda: command_names(group_members(pgid)).count("sleep") == 2, what="both sleeps")
@@ -114,7 +115,7 @@ async def test_interrupt_kills_the_whole_process_group(server, open_runtime, wor
     try:
         turn, pgid, pids = await start_group_command(server, runtime, workspace)
         assert len(pids) >= 3  # the shell(s) and both sleeps
-        assert runtime.interrupt()
+        assert runtime.submit(Interrupt()).result()
         await asyncio.wait_for(turn, 15)
         await wait_for(lambda: not group_members(pgid), what="the group to die")
         assert not [pid for pid in pids if alive(pid)]  # no child survives, background ones included
@@ -128,7 +129,7 @@ async def test_interrupt_kills_the_whole_process_group(server, open_runtime, wor
         assert "interrupted" in first.content and "not run" in second.content
 
         server.add(text("it was stopped"))
-        await runtime.run_turn("what happened?")
+        await runtime.submit(Prompt("what happened?"))
     finally:
         await runtime.close()
     request = server.requests[-1]["messages"]
@@ -158,7 +159,7 @@ async def test_interrupting_a_stream_twice_keeps_the_partial_and_finishes_once(s
     server.add(hang(60, text="half of an answer"), text("the rest"))
     runtime = await open_runtime()
     try:
-        turn = asyncio.create_task(runtime.run_turn("slow"))
+        turn = asyncio.ensure_future(runtime.submit(Prompt("slow")))
         await wait_for(lambda: of_type(runtime.events, "text_delta"), what="the first chunk")
         assert await mash_interrupt(runtime, turn) > 1
         await asyncio.wait_for(turn, 15)
@@ -168,7 +169,7 @@ async def test_interrupting_a_stream_twice_keeps_the_partial_and_finishes_once(s
         last = (await runtime.history())[-1]
         assert (last.role, last.status, last.content) == ("assistant", "interrupted", "half of an answer")
         assert server.wait_idle(10)  # the server saw the client go away
-        await runtime.run_turn("continue")
+        await runtime.submit(Prompt("continue"))
     finally:
         await runtime.close()
     request = server.requests[-1]["messages"]
@@ -183,13 +184,13 @@ async def test_interrupt_before_the_first_token_stores_nothing_but_the_prompt(se
     server.add(hang(60), text("answer"))
     runtime = await open_runtime()
     try:
-        turn = asyncio.create_task(runtime.run_turn("slow start"))
+        turn = asyncio.ensure_future(runtime.submit(Prompt("slow start")))
         await wait_for(lambda: server.active_streams, what="the request")
-        assert runtime.interrupt()
+        assert runtime.submit(Interrupt()).result()
         await asyncio.wait_for(turn, 15)
         assert of_type(runtime.events, "turn_finished")[-1].status == "interrupted"
         assert [m.role for m in await runtime.history()] == ["user"]
-        await runtime.run_turn("again")
+        await runtime.submit(Prompt("again"))
     finally:
         await runtime.close()
     request = server.requests[-1]["messages"]
@@ -204,15 +205,15 @@ async def test_interrupt_during_the_retry_wait_cancels_the_turn(server, open_run
     server.add(rate_limited(retry_after=300), text("answer to the next prompt"))
     runtime = await open_runtime(flags={"llm": {"retry_max_delay": 600}})
     try:
-        turn = asyncio.create_task(runtime.run_turn("hi"))
+        turn = asyncio.ensure_future(runtime.submit(Prompt("hi")))
         await wait_for(lambda: of_type(runtime.events, "retrying"), what="the retry")
         assert of_type(runtime.events, "retrying")[0].delay == 300
-        assert runtime.interrupt()
+        assert runtime.submit(Interrupt()).result()
         await asyncio.wait_for(turn, 15)
         assert of_type(runtime.events, "turn_finished")[-1].status == "interrupted"
         assert len(server.requests) == 1  # the retry never went out
         assert not runtime.busy
-        await runtime.run_turn("try again")
+        await runtime.submit(Prompt("try again"))
     finally:
         await runtime.close()
     assert of_type(runtime.events, "assistant_finished")[-1].message.content == "answer to the next prompt"
@@ -225,9 +226,9 @@ async def test_interrupt_during_the_retry_wait_cancels_the_turn(server, open_run
 async def test_resume_right_after_an_interrupted_turn(server, open_runtime):
     server.add(hang(60, text="partial words"), text("resumed fine"))
     runtime = await open_runtime()
-    turn = asyncio.create_task(runtime.run_turn("long job"))
+    turn = asyncio.ensure_future(runtime.submit(Prompt("long job")))
     await wait_for(lambda: of_type(runtime.events, "text_delta"), what="the first chunk")
-    runtime.interrupt()
+    runtime.submit(Interrupt()).result()
     await asyncio.wait_for(turn, 15)
     await runtime.close()
 
@@ -235,7 +236,7 @@ async def test_resume_right_after_an_interrupted_turn(server, open_runtime):
     try:
         history = await again.history()
         assert [(m.role, m.status) for m in history] == [("user", "ok"), ("assistant", "interrupted")]
-        await again.run_turn("go on")
+        await again.submit(Prompt("go on"))
     finally:
         await again.close()
     request = server.requests[-1]["messages"]
@@ -271,12 +272,12 @@ async def test_interrupt_at_any_moment_of_a_command_start_kills_its_group(server
     server.add(tool_calls([("c1", "terminal-execute", {"command": f"sh -c 'sleep {marker} & sleep {marker}'"})]))
     runtime = await open_runtime()
     try:
-        turn = asyncio.create_task(runtime.run_turn("start something"))
+        turn = asyncio.ensure_future(runtime.submit(Prompt("start something")))
         await wait_for(lambda: of_type(runtime.events, "tool_started"), timeout=90, what="the tool call")
         for _ in range(ticks):
             await asyncio.sleep(0)
         time.sleep(0.3)  # the event loop stalls: a command already forked starts its children
-        runtime.interrupt()
+        runtime.submit(Interrupt()).result()
         await asyncio.wait_for(turn, 15)
         assert of_type(runtime.events, "turn_finished")[-1].status == "interrupted"
         await wait_for(lambda: not processes_with(f"sleep {marker}"), what="every sleep to die")
@@ -296,7 +297,7 @@ async def test_close_during_a_turn_waits_for_its_clean_up(server, open_runtime):
 
     server.add(hang(30, text="Partial answer"))
     runtime = await open_runtime()
-    turn = asyncio.ensure_future(runtime.run_turn("tell me"))
+    turn = asyncio.ensure_future(runtime.submit(Prompt("tell me")))
     for _ in range(6000):  # litellm may still be loading on a busy machine
         await asyncio.sleep(0.01)
         if any(e.type == "text_delta" for e in runtime.events):

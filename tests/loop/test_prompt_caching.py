@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 
 from agent.llm.cost_map import request_cost
+from agent.runtime.opening import FrontEnd
 from agent.runtime.runtime import Runtime
 from agent.settings.config import load_settings
 from agent.ui.app import CairnApp
@@ -35,7 +36,7 @@ async def test_requests_carry_breakpoints_and_answers_record_the_cache(anthropic
         text("x is 1.", input_tokens=30, cache_read_input_tokens=2_400, cache_creation_input_tokens=120),
     )
     events: list = []
-    runtime = await Runtime.open(anthropic_settings(workspace, anthropic_server), on_event=events.append, approver=None)
+    runtime = await Runtime.open(anthropic_settings(workspace, anthropic_server), FrontEnd(on_event=events.append))
     try:
         await runtime.agent.run_turn("what is x?")
         first, second = anthropic_server.requests

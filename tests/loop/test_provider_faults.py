@@ -17,6 +17,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from agent.runtime.ops import Prompt
 from agent.settings.config import LLMSettings
 from agent.turn.loop import Agent
 from tests.context.test_orphans import assert_valid
@@ -75,7 +76,7 @@ async def _turns(open_runtime, *prompts, flags=None, **kwargs):
     runtime = await open_runtime(flags=flags, **kwargs)
     try:
         for prompt in prompts:
-            await runtime.run_turn(prompt)
+            await runtime.submit(Prompt(prompt))
         return runtime, await runtime.history()
     finally:
         await runtime.close()

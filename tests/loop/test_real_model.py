@@ -11,6 +11,7 @@ import logging
 
 from agent.llm.cost_map import model_info
 from agent.llm.models import model_limits
+from agent.runtime.ops import Compact, Prompt
 from agent.settings.config import load_settings
 from tests.fakes.llm_server import text
 from tests.loop.conftest import of_type
@@ -25,8 +26,8 @@ async def test_max_tokens_is_the_models_output_limit_by_default(server, open_run
     server.add(text("One."), text("## Summary\nThe user said hi."))
     runtime = await open_runtime()
     try:
-        await runtime.run_turn("hi")
-        await runtime.compact()
+        await runtime.submit(Prompt("hi"))
+        await runtime.submit(Compact())
     finally:
         await runtime.close()
     limit = model_limits(runtime.settings, "openai/fake-model").max_output_tokens
@@ -45,7 +46,7 @@ async def test_max_tokens_of_a_model_litellm_knows(server, open_runtime):
         assert expected and expected != 4096
         runtime = await open_runtime(flags={"model": model})
         try:
-            await runtime.run_turn("hi")
+            await runtime.submit(Prompt("hi"))
         finally:
             await runtime.close()
         sent = server.requests[-1]
@@ -57,7 +58,7 @@ async def test_configured_max_output_tokens_is_sent_and_kept_with_the_request(se
     server.add(text("One."))
     runtime = await open_runtime(flags={"llm": {**FAST_RETRIES, "max_output_tokens": 777}})
     try:
-        await runtime.run_turn("hi")
+        await runtime.submit(Prompt("hi"))
         kept = await runtime.store.last_request(runtime.session.id)
     finally:
         await runtime.close()
@@ -71,7 +72,7 @@ async def test_an_answer_cut_at_the_output_limit_says_so(server, open_runtime):
     server.add(text(CUT_TEXT, finish_reason="length", completion_tokens=900))
     runtime = await open_runtime(flags={"llm": {**FAST_RETRIES, "max_output_tokens": 900}})
     try:
-        await runtime.run_turn("write a parser")
+        await runtime.submit(Prompt("write a parser"))
     finally:
         await runtime.close()
     assert of_type(runtime.events, "turn_finished")[-1].status == "ok"
@@ -88,7 +89,7 @@ async def test_a_finished_answer_has_no_notice(server, open_runtime):
     server.add(text("Done."))
     runtime = await open_runtime()
     try:
-        await runtime.run_turn("hi")
+        await runtime.submit(Prompt("hi"))
     finally:
         await runtime.close()
     assert not of_type(runtime.events, "notice")
@@ -123,7 +124,7 @@ async def test_each_request_is_logged_at_info(server, open_runtime, caplog):
     runtime = await open_runtime()
     with caplog.at_level(logging.INFO, logger="agent.llm"):
         try:
-            await runtime.run_turn("hi")
+            await runtime.submit(Prompt("hi"))
         finally:
             await runtime.close()
     [line] = [r.getMessage() for r in caplog.records if r.name == "agent.llm" and r.levelno == logging.INFO]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 
+from agent.runtime.ops import Prompt
 from agent.settings.config import db_path
 from tests.fakes.llm_server import text, tool_calls
 from tests.loop.conftest import of_type
@@ -22,7 +23,7 @@ async def test_read_edit_run_answer(server, open_runtime, workspace):
     )
     runtime = await open_runtime()
     try:
-        await runtime.run_turn("add is broken, fix it")
+        await runtime.submit(Prompt("add is broken, fix it"))
     finally:
         await runtime.close()
 
@@ -66,7 +67,7 @@ async def test_agents_md_goes_into_the_system_prompt(server, open_runtime, works
     server.add(text("ok"))
     runtime = await open_runtime()
     try:
-        await runtime.run_turn("hi")
+        await runtime.submit(Prompt("hi"))
     finally:
         await runtime.close()
     assert "Always answer in haiku." in server.requests[0]["messages"][0]["content"]
@@ -75,12 +76,12 @@ async def test_agents_md_goes_into_the_system_prompt(server, open_runtime, works
 async def test_resume_continues_the_same_session(server, open_runtime):
     server.add(text("first answer"), text("second answer"))
     first = await open_runtime()
-    await first.run_turn("one")
+    await first.submit(Prompt("one"))
     await first.close()
     second = await open_runtime(continue_last=True)
     try:
         assert second.session.id == first.session.id
-        await second.run_turn("two")
+        await second.submit(Prompt("two"))
         history = await second.history()
     finally:
         await second.close()

@@ -4,6 +4,7 @@ UnreachableError its own short schedule instead of llm.max_retries with exponent
 from __future__ import annotations
 
 from agent.llm.errors import UnreachableError
+from agent.runtime.ops import Prompt
 from tests.llm.test_error_map import assert_plain, closed_port
 from tests.loop.conftest import of_type
 
@@ -15,7 +16,7 @@ async def test_refused_connection_gets_two_quick_retries_not_the_backoff(open_ru
     base = f"http://127.0.0.1:{closed_port()}/v1"
     runtime = await open_runtime(flags={**DEFAULT_RETRIES, "api_base": base})
     try:
-        await runtime.run_turn("hi")
+        await runtime.submit(Prompt("hi"))
     finally:
         await runtime.close()
     retries = of_type(runtime.events, "retrying")
@@ -32,7 +33,7 @@ async def test_the_short_schedule_never_exceeds_the_configured_limits(open_runti
     base = f"http://127.0.0.1:{closed_port()}/v1"
     runtime = await open_runtime(flags={"llm": {"max_retries": 1, "retry_max_delay": 0.05}, "api_base": base})
     try:
-        await runtime.run_turn("hi")
+        await runtime.submit(Prompt("hi"))
     finally:
         await runtime.close()
     (retry,) = of_type(runtime.events, "retrying")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from agent.context.tokens import counter_for
 from agent.mcp.catalog import CatalogState, request_tools
+from agent.runtime.ops import Prompt
 from agent.session.models import Message
 from tests.fakes.llm_server import text, tool_calls
 from tests.mcp.conftest import mcp_flags, of_type, stdio_server, tool_names
@@ -22,8 +23,8 @@ async def test_ninety_tools_go_as_a_catalog_and_a_loaded_schema_stays(server, op
     runtime = await open_runtime(flags=mcp_flags({"fake": NINETY}))
     await runtime.wait_for_mcp()
     try:
-        await runtime.run_turn("get an issue")
-        await runtime.run_turn("once more")
+        await runtime.submit(Prompt("get an issue"))
+        await runtime.submit(Prompt("once more"))
     finally:
         await runtime.close()
     first, second, third, fourth = server.requests
@@ -48,14 +49,14 @@ async def test_resumed_session_loads_its_schemas_back(server, open_runtime):
     runtime = await open_runtime(flags=mcp_flags({"fake": NINETY}))
     await runtime.wait_for_mcp()
     try:
-        await runtime.run_turn("load")
+        await runtime.submit(Prompt("load"))
         session_id = runtime.session.id
     finally:
         await runtime.close()
     runtime = await open_runtime(flags=mcp_flags({"fake": NINETY}), resume_id=session_id)
     await runtime.wait_for_mcp()
     try:
-        await runtime.run_turn("after resume")
+        await runtime.submit(Prompt("after resume"))
     finally:
         await runtime.close()
     assert tool_names(server.requests[-1])[-1] == "mcp__fake__list_user"

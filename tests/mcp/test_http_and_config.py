@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from agent.mcp.servers import read_mcp_json, server_specs, trust_mcp_json
+from agent.runtime.ops import Prompt
 from agent.settings.config import load_settings
 from tests.fakes.llm_server import text, tool_calls
 from tests.mcp.conftest import mcp_flags, of_type, stdio_server, tool_names
@@ -20,7 +21,7 @@ async def test_http_server_with_a_token_header(server, open_runtime, http_server
     await runtime.wait_for_mcp()
     try:
         states = {s.name: s.state for s in runtime.mcp_status()}
-        await runtime.run_turn("go")
+        await runtime.submit(Prompt("go"))
     finally:
         await runtime.close()
     assert states == {"web": "ready", "nokey": "failed"}
@@ -75,7 +76,7 @@ async def test_mcp_tools_ask_unless_allowed_by_name(server, open_runtime):
     runtime = await open_runtime(yolo=False, flags=flags)
     await runtime.wait_for_mcp()
     try:
-        await runtime.run_turn("go")
+        await runtime.submit(Prompt("go"))
     finally:
         await runtime.close()
     echo, fail = (e.message for e in of_type(runtime.events, "tool_finished"))
@@ -90,7 +91,7 @@ async def test_a_server_wildcard_allows_every_tool_and_is_error_results_are_erro
     runtime = await open_runtime(yolo=False, flags=flags)
     await runtime.wait_for_mcp()
     try:
-        await runtime.run_turn("go")
+        await runtime.submit(Prompt("go"))
     finally:
         await runtime.close()
     (fail,) = (e.message for e in of_type(runtime.events, "tool_finished"))

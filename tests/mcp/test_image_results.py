@@ -13,6 +13,8 @@ import mcp_types as types
 
 from agent.images import MAX_IMAGE_BYTES
 from agent.mcp.results import MAX_IMAGES_PER_RESULT, read_result
+from agent.runtime.opening import FrontEnd
+from agent.runtime.ops import Export, Prompt
 from agent.runtime.runtime import Runtime
 from agent.settings.config import load_settings
 from tests.fakes import anthropic_server as anthropic
@@ -44,7 +46,7 @@ async def _run_image_tool(open_runtime, model: str, *prompts: str):
     await runtime.wait_for_mcp()
     try:
         for prompt in prompts:
-            await runtime.run_turn(prompt)
+            await runtime.submit(Prompt(prompt))
         stored = await runtime.store.all_messages(runtime.session.id)
         tool = next(m for m in stored if m.role == "tool")
         blob = await runtime.store.get_blob(tool.meta["images"][0]["hash"])
@@ -139,13 +141,13 @@ async def test_a_resumed_session_sends_the_tools_image_from_the_store(server, op
     first = await open_runtime(flags={"model": "openai/gpt-4o", **mcp_flags({"fake": stdio_server()})})
     await first.wait_for_mcp()
     try:
-        await first.run_turn("show me")
+        await first.submit(Prompt("show me"))
         session_id = first.session.id
     finally:
         await first.close()
     resumed = await open_runtime(flags={"model": "openai/gpt-4o"}, resume_id=session_id)
     try:
-        await resumed.run_turn("again")
+        await resumed.submit(Prompt("again"))
     finally:
         await resumed.close()
     messages = server.requests[2]["messages"]
@@ -164,11 +166,11 @@ async def test_the_image_reaches_anthropic_after_the_tool_result(anthropic_serve
         "yolo": True,
         **mcp_flags({"fake": stdio_server()}),
     }
-    runtime = await Runtime.open(load_settings(workspace, flags=flags), on_event=lambda event: None, approver=None)
+    runtime = await Runtime.open(load_settings(workspace, flags=flags), FrontEnd(on_event=lambda event: None))
     await runtime.wait_for_mcp()
     try:
-        await runtime.run_turn("show me")
-        await runtime.run_turn("sure?")
+        await runtime.submit(Prompt("show me"))
+        await runtime.submit(Prompt("sure?"))
     finally:
         await runtime.close()
     assert anthropic_server.rejections == []
@@ -191,8 +193,8 @@ async def test_an_export_carries_the_tools_image(server, open_runtime):
     runtime = await open_runtime(flags={"model": "openai/gpt-4o", **mcp_flags({"fake": stdio_server()})})
     await runtime.wait_for_mcp()
     try:
-        await runtime.run_turn("show me")
-        target = await runtime.export("jsonl")
+        await runtime.submit(Prompt("show me"))
+        target = await runtime.submit(Export("jsonl"))
     finally:
         await runtime.close()
     records = [json.loads(line) for line in target.read_text(encoding="utf-8").splitlines()]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from agent.runtime.ops import Prompt
 from tests.fakes.llm_server import text, tool_calls
 from tests.mcp.conftest import mcp_flags, of_type, stdio_server, tool_names
 
@@ -23,7 +24,7 @@ async def test_model_lists_and_calls_a_tool(server, open_runtime):
     runtime = await open_with(open_runtime, {"fake": stdio_server()})
     try:
         assert [s.state for s in runtime.mcp_status()] == ["ready"]
-        await runtime.run_turn("say hello through the server")
+        await runtime.submit(Prompt("say hello through the server"))
     finally:
         await runtime.close()
     first, second = server.requests
@@ -41,8 +42,8 @@ async def test_crash_mid_call_gives_an_error_and_the_session_goes_on(server, ope
     server.add(tool_calls([("c1", "mcp__fake__crash", {})]), text("the server crashed"), text("still here"))
     runtime = await open_with(open_runtime, {"fake": stdio_server("--calls", str(calls))})
     try:
-        await runtime.run_turn("crash it")
-        await runtime.run_turn("and now?")
+        await runtime.submit(Prompt("crash it"))
+        await runtime.submit(Prompt("and now?"))
     finally:
         await runtime.close()
     assert calls.read_text().split() == ["crash"]  # the call reached the server before it died
@@ -62,7 +63,7 @@ async def test_a_hanging_call_is_timed_out(server, open_runtime):
     server.add(tool_calls([("c1", "mcp__fake__hang", {})]), text("gave up"))
     runtime = await open_with(open_runtime, {"fake": stdio_server(timeout=1)})
     try:
-        await runtime.run_turn("hang")
+        await runtime.submit(Prompt("hang"))
         (finished,) = of_type(runtime.events, "tool_finished")
         assert finished.message.content == "Error: MCP server 'fake' did not answer within 1 s"
         assert [s.state for s in runtime.mcp_status()] == ["ready"]  # one slow call: still usable
@@ -75,7 +76,7 @@ async def test_a_10_mb_result_is_bounded(server, open_runtime):
     server.add(tool_calls([("c1", "mcp__fake__big", {})]), text("big"))
     runtime = await open_with(open_runtime, {"fake": stdio_server()}, max_result_chars=200_000)
     try:
-        await runtime.run_turn("big")
+        await runtime.submit(Prompt("big"))
     finally:
         await runtime.close()
     (finished,) = of_type(runtime.events, "tool_finished")
@@ -89,7 +90,7 @@ async def test_hostile_tools_are_bounded(server, open_runtime):
     server.add(tool_calls([("c1", "mcp__fake__echo", {"text": "ok"})]), text("fine"))
     runtime = await open_with(open_runtime, {"fake": stdio_server("--hostile")}, inline_tool_tokens=1_000_000)
     try:
-        await runtime.run_turn("go")
+        await runtime.submit(Prompt("go"))
     finally:
         await runtime.close()
     tools = server.requests[0]["tools"]

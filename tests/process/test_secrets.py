@@ -16,6 +16,8 @@ from pathlib import Path
 import pytest
 
 from agent.process.secrets import redact_secrets
+from agent.runtime.opening import FrontEnd
+from agent.runtime.ops import Prompt
 from agent.settings.config import load_settings
 from tests.fakes.llm_server import FakeLLMServer, text, tool_calls
 
@@ -121,9 +123,9 @@ async def test_runtime_session_leaves_no_key_behind(monkeypatch, workspace, _iso
             settings = load_settings(
                 workspace, flags={"model": "openai/fake", "api_base": srv.base_url, "api_key": key, "yolo": True}
             )
-            runtime = await Runtime.open(settings, on_event=lambda e: None, approver=None, continue_last=True)
+            runtime = await Runtime.open(settings, FrontEnd(on_event=lambda e: None), continue_last=True)
             try:
-                await runtime.run_turn("count")
+                await runtime.submit(Prompt("count"))
                 session = runtime.agent.session
                 files = runtime.agent.ctx.context_files
                 for ref in await files.list():  # context files are written on first use

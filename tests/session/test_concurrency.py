@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from agent.runtime.ops import Prompt
 from agent.session.models import Message
 from agent.session.store import Store
 from tests.fakes.llm_server import FakeLLMServer, filler_text, text, tool_calls
@@ -320,7 +321,7 @@ async def test_a_process_goes_on_from_the_head_it_opened(server, open_runtime):
     server.add(text("one"), text("two"))
     first = await open_runtime()
     try:
-        await first.run_turn("first")
+        await first.submit(Prompt("first"))
         opened_head = (await first.history())[-1]
     finally:
         await first.close()
@@ -332,7 +333,7 @@ async def test_a_process_goes_on_from_the_head_it_opened(server, open_runtime):
             elsewhere = await other.append(session, Message(role="user", content="from another process"))
         finally:
             await other.close()
-        await runtime.run_turn("mine")
+        await runtime.submit(Prompt("mine"))
         history = await runtime.history()
     finally:
         await runtime.close()

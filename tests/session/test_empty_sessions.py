@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from agent.runtime.ops import NewSession, OpenSession, Prompt
 from agent.session.models import Message
 from agent.session.store import Store
 from tests.fakes.llm_server import FakeLLMServer, text
@@ -41,7 +42,7 @@ async def test_a_launch_quit_at_once_keeps_no_session(open_runtime):
 async def test_a_session_with_a_message_is_kept(server, open_runtime):
     server.add(text("hi"))
     runtime = await open_runtime()
-    await runtime.run_turn("hello")
+    await runtime.submit(Prompt("hello"))
     await runtime.close()
     (summary,) = await _sessions()
     assert summary.session.id == runtime.session.id and summary.message_count == 2
@@ -52,12 +53,12 @@ async def test_leaving_an_empty_session_removes_it(server, open_runtime):
     server.add(text("hi"))
     runtime = await open_runtime()
     first = runtime.session.id
-    await runtime.run_turn("hello")
-    empty = (await runtime.new_session()).id
-    await runtime.open_session(first)  # back to the first: the empty one is gone
+    await runtime.submit(Prompt("hello"))
+    empty = (await runtime.submit(NewSession())).id
+    await runtime.submit(OpenSession(first))  # back to the first: the empty one is gone
     assert [s.session.id for s in await runtime.list_sessions()] == [first]
-    await runtime.new_session()
-    await runtime.new_session()  # /new twice: the one in between is gone as well
+    await runtime.submit(NewSession())
+    await runtime.submit(NewSession())  # /new twice: the one in between is gone as well
     assert {s.session.id for s in await runtime.list_sessions()} == {first, runtime.session.id}
     await runtime.close()
     assert [s.session.id for s in await _sessions()] == [first]

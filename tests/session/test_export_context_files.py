@@ -19,6 +19,7 @@ from agent.context import condense_prompt
 from agent.context.files import manifest
 from agent.context.files.manager import ContextFiles
 from agent.context.files.refs import history_ref_id
+from agent.runtime.ops import Export
 from agent.session import cli as session_cli
 from agent.session.models import Message, ToolCall
 from agent.session.store import Store
@@ -216,7 +217,7 @@ async def test_export_from_the_app_writes_what_the_cli_writes(tmp_path, workspac
 
     runtime = await open_runtime(resume_id=session.id)
     try:
-        target = await runtime.export("jsonl", tmp_path / "app.jsonl")
+        target = await runtime.submit(Export("jsonl", tmp_path / "app.jsonl"))
     finally:
         await runtime.close()
     from_app = target.read_text("utf-8")

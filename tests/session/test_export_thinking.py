@@ -4,6 +4,7 @@ from a real turn through litellm to the Anthropic fake (thinking, a tool call, a
 
 from __future__ import annotations
 
+from agent.runtime.opening import FrontEnd
 from agent.runtime.runtime import Runtime
 from agent.session.export import export_markdown
 from agent.session.loading import load_session_messages
@@ -27,7 +28,7 @@ async def test_markdown_quotes_the_thinking_before_the_text(anthropic_server, wo
         "yolo": True,
         "llm": {"reasoning_effort": "high"},
     }
-    runtime = await Runtime.open(load_settings(workspace, flags=flags), on_event=lambda e: None, approver=None)
+    runtime = await Runtime.open(load_settings(workspace, flags=flags), FrontEnd(on_event=lambda e: None))
     try:
         await runtime.agent.run_turn("what is x?")
         md = export_markdown(runtime.session, await load_session_messages(runtime.store, runtime.session.id))

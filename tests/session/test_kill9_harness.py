@@ -156,13 +156,12 @@ async def main(args):
     ws = Path(args["workspace"])
     settings = load_settings(ws, flags={"model": "openai/fake-model", "api_base": args["api_base"],
                                         "api_key": "sk-test", "yolo": True})
-    runtime = await Runtime.open(settings, on_event=lambda e: None, approver=None, continue_last=True,
-                                 warm_up=False)
-    await runtime.switch_branch(args["leaf"])  # back to the tip, files as the agent left them
+    runtime = await Runtime.open(settings, FrontEnd(on_event=lambda e: None), continue_last=True, warm_up=False)
+    await runtime.submit(SwitchBranch(args["leaf"]))  # back to the tip, files as the agent left them
     for name, content in args["files"].items():
         (ws / name).write_text(content)
     print("go", flush=True)
-    outcome = await runtime.rewind(args["target"], restore_files=True)
+    outcome = await runtime.submit(Rewind(args["target"], restore_files=True))
     print("done", outcome.model_dump_json(), flush=True)
     await asyncio.sleep(120)  # the kill always finds it alive
 """

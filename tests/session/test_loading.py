@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import logging
 
+from agent.runtime.ops import Prompt
 from agent.session.loading import drop_unmatched_tool_calls, load_session_messages
 from agent.session.models import Message, ToolCall
 from agent.session.store import Store
@@ -78,7 +79,7 @@ async def test_resume_after_a_crash_mid_tool_call(tmp_path, server, open_runtime
     runtime = await open_runtime(resume_id=session.id)
     try:
         shown = await runtime.history()
-        await runtime.run_turn("continue")
+        await runtime.submit(Prompt("continue"))
         stored = await runtime.store.all_messages(session.id)
     finally:
         await runtime.close()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 
+from agent.runtime.ops import Prompt, Rewind
 from agent.session import restore_journal
 from agent.session.restore_journal import (
     PAUSE_ENV,
@@ -50,8 +51,8 @@ async def _two_turns(server, open_runtime, workspace):
         text("Turn two done."),
     )
     runtime = await open_runtime()
-    await runtime.run_turn("first")
-    await runtime.run_turn("second")
+    await runtime.submit(Prompt("first"))
+    await runtime.submit(Prompt("second"))
     first = (await runtime.rewind_points())[1]
     assert first.text == "first"
     return runtime, first.message_id
@@ -79,7 +80,7 @@ async def test_live_rewind_writes_the_journal_first_and_removes_it_after(server,
     runtime, first = await _two_turns(server, open_runtime, workspace)
     try:
         monkeypatch.setenv(PAUSE_ENV, "0.3")  # before each file: time to look at the journal
-        rewinding = asyncio.ensure_future(runtime.rewind(first, restore_files=True))
+        rewinding = asyncio.ensure_future(runtime.submit(Rewind(first, restore_files=True)))
         while not _journals() and not rewinding.done():
             await asyncio.sleep(0.005)
         [path] = _journals()
@@ -135,7 +136,7 @@ async def test_roll_forward_leaves_files_changed_since_and_a_moved_head(server, 
     # After the kill, someone edits a file and another process continues the session.
     (workspace / "app.py").write_text("v = 3  # mine\n")
     server.add(text("Continued elsewhere."))
-    await runtime.run_turn("meanwhile")
+    await runtime.submit(Prompt("meanwhile"))
     head = runtime.session.head_id
     await runtime.close()
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 
+from agent.runtime.ops import DeleteSession, Export, Fork, NewSession, OpenSession, Prompt, Rename, Rewind, SwitchBranch
 from agent.session.models import Message
 from agent.settings.config import db_path
 from tests.fakes.llm_server import text, tool_calls
@@ -17,8 +18,8 @@ async def _after_two_turns(server, open_runtime, workspace):
     _two_turns(server)
     runtime = await open_runtime()
     try:
-        await runtime.run_turn("first")
-        await runtime.run_turn("second")
+        await runtime.submit(Prompt("first"))
+        await runtime.submit(Prompt("second"))
         yield runtime
     finally:
         await runtime.close()
@@ -62,8 +63,8 @@ async def test_rewind_with_files_restores_and_branches(server, open_runtime, wor
     server.add(text("A new direction."))
     runtime = await open_runtime()
     try:
-        await runtime.run_turn("first")
-        await runtime.run_turn("second")
+        await runtime.submit(Prompt("first"))
+        await runtime.submit(Prompt("second"))
         old_head = runtime.session.head_id
         points = await runtime.rewind_points()
         assert [p.text for p in points] == ["second", "first"]  # newest first
@@ -71,14 +72,14 @@ async def test_rewind_with_files_restores_and_branches(server, open_runtime, wor
         plan = await runtime.plan_file_restore(points[1].message_id)
         assert [(f.display, f.action) for f in plan] == [("app.py", "restore"), ("notes.txt", "delete")]
 
-        outcome = await runtime.rewind(points[1].message_id, restore_files=True)
+        outcome = await runtime.submit(Rewind(points[1].message_id, restore_files=True))
         assert outcome.text == "first"
         assert sorted(outcome.restored + outcome.removed) == ["app.py", "notes.txt"]
         assert (workspace / "app.py").read_text() == "v = 1\n"
         assert not (workspace / "notes.txt").exists()
         assert runtime.session.head_id is None and await runtime.history() == []
 
-        await runtime.run_turn("first, differently")
+        await runtime.submit(Prompt("first, differently"))
         history = await runtime.history()
         assert [m.content for m in history] == ["first, differently", "A new direction."]
         assert server.requests[-1]["messages"][1] == {"role": "user", "content": "first, differently"}
@@ -87,7 +88,7 @@ async def test_rewind_with_files_restores_and_branches(server, open_runtime, wor
         branches = await runtime.branches()
         assert [b.leaf_id for b in branches] == [old_head]
         assert branches[0].preview == "second"
-        await runtime.switch_branch(old_head)
+        await runtime.submit(SwitchBranch(old_head))
         assert (await runtime.history())[-1].content == "Turn two done."
         assert len(await runtime.store.all_messages(runtime.session.id)) == 12
     finally:
@@ -97,7 +98,7 @@ async def test_rewind_with_files_restores_and_branches(server, open_runtime, wor
 async def test_conversation_only_rewind_leaves_files(server, open_runtime, workspace):
     async with _after_two_turns(server, open_runtime, workspace) as runtime:
         second = (await runtime.rewind_points())[0]
-        outcome = await runtime.rewind(second.message_id, restore_files=False)
+        outcome = await runtime.submit(Rewind(second.message_id, restore_files=False))
         assert outcome.text == "second" and outcome.restored == []
         assert (workspace / "app.py").read_text() == "v = 3\n"
         assert [m.content for m in await runtime.history()][-1] == "Turn one done."
@@ -109,7 +110,7 @@ async def test_files_changed_outside_the_agent_are_reported_not_overwritten(serv
         first = (await runtime.rewind_points())[1]
         plan = {f.display: f.action for f in await runtime.plan_file_restore(first.message_id)}
         assert plan == {"app.py": "conflict", "notes.txt": "delete"}
-        outcome = await runtime.rewind(first.message_id, restore_files=True)
+        outcome = await runtime.submit(Rewind(first.message_id, restore_files=True))
         assert outcome.conflicts == ["app.py"] and outcome.removed == ["notes.txt"]
         assert (workspace / "app.py").read_text() == "v = 3  # my own change\n"
 
@@ -118,14 +119,14 @@ async def test_fork_copies_the_active_path_and_checkpoints(server, open_runtime,
     async with _after_two_turns(server, open_runtime, workspace) as runtime:
         source = runtime.session
         before = [(m.role, m.content) for m in await runtime.history()]
-        fork = await runtime.fork()
+        fork = await runtime.submit(Fork())
         assert runtime.session.id == fork.id != source.id
         assert fork.parent_session_id == source.id and fork.title == "first (fork)"
         assert [(m.role, m.content) for m in await runtime.history()] == before
         assert len(await runtime.store.file_changes(fork.id)) == 3
         # Rewinding the fork restores files from the copied checkpoints; the source is untouched.
         first = (await runtime.rewind_points())[1]
-        await runtime.rewind(first.message_id, restore_files=True)
+        await runtime.submit(Rewind(first.message_id, restore_files=True))
         assert (workspace / "app.py").read_text() == "v = 1\n"
         assert (await runtime.store.get_session(source.id)).head_id == source.head_id
 
@@ -134,11 +135,11 @@ async def test_rename_delete_and_list(server, open_runtime):
     server.add(text("hi"))
     runtime = await open_runtime()
     try:
-        await runtime.run_turn("hello there")
+        await runtime.submit(Prompt("hello there"))
         first = runtime.session
-        await runtime.rename("  My   session ")
+        await runtime.submit(Rename("  My   session "))
         assert runtime.session.title == "My session"
-        second = await runtime.new_session()
+        second = await runtime.submit(NewSession())
         summaries = await runtime.list_sessions()
         assert [s.session.id for s in summaries] == [second.id, first.id]
         assert (summaries[1].first_prompt, summaries[1].message_count, summaries[1].session.title) == (
@@ -146,9 +147,9 @@ async def test_rename_delete_and_list(server, open_runtime):
             2,
             "My session",
         )
-        await runtime.open_session(first.id[:8])
+        await runtime.submit(OpenSession(first.id[:8]))
         assert runtime.session.id == first.id and len(await runtime.history()) == 2
-        await runtime.delete_session(first.id)  # the open one: a fresh session replaces it
+        await runtime.submit(DeleteSession(first.id))  # the open one: a fresh session replaces it
         assert runtime.session.id != first.id
         assert first.id not in [s.session.id for s in await runtime.list_sessions()]
         conn = sqlite3.connect(db_path())
@@ -161,9 +162,9 @@ async def test_export_writes_md_into_the_data_folder_and_jsonl_where_asked(serve
     server.add(text("Exported answer."))
     runtime = await open_runtime()
     try:
-        await runtime.run_turn("export me")
-        md = await runtime.export("md")
-        jsonl = await runtime.export("jsonl", workspace / "out" / "s.jsonl")
+        await runtime.submit(Prompt("export me"))
+        md = await runtime.submit(Export("md"))
+        jsonl = await runtime.submit(Export("jsonl", workspace / "out" / "s.jsonl"))
     finally:
         await runtime.close()
     from agent.paths import data_dir

@@ -11,6 +11,7 @@ import json
 
 import pytest
 
+from agent.runtime.ops import Prompt
 from tests.fakes.llm_server import text, tool_calls
 from tests.skills.helpers import CLAUDE_CODE_SKILL, marker, write_many, write_skill
 
@@ -35,8 +36,8 @@ async def test_forty_skills_cost_a_catalog_and_a_body_arrives_once_when_loaded(
     )
     runtime = await open_runtime(yolo=False)
     try:
-        await runtime.run_turn("do the task the skill-07 way")
-        await runtime.run_turn("and again")
+        await runtime.submit(Prompt("do the task the skill-07 way"))
+        await runtime.submit(Prompt("and again"))
     finally:
         await runtime.close()
 
@@ -61,7 +62,7 @@ async def test_no_skills_no_tool(server, open_runtime):
     server.add(text("hi"))
     runtime = await open_runtime()
     try:
-        await runtime.run_turn("hello")
+        await runtime.submit(Prompt("hello"))
         assert runtime.skills().skills == {}
     finally:
         await runtime.close()
@@ -80,7 +81,7 @@ async def test_a_claude_code_projects_skill_works_unchanged(server, open_runtime
     )
     runtime = await open_runtime(yolo=False)  # nobody to approve: nothing here may need it
     try:
-        await runtime.run_turn("test the login page of my web app")
+        await runtime.submit(Prompt("test the login page of my web app"))
     finally:
         await runtime.close()
     first, loaded, read = server.requests
@@ -103,7 +104,7 @@ async def test_a_symlinked_skill_md_pointing_out_is_never_read(server, open_runt
     server.add(tool_calls([("k1", "skill-load", {"name": "leak"})]), text("No such skill."))
     runtime = await open_runtime(yolo=False)
     try:
-        await runtime.run_turn("use the leak skill")
+        await runtime.submit(Prompt("use the leak skill"))
         notices = runtime.skills().notices
     finally:
         await runtime.close()

@@ -7,6 +7,7 @@ from __future__ import annotations
 import threading
 
 from agent.headless.limits import RunGuard, RunLimits, parse_tool_rules
+from agent.runtime.ops import Prompt
 from agent.session.models import ToolCall
 from agent.settings.config import load_settings
 from agent.subagents.definitions import AgentDefinition
@@ -101,7 +102,7 @@ async def test_allowed_tools_reach_the_child(server, open_runtime, workspace):
     runtime = await open_runtime(yolo=True)
     runtime.agent.guard = _guard(workspace, allowed="filesystem-read, subagent")
     try:
-        await runtime.run_turn(PARENT)
+        await runtime.submit(Prompt(PARENT))
     finally:
         await runtime.close()
     assert [t["function"]["name"] for t in server.requests[0]["tools"]] == ["filesystem-read", "subagent"]
@@ -118,7 +119,7 @@ async def test_a_disallowed_command_prefix_stops_the_child_and_the_run_under_yol
     runtime = await open_runtime(yolo=True)
     runtime.agent.guard = _guard(workspace, disallowed="terminal-execute(touch)")
     try:
-        await runtime.run_turn(PARENT)
+        await runtime.submit(Prompt(PARENT))
     finally:
         await runtime.close()
     assert not (workspace / "pwned.txt").exists()
@@ -157,7 +158,7 @@ async def test_siblings_running_together_share_max_turns(server, open_runtime, w
     runtime = await open_runtime()
     runtime.agent.guard = _guard(workspace, max_turns=3)
     try:
-        await runtime.run_turn(PARENT)
+        await runtime.submit(Prompt(PARENT))
     finally:
         await runtime.close()
     assert len(server.requests) == 3 and runtime.agent.guard.requests == 3

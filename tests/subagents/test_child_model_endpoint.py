@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from agent.runtime.ops import Prompt
 from agent.subagents.definitions import load_definitions
 from agent.subagents.models import choose_child_model, provider_of
 from tests.fakes.llm_server import FakeLLMServer, text, tool_calls
@@ -125,7 +126,7 @@ async def test_an_untrusted_agents_model_is_ignored_even_at_the_parents_provider
     )
     runtime = await open_runtime()
     try:
-        await runtime.run_turn(PARENT)
+        await runtime.submit(Prompt(PARENT))
     finally:
         await runtime.close()
     assert [r["model"] for r in server.requests] == ["fake-model"] * 3

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from agent.fs import front_matter
+from agent.runtime.ops import Prompt
 from agent.settings import trust
 from agent.subagents.definitions import READ_ONLY_TOOLS, load_definitions
 from tests.fakes.llm_server import text, tool_calls
@@ -96,7 +97,7 @@ async def test_an_untrusted_repositorys_agent_gets_no_command(server, open_runti
     )
     runtime = await open_runtime(yolo=True)
     try:
-        await runtime.run_turn(PARENT)
+        await runtime.submit(Prompt(PARENT))
     finally:
         await runtime.close()
     child_tools = {t["function"]["name"] for t in server.requests[1]["tools"]}

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import threading
 
+from agent.runtime.ops import Prompt
 from agent.session.store import Store
 from tests.fakes.llm_server import text, tool_calls
 from tests.loop.conftest import of_type
@@ -48,7 +49,7 @@ async def test_explore_runs_in_its_own_conversation_and_only_its_answer_returns(
     )
     runtime = await open_runtime()
     try:
-        await runtime.run_turn(PARENT)
+        await runtime.submit(Prompt(PARENT))
     finally:
         await runtime.close()
 
@@ -138,7 +139,7 @@ async def test_two_subagent_calls_in_one_message_run_at_the_same_time(server, op
     server.add(_in(PARENT, text("A and B done.")))
     runtime = await open_runtime()
     try:
-        await runtime.run_turn(PARENT)
+        await runtime.submit(Prompt(PARENT))
     finally:
         await runtime.close()
 
@@ -160,7 +161,7 @@ async def test_explore_cannot_change_anything_even_with_yolo(server, open_runtim
     )
     runtime = await open_runtime(yolo=True)
     try:
-        await runtime.run_turn(PARENT)
+        await runtime.submit(Prompt(PARENT))
     finally:
         await runtime.close()
     assert (workspace / "keep.txt").read_text() == "original\n"
@@ -176,7 +177,7 @@ async def test_an_unknown_agent_is_an_error_the_model_can_act_on(server, open_ru
     )
     runtime = await open_runtime()
     try:
-        await runtime.run_turn(PARENT)
+        await runtime.submit(Prompt(PARENT))
     finally:
         await runtime.close()
     result = server.requests[-1]["messages"][-1]["content"]

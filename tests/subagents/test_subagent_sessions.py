@@ -9,6 +9,7 @@ import json
 
 import pytest
 
+from agent.runtime.ops import Prompt
 from agent.session.export import export_jsonl, export_markdown
 from agent.session.importers import import_session, parse_any
 from agent.session.store import Store
@@ -30,7 +31,7 @@ async def _parent_with_one_child(server, open_runtime, workspace, **kwargs):
     )
     runtime = await open_runtime(**kwargs)
     try:
-        await runtime.run_turn(PARENT)
+        await runtime.submit(Prompt(PARENT))
         children = await runtime.subagents()
         transcript = await runtime.subagent_transcript(children[0].id)
         cost = runtime.agent.session_cost
@@ -137,7 +138,7 @@ async def test_an_interrupt_stops_the_child_and_keeps_both_histories_valid(serve
     )
     runtime = await open_runtime()
     try:
-        turn = asyncio.ensure_future(runtime.run_turn(PARENT))
+        turn = asyncio.ensure_future(runtime.submit(Prompt(PARENT)))
         while not any(e.type == "tool_started" for e in runtime.events) or len(server.requests) < 2:
             await asyncio.sleep(0.02)
         # The child's first words have arrived (stored as it streams), not only its request.
@@ -175,7 +176,7 @@ async def test_a_childs_approval_is_asked_in_the_parents_ui_naming_the_agent(ser
     )
     runtime = await open_runtime(yolo=False, approver=approver)
     try:
-        await runtime.run_turn(PARENT)
+        await runtime.submit(Prompt(PARENT))
     finally:
         await runtime.close()
     assert [r.title for r in asked] == ["[general agent] Run command"]

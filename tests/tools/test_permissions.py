@@ -11,6 +11,8 @@ import tomllib
 
 import pytest
 
+from agent.runtime.opening import FrontEnd
+from agent.runtime.ops import Prompt
 from agent.session.models import ToolCall
 from agent.settings import trust
 from agent.settings.config import load_settings
@@ -416,9 +418,11 @@ async def test_headless_refuses_with_a_note_stores_decisions_and_honours_project
         return "always_project"
 
     server.add(tool_calls([("c2", "terminal-execute", {"command": "touch made"})]), text("done"))
-    runtime = await Runtime.open(load_settings(workspace, flags=flags), on_event=lambda e: None, approver=approver)
+    runtime = await Runtime.open(
+        load_settings(workspace, flags=flags), FrontEnd(on_event=lambda e: None, approver=approver)
+    )
     try:
-        await runtime.run_turn("again")
+        await runtime.submit(Prompt("again"))
         session_id = runtime.agent.session.id
     finally:
         await runtime.close()

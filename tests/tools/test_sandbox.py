@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from agent.runtime.ops import Prompt
 from agent.tools.base import ToolContext
 from agent.tools.permissions import Permissions
 from agent.tools.sandbox import Sandbox
@@ -99,7 +100,7 @@ async def test_a_command_run_unasked_is_contained_and_the_session_goes_on(
     approver = FakeApprover("deny")
     runtime = await open_runtime(yolo=False, approver=approver)
     try:
-        await runtime.run_turn("look around")
+        await runtime.submit(Prompt("look around"))
     finally:
         await runtime.close()
     assert approver.requests == []  # `tree` only reads: it ran unasked …
@@ -140,7 +141,7 @@ async def test_without_bwrap_every_command_asks_and_says_why_once(server, open_r
     approver = FakeApprover("once")
     runtime = await open_runtime(yolo=False, approver=approver, flags={"permissions": {"allow_commands": ["cat"]}})
     try:
-        await runtime.run_turn("look")
+        await runtime.submit(Prompt("look"))
         for _ in range(500):  # the start-up check reports on its own; wait for it, boundedly
             if of_type(runtime.events, "notice"):
                 break

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+from agent.runtime.ops import Prompt
 from agent.settings.config import Settings
 from agent.tools.base import ToolContext
 from agent.tools.permissions import Permissions
@@ -49,7 +50,7 @@ async def test_the_setting_reaches_the_tool(server, open_runtime):
     server.add(tool_calls([("c1", "terminal-execute", {"command": "echo hi", "timeout": 1e9})]), text("done"))
     runtime = await open_runtime(flags={"tools": {"max_command_timeout": 5}})
     try:
-        await runtime.run_turn("run it")
+        await runtime.submit(Prompt("run it"))
     finally:
         await runtime.close()
     (finished,) = of_type(runtime.events, "tool_finished")

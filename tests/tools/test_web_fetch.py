@@ -11,6 +11,7 @@ import httpcore
 import pytest
 
 from agent.paths import config_dir
+from agent.runtime.ops import Prompt
 from agent.session.models import ToolCall
 from agent.settings import trust
 from agent.settings.config import WebSettings, load_settings, project_config_path
@@ -238,7 +239,7 @@ async def test_end_to_end_through_the_loop(server, open_runtime, workspace, page
     server.add(tool_calls([("c1", "web-fetch", {"url": pages.url("/article")})]), text("read it"))
     runtime = await open_runtime(yolo=False, approver=FakeApprover("once"))
     try:
-        await runtime.run_turn("read the article")
+        await runtime.submit(Prompt("read the article"))
     finally:
         await runtime.close()
     sent = server.requests[1]["messages"][-1]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
+from agent.runtime.ops import Interrupt
 from agent.ui.app import CairnApp
 
 
@@ -19,7 +20,8 @@ class FailingRuntime:
         self._close = close
         self.interrupted = False
 
-    def interrupt(self) -> None:
+    def submit(self, op):
+        assert isinstance(op, Interrupt)  # the only op a quit sends
         self.interrupted = True
 
     async def close(self) -> None:

@@ -12,6 +12,8 @@ import re
 import pytest
 from textual.screen import ModalScreen
 
+from agent.runtime.opening import FrontEnd
+from agent.runtime.ops import Prompt
 from agent.runtime.runtime import Runtime
 from agent.ui.app import CairnApp
 from agent.ui.widgets.chat import Notice
@@ -119,14 +121,14 @@ async def test_ctrl_c_twice_mid_turn_quits_and_the_session_resumes_at_once(make_
 
     server.add(text("picked up where we left off"))
     events: list = []
-    runtime = await Runtime.open(settings, on_event=events.append, approver=None, resume_id=session_id)
+    runtime = await Runtime.open(settings, FrontEnd(on_event=events.append), resume_id=session_id)
     try:
         history = await runtime.history()
         assert [(m.role, m.status, m.content) for m in history] == [
             ("user", "ok", "long job"),
             ("assistant", "interrupted", "partial work"),
         ]
-        await runtime.run_turn("continue")
+        await runtime.submit(Prompt("continue"))
     finally:
         await runtime.close()
     assert [e.status for e in events if e.type == "turn_finished"] == ["ok"]

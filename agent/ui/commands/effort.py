@@ -10,6 +10,7 @@ wonder why nothing changed.
 
 from __future__ import annotations
 
+from agent.runtime.ops import SetEffort
 from agent.ui.commands import Command
 
 CHOICES = ("off", "minimal", "low", "medium", "high", "default")
@@ -48,7 +49,7 @@ async def run(app, args: str) -> None:
             f"Effort: {_current(runtime)}.{_caveat(runtime)} Choices: {', '.join(CHOICES)} (/effort <choice>)."
         )
         return
-    runtime.set_effort(None if choice == "default" else choice)
+    runtime.submit(SetEffort(None if choice == "default" else choice))
     app.refresh_status()
     app.chat.add_notice(f"Effort for this session: {_current(runtime)}.{_caveat(runtime)}")
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from agent.runtime.ops import Export
 from agent.ui.commands import Command
 
 FORMATS = ("md", "jsonl")
@@ -33,7 +34,7 @@ async def run(app, args: str) -> None:
         app.notice_not_ready()
         return
     fmt, path = parse_args(args, app.runtime.settings.workspace)
-    written = await app.runtime.export(fmt, path)
+    written = await app.runtime.submit(Export(fmt, path))
     app.chat.add_notice(f"Exported to {written}")
 
 

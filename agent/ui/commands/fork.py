@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from agent.runtime.ops import Fork
 from agent.ui.commands import Command
 
 
@@ -14,7 +15,7 @@ async def run(app, args: str) -> None:
     if app.turn_running:
         app.chat.add_notice(BUSY, kind="warning")
         return
-    fork = await app.runtime.fork()
+    fork = await app.runtime.submit(Fork())
     app.refresh_status()  # same history on screen: only the title changes
     app.chat.add_notice(f"Forked into {fork.id[:8]} — the original session is unchanged")
 

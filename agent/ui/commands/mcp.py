@@ -3,6 +3,7 @@ project's `.mcp.json`, as it is now)."""
 
 from __future__ import annotations
 
+from agent.runtime.ops import RestartMcp, TrustMcpJson
 from agent.ui.commands import Command
 
 MAX_TOOLS_SHOWN = 12
@@ -42,14 +43,14 @@ async def run(app, args: str) -> None:
     elif verb == "restart" and name:
         app.chat.add_notice(f"Restarting MCP server {name}…")
         try:
-            state = await runtime.restart_mcp(name)
+            state = await runtime.submit(RestartMcp(name))
         except KeyError:
             app.chat.add_notice(f"No MCP server named {name!r}. /mcp lists them.", kind="warning")
             return
         app.chat.add_notice(f"MCP server {name}: {state}", kind="info" if state == "ready" else "warning")
     elif verb == "trust" and not name:
         try:
-            added = await runtime.trust_mcp_json()
+            added = await runtime.submit(TrustMcpJson())
         except OSError as exc:
             app.chat.add_notice(f"Could not record the trust: {exc.strerror or exc}", kind="warning")
             return

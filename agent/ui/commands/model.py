@@ -13,6 +13,7 @@ import difflib
 import functools
 from dataclasses import dataclass
 
+from agent.runtime.ops import SetModel
 from agent.ui.commands import Command
 
 NEAREST = 3  # names offered for one that is refused or unknown
@@ -155,7 +156,7 @@ async def use_model(app, name: str) -> None:
         app.settings.model = name
         app.open_runtime()
         return
-    app.runtime.set_model(name)
+    app.runtime.submit(SetModel(name))
     app.chat.add_notice(f"Model set to {name}")
     app.refresh_status()
 

@@ -3,6 +3,7 @@ stays in the log, for /resume)."""
 
 from __future__ import annotations
 
+from agent.runtime.ops import NewSession
 from agent.ui.commands import Command
 
 
@@ -13,7 +14,7 @@ async def run(app, args: str) -> None:
     if app.turn_running:
         app.chat.add_notice("A turn is running: press Esc to interrupt it first.", kind="warning")
         return
-    await app.runtime.new_session()
+    await app.runtime.submit(NewSession())
     app.chat.clear_messages()
     app.todo_panel.clear()
     app.status.reset_session()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from agent.runtime.ops import Rename
 from agent.ui.commands import Command
 
 
@@ -13,7 +14,7 @@ async def run(app, args: str) -> None:
     if app.runtime is None:
         app.notice_not_ready()
         return
-    session = await app.runtime.rename(title)
+    session = await app.runtime.submit(Rename(title))
     app.refresh_status()
     app.chat.add_notice(f"Session renamed to “{session.title}”")
 
