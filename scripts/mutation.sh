@@ -27,7 +27,8 @@ py=$root/.venv/bin/python
 
 # The modules that decide: what runs, what is sent, what is kept. --changed picks among these.
 DECISION_MODULES=(
-    agent/tools/read_only.py agent/tools/shell_parse.py agent/tools/command_plan.py
+    agent/tools/read_only.py agent/tools/shell_parse.py agent/tools/shell_words.py agent/tools/shell_walk.py
+    agent/tools/shell_runners.py agent/tools/command_plan.py
     agent/tools/permissions.py agent/tools/modes.py agent/tools/sandbox.py agent/tools/sandbox_protect.py
     agent/fs/terminal_text.py agent/settings/run_files.py agent/context/cache_policy.py
     agent/context/passes/orphans.py agent/context/passes/terminal_outdated.py
@@ -94,7 +95,7 @@ tests_for() {
         agent/tools/read_only.py)
             echo tests/tools/test_read_only_mutants.py tests/tools/test_permissions.py \
                  tests/hostile/test_git_signatures.py ;;
-        agent/tools/shell_parse.py)
+        agent/tools/shell_parse.py|agent/tools/shell_words.py|agent/tools/shell_walk.py|agent/tools/shell_runners.py)
             echo tests/tools/test_shell_parse_mutants.py tests/tools/test_permissions.py ;;
         agent/tools/command_plan.py)
             echo tests/tools/test_command_plan_mutants.py tests/tools/test_permissions.py ;;

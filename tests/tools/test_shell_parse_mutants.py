@@ -1,5 +1,5 @@
-"""The shell parse for approvals (agent/tools/shell_parse.py), pinned where mutation testing found
-it unwatched (issue 36, scripts/mutation.sh).
+"""The shell parse for approvals (agent/tools/shell_parse.py with shell_words.py, shell_walk.py and
+shell_runners.py), pinned where mutation testing found it unwatched (issue 36, scripts/mutation.sh).
 
 The parse decides what a command *is* before anything checks what it does: a word read one
 character wrong, a redirection let through or a reason string lost all change what runs
@@ -12,7 +12,9 @@ from __future__ import annotations
 import pytest
 
 from agent.tools import shell_parse
-from agent.tools.shell_parse import MAX_COMMAND_BYTES, Redirect, Unsafe, parse_command, word_value
+from agent.tools.shell_parse import MAX_COMMAND_BYTES, parse_command
+from agent.tools.shell_walk import CommandWalk, Redirect
+from agent.tools.shell_words import Unsafe, word_value
 
 
 def parsed(command: str):
@@ -423,10 +425,10 @@ def test_the_parser_is_made_once_and_reused():
 def test_which_redirections_are_harmless(redirect, why):
     if why:
         with pytest.raises(Unsafe) as raised:
-            shell_parse._Walk.check_redirect(redirect)
+            CommandWalk.check_redirect(redirect)
         assert str(raised.value) == why
     else:
-        shell_parse._Walk.check_redirect(redirect)
+        CommandWalk.check_redirect(redirect)
 
 
 # -- trees the parser does not build today --------------------------------------------------------
@@ -445,7 +447,7 @@ def op(text: str, start: int) -> Node:
 
 
 def redirect_of(source: str, *children: Node):
-    walk = shell_parse._Walk(source.encode())
+    walk = CommandWalk(source.encode())
     return walk.redirect(Node("file_redirect", 0, len(source), children))
 
 
@@ -479,7 +481,7 @@ def test_a_redirection_tree_with_words_after_its_target():
 
 
 def trailing(source: str, body_end: int, *redirects: Node):
-    walk = shell_parse._Walk(source.encode())
+    walk = CommandWalk(source.encode())
     body = Node("list", 0, body_end)
     return walk.trailing_redirects(Node("redirected_statement", 0, len(source), [body, *redirects]), body)
 
