@@ -1,4 +1,5 @@
-"""Anthropic's Messages API on the wire: the request body and the stream's events.
+"""Anthropic's Messages API on the wire: the request body and the stream's events, as the
+fast path's `AnthropicWire` (agent/llm/wire.py: one object per wire format).
 
 The body carries what litellm 1.106.2 sends for Claude: the converted messages
 (agent/llm/anthropic_messages.py), `max_tokens` (required), extended thinking with the
@@ -12,9 +13,12 @@ from typing import Any
 
 from agent.llm.anthropic_messages import convert
 from agent.llm.chunks import CallPiece, Chunk, UsagePiece
+from agent.llm.fast import HttpWire
 from agent.llm.http import StreamBroken
+from agent.llm.openai_wire import dumps
 from agent.llm.reasoning import THINKING_BUDGET
 from agent.llm.sse import json_object, mapping
+from agent.llm.wire import WireCall
 
 API_VERSION = "2023-06-01"
 # Anthropic requires max_tokens; the budget's own default when the request has none.
@@ -31,8 +35,23 @@ FINISH_REASONS = {
 }
 
 
-def headers(api_key: str) -> dict[str, str]:
-    return {"x-api-key": api_key, "anthropic-version": API_VERSION, "content-type": "application/json"}
+class AnthropicWire(HttpWire):
+    def headers(self, api_key: str) -> dict[str, str]:
+        return {"x-api-key": api_key, "anthropic-version": API_VERSION, "content-type": "application/json"}
+
+    def body(self, call: WireCall) -> bytes:
+        body = request_body(
+            self.wire.model,
+            call.messages,
+            call.tools,
+            max_tokens=call.max_tokens,
+            temperature=call.temperature,
+            effort=call.effort.get("reasoning_effort"),
+        )
+        return dumps(body).encode()
+
+    def reader(self) -> StreamState:
+        return StreamState()
 
 
 def request_body(
@@ -72,6 +91,14 @@ class StreamState:
         self.calls: dict[int, int] = {}  # block index → tool call index
         self.usage = UsagePiece()
         self.stopped = False
+
+    @property
+    def done(self) -> bool:
+        return self.stopped
+
+    @property
+    def finished(self) -> bool:
+        return self.stopped
 
     def parse(self, event: str, data: str) -> Chunk | None:
         if event == "ping":

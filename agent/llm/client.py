@@ -1,7 +1,9 @@
 """One streamed chat completion, with tool calls, usage and cost: on the fast path for
 OpenAI-compatible and Anthropic models (agent/llm/fast.py), through litellm for the rest.
+Which one is one object per wire protocol (agent/llm/wire.py), picked once per request from
+agent/llm/route.py's answer; this module's loop is the same for all of them.
 
-Provider exceptions are mapped to agent.llm.errors by agent/llm/error_map.py. Retries are
+Provider exceptions are mapped to agent.llm.errors by the protocol (agent/llm/error_map.py). Retries are
 the loop's job (it shows a countdown and can be interrupted); this module makes one
 attempt and reports what streamed before any failure via `LLMError.partial`.
 """
@@ -19,16 +21,15 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent.llm.anthropic_wire import AnthropicWire
 from agent.llm.chunks import Chunk, UsagePiece
-from agent.llm.error_map import KEY_VARIABLE, map_exception
-from agent.llm.error_map import provider_prefix as _provider
 from agent.llm.error_map import readable as _short
-from agent.llm.errors import AuthError, LLMError, NetworkError, ProviderError, ResponseTooLargeError
-from agent.llm.fast import FastStream, request_for
+from agent.llm.errors import LLMError, NetworkError, ProviderError, ResponseTooLargeError
+from agent.llm.fast import HttpWire
 from agent.llm.http import ConnectionPool
-from agent.llm.keys import choose_key
-from agent.llm.litellm_stream import LitellmStream
-from agent.llm.openai_wire import dumps, without_nulls
+from agent.llm.litellm_stream import LitellmWire
+from agent.llm.openai_wire import OpenAIWire, dumps, without_nulls
+from agent.llm.providers import lookup, provider_of
 from agent.llm.reasoning import (
     META_THINKING_BLOCKS,
     ThinkingCollector,
@@ -36,7 +37,9 @@ from agent.llm.reasoning import (
     thinks_in_blocks,
     unsigned_tool_loop,
 )
-from agent.llm.route import CLIENT_AUTO, fast_wire
+from agent.llm.result import StreamResult
+from agent.llm.route import CLIENT_AUTO, Wire, WireName, fast_wire
+from agent.llm.wire import WireCall, WireProtocol
 from agent.llm.wire_limits import MAX_ANSWER_CHARS, MAX_TOOL_ARGUMENTS_CHARS, MIB
 from agent.process.secrets import remember_secret
 from agent.session.models import ToolCall
@@ -44,24 +47,6 @@ from agent.session.models import ToolCall
 TextSink = Callable[[str], Awaitable[None] | None]
 # One INFO line per request (`--debug` writes it to cairn.log, redacted by the handler).
 log = logging.getLogger("agent.llm")
-
-
-@dataclass
-class StreamResult:
-    content: str = ""
-    tool_calls: list[ToolCall] = field(default_factory=list)
-    finish_reason: str | None = None
-    prompt_tokens: int | None = None  # as litellm normalises it: cache reads and writes included
-    completion_tokens: int | None = None
-    cache_read_tokens: int = 0  # of the prompt, read from the provider's prompt cache
-    cache_write_tokens: int = 0  # of the prompt, written to it (billed above the input price)
-    cost: float = 0.0
-    # Tool calls whose arguments were still streaming when the stream stopped.
-    partial_tool_calls: list[dict[str, Any]] = field(default_factory=list)
-    thinking: str = ""  # the model's reasoning as it streamed (any provider)
-    # Claude's thinking blocks, signed, as the provider requires them back (agent/llm/reasoning.py).
-    thinking_blocks: list[dict[str, Any]] = field(default_factory=list)
-    reasoning_tokens: int | None = None  # of completion_tokens, spent thinking
 
 
 @dataclass
@@ -120,7 +105,8 @@ def keys_in_use(model: str, api_key: str | None) -> list[str]:
     """The keys cairn holds for `model`: the one given (flag, CAIRN_API_KEY, config) and the
     provider's own variable (what litellm reads when none is given). They are remembered as
     secrets: redacted wherever they could be written, kept from the model's commands."""
-    variable = KEY_VARIABLE.get(_provider(model))
+    variables = lookup(provider_of(model)).key_variables
+    variable = variables[0] if variables else None
     return [k for k in (api_key, os.environ.get("CAIRN_API_KEY"), os.environ.get(variable) if variable else None) if k]
 
 
@@ -178,8 +164,9 @@ async def stream_chat(
     idle = request.idle_timeout
     started = time.monotonic()
     watchdog: asyncio.Timeout | None = None
+    protocol = protocol_for(request)
     try:
-        stream = _open(request, messages, effort, max_tokens)
+        stream = protocol.open(_call(request, messages, effort, max_tokens))
         # The idle watchdog: pushed back only by content, so a server that sends nothing
         # but keep-alive comments (which the SSE parser drops unseen) or empty chunks,
         # before or after the first token, is given up after `idle` seconds.
@@ -225,11 +212,11 @@ async def stream_chat(
                 f"The response stream from {request.model} sent no content for {idle:g} s "
                 "(only keep-alives, or nothing at all); gave up waiting."
             )
-            err.partial = result  # type: ignore[attr-defined]
+            err.partial = result
             raise err from None
         if isinstance(exc, Exception):
-            err = map_exception(exc, request.model, request.api_base)
-            err.partial = result  # type: ignore[attr-defined]
+            err = protocol.map_error(exc, request.model, request.api_base)
+            err.partial = result
             if err is exc:
                 raise
             raise err from exc
@@ -241,7 +228,7 @@ async def stream_chat(
     ]
     if not result.tool_calls and not result.content.strip():
         err = ProviderError(_EMPTY_AT_LIMIT if result.finish_reason == "length" else _EMPTY, retryable=True)
-        err.partial = result  # type: ignore[attr-defined]
+        err.partial = result
         _log_request(request, result, started, failed=err)
         raise err
     result.cost = _cost(request.model, result)
@@ -249,50 +236,33 @@ async def stream_chat(
     return result
 
 
-def _open(
+# The fast path's protocol objects, by the wire agent/llm/route.py chose.
+FAST_PROTOCOLS: dict[WireName, type[HttpWire]] = {"openai": OpenAIWire, "anthropic": AnthropicWire}
+
+
+def protocol_for(request: ChatRequest) -> WireProtocol:
+    """The request's wire protocol: the fast path's when route.py gives it one, else litellm."""
+    wire: Wire | None = fast_wire(request.model, request.api_base, request.client)
+    return LitellmWire() if wire is None else FAST_PROTOCOLS[wire.protocol](wire)
+
+
+def _call(
     request: ChatRequest, messages: list[dict[str, Any]], effort: dict[str, Any], max_tokens: int | None
-) -> FastStream | LitellmStream:
-    """The request on the fast path when its protocol is one cairn speaks, else through litellm."""
-    wire = fast_wire(request.model, request.api_base, request.client)
-    if wire is not None:
-        # A key goes only where the user sent it (agent/llm/keys.py).
-        choice = choose_key(wire.protocol, api_base=request.api_base, api_key=request.api_key, environ=os.environ)
-        key = choice.key
-        if not key:
-            raise AuthError(choice.missing_key_message(request.model, request.api_base))
-        # The messages as encoded once for the request's copy, when they go out unchanged.
-        shared = wire.protocol == "openai" and messages is request.messages
-        content = request_for(
-            wire,
-            messages,
-            request.messages_json() if shared else None,
-            request.tools,
-            max_tokens=max_tokens,
-            temperature=request.temperature,
-            effort=effort.get("reasoning_effort"),
-        )
-        return FastStream(wire, request.connections, key, content, request.timeout)
-    kwargs: dict[str, Any] = dict(
+) -> WireCall:
+    return WireCall(
         model=request.model,
         messages=messages,
-        stream=True,
-        stream_options={"include_usage": True},
+        tools=request.tools,
+        api_base=request.api_base,
+        api_key=request.api_key,
+        temperature=request.temperature,
+        max_tokens=max_tokens,
+        effort=effort,
         timeout=request.timeout,
-        num_retries=0,
-        max_retries=0,
+        connections=request.connections,
+        # The messages as encoded once for the request's copy, when they go out unchanged.
+        messages_json=request.messages_json if messages is request.messages else None,
     )
-    if request.tools:
-        kwargs["tools"] = request.tools
-    if request.api_base:
-        kwargs["api_base"] = request.api_base
-    if request.api_key:
-        kwargs["api_key"] = request.api_key
-    if request.temperature is not None:
-        kwargs["temperature"] = request.temperature
-    if max_tokens is not None:
-        kwargs["max_tokens"] = max_tokens
-    kwargs.update(effort)
-    return LitellmStream(kwargs)
 
 
 def _add_usage(result: StreamResult, usage: UsagePiece) -> None:

@@ -14,6 +14,7 @@ import re
 import socket
 import sys
 import time
+from typing import Any
 from urllib.parse import urlsplit
 
 from agent.llm.errors import (
@@ -29,18 +30,11 @@ from agent.llm.errors import (
     ResponseTooLargeError,
     UnreachableError,
 )
-from agent.llm.keys import KEY_VARIABLES, OWN_HOSTS, shown_base
+from agent.llm.keys import shown_base
+from agent.llm.providers import lookup, provider_of
 from agent.process.secrets import redact_secrets
 
-# Which variable to set, named in auth errors, and where a provider's API lives when no
-# api_base is given ("at api.openai.com"), by litellm provider prefix: agent/llm/keys.py's facts.
-KEY_VARIABLE = {provider: names[0] for provider, names in KEY_VARIABLES.items()}
-DEFAULT_HOSTS = {provider: hosts[0] for provider, hosts in OWN_HOSTS.items()}
 WHERE_TO_SET = "--api-base, or api_base in config.toml"
-
-
-def provider_prefix(model: str) -> str:
-    return model.split("/", 1)[0] if "/" in model else "openai"
 
 
 def retry_after(exc: Exception) -> float | None:
@@ -192,14 +186,16 @@ def address(model: str, api_base: str | None, seen: str | None = None, provider:
         return redact_secrets(shown_base(api_base) or api_base.strip())
     if seen:
         return seen
-    return DEFAULT_HOSTS.get(provider or provider_prefix(model), "the provider's default address")
+    hosts = lookup(provider or provider_of(model)).hosts
+    return hosts[0] if hosts else "the provider's default address"
 
 
-def _litellm_provider(litellm, model: str, api_base: str | None) -> str:
+def litellm_provider(litellm: Any, model: str, api_base: str | None) -> str:
+    """The provider litellm routes `model` to ("gpt-4o" → openai), from its public resolver."""
     try:
         return str(litellm.get_llm_provider(model, api_base=api_base)[1])
-    except Exception:  # a model litellm cannot place: the prefix is the best guess
-        return provider_prefix(model)
+    except Exception:  # a model litellm cannot place: the model string is the best guess
+        return provider_of(model)
 
 
 def _unreachable(model: str, api_base: str | None, kind: str, where: str) -> UnreachableError:
@@ -221,7 +217,9 @@ def _unreachable(model: str, api_base: str | None, kind: str, where: str) -> Unr
 
 
 def key_variable(model: str) -> str:
-    return KEY_VARIABLE.get(provider_prefix(model), "the provider's API key variable")
+    """Which variable to set, named in auth errors."""
+    names = lookup(provider_of(model)).key_variables
+    return names[0] if names else "the provider's API key variable"
 
 
 def _is(exc: Exception, *names: str) -> bool:
@@ -234,14 +232,11 @@ def _is(exc: Exception, *names: str) -> bool:
     return bool(classes) and isinstance(exc, classes)
 
 
-def _provider_of(model: str, api_base: str | None) -> str:
-    from agent.llm.route import fast_wire
-
+def routed_provider(model: str, api_base: str | None) -> str:
+    """The provider a request for `model` went to: litellm's answer once it is loaded (a
+    request through it loads it), else the model string's (agent/llm/providers.py)."""
     litellm = sys.modules.get("litellm")
-    if litellm is not None:
-        return _litellm_provider(litellm, model, api_base)
-    wire = fast_wire(model, api_base)
-    return wire.protocol if wire is not None else provider_prefix(model)
+    return litellm_provider(litellm, model, api_base) if litellm is not None else provider_of(model)
 
 
 def redirect_in(exc: BaseException) -> tuple[int, str] | None:
@@ -302,16 +297,17 @@ def _redirect_refused(model: str, where: str, status: int, location: str) -> Red
     )
 
 
-def map_exception(exc: Exception, model: str, api_base: str | None = None) -> LLMError:
+def map_exception(exc: Exception, model: str, api_base: str | None = None, provider: str | None = None) -> LLMError:
     """litellm/openai/httpx exception, or the fast path's (agent/llm/http.py) → our typed
-    error with a readable message; both clients' failures read the same."""
+    error with a readable message; both clients' failures read the same. `provider`: the one
+    the request went to, when the wire protocol knows it (agent/llm/wire.py); None: asked."""
     from agent.llm.http import StreamBroken
 
     if isinstance(exc, LLMError):
         return exc
     status = getattr(exc, "status_code", None)
     failed = connect_failure(exc)
-    provider = _provider_of(model, api_base)
+    provider = provider or routed_provider(model, api_base)
     where = address(model, api_base, failed[1] if failed else None, provider)
     cap = too_large_in(exc)
     if cap is not None:

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from agent.llm.result import StreamResult
+
 
 class LLMError(Exception):
     """Base: `str(exc)` is a readable one-line message for the user."""
@@ -10,6 +15,9 @@ class LLMError(Exception):
     # Seconds before each retry when the error has its own short schedule (its length is the
     # most retries); None: the loop's configured backoff (llm.max_retries, retry_*_delay).
     retry_delays: tuple[float, ...] | None = None
+    # What had streamed when the request failed (agent/llm/client.py's stream_chat sets it):
+    # the loop keeps its text and half-sent tool calls. None: raised before any request.
+    partial: StreamResult | None = None
 
 
 class AuthError(LLMError):

@@ -1,5 +1,6 @@
 """A request through litellm (every provider the fast path does not speak), its stream as
-Chunks for agent/llm/client.py's loop."""
+Chunks for agent/llm/client.py's loop: `LitellmWire`, the third wire protocol object
+(agent/llm/wire.py), whose wire is whatever litellm speaks to the provider."""
 
 from __future__ import annotations
 
@@ -9,12 +10,41 @@ from typing import Any
 
 from agent.llm.caching import cache_tokens
 from agent.llm.chunks import CallPiece, Chunk, UsagePiece
-from agent.llm.error_map import provider_prefix
+from agent.llm.error_map import litellm_provider, map_exception
+from agent.llm.errors import LLMError
+from agent.llm.providers import lookup
+from agent.llm.wire import WireCall, WireProtocol
 
-# Providers whose streams always end with a finish reason: a stream without one was cut.
-FINISH_REASON_PROVIDERS = {"openai", "azure", "anthropic"}
 # The one attribute of litellm's stream wrapper cairn reads (see `LitellmStream.cut`).
 STREAM_FINISH_REASON_ATTRIBUTE = "received_finish_reason"
+
+
+class LitellmWire(WireProtocol):
+    def open(self, call: WireCall) -> LitellmStream:
+        kwargs: dict[str, Any] = dict(
+            model=call.model,
+            messages=call.messages,
+            stream=True,
+            stream_options={"include_usage": True},
+            timeout=call.timeout,
+            num_retries=0,
+            max_retries=0,
+        )
+        if call.tools:
+            kwargs["tools"] = call.tools
+        if call.api_base:
+            kwargs["api_base"] = call.api_base
+        if call.api_key:
+            kwargs["api_key"] = call.api_key
+        if call.temperature is not None:
+            kwargs["temperature"] = call.temperature
+        if call.max_tokens is not None:
+            kwargs["max_tokens"] = call.max_tokens
+        kwargs.update(call.effort)
+        return LitellmStream(kwargs)
+
+    def map_error(self, exc: Exception, model: str, api_base: str | None) -> LLMError:
+        return map_exception(exc, model, api_base)  # the provider litellm routes it to
 
 
 class LitellmStream:
@@ -33,17 +63,13 @@ class LitellmStream:
     @property
     def always_finishes(self) -> bool:
         """Only providers known to always send a finish reason are held to it."""
-        return self.provider() in FINISH_REASON_PROVIDERS
+        return lookup(self.provider()).always_finishes
 
     def provider(self) -> str:
         """The provider litellm routes the model to ("gpt-4o" → openai), from its public resolver."""
         from agent.llm.offline import import_litellm
 
-        model, api_base = self.kwargs["model"], self.kwargs.get("api_base")
-        try:
-            return str(import_litellm().get_llm_provider(model, api_base=api_base)[1])
-        except Exception:  # a model litellm cannot place: it failed before streaming anyway
-            return provider_prefix(model)
+        return litellm_provider(import_litellm(), self.kwargs["model"], self.kwargs.get("api_base"))
 
     def request_kwargs(self) -> dict[str, Any]:
         """`acompletion`'s arguments as sent: with the client that follows no redirect

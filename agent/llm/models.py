@@ -13,28 +13,19 @@ from typing import Any, NamedTuple
 
 from pydantic import BaseModel
 
+from agent.llm.providers import PROVIDERS
 from agent.settings.config import Settings, model_override
 
 log = logging.getLogger(__name__)
-
-# With no model configured, the first provider key found picks a sensible default.
-DEFAULT_MODEL_BY_KEY: list[tuple[str, str]] = [
-    ("ANTHROPIC_API_KEY", "anthropic/claude-sonnet-4-5"),
-    ("OPENAI_API_KEY", "openai/gpt-5.1"),
-    ("GEMINI_API_KEY", "gemini/gemini-2.5-pro"),
-    ("GOOGLE_API_KEY", "gemini/gemini-2.5-pro"),
-    ("MISTRAL_API_KEY", "mistral/mistral-large-latest"),
-    ("DEEPSEEK_API_KEY", "deepseek/deepseek-chat"),
-    ("OPENROUTER_API_KEY", "openrouter/anthropic/claude-sonnet-4.5"),
-]
 
 
 def resolve_model(settings: Settings) -> str | None:
     if settings.model:
         return settings.model
-    for key, model in DEFAULT_MODEL_BY_KEY:
-        if os.environ.get(key):
-            return model
+    # With no model configured, the first provider whose key is set picks a sensible default.
+    for provider in PROVIDERS:
+        if provider.default_model and any(os.environ.get(key) for key in provider.key_variables):
+            return provider.default_model
     return None
 
 

@@ -1,4 +1,5 @@
-"""OpenAI's chat completions on the wire: the request body and the stream's chunks.
+"""OpenAI's chat completions on the wire: the request body and the stream's chunks, as the
+fast path's `OpenAIWire` (agent/llm/wire.py: one object per wire format).
 
 What litellm 1.106.2 sends for `openai/…` is mirrored where it matters: OpenAI's reasoning
 models (o-series, gpt-5) take `max_completion_tokens` and only the default temperature; every
@@ -12,12 +13,53 @@ import re
 from typing import Any
 
 from agent.llm.chunks import CallPiece, Chunk, UsagePiece
+from agent.llm.fast import HttpWire
 from agent.llm.http import StreamBroken
 from agent.llm.sse import json_object, mapping
+from agent.llm.wire import WireCall
 
 # OpenAI's reasoning families (litellm's OpenAIOSeriesConfig and OpenAIGPT5Config).
 _REASONING_MODEL = re.compile(r"^(o\d|gpt-5)", re.IGNORECASE)
 DONE = "[DONE]"
+
+
+class OpenAIWire(HttpWire):
+    def headers(self, api_key: str) -> dict[str, str]:
+        return {"authorization": f"Bearer {api_key}", "content-type": "application/json"}
+
+    def body(self, call: WireCall) -> bytes:
+        """The messages go out as they are: encoded once for the request's copy when they
+        are unchanged (`call.messages_json`), else here."""
+        body = request_body(
+            self.wire.model,
+            call.tools,
+            max_tokens=call.max_tokens,
+            temperature=call.temperature,
+            effort=call.effort.get("reasoning_effort"),
+        )
+        if call.messages_json is not None:
+            return encode(body, call.messages_json())
+        return encode(body, dumps(without_nulls(call.messages)))
+
+    def reader(self) -> OpenAIReader:
+        return OpenAIReader()
+
+
+class OpenAIReader:
+    """The stream's `data:` payloads in order: it ends at `[DONE]`, and was finished once a
+    choice gave a finish reason."""
+
+    def __init__(self) -> None:
+        self.done = False
+        self.finished = False
+
+    def parse(self, event: str, data: str) -> Chunk | None:
+        chunk = parse(data)
+        if chunk is None:
+            self.done = True
+        elif chunk.finish_reason:
+            self.finished = True
+        return chunk
 
 
 def reasoning_model(name: str) -> bool:

@@ -4,7 +4,9 @@ The fast path (agent/llm/fast.py) speaks two wire protocols itself: OpenAI's cha
 for `openai/…` and OpenAI's own model names (any `api_base`: vLLM, llama.cpp, Ollama's `/v1`,
 a proxy), and Anthropic's Messages API for `anthropic/…` and bare `claude-…`. Every other
 provider goes through litellm, whose per-provider rules (Mistral's, DeepSeek's, Gemini's…)
-are not copied here. `[llm] client = "litellm"` sends every model through litellm.
+are not copied here. `[llm] client = "litellm"` sends every model through litellm. Which
+provider the fast path carries, on which protocol, from which default address, is
+agent/llm/providers.py's table; agent/llm/client.py turns the answer into the protocol's object.
 
 Answers from the model string alone: it is asked before anything is imported.
 """
@@ -13,38 +15,23 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Literal
 
-Protocol = Literal["openai", "anthropic"]
+from agent.llm.providers import BY_NAME, Provider, WireName, bare_provider
 
 # `llm.client` values.
 CLIENT_AUTO = "auto"
 CLIENT_LITELLM = "litellm"
 
-OPENAI_DEFAULT_BASE = "https://api.openai.com/v1"
-ANTHROPIC_DEFAULT_BASE = "https://api.anthropic.com"
-ANTHROPIC_PATH = "/v1/messages"
-CHAT_COMPLETIONS_PATH = "/chat/completions"
-# OpenAI's models litellm places without a prefix (its own list names more; these are the
-# families people type).
-OPENAI_BARE_PREFIXES = ("gpt-", "chatgpt-", "o1", "o3", "o4")
-# Where litellm looks for a base URL when none is given (the fast path honours the same).
-BASE_VARIABLES: dict[Protocol, tuple[str, ...]] = {
-    "openai": ("OPENAI_BASE_URL", "OPENAI_API_BASE"),
-    "anthropic": ("ANTHROPIC_BASE_URL", "ANTHROPIC_API_BASE"),
-}
-KEY_VARIABLES: dict[Protocol, str] = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
+# Where each protocol's requests are posted, under the base URL.
+ENDPOINT_PATHS: dict[WireName, str] = {"openai": "/chat/completions", "anthropic": "/v1/messages"}
 
 
 @dataclass(frozen=True)
 class Wire:
-    protocol: Protocol
+    protocol: WireName
     url: str  # the endpoint requests are posted to
     model: str  # the name the provider knows the model by (the prefix dropped)
-
-    @property
-    def key_variable(self) -> str:
-        return KEY_VARIABLES[self.protocol]
+    provider: str  # whose key the request may carry (agent/llm/keys.py)
 
 
 def fast_wire(model: str, api_base: str | None = None, client: str = CLIENT_AUTO) -> Wire | None:
@@ -52,35 +39,28 @@ def fast_wire(model: str, api_base: str | None = None, client: str = CLIENT_AUTO
     if client == CLIENT_LITELLM or not model:
         return None
     head, sep, rest = model.partition("/")
-    lowered = model.lower()
-    if sep and head.lower() == "openai" and rest:
-        return Wire("openai", _openai_url(api_base), rest)
-    if sep and head.lower() == "anthropic" and rest:
-        return Wire("anthropic", _anthropic_url(api_base), rest)
     if sep:
+        provider, name = BY_NAME.get(head.lower()), rest
+    else:
+        provider, name = bare_provider(model), model
+    if provider is None or provider.wire is None or not name:
         return None
-    if lowered.startswith(OPENAI_BARE_PREFIXES):
-        return Wire("openai", _openai_url(api_base), model)
-    if lowered.startswith("claude"):
-        return Wire("anthropic", _anthropic_url(api_base), model)
-    return None
+    return Wire(provider.wire, _url(provider, provider.wire, api_base), name, provider.name)
 
 
-def _base(api_base: str | None, protocol: Protocol, default: str) -> str:
+def _url(provider: Provider, protocol: WireName, api_base: str | None) -> str:
+    base = _base(api_base, provider)
+    path = ENDPOINT_PATHS[protocol]
+    return base if base.endswith(path) else base + path
+
+
+def _base(api_base: str | None, provider: Provider) -> str:
+    """The flag or config's api_base, else the provider's own variables (where litellm looks
+    too), else its public address."""
     if api_base and api_base.strip():
         return api_base.strip().rstrip("/")
-    for variable in BASE_VARIABLES[protocol]:
+    for variable in provider.base_variables:
         value = os.environ.get(variable, "").strip()
         if value:
             return value.rstrip("/")
-    return default
-
-
-def _openai_url(api_base: str | None) -> str:
-    base = _base(api_base, "openai", OPENAI_DEFAULT_BASE)
-    return base if base.endswith(CHAT_COMPLETIONS_PATH) else base + CHAT_COMPLETIONS_PATH
-
-
-def _anthropic_url(api_base: str | None) -> str:
-    base = _base(api_base, "anthropic", ANTHROPIC_DEFAULT_BASE)
-    return base if base.endswith(ANTHROPIC_PATH) else base + ANTHROPIC_PATH
+    return provider.default_base

@@ -20,18 +20,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from agent.llm.providers import named_provider
+
 FAMILIES = ("haiku", "sonnet", "opus")
 _CLAUDE = re.compile(r"^(?P<route>.*?)claude-(?P<family>haiku|sonnet|opus)-(?P<version>[0-9]+(?:-[0-9]+)?)")
 _PLAIN_KEY = re.compile(r"claude-(?P<family>haiku|sonnet|opus)-(?P<version>[0-9]+(?:-[0-9]+)?)")  # no date
-# Bare model names the clients place at a provider without a prefix (agent/llm/route.py's rule).
-BARE_PROVIDERS = (
-    ("claude", "anthropic"),
-    ("gpt-", "openai"),
-    ("chatgpt-", "openai"),
-    ("o1", "openai"),
-    ("o3", "openai"),
-    ("o4", "openai"),
-)
 UNKNOWN_PROVIDER = ""
 
 
@@ -63,7 +56,8 @@ def choose_child_model(
     model = child_model(wanted, parent_model)
     if model == parent_model or not ((api_base or "").strip() or (api_key or "").strip()):
         return ChildModel(model)
-    theirs, ours = provider_of(model), provider_of(parent_model)
+    # "" (UNKNOWN_PROVIDER) when nothing says: never taken to match (agent/llm/providers.py).
+    theirs, ours = named_provider(model), named_provider(parent_model)
     if theirs == ours and theirs != UNKNOWN_PROVIDER:
         return ChildModel(model)
     what = "api_base" if (api_base or "").strip() else "api_key"
@@ -74,16 +68,6 @@ def choose_child_model(
             f"{ours or parent_model}: a key goes only to its own provider"
         ),
     )
-
-
-def provider_of(model: str) -> str:
-    """The provider a model string names: its `provider/` prefix, or for a bare name the one the
-    clients place it at; UNKNOWN_PROVIDER when nothing says (never assumed to match)."""
-    head, sep, _ = model.strip().partition("/")
-    if sep:
-        return head.lower()
-    lowered = model.strip().lower()
-    return next((provider for prefix, provider in BARE_PROVIDERS if lowered.startswith(prefix)), UNKNOWN_PROVIDER)
 
 
 def _newest(family: str) -> str | None:

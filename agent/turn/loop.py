@@ -21,10 +21,11 @@ from agent.context.condense import CondenseError
 from agent.context.manage import compact, manage_context
 from agent.hooks.dispatch import MAX_STOP_CONTINUES, HookBlocked
 from agent.hooks.names import HOOK_CONTEXT_META
-from agent.llm.client import ChatRequest, StreamResult, stream_chat
+from agent.llm.client import ChatRequest, stream_chat
 from agent.llm.errors import ContextTooLongError, LLMError
 from agent.llm.http import ConnectionPool
 from agent.llm.models import DiscoveredWindow, ModelLimits, model_limits
+from agent.llm.result import StreamResult
 from agent.prompt import build_system_prompt
 from agent.session.errors import StoreError
 from agent.session.loading import load_session_messages
@@ -333,11 +334,11 @@ class Agent:
                     )
                     build = managed.build
                     continue
-                await stream.finish(getattr(exc, "partial", None), status="interrupted", error=str(exc))
+                await stream.finish(exc.partial, status="interrupted", error=str(exc))
                 self.emit(TurnError(message=str(exc)))
                 return None
             except LLMError as exc:
-                partial: StreamResult | None = getattr(exc, "partial", None)
+                partial: StreamResult | None = exc.partial
                 # Only a failure before any of the answer arrived is retried: what streamed
                 # (text on screen, or a half-sent tool call) is kept and the turn ends instead.
                 streamed = stream.message is not None or bool(partial and partial.partial_tool_calls)

@@ -10,8 +10,8 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
-from agent.llm.client import StreamResult
 from agent.llm.reasoning import META_THINKING, META_THINKING_BLOCKS, complete_blocks
+from agent.llm.result import StreamResult
 from agent.session.models import Message, Status, ToolCall
 from agent.turn.events import AssistantFinished, AssistantStarted, TextDelta, ThinkingDelta
 from agent.turn.writer import SessionWriter

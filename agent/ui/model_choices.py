@@ -12,7 +12,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from agent.llm.keys import KEY_VARIABLES
+from agent.llm.providers import KEY_VARIABLES
 
 # The providers `/model` lists models of, each with the variables litellm reads its key from
 # (agent/llm/keys.py holds the names for every provider cairn knows).

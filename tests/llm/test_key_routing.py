@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 
 from agent.llm.client import ChatRequest, stream_chat
 from agent.llm.errors import AuthError
-from agent.llm.keys import ADDRESSED_BY_USER, KEY_VARIABLES, OWN_HOSTS, WITHHELD_KEY, choose_key
+from agent.llm.keys import WITHHELD_KEY, choose_key
+from agent.llm.providers import ADDRESSED_BY_USER, KEY_VARIABLES, OWN_HOSTS
 from tests.fakes.hostile_http import Recorder
 from tests.fakes.llm_server import FakeLLMServer, text
 

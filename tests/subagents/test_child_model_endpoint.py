@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from agent.llm.providers import named_provider
 from agent.runtime.ops import Prompt
 from agent.subagents.definitions import load_definitions
-from agent.subagents.models import choose_child_model, provider_of
+from agent.subagents.models import choose_child_model
 from tests.fakes.llm_server import FakeLLMServer, text, tool_calls
 from tests.headless.helpers import cairn, needs_cairn
 from tests.subagents.test_subagent_e2e import PARENT, _in
@@ -176,7 +177,7 @@ def test_a_childs_model_is_held_to_the_users_endpoint(wanted, parent, endpoint, 
 
 
 def test_provider_of_a_model_string():
-    assert [provider_of(m) for m in ("Anthropic/x", "claude-3-opus", "o3-mini", "gpt-4o", "llama3", "a/b/c")] == [
+    assert [named_provider(m) for m in ("Anthropic/x", "claude-3-opus", "o3-mini", "gpt-4o", "llama3", "a/b/c")] == [
         "anthropic",
         "anthropic",
         "openai",
