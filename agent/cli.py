@@ -286,7 +286,7 @@ def main(argv: list[str] | None = None, *, warm: bool = True) -> int:
         try:
             return asyncio.run(_context_command(args, workspace, flags))
         except Exception as exc:  # a damaged or unwritable data folder: its one line, no traceback
-            from agent.session.store import StoreOpenError
+            from agent.session.errors import StoreOpenError
 
             if not isinstance(exc, StoreOpenError):
                 raise

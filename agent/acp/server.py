@@ -201,7 +201,7 @@ class CairnAcpAgent:
     async def _open(self, cwd: str, resume_id: str | None, mcp_servers=None) -> AcpSession:
         from agent.runtime.errors import NoModelConfigured, SessionNotFound
         from agent.runtime.runtime import Runtime
-        from agent.session.store import StoreOpenError
+        from agent.session.errors import StoreOpenError
         from agent.settings.config import load_settings
 
         folder = Path(cwd)

@@ -38,8 +38,8 @@ from agent.runtime.opening import FrontEnd
 from agent.runtime.ops import Compact, Prompt
 from agent.runtime.runtime import Runtime
 from agent.runtime.termination import on_termination
+from agent.session.errors import StoreOpenError
 from agent.session.models import Message
-from agent.session.store import StoreOpenError
 from agent.settings.config import Settings
 from agent.tools.exit_plan_mode import recorded_plan
 from agent.turn.events import (

@@ -302,7 +302,7 @@ async def _drop_stale_temp(path: Path) -> None:
 
 async def roll_forward(store, journal: Journal) -> Recovered:
     """Finish a journaled restore: files first, then the head (only if nobody moved it)."""
-    from agent.session.store import StoreError
+    from agent.session.errors import StoreError
 
     out = Recovered(session_id=journal.session_id)
     for entry in journal.entries:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import sqlite3
 
 from agent.session.models import Message, ToolCall
-from agent.session.store import MIGRATIONS, Store
+from agent.session.schema import MIGRATIONS
+from agent.session.store import Store
 
 
 async def test_wal_and_schema_version(store, tmp_path):
