@@ -152,6 +152,8 @@ from pathlib import Path
 
 async def main(args):
     from agent.settings.config import load_settings
+    from agent.runtime.opening import FrontEnd
+    from agent.runtime.ops import Rewind, SwitchBranch
     from agent.runtime.runtime import Runtime
     ws = Path(args["workspace"])
     settings = load_settings(ws, flags={"model": "openai/fake-model", "api_base": args["api_base"],
