@@ -226,8 +226,8 @@ def _setup_logging(debug: bool, api_key: str | None = None) -> None:
     if not debug and not names:
         logging.getLogger("agent").addHandler(logging.NullHandler())
         return
+    from agent.paths import data_dir
     from agent.process.secrets import remember_secret
-    from agent.settings.config import data_dir
 
     remember_secret(api_key)
     folder = data_dir()

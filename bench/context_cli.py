@@ -42,7 +42,7 @@ from run import Row, at_most, cairn_script, common_args, finish  # noqa: E402
 
 from agent.context.tokens import counter_for  # noqa: E402
 from agent.session.store import Store  # noqa: E402
-from agent.settings.config import Settings  # noqa: E402
+from agent.settings.schema import Settings  # noqa: E402
 
 TARGET_CPU_MS = 1000.0
 MODEL = "anthropic/claude-sonnet-4-5"

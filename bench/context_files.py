@@ -39,7 +39,7 @@ from agent.context.files.manager import ContextFileError, ContextFiles  # noqa: 
 from agent.context.files.refs import artifact_ref_id  # noqa: E402
 from agent.session.models import Message, ToolCall  # noqa: E402
 from agent.session.store import Store  # noqa: E402
-from agent.settings.config import ContextSettings  # noqa: E402
+from agent.settings.schema import ContextSettings  # noqa: E402
 
 LINE = "2024-05-01T12:00:00.000Z INFO worker-{:07d} request served in 12 ms status=200 path=/api/v1/items\n"
 

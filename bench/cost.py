@@ -50,7 +50,7 @@ from agent.prompt import build_system_prompt  # noqa: E402
 from agent.session.importers import parse_any  # noqa: E402
 from agent.session.loading import drop_unmatched_tool_calls  # noqa: E402
 from agent.session.models import Message  # noqa: E402
-from agent.settings.config import Settings  # noqa: E402
+from agent.settings.schema import Settings  # noqa: E402
 from agent.tools.registry import default_registry  # noqa: E402
 from bench.recall import facts_taken_from_tools, sent_tokens  # noqa: E402
 

@@ -38,7 +38,7 @@ from run import Row, at_most, common_args, finish  # noqa: E402
 from agent.context.builder import RequestBuilder  # noqa: E402
 from agent.runtime.backend_load import settle_heap  # noqa: E402
 from agent.session.models import Message, ToolCall  # noqa: E402
-from agent.settings.config import Settings  # noqa: E402
+from agent.settings.schema import Settings  # noqa: E402
 
 TARGET_SIZE, WARM_MS, COLD_MS, GROWTH = 5000, 30.0, 1500.0, 2.0
 WORDS = [

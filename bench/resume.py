@@ -261,7 +261,7 @@ def measure(*, runs: int, messages: int, sessions: int, cairn: Path, warmup: int
         home, ws = Path(tmp, "home"), Path(tmp, "ws")
         home.mkdir()
         ws.mkdir()
-        db = home / "sessions.db"  # agent.settings.config.db_path() under CAIRN_HOME
+        db = home / "sessions.db"  # agent.paths.db_path() under CAIRN_HOME
         start = time.perf_counter()
         session_id, size = asyncio.run(populate(db, str(ws), messages, sessions, marker))
         print(

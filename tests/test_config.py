@@ -10,16 +10,11 @@ from pathlib import Path
 import pytest
 
 from agent.llm.models import resolve_model
-from agent.paths import trust_path
+from agent.paths import config_dir, trust_path
 from agent.settings import trust
-from agent.settings.config import (
-    ModelOverride,
-    config_dir,
-    load_settings,
-    model_override,
-    untrusted_project_keys,
-)
+from agent.settings.config import load_settings, untrusted_project_keys
 from agent.settings.config_write import add_project_permissions
+from agent.settings.schema import ModelOverride, model_override
 
 
 def trust_project(workspace: Path) -> None:

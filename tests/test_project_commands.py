@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.settings.config import config_dir, load_settings
+from agent.paths import config_dir
+from agent.settings.config import load_settings
 from agent.settings.project_commands import expand, expand_text, find_command, list_commands
 from agent.ui.app import CairnApp
 from agent.ui.widgets.chat import Notice, UserMessage

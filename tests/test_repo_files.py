@@ -230,7 +230,7 @@ def test_an_oversized_command_file_is_skipped_with_a_notice(workspace, commands)
 
 
 def test_the_users_own_commands_may_be_symlinks_but_not_fifos(workspace, outside):
-    from agent.settings.config import config_dir
+    from agent.paths import config_dir
     from agent.settings.project_commands import list_commands
 
     user = config_dir() / "commands"
@@ -269,7 +269,8 @@ def test_a_fifo_project_config_is_ignored_with_a_warning(workspace):
 
 
 def test_a_fifo_user_config_is_ignored_with_a_warning(workspace):
-    from agent.settings.config import config_dir, load_settings
+    from agent.paths import config_dir
+    from agent.settings.config import load_settings
 
     config_dir().mkdir(parents=True, exist_ok=True)
     os.mkfifo(config_dir() / "config.toml")

@@ -13,7 +13,8 @@ import pytest
 from pydantic import BaseModel
 
 from agent.settings import raised_limits, trust
-from agent.settings.config import Settings, load_settings, read_project_config
+from agent.settings.config import load_settings, read_project_config
+from agent.settings.schema import Settings
 
 
 def write_project(workspace: Path, text: str) -> None:

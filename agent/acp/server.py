@@ -43,7 +43,7 @@ from agent.acp import updates
 from agent.acp.approvals import EditorApprover
 from agent.runtime.opening import FrontEnd
 from agent.runtime.ops import Interrupt, Prompt, SetMode
-from agent.settings.config import McpServerSettings
+from agent.settings.schema import McpServerSettings
 from agent.tools.modes import MODE_INFO, MODES, is_mode
 from agent.turn.events import AssistantFinished, Event, ToolFinished, ToolStarted, TurnFinished
 

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel
 
 if TYPE_CHECKING:
-    from agent.settings.config import Settings
+    from agent.settings.schema import Settings
 
 log = logging.getLogger("agent.context")
 
@@ -127,7 +127,7 @@ def budget_for(settings: Settings, model: str, *, window: int, max_output_tokens
     """The budget of `model` under `settings`: the global `context.auto_condense_percent`
     and the model's `models.<name>.auto_condense_percent` override. `window` and
     `max_output_tokens` come from `model_limits` (litellm info < config override)."""
-    from agent.settings.config import model_override
+    from agent.settings.schema import model_override
 
     override = model_override(settings, model) if model else None
     return compute_budget(

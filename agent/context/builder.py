@@ -22,7 +22,7 @@ from agent.context.state import BuildState
 from agent.context.tokens import TokenCounter, counter_for
 from agent.mcp.catalog import CatalogState, request_tools
 from agent.session.models import Message
-from agent.settings.config import Settings
+from agent.settings.schema import Settings
 
 if TYPE_CHECKING:
     from agent.llm.client import ChatRequest

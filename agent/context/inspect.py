@@ -13,7 +13,7 @@ from typing import Any
 from agent.context.budget import budget_for
 from agent.context.builder import RequestBuilder
 from agent.session.models import Message
-from agent.settings.config import Settings
+from agent.settings.schema import Settings
 
 MAX_LISTED_EVENTS = 10  # a report lists the newest condense/truncation events
 

@@ -32,7 +32,7 @@ from agent.context.pipeline import BuildResult, TokenBreakdown, TruncateTo
 from agent.session.models import ContextEvent, ContextTrigger, Message
 
 if TYPE_CHECKING:
-    from agent.settings.config import ContextSettings
+    from agent.settings.schema import ContextSettings
 
 # An automatic condense needs the conversation since the last summary to hold at least this
 # share of the threshold. Without it, a summary that alone is near the threshold (a huge

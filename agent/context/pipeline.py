@@ -40,7 +40,7 @@ from agent.context.tokens import REPLY_PRIMING, TokenCounter, counter_for
 from agent.context.truncation import MIDDLE_END, MIDDLE_START, TruncationReport, no_fold, truncate_until_fits
 from agent.context.truncation.file_folder import Fold
 from agent.session.models import Message
-from agent.settings.config import Settings
+from agent.settings.schema import Settings
 
 SMART_TRUNCATION = "smart_truncation"
 REQUEST = "request"  # the memo entry of the final step: API forms and token total

@@ -40,7 +40,7 @@ from agent.runtime.runtime import Runtime
 from agent.runtime.termination import on_termination
 from agent.session.errors import StoreOpenError
 from agent.session.models import Message
-from agent.settings.config import Settings
+from agent.settings.schema import Settings
 from agent.tools.exit_plan_mode import recorded_plan
 from agent.turn.events import (
     AssistantFinished,

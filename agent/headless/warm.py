@@ -78,7 +78,7 @@ class WarmBackend:
         self._import(
             FIRST_REQUEST_MODULES + ("agent.cli", "agent.headless.run", "agent.turn.loop", "agent.runtime.runtime")
         )
-        from agent.settings.config import ContextSettings
+        from agent.settings.schema import ContextSettings
 
         load_encoding(ContextSettings().tokenizer)
         import gc

@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 from pydantic import BaseModel
 
 from agent.llm.providers import PROVIDERS
-from agent.settings.config import Settings, model_override
+from agent.settings.schema import Settings, model_override
 
 log = logging.getLogger(__name__)
 

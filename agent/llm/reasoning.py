@@ -17,10 +17,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, get_args
 
-from agent.settings.config import Effort
+from agent.settings.schema import Effort
 
 if TYPE_CHECKING:
-    from agent.settings.config import Settings
+    from agent.settings.schema import Settings
 
 EFFORTS: tuple[str, ...] = get_args(Effort)
 # Claude's thinking budget per effort: litellm's own mapping (its constants
@@ -38,7 +38,7 @@ THINKING_BLOCK_TYPES = ("thinking", "redacted_thinking")
 def effort_for(settings: Settings, model: str) -> str | None:
     """The effort a request to `model` asks for: `--effort` or /effort, else the model's own
     `[models."…"]` setting, else `[llm]`'s; None: the model's default."""
-    from agent.settings.config import model_override
+    from agent.settings.schema import model_override
 
     return settings.effort or model_override(settings, model).reasoning_effort or settings.llm.reasoning_effort
 

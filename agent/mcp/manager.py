@@ -19,7 +19,7 @@ from pydantic import BaseModel
 
 from agent.mcp.connection import ServerConnection
 from agent.mcp.servers import McpJsonState, read_mcp_json, server_specs, trust_mcp_json
-from agent.settings.config import McpServerSettings, Settings
+from agent.settings.schema import McpServerSettings, Settings
 
 log = logging.getLogger("agent.mcp")
 

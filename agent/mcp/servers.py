@@ -28,7 +28,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from agent.fs.repo_files import FileMissing, FileTooLarge, RepoFileError, SymlinkRefused, read_repo_file
 from agent.settings import trust
-from agent.settings.config import McpServerSettings, Settings
+from agent.settings.schema import McpServerSettings, Settings
 
 MCP_JSON = ".mcp.json"
 EDITOR = "editor"  # the source of the servers an editor passes over ACP (agent/acp/server.py)

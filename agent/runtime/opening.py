@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from agent.process.background import in_daemon_thread
 from agent.runtime.errors import NoModelConfigured, SessionNotFound
-from agent.settings.config import McpServerSettings, Settings
+from agent.settings.schema import McpServerSettings, Settings
 from agent.turn.events import Event, Notice
 
 if TYPE_CHECKING:

@@ -23,7 +23,7 @@ from agent.runtime.opening import FrontEnd, mcp_manager, open_parts
 from agent.runtime.sessions import SessionChanges
 from agent.runtime.windows import WindowDiscovery
 from agent.session.models import Message, Session, SessionSummary
-from agent.settings.config import Settings
+from agent.settings.schema import Settings
 
 if TYPE_CHECKING:
     from agent.mcp.manager import McpManager, ServerStatus

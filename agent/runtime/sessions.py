@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from agent.session.branches import SessionBranch
     from agent.session.rewind import FileRestore, RewindOutcome, RewindPoint
     from agent.session.store import Store
-    from agent.settings.config import Settings
+    from agent.settings.schema import Settings
     from agent.turn.loop import Agent
 
 

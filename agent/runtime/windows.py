@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 
 from agent.process.background import in_daemon_thread
-from agent.settings.config import Settings
+from agent.settings.schema import Settings
 
 
 class WindowDiscovery:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from agent.session.models import Message, Session
-from agent.settings.config import ContextSettings
+from agent.settings.schema import ContextSettings
 
 
 async def export_text(

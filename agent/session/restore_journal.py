@@ -90,7 +90,7 @@ class Recovered(BaseModel):
 
 
 def journal_dir(store) -> Path:
-    """Next to the database the store has open (agent.settings.config.data_dir() in real use)."""
+    """Next to the database the store has open (agent.paths.data_dir() in real use)."""
     return Path(store.path).parent
 
 

@@ -20,6 +20,7 @@ from typing import NamedTuple
 from pydantic import BaseModel
 
 from agent.fs.repo_files import FileMissing, RepoFileError, list_repo_folder, read_own_file, read_repo_file
+from agent.paths import config_dir
 
 ARGUMENTS = "$ARGUMENTS"
 # A command is a prompt of a few lines; a bigger file is a mistake (or a repository's trick).
@@ -48,8 +49,6 @@ class _Folder(NamedTuple):
 
 def _folders(workspace: Path) -> list[_Folder]:
     """Where commands live, in order of precedence: the project's, then the user's."""
-    from agent.settings.config import config_dir  # light: the settings module, imported only when asked
-
     relative = Path(".cairn", "commands")
     return [_Folder(Path(workspace) / relative, Path(workspace), relative), _Folder(config_dir() / "commands")]
 

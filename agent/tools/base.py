@@ -144,7 +144,7 @@ class ToolContext:
     processes: set[asyncio.subprocess.Process] = field(default_factory=set)
     # The session's context files (agent.context.files.manager.ContextFiles), for context-* tools.
     context_files: Any = None
-    # `[web]` settings (agent.settings.config.WebSettings) for web-fetch; None: it loads them itself.
+    # `[web]` settings (agent.settings.schema.WebSettings) for web-fetch; None: it loads them itself.
     web: Any = None
     # Set by the loop around each call: output text as it arrives, so a front end can show
     # a long command working (and keep what it printed when the user interrupts it).

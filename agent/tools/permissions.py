@@ -22,7 +22,7 @@ Read-only tools never ask. A tool with a side effect builds an `ApprovalRequest`
 4. The accept-edits mode (`mode` "acceptEdits"): a file edit in the workspace that is not
    protected runs unasked (`decision: "accept_edits"`); commands go on below.
 5. Remembered decisions: "always this session" (in memory), "always for this project"
-   (`[permissions]` in `.cairn/config.toml`, see `agent.settings.config.PermissionSettings`) and the
+   (`[permissions]` in `.cairn/config.toml`, see `agent.settings.schema.PermissionSettings`) and the
    command allowlist `permissions.allow_commands`, matched by whole words against each
    simple command of the parse; `fetch:<host>` for web-fetch (`fetch:*.example.com` covers
    the subdomains too); a read by a tool that only reads (`READ_TOOLS`) under `read_roots`
@@ -205,7 +205,7 @@ class Permissions:
         self.project_loaded = allow_commands is not None or allow is not None
         self.read_roots: list[str] = []  # resolved folders outside the workspace READ_TOOLS read unasked
         self.sandbox = sandbox  # made for the workspace on first use when not given
-        # `[sandbox]` (agent.settings.config.SandboxSettings): where rule-allowed and approved commands run.
+        # `[sandbox]` (agent.settings.schema.SandboxSettings): where rule-allowed and approved commands run.
         self.sandbox_rules = getattr(sandbox_settings, "rules", "workspace-write")
         self.sandbox_approved = getattr(sandbox_settings, "approved", "off")
         self.sandbox_hide: list[str] = list(getattr(sandbox_settings, "hide", []))

@@ -31,7 +31,7 @@ from agent.session.errors import StoreError
 from agent.session.loading import load_session_messages
 from agent.session.models import Message, Session, now_ms
 from agent.session.store import Store
-from agent.settings.config import Settings
+from agent.settings.schema import Settings
 from agent.tools.base import ToolContext
 from agent.tools.modes import user_meta
 from agent.tools.permissions import Approver, Permissions

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from textual.worker import Worker
 
     from agent.runtime.runtime import Runtime
-    from agent.settings.config import Settings
+    from agent.settings.schema import Settings
     from agent.tools.permissions import ApprovalRequest, Decision
     from agent.turn import events as ev
     from agent.ui.early import TypeAhead

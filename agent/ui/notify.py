@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from textual import events
     from textual.app import App
 
-    from agent.settings.config import Settings
+    from agent.settings.schema import Settings
 
     _AppBase = App[Any]  # for the checker only: the mixin's methods run on CairnApp
 else:

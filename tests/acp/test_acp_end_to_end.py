@@ -246,7 +246,7 @@ def test_editor_servers_become_config_tables():
 
 def test_editor_values_are_taken_as_given_and_config_wins_a_name(tmp_path):
     from agent.mcp.servers import server_specs
-    from agent.settings.config import McpServerSettings, Settings
+    from agent.settings.schema import McpServerSettings, Settings
 
     settings = Settings.model_validate(
         {"workspace": str(tmp_path), "mcp": {"servers": {"git": {"command": "git-mcp"}}}}

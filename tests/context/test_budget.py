@@ -19,7 +19,7 @@ from agent.context.budget import (
     reserved_tokens,
     threshold_tokens,
 )
-from agent.settings.config import ModelOverride, Settings
+from agent.settings.schema import ModelOverride, Settings
 
 
 def test_seed_defaults():
@@ -141,7 +141,7 @@ def test_budget_for_reads_settings_and_model_override():
 
 def test_context_report_uses_the_seed_rules_for_a_per_model_minus_one(tmp_path):
     from agent.context.inspect import context_report
-    from agent.settings.config import Settings
+    from agent.settings.schema import Settings
 
     settings = Settings(
         workspace=tmp_path, models={"openai/custom-x": {"context_window": 100_000, "auto_condense_percent": -1}}

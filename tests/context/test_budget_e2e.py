@@ -15,9 +15,9 @@ import pytest
 
 from agent.context.condense_prompt import SYSTEM_PROMPT
 from agent.context.tokens import counter_for
+from agent.paths import db_path
 from agent.runtime.ops import Compact, Export, Prompt, Rewind
 from agent.session.importers.cairn import parse as parse_jsonl
-from agent.settings.config import db_path
 from tests.fakes.llm_script import context_length_exceeded, error, filler_text, text, tool_calls
 from tests.loop.conftest import of_type
 

@@ -22,7 +22,7 @@ from agent.context.cache_policy import EXACT, SENT_META, CachePolicy, sent_log
 from agent.context.passes.stale_file_results import SUPERSEDED_EDIT_NOTE
 from agent.context.pipeline import build_api_messages
 from agent.session.models import Message, ToolCall
-from agent.settings.config import Settings
+from agent.settings.schema import Settings
 from tests.context.test_orphans import assert_valid
 from tests.context.test_pipeline_properties import BASE_MS, TOOLS, histories
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from agent.settings.config import db_path
+from agent.paths import db_path
 from tests.fakes.llm_server import FakeLLMServer, text, tool_calls
 from tests.test_cli import CAIRN, pytestmark, run  # noqa: F401 - same skip rule as the CLI tests
 

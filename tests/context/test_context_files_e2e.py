@@ -87,7 +87,7 @@ async def test_export_then_import_elsewhere_rebuilds_the_same_context_files(tmp_
     from agent.session.importers import import_session, parse_any
     from agent.session.models import Message, ToolCall
     from agent.session.store import Store
-    from agent.settings.config import Settings
+    from agent.settings.schema import Settings
 
     settings = Settings().context
     log = "".join(f"step {i}: ok\n" for i in range(20_000)) + "step 20000: FAILED\n"

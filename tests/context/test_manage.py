@@ -18,7 +18,7 @@ from agent.context.manage import (
 from agent.context.pipeline import BuildResult, TokenBreakdown, TruncateTo
 from agent.context.truncation import TruncationReport, smart_truncate, truncate_until_fits
 from agent.session.models import Message, ToolCall
-from agent.settings.config import ContextSettings
+from agent.settings.schema import ContextSettings
 
 FIXED = 1_000  # system prompt + tools
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from agent.context.passes import orphans
 from agent.context.pipeline import build_api_messages
 from agent.session.models import Message, ToolCall
-from agent.settings.config import Settings
+from agent.settings.schema import Settings
 
 
 def user(text="u"):

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from agent.context.pipeline import build_api_messages
 from agent.llm.offline import import_litellm
 from agent.session.models import Message, ToolCall
-from agent.settings.config import Settings
+from agent.settings.schema import Settings
 from tests.context.test_orphans import assert_valid
 
 BASE_MS = 1_769_800_000_000

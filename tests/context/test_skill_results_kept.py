@@ -9,7 +9,7 @@ import json
 from agent.context.passes import externalize
 from agent.context.pipeline import build_api_messages
 from agent.session.models import Message, ToolCall
-from agent.settings.config import Settings
+from agent.settings.schema import Settings
 
 LIMIT, PREVIEW = 5000, 1024
 BODY = "\n".join(f"Step {i}: do the release the house way, SKILL_LINE_{i}." for i in range(400))  # ~20k chars

@@ -12,7 +12,7 @@ from agent.context.passes.file_reads import DEFAULT_PLACEHOLDER
 from agent.context.pipeline import build_api_messages
 from agent.context.state import PassMemory
 from agent.session.models import Message, ToolCall
-from agent.settings.config import Settings
+from agent.settings.schema import Settings
 
 WS = "/work/proj"
 GRACE = stale.EDITED_READ_GRACE_REQUESTS

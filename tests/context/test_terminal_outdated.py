@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from agent.context.passes import terminal_outdated
 from agent.session.models import Message, ToolCall
-from agent.settings.config import ContextSettings
+from agent.settings.schema import ContextSettings
 
 PLACEHOLDER = "此命令返回内容已过时"
 TERMINAL = "terminal-execute"

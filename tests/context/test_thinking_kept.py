@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from agent.context.cache_policy import EXACT, CachePolicy
 from agent.context.pipeline import TruncateTo, build_api_messages
 from agent.session.models import Message, ToolCall
-from agent.settings.config import Settings
+from agent.settings.schema import Settings
 
 BASE_MS = 1_769_800_000_000
 SETTINGS = Settings.model_validate({"workspace": "/w", "context": {"max_inline_chars": 400}})

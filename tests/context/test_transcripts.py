@@ -16,7 +16,7 @@ from agent.llm.offline import import_litellm
 from agent.session.importers import import_session, parse_any
 from agent.session.loading import load_session_messages
 from agent.session.store import Store
-from agent.settings.config import Settings
+from agent.settings.schema import Settings
 from tests.conftest import SHARED
 from tests.context.test_orphans import assert_valid
 from tests.context.test_pipeline_properties import TOOLS, assert_anthropic_valid

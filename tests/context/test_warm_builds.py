@@ -16,7 +16,7 @@ from agent.context.pipeline import build_api_messages
 from agent.context.state import BuildState, PassMemory
 from agent.context.tokens import TokenCounter
 from agent.session.models import Message, ToolCall
-from agent.settings.config import Settings
+from agent.settings.schema import Settings
 from tests.context.test_pipeline_properties import BASE_MS, TOOLS, histories
 
 SETTINGS = Settings(workspace="/ws")

@@ -14,7 +14,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agent.settings.config import Settings, load_settings
+from agent.settings.config import load_settings
+from agent.settings.schema import Settings
 from tests.hostile.conftest import bounded_sync
 
 DEFAULTS = Settings()

@@ -86,7 +86,8 @@ async def test_a_slow_stream_that_keeps_sending_content_is_not_cut(server, open_
 
 
 def test_stream_idle_timeout_is_a_setting_with_a_default():
-    from agent.settings.config import LLMSettings, load_settings
+    from agent.settings.config import load_settings
+    from agent.settings.schema import LLMSettings
 
     assert LLMSettings().stream_idle_timeout == 60.0
     settings = load_settings(flags={"llm": {"stream_idle_timeout": 5}})

@@ -11,8 +11,8 @@ import json
 import os
 import sqlite3
 
+from agent.paths import db_path
 from agent.runtime.ops import Prompt
-from agent.settings.config import db_path
 from tests.fakes.llm_server import text, tool_calls
 from tests.hostile.conftest import bounded
 from tests.loop.conftest import of_type

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.settings.config import SandboxSettings
+from agent.settings.schema import SandboxSettings
 from agent.tools.base import ToolContext
 from agent.tools.permissions import Permissions
 from agent.tools.sandbox import Sandbox

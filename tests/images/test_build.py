@@ -8,7 +8,7 @@ import copy
 from agent.context.builder import RequestBuilder
 from agent.images import image_tokens
 from agent.session.models import Message
-from agent.settings.config import Settings
+from agent.settings.schema import Settings
 from tests.images.fixtures import png
 
 DATA = png(30, 20)

@@ -13,7 +13,7 @@ from agent.context.image_window import MAX_IMAGE_BYTES_PER_REQUEST, MAX_IMAGES_P
 from agent.context.tokens import TokenCounter
 from agent.images import image_tokens
 from agent.session.models import Message, ToolCall
-from agent.settings.config import Settings
+from agent.settings.schema import Settings
 from tests.images.fixtures import png
 
 MB = 1024 * 1024

@@ -10,7 +10,7 @@ from agent.context.builder import RequestBuilder
 from agent.context.rendered import TOOL_IMAGES_INTRO
 from agent.images import image_tokens
 from agent.session.models import Message, ToolCall
-from agent.settings.config import Settings
+from agent.settings.schema import Settings
 from tests.images.fixtures import png
 
 SHOT = png(30, 20)

@@ -214,7 +214,7 @@ def test_generalized_models_have_a_window_but_no_price():
 
 def test_model_limits_reads_the_cost_map():
     from agent.llm.models import model_limits
-    from agent.settings.config import Settings
+    from agent.settings.schema import Settings
 
     limits = model_limits(Settings(), "gemini/gemini-2.5-pro")
     assert limits.from_litellm and limits.context_window == 1_048_576 and limits.max_output_tokens == 65_536
@@ -226,7 +226,7 @@ SCRIPT = """
 import json, sys
 from agent.llm import cost_map
 from agent.llm.models import model_limits
-from agent.settings.config import Settings
+from agent.settings.schema import Settings
 info = cost_map.model_info("anthropic/claude-sonnet-4-5")
 cost = cost_map.request_cost("openai/gpt-5.1", prompt_tokens=1000, completion_tokens=10, cache_read_tokens=500)
 limits = model_limits(Settings(), "deepseek/deepseek-chat")

@@ -292,7 +292,7 @@ async def test_close_during_a_turn_waits_for_its_clean_up(server, open_runtime):
     import asyncio
     import sqlite3
 
-    from agent.settings.config import db_path
+    from agent.paths import db_path
     from tests.fakes.llm_script import hang
 
     server.add(hang(30, text="Partial answer"))

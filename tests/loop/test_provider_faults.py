@@ -18,7 +18,7 @@ from types import SimpleNamespace
 import pytest
 
 from agent.runtime.ops import Prompt
-from agent.settings.config import LLMSettings
+from agent.settings.schema import LLMSettings
 from agent.turn.loop import Agent
 from tests.context.test_orphans import assert_valid
 from tests.fakes.llm_server import cut, error, hang, rate_limited, raw, text

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 import sqlite3
 
+from agent.paths import db_path
 from agent.runtime.ops import Prompt
-from agent.settings.config import db_path
 from tests.fakes.llm_server import text, tool_calls
 from tests.loop.conftest import of_type
 

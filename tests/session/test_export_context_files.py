@@ -23,7 +23,7 @@ from agent.runtime.ops import Export
 from agent.session import cli as session_cli
 from agent.session.models import Message, ToolCall
 from agent.session.store import Store
-from agent.settings.config import Settings
+from agent.settings.schema import Settings
 
 NEEDLE = "step 20000: FAILED with NEEDLE-4242"
 LOG = "".join(f"step {i}: ok\n" for i in range(20_000)) + NEEDLE + "\n"

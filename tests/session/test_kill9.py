@@ -38,7 +38,7 @@ pytestmark = [
 
 # -- helpers -------------------------------------------------------------------------------
 def _db(home: Path) -> Path:
-    return home / "sessions.db"  # agent.settings.config.db_path() under CAIRN_HOME
+    return home / "sessions.db"  # agent.paths.db_path() under CAIRN_HOME
 
 
 def _query(db: Path, sql: str, params: tuple = ()) -> list[sqlite3.Row]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 
+from agent.paths import data_dir
 from agent.runtime.ops import Prompt, Rewind
 from agent.session import restore_journal
 from agent.session.restore_journal import (
@@ -24,7 +25,6 @@ from agent.session.restore_journal import (
 )
 from agent.session.rewind import journal_entry
 from agent.session.store import Store
-from agent.settings.config import data_dir
 from tests.fakes.llm_server import text, tool_calls
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 
+from agent.paths import db_path
 from agent.runtime.ops import DeleteSession, Export, Fork, NewSession, OpenSession, Prompt, Rename, Rewind, SwitchBranch
 from agent.session.models import Message
-from agent.settings.config import db_path
 from tests.fakes.llm_server import text, tool_calls
 
 

@@ -184,9 +184,9 @@ async def test_a_childs_approval_is_asked_in_the_parents_ui_naming_the_agent(ser
 
 
 async def test_continue_and_the_first_screen_skip_a_child_written_last(server, open_runtime, workspace):
+    from agent.paths import db_path
     from agent.session.models import Message
     from agent.session.peek import peek_tail
-    from agent.settings.config import db_path
 
     _, children, _, _ = await _parent_with_one_child(server, open_runtime, workspace)
     store = await Store.open()

@@ -217,7 +217,7 @@ def test_the_mode_names_agree_everywhere():
     from typing import get_args
 
     from agent.cli import PERMISSION_MODES
-    from agent.settings.config import PermissionMode
+    from agent.settings.schema import PermissionMode
 
     assert get_args(PermissionMode) == MODES == PERMISSION_MODES
 

@@ -561,7 +561,7 @@ def test_bind_reads_the_sandbox_settings_unless_given(workspace, _isolated_home)
 
 def test_the_sandbox_made_on_bind_hides_what_sandbox_hide_names(workspace, tmp_path, _isolated_home):
     """`[sandbox] hide`, given or read from the config, reaches the sandbox made for the workspace."""
-    from agent.settings.config import SandboxSettings
+    from agent.settings.schema import SandboxSettings
 
     secret = tmp_path / "keys"
     secret.mkdir()

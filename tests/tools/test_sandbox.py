@@ -167,7 +167,7 @@ async def test_without_bwrap_headless_refuses_and_says_why(workspace, no_bwrap_o
 
 
 async def test_without_bwrap_rules_may_run_unconfined_when_the_user_says_so(workspace, no_bwrap_on_path):
-    from agent.settings.config import SandboxSettings
+    from agent.settings.schema import SandboxSettings
 
     perms = Permissions(
         None, workspace=workspace, allow_commands=["touch"], sandbox_settings=SandboxSettings(rules="off")
@@ -197,7 +197,7 @@ async def test_rule_allowed_commands_write_the_workspace_but_not_git_hooks_or_ou
 @needs_sandbox
 @pytest.mark.parametrize("approved, contained", [("off", False), ("workspace-write", True)])
 async def test_approved_commands_run_as_the_setting_says(workspace, outside, approved, contained):
-    from agent.settings.config import SandboxSettings
+    from agent.settings.schema import SandboxSettings
 
     perms = Permissions(FakeApprover("once"), workspace=workspace, sandbox_settings=SandboxSettings(approved=approved))
     res = await call(

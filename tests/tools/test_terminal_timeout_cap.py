@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from agent.runtime.ops import Prompt
-from agent.settings.config import Settings
+from agent.settings.schema import Settings
 from agent.tools.base import ToolContext
 from agent.tools.permissions import Permissions
 from agent.tools.terminal import Terminal

@@ -14,7 +14,8 @@ from agent.paths import config_dir
 from agent.runtime.ops import Prompt
 from agent.session.models import ToolCall
 from agent.settings import trust
-from agent.settings.config import WebSettings, load_settings, project_config_path
+from agent.settings.config import load_settings, project_config_path
+from agent.settings.schema import WebSettings
 from agent.tools.base import ToolContext
 from agent.tools.permissions import Permissions, fetch_covered
 from agent.tools.registry import ToolRegistry

@@ -4,7 +4,8 @@ user's own file still applies."""
 
 from __future__ import annotations
 
-from agent.settings.config import config_dir, load_settings
+from agent.paths import config_dir
+from agent.settings.config import load_settings
 from agent.ui.app import CairnApp
 from agent.ui.widgets.chat import Notice
 from tests.ui.conftest import send, wait_ready

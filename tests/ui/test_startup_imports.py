@@ -22,6 +22,7 @@ HEAVY = [
     # The CLI hands the app its flags; settings (pydantic, config files) load after the first frame.
     "pydantic",
     "agent.settings.config",
+    "agent.settings.schema",
     "agent.runtime.runtime",
 ]
 

@@ -33,7 +33,7 @@ from agent.context.files.refs import ContextRef, catalog_ref_id, history_ref_id,
 from agent.context.files.security import ContextFileError, shown
 
 if TYPE_CHECKING:
-    from agent.settings.config import ContextSettings
+    from agent.settings.schema import ContextSettings
 
 __all__ = ["ContextFileError", "ContextFiles", "GrepMatch", "GrepResult", "ReadResult", "TailResult"]
 
@@ -107,7 +107,7 @@ class ContextFiles:
         root: Path | None = None,
     ) -> None:
         if root is None:
-            from agent.settings.config import data_dir
+            from agent.paths import data_dir
 
             root = data_dir() / "context"
         self.store = store

@@ -26,7 +26,7 @@ from agent.session.models import Message
 NAME = "terminal_outdated"
 
 TERMINAL_TOOL = "terminal-execute"
-# Defaults mirror agent.settings.config.ContextSettings (terminal_keep_recent_results,
+# Defaults mirror agent.settings.schema.ContextSettings (terminal_keep_recent_results,
 # terminal_max_age_ms, terminal_outdated_placeholder); the pipeline passes the settings.
 KEEP_RECENT_RESULTS = 5
 MAX_AGE_MS = 15 * 60 * 1000

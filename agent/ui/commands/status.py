@@ -13,7 +13,8 @@ def status_text(app) -> str:
     settings = app.settings
     if settings is None:
         return "Status\n  still starting: the settings are not loaded yet"
-    from agent.settings.config import config_dir, project_config_path
+    from agent.paths import config_dir
+    from agent.settings.config import project_config_path
 
     runtime = app.runtime
     lines = ["Status", f"  model      {settings.model or '(none: set one with /model <name>)'}"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual.widgets import Static
 
-from agent.settings.config import config_dir
+from agent.paths import config_dir
 
 
 def no_model_text() -> str:

@@ -15,7 +15,7 @@ from agent.context.files import manifest
 from agent.context.files.manager import ContextFileError, ContextFiles
 from agent.context.files.refs import artifact_ref_id, catalog_ref_id
 from agent.session.models import Message, ToolCall
-from agent.settings.config import ContextSettings
+from agent.settings.schema import ContextSettings
 
 BIG = 6_000  # over max_inline_chars (5,000)
 TOOLS = [{"type": "function", "function": {"name": "terminal-execute", "description": "run 中文"}}]
