@@ -18,7 +18,6 @@ from agent.settings.schema import McpServerSettings, Settings
 from agent.turn.events import Event, Notice
 
 if TYPE_CHECKING:
-    from agent.headless.limits import RunGuard as RunLimits  # until turn/policies.py names its Protocol
     from agent.mcp.manager import McpManager
     from agent.session.restore_journal import Recovered
     from agent.session.store import Store
@@ -26,6 +25,7 @@ if TYPE_CHECKING:
     from agent.tools.permissions import Approver
     from agent.tools.registry import ToolRegistry
     from agent.turn.loop import Agent
+    from agent.turn.policies import RunPolicy as RunLimits
 
 EventSink = Callable[[Event], None]
 

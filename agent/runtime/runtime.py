@@ -331,7 +331,9 @@ class Runtime:
         """`!command` (agent/runtime/shell.py): needs no model, so it does not wait for litellm."""
         from agent.runtime.shell import shell_note
 
-        return await self._run(shell_note(self.agent, op.command, op.on_output), wait_ready=False)
+        return await self._run(
+            shell_note(op.command, self.agent.settings, self.agent.writer, op.on_output), wait_ready=False
+        )
 
     def _interrupt(self) -> bool:
         if self.busy:

@@ -20,12 +20,16 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent.process.process_group import exited, kill_group, kill_spawned
 from agent.process.secrets import command_environment
 from agent.session.models import Message
 from agent.tools.terminal import COMMAND_ENV, StreamCapture
+
+if TYPE_CHECKING:
+    from agent.settings.schema import Settings
+    from agent.turn.writer import SessionWriter
 
 SHELL_META = "shell"  # meta key of a shell note: {command, exit_code, timed_out, interrupted, duration_ms}
 CAPTURE_BYTES = 1024 * 1024  # per stream while it runs (head and tail kept)
@@ -153,14 +157,15 @@ def shown_output(message: Message) -> str:
     return "\n".join(part for part in shown_streams(message) if part)
 
 
-async def shell_note(agent: Any, command: str, on_output: Callable[[str], None] | None = None) -> Message:
-    """Run `command` for `agent` (an agent.turn.loop.Agent) in its workspace and store the note
-    as the session's newest message, even when interrupted (then marked so)."""
-    settings = agent.settings
+async def shell_note(
+    command: str, settings: Settings, writer: SessionWriter, on_output: Callable[[str], None] | None = None
+) -> Message:
+    """Run `command` in the workspace of `settings` and store the note through the session's
+    `writer` as its newest message, even when interrupted (then marked so)."""
     run = await run_command(
         command, cwd=settings.workspace, timeout=settings.tools.command_timeout, on_output=on_output
     )
-    write = asyncio.ensure_future(agent.writer.append(note_message(run)))
+    write = asyncio.ensure_future(writer.append(note_message(run)))
     while True:  # a second Esc while it is written must not lose the note
         try:
             return await asyncio.shield(write)

@@ -21,13 +21,17 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
+from agent.context.tokens import TokenCounter
 from agent.images import IMAGE_SUFFIXES, at_mentions
 from agent.session.models import Message, ToolCall, new_id
+from agent.tools.base import ToolContext
+from agent.tools.registry import ToolRegistry
 from agent.tools.workspace import BINARY_SNIFF_BYTES, looks_binary
-from agent.turn.events import Notice, ToolFinished, ToolStarted
+from agent.turn.events import Event, Notice, ToolFinished, ToolStarted
+from agent.turn.writer import SessionWriter
 
 READ_TOOL = "filesystem-read"
 ATTACHED_META = "attached"  # on the call and its result: the user's `@path`, not the model's choice
@@ -73,12 +77,21 @@ def _binary(path: Path) -> bool:
         return False  # the read tool says what is wrong with it
 
 
-async def attach_mentioned(agent: Any, text: str) -> None:
-    """Store the reads `text`'s `@path`s ask for, after its user message (`agent`: an
-    agent.turn.loop.Agent, whose tools, context and writer they go through)."""
-    paths, notices = await asyncio.to_thread(attachable, text, agent.settings.workspace)
+async def attach_mentioned(
+    text: str,
+    *,
+    workspace: Path,
+    registry: ToolRegistry,
+    ctx: ToolContext,
+    counter: TokenCounter,
+    writer: SessionWriter,
+    emit: Callable[[Event], None],
+) -> None:
+    """Store the reads `text`'s `@path`s ask for, after its user message: through the agent's
+    tools (`registry`, `ctx`) and `writer`, each result's tokens remembered by `counter`."""
+    paths, notices = await asyncio.to_thread(attachable, text, workspace)
     for sentence, kind in notices:
-        agent.emit(Notice(message=sentence, kind=kind))
+        emit(Notice(message=sentence, kind=kind))
     if not paths:
         return
     batch = new_id()[:8]
@@ -86,10 +99,10 @@ async def attach_mentioned(agent: Any, text: str) -> None:
         ToolCall(id=f"attach_{batch}_{n}", name=READ_TOOL, arguments=json.dumps({"filePath": path}))
         for n, path in enumerate(paths, start=1)
     ]
-    await agent.writer.append(Message(role="assistant", tool_calls=calls, meta={ATTACHED_META: True}))
+    await writer.append(Message(role="assistant", tool_calls=calls, meta={ATTACHED_META: True}))
     for call in calls:
-        agent.emit(ToolStarted(call=call))
-        result = await agent.registry.execute(call, agent.ctx)
+        emit(ToolStarted(call=call))
+        result = await registry.execute(call, ctx)
         message = Message(
             role="tool",
             tool_call_id=call.id,
@@ -98,6 +111,6 @@ async def attach_mentioned(agent: Any, text: str) -> None:
             status="error" if result.is_error else "ok",
             meta={**result.meta, ATTACHED_META: True},
         )
-        agent.builder.counter.remember_count(message)
-        await agent.writer.append(message)
-        agent.emit(ToolFinished(call=call, message=message))
+        counter.remember_count(message)
+        await writer.append(message)
+        emit(ToolFinished(call=call, message=message))

@@ -28,17 +28,21 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from typing import Any, cast
+from typing import Any, Protocol, cast
 
-from agent.session.models import Message
+from agent.session.models import Message, Session
+from agent.settings.schema import Settings
 from agent.subagents.definitions import AgentDefinition
 from agent.subagents.models import choose_child_model
 from agent.subagents.tool import NAME as SUBAGENT_TOOL
-from agent.tools.base import Tool, ToolResult
+from agent.tools.base import Tool, ToolContext, ToolResult
 from agent.tools.modes import Mode
-from agent.tools.permissions import ApprovalRequest, Decision, Permissions
+from agent.tools.permissions import ApprovalRequest, Approver, Decision, Permissions
 from agent.tools.registry import ToolRegistry
 from agent.turn.events import Event, LimitReached, Notice, Retrying, ToolStarted, TurnError, TurnFinished
+from agent.turn.policies import RunPolicy
+from agent.turn.state import TurnState
+from agent.turn.writer import SessionWriter
 
 log = logging.getLogger("agent.turn.children")
 
@@ -56,31 +60,81 @@ numbers) and the facts the other agent needs, and what you could not do. No gree
 questions back: nobody can answer them."""
 
 
-class ChildRunner:
-    """The parent's way to run children; owned by the parent `Agent` (one per agent)."""
+class ChildAgent(Protocol):
+    """What the runner sets and reads of a child it made: an agent.turn.loop.Agent (not
+    imported: the loop imports this module)."""
 
-    # `parent` and what `make_agent` returns are agent.turn.loop.Agent objects (not imported:
-    # the loop imports this module).
-    def __init__(self, parent: Any, make_agent: Callable[..., Any], *, max_parallel: int) -> None:
-        self.parent = parent
+    registry: ToolRegistry
+    permissions: Permissions
+    guard: RunPolicy | None
+    system_prompt: str
+    announce_mode: bool
+
+    @property
+    def ctx(self) -> ToolContext: ...
+
+    @property
+    def state(self) -> TurnState: ...
+
+    async def run_turn(self, text: str) -> None: ...
+
+    async def current_history(self) -> list[Message]: ...
+
+
+class MakeChild(Protocol):
+    """Makes a child agent (the parent's settings, store and connections) on `session`."""
+
+    def __call__(
+        self, *, session: Session, model: str, on_event: Callable[[Event], None], approver: Approver | None
+    ) -> ChildAgent: ...
+
+
+class ChildRunner:
+    """The parent's way to run children; owned by the parent `Agent` (one per agent): its
+    settings, `state` (model, session, registry, system prompt, read as a child starts),
+    `writer` (the child's session is created through it), tool context (a child's permissions
+    are tied to its), events, and run `guard` (a child's is its `for_child`)."""
+
+    def __init__(
+        self,
+        *,
+        settings: Settings,
+        state: TurnState,
+        writer: SessionWriter,
+        ctx: ToolContext,
+        emit: Callable[[Event], None],
+        guard: Callable[[], RunPolicy | None],
+        make_agent: MakeChild,
+        max_parallel: int,
+    ) -> None:
+        self.settings = settings
+        self.state = state
+        self.writer = writer
+        self.ctx = ctx
+        self.emit = emit
+        self.guard = guard
         self.make_agent = make_agent
         self.slots = asyncio.Semaphore(max(1, max_parallel))
 
-    async def run(self, definition: AgentDefinition, task: str, *, call_id: str, progress: Any) -> ToolResult:
+    async def run(
+        self, definition: AgentDefinition, task: str, *, call_id: str, progress: Callable[[str], None] | None
+    ) -> ToolResult:
         async with self.slots:
             return await self._run(definition, task, call_id=call_id, progress=progress)
 
-    async def _run(self, definition: AgentDefinition, task: str, *, call_id: str, progress: Any) -> ToolResult:
-        parent = self.parent
+    async def _run(
+        self, definition: AgentDefinition, task: str, *, call_id: str, progress: Callable[[str], None] | None
+    ) -> ToolResult:
+        settings, parent = self.settings, self.state
         chosen = choose_child_model(
-            definition.model, parent.model, api_base=parent.settings.api_base, api_key=parent.settings.api_key
+            definition.model, parent.model, api_base=settings.api_base, api_key=settings.api_key
         )
         if chosen.note:
             log.warning("the %s agent: %s", definition.name, chosen.note)
-            parent.emit(Notice(message=f"The {definition.name} agent runs on {chosen.model}: {chosen.note}."))
+            self.emit(Notice(message=f"The {definition.name} agent runs on {chosen.model}: {chosen.note}."))
         model = chosen.model
-        session = await parent.writer.persist(
-            parent.store.create_session(
+        session = await self.writer.persist(
+            self.writer.store.create_session(
                 cwd=parent.session.cwd,
                 model=model,
                 title=f"{definition.name}: {' '.join(task.split())[:TITLE_CHARS]}",
@@ -91,12 +145,10 @@ class ChildRunner:
         )
         watcher = _ChildEvents(definition.name, progress)
         child = self.make_agent(
-            settings=parent.settings,
-            store=parent.store,
             session=session,
             model=model,
             on_event=watcher,
-            approver=_naming(definition.name, parent.permissions.approver),
+            approver=_naming(definition.name, self.ctx.permissions.approver),
         )
         self._confine(child, definition)
         turn = asyncio.ensure_future(child.run_turn(task))
@@ -107,25 +159,25 @@ class ChildRunner:
             await _finished(turn)
             raise
         history = await child.current_history()
-        return _result(definition, child, history, watcher)
+        return _result(definition, child.state, history, watcher)
 
-    def _confine(self, child: Any, definition: AgentDefinition) -> None:
+    def _confine(self, child: ChildAgent, definition: AgentDefinition) -> None:
         """The child's tools, permissions and run limits: never more than the parent's."""
-        parent = self.parent
-        guard = parent.guard.for_child(definition.name) if parent.guard is not None else None
+        parent_guard = self.guard()
+        guard = parent_guard.for_child(definition.name) if parent_guard is not None else None
         child.guard = guard
         child.registry = ToolRegistry(
-            child_tools(parent.registry.tools(), definition, guard.offered if guard is not None else None)
+            child_tools(self.state.registry.tools(), definition, guard.offered if guard is not None else None)
         )
         child.ctx.context_files.tool_definitions = child.registry.definitions
         permissions = ChildPermissions.tied(
-            parent.settings, child.permissions.approver, parent.permissions, plan_only=definition.mode == "plan"
+            self.settings, child.permissions.approver, self.ctx.permissions, plan_only=definition.mode == "plan"
         )
         permissions.read_roots = child.permissions.read_roots
-        child.permissions = child.ctx.permissions = permissions
+        child.permissions = permissions  # the child's tool context's too
         child.announce_mode = False
         child.system_prompt = "\n\n".join(
-            p for p in (parent.system_prompt, SUBAGENT_PREAMBLE, definition.prompt.strip()) if p
+            p for p in (self.state.system_prompt, SUBAGENT_PREAMBLE, definition.prompt.strip()) if p
         )
 
 
@@ -155,7 +207,9 @@ class ChildPermissions(Permissions):
     _own_mode: Mode = "default"  # before it is tied: what Permissions.__init__ set
 
     @classmethod
-    def tied(cls, settings: Any, approver: Any, parent: Permissions, *, plan_only: bool) -> ChildPermissions:
+    def tied(
+        cls, settings: Settings, approver: Approver | None, parent: Permissions, *, plan_only: bool
+    ) -> ChildPermissions:
         made = cast(ChildPermissions, cls.from_settings(settings, approver))
         made.parent = parent
         made.plan_only = plan_only
@@ -184,7 +238,7 @@ class _ChildEvents:
     """What the parent shows of a running child: each tool it starts, as a line of the
     `subagent` call's live output; and what it needs afterwards (the error, the status)."""
 
-    def __init__(self, name: str, progress: Any) -> None:
+    def __init__(self, name: str, progress: Callable[[str], None] | None) -> None:
         self.name = name
         self.progress = progress
         self.error = ""
@@ -214,7 +268,7 @@ class _ChildEvents:
             self.progress(f"{line}\n")
 
 
-def _naming(name: str, approver: Any) -> Any:
+def _naming(name: str, approver: Approver | None) -> Approver | None:
     """The parent's approver, asked with the agent's name in the question."""
     if approver is None:
         return None
@@ -225,7 +279,7 @@ def _naming(name: str, approver: Any) -> Any:
     return ask
 
 
-def _result(definition: AgentDefinition, child: Any, history: list[Message], watcher: _ChildEvents) -> ToolResult:
+def _result(definition: AgentDefinition, child: TurnState, history: list[Message], watcher: _ChildEvents) -> ToolResult:
     answer = next((m for m in reversed(history) if m.role == "assistant" and (m.content or "").strip()), None)
     requests = sum(1 for m in history if m.role == "assistant")
     usage = {
@@ -255,7 +309,7 @@ def _result(definition: AgentDefinition, child: Any, history: list[Message], wat
     return ToolResult.error(f"the {definition.name} agent did not finish: {why.rstrip('.')}.{partial}", **meta)
 
 
-async def _finished(turn: asyncio.Future) -> None:
+async def _finished(turn: asyncio.Future[None]) -> None:
     """Wait for the cancelled child's clean-up to end, however often the user presses Esc."""
     while not turn.done():
         try:

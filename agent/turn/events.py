@@ -159,6 +159,7 @@ Event = Union[  # noqa: UP007 - a discriminated union of many members reads bett
     UserMessage,
     AssistantStarted,
     TextDelta,
+    ThinkingDelta,
     AssistantFinished,
     ToolStarted,
     ToolFinished,

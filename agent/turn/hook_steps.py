@@ -7,35 +7,48 @@ note so the next request carries it (and a resumed session still shows why the m
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
 
 from agent.hooks.dispatch import Hooks
 from agent.session.models import Message
-from agent.turn.events import Notice
+from agent.settings.schema import Settings
+from agent.tools.permissions import Permissions
+from agent.turn.events import Event, Notice
+from agent.turn.writer import SessionWriter
 
 STOP_NOTE = "[A Stop hook asks you to go on before you finish]\n{reason}"
 
 
-def agent_hooks(agent: Any, *, turn_events: bool) -> Hooks:
-    """The hooks of `agent` (an agent.turn.loop.Agent). `turn_events`: False for a subagent's
-    child, which runs only the tool hooks and PreCompact."""
+def turn_hooks(
+    settings: Settings,
+    *,
+    session_id: Callable[[], str],
+    permissions: Callable[[], Permissions],
+    emit: Callable[[Event], None],
+    turn_events: bool,
+) -> Hooks:
+    """An agent's hooks: `session_id` and `permissions` read as each hook runs, warnings shown
+    as notices. `turn_events`: False for a subagent's child, which runs only the tool hooks and
+    PreCompact."""
     return Hooks(
-        agent.settings,
-        session_id=lambda: agent.session.id,
-        permissions=lambda: agent.permissions,
-        warn=lambda message, kind: agent.emit(Notice(message=message, kind=kind)),
+        settings,
+        session_id=session_id,
+        permissions=permissions,
+        warn=lambda message, kind: emit(Notice(message=message, kind=kind)),
         turn_events=turn_events,
     )
 
 
-async def stop_hook_goes_on(agent: Any, *, active: bool) -> bool:
+async def stop_hook_goes_on(
+    hooks: Hooks, writer: SessionWriter, emit: Callable[[Event], None], *, active: bool
+) -> bool:
     """Run the Stop hooks as the turn would end; True when one sent the model back to work
     (its reason is stored for the next request). `active`: this turn already went on once."""
-    reason = await agent.hooks.stop(active)
+    reason = await hooks.stop(active)
     if reason is None:
         return False
-    await agent.writer.append(
+    await writer.append(
         Message(role="user", kind="note", content=STOP_NOTE.format(reason=reason), meta={"hook": "Stop"})
     )
-    agent.emit(Notice(message=f"A Stop hook asked the model to go on: {reason}", kind="info"))
+    emit(Notice(message=f"A Stop hook asked the model to go on: {reason}", kind="info"))
     return True

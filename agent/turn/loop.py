@@ -4,43 +4,48 @@ Every message is written the moment it exists. An interrupt (task cancellation) 
 the stream or the running tool, kills its processes, keeps the partial text with
 status=interrupted and gives every unanswered tool call a result, so the stored history
 always makes a valid next request.
+
+The `Agent` builds the turn's helpers and hands each the few typed objects it uses (the
+writer, the tool context, the hooks, the policies, the events, the shared `TurnState`),
+never itself: agent/turn/model_step.py (one request), tool_steps.py (a message's calls),
+budget_step.py (fitting the context), children.py (subagents), attachments.py (`@path`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
-import random
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from agent.context.budget import Budget, budget_for
 from agent.context.builder import RequestBuilder
 from agent.context.condense import CondenseError
-from agent.context.manage import compact, manage_context
+from agent.context.manage import compact
 from agent.hooks.dispatch import MAX_STOP_CONTINUES, HookBlocked
 from agent.hooks.names import HOOK_CONTEXT_META
-from agent.llm.client import ChatRequest, stream_chat
-from agent.llm.errors import ContextTooLongError, LLMError
+from agent.llm.client import stream_chat
 from agent.llm.http import ConnectionPool
 from agent.llm.models import DiscoveredWindow, ModelLimits, model_limits
 from agent.llm.result import StreamResult
 from agent.prompt import build_system_prompt
 from agent.session.errors import StoreError
 from agent.session.loading import load_session_messages
-from agent.session.models import Message, Session, now_ms
+from agent.session.models import Message, Session
 from agent.session.store import Store
 from agent.settings.schema import Settings
 from agent.tools.base import ToolContext
 from agent.tools.modes import user_meta
 from agent.tools.permissions import Approver, Permissions
-from agent.tools.registry import default_registry
+from agent.tools.registry import ToolRegistry, default_registry
 from agent.turn.attachments import attach_mentioned
-from agent.turn.budget_step import AgentContextHost, summary_cost
-from agent.turn.events import Event, Notice, Retrying, TurnError, TurnFinished, Usage, UserMessage
-from agent.turn.hook_steps import agent_hooks, stop_hook_goes_on
-from agent.turn.stream_writer import StreamWriter
+from agent.turn.budget_step import TurnContextHost, summary_cost
+from agent.turn.events import Event, Notice, TurnError, TurnFinished, Usage, UserMessage
+from agent.turn.hook_steps import stop_hook_goes_on, turn_hooks
+from agent.turn.model_step import ModelStep
+from agent.turn.policies import RunPolicy, TurnPolicies
+from agent.turn.retry import RetryPolicy
+from agent.turn.state import TurnState
 from agent.turn.tool_steps import ToolSteps, uninterruptible
 from agent.turn.writer import SessionWriter
 
@@ -49,10 +54,6 @@ log = logging.getLogger("agent.turn.loop")
 # A model that keeps calling tools without ever answering is stopped here.
 MAX_STEPS_PER_TURN = 200
 TITLE_CHARS = 60
-
-if TYPE_CHECKING:
-    from agent.headless.limits import RunGuard
-
 
 # Tools for the agent's own workflow (subagents, the todo list, plan mode's exit, skills) cost
 # ~1,300 tokens in every request: a window this small (a 4,096-token local model) cannot spare
@@ -69,33 +70,43 @@ class Agent:
         store: Store,
         session: Session,
         model: str,
-        on_event: Callable[[Event], Any],
+        on_event: Callable[[Event], object],
         approver: Approver | None,
         subagents: bool = True,
         connections: ConnectionPool | None = None,
-        guard: RunGuard | None = None,
+        guard: RunPolicy | None = None,
     ) -> None:
         self.settings = settings
         # The fast path's pooled HTTP client (agent/llm/http.py): one for the agent and its
         # subagents, so their requests reuse the provider's connection; closed by the runtime.
         self.connections = connections if connections is not None else ConnectionPool()
         self.store = store
-        self.session = session
         # The head the session had when this process opened it: its first history load reads
         # up to there, so two processes continuing one session at once each go on from what
         # they opened (two branches), not from whatever the other stored meanwhile.
         self._opened_head = session.head_id
         self.on_event = on_event
-        self.registry = default_registry()
-        if subagents:  # a subagent's own child runs none (agent/turn/children.py)
-            self._offer_subagents()
+        # Windows the models' server reported (Runtime asks it once per model; see `use_window`).
+        self.discovered_windows: dict[str, DiscoveredWindow] = {}
+        self.state = TurnState(
+            session=session,
+            model=model,
+            # The session's request builder: what its builds remember, its cache policy.
+            builder=RequestBuilder(settings, model, self.discovered_windows, self.connections),
+            registry=default_registry(),
+            system_prompt=build_system_prompt(settings.workspace),
+        )
         # Hooks (agent/hooks/): a subagent's child runs only the tool hooks and PreCompact.
-        self.hooks = agent_hooks(self, turn_events=subagents)
-        self.permissions = Permissions.from_settings(settings, self.hooks.notifying(approver))
-        self._offer_skills()
+        self.hooks = turn_hooks(
+            settings,
+            session_id=lambda: self.state.session.id,
+            permissions=lambda: self.ctx.permissions,
+            emit=self.emit,
+            turn_events=subagents,
+        )
         self.ctx = ToolContext(
             workspace=settings.workspace,
-            permissions=self.permissions,
+            permissions=Permissions.from_settings(settings, self.hooks.notifying(approver)),
             command_timeout=settings.tools.command_timeout,
             max_command_timeout=settings.tools.max_command_timeout,
             max_read_lines=settings.tools.max_read_lines,
@@ -103,27 +114,113 @@ class Agent:
             web=settings.web,
             hooks=self.hooks,
         )
-        self.system_prompt = build_system_prompt(settings.workspace)
-        self._attach_context_files()
-        # Windows the models' server reported (Runtime asks it once per model; see `use_window`).
-        self.discovered_windows: dict[str, DiscoveredWindow] = {}
-        # The session's request builder: what its builds remember, its cache policy.
-        self.builder = RequestBuilder(settings, model, self.discovered_windows, self.connections)
-        self.set_model(model)
-        self.history: list[Message] | None = None
-        self.session_cost = 0.0
-        self.writer = SessionWriter(store, lambda: self.session, self._load_history)
-        self.tool_steps = ToolSteps(self)
-        self.context_host = AgentContextHost(self)
+        self.writer = SessionWriter(store, lambda: self.state.session, self._load_history)
         # Limits of an unattended run, asked before each request and tool call (headless only).
-        self.guard: RunGuard | None = guard
+        self.policies = TurnPolicies()
+        self._guard: RunPolicy | None = None
+        self.guard = guard
+        if subagents:  # a subagent's own child runs none (agent/turn/children.py)
+            self._offer_subagents()
+        self._offer_skills()
+        self._attach_context_files()
+        self.set_model(model)
+        self.retry = RetryPolicy(settings.llm, self.emit)
+        self.tool_steps = ToolSteps(
+            state=self.state, ctx=self.ctx, writer=self.writer, policies=self.policies, emit=self.emit
+        )
+        self.context_host = TurnContextHost(
+            settings=settings,
+            state=self.state,
+            writer=self.writer,
+            ctx=self.ctx,
+            hooks=self.hooks,
+            emit=self.emit,
+            offered_tools=self.offered_tools,
+            budget=lambda: self.budget,
+            send=self.complete,
+        )
+        self.model_step = ModelStep(
+            state=self.state,
+            writer=self.writer,
+            host=self.context_host,
+            retry=self.retry,
+            policies=self.policies,
+            emit=self.emit,
+            context=settings.context,
+            offered_tools=self.offered_tools,
+            budget=lambda: self.budget,
+            window=lambda: self.limits.context_window,
+        )
         # Tell the model when the user switched the permission mode (a subagent's is fixed:
         # its brief says what it may do).
         self.announce_mode = True
 
+    # -- what the helpers share (agent/turn/state.py), read and set here too -------------
+    @property
+    def session(self) -> Session:
+        return self.state.session
+
+    @session.setter
+    def session(self, session: Session) -> None:
+        self.state.session = session
+
+    @property
+    def model(self) -> str:
+        return self.state.model
+
+    @property
+    def builder(self) -> RequestBuilder:
+        return self.state.builder
+
+    @property
+    def history(self) -> list[Message] | None:
+        return self.state.history
+
+    @history.setter
+    def history(self, history: list[Message] | None) -> None:
+        self.state.history = history
+
+    @property
+    def session_cost(self) -> float:
+        return self.state.session_cost
+
+    @property
+    def registry(self) -> ToolRegistry:
+        return self.state.registry
+
+    @registry.setter
+    def registry(self, registry: ToolRegistry) -> None:
+        self.state.registry = registry
+
+    @property
+    def system_prompt(self) -> str:
+        return self.state.system_prompt
+
+    @system_prompt.setter
+    def system_prompt(self, prompt: str) -> None:
+        self.state.system_prompt = prompt
+
+    @property
+    def permissions(self) -> Permissions:
+        return self.ctx.permissions
+
+    @permissions.setter
+    def permissions(self, permissions: Permissions) -> None:
+        self.ctx.permissions = permissions
+
+    @property
+    def guard(self) -> RunPolicy | None:
+        """The limits of an unattended run (headless only): one of the turn's policies."""
+        return self._guard
+
+    @guard.setter
+    def guard(self, guard: RunPolicy | None) -> None:
+        self.policies.replace(self._guard, guard)
+        self._guard = guard
+
     # -- configuration ------------------------------------------------------------
     def set_model(self, model: str) -> None:
-        self.model = model
+        self.state.model = model
         self.builder.set_model(model)
         self._limits: ModelLimits | None = None
         self._budget: Budget | None = None
@@ -168,10 +265,30 @@ class Agent:
         from agent.subagents.tool import SubagentTool
         from agent.turn.children import ChildRunner
 
-        def make_child(**kwargs: Any) -> Agent:
-            return Agent(**kwargs, subagents=False, connections=self.connections)
+        def make_child(
+            *, session: Session, model: str, on_event: Callable[[Event], None], approver: Approver | None
+        ) -> Agent:
+            return Agent(
+                settings=self.settings,
+                store=self.store,
+                session=session,
+                model=model,
+                on_event=on_event,
+                approver=approver,
+                subagents=False,
+                connections=self.connections,
+            )
 
-        runner = ChildRunner(self, make_child, max_parallel=self.settings.agents.max_parallel)
+        runner = ChildRunner(
+            settings=self.settings,
+            state=self.state,
+            writer=self.writer,
+            ctx=self.ctx,
+            emit=self.emit,
+            guard=lambda: self.guard,
+            make_agent=make_child,
+            max_parallel=self.settings.agents.max_parallel,
+        )
         definitions = load_definitions(self.settings.workspace)
         self.registry.set_group("subagents", [SubagentTool(definitions, runner)])
 
@@ -195,12 +312,12 @@ class Agent:
         )
 
     def switch_session(self, session: Session) -> None:
-        self.session = session
+        self.state.session = session
         self._opened_head = session.head_id
         self._attach_context_files()
-        self.builder = RequestBuilder(self.settings, self.model, self.discovered_windows, self.connections)
-        self.history = None
-        self.session_cost = 0.0
+        self.state.builder = RequestBuilder(self.settings, self.model, self.discovered_windows, self.connections)
+        self.state.history = None
+        self.state.session_cost = 0.0
         self.permissions.always.clear()
 
     def emit(self, event: Event) -> None:
@@ -210,16 +327,17 @@ class Agent:
             log.exception("event handler failed for %s", event.type)
 
     async def _load_history(self) -> list[Message]:
-        if self.history is None:
+        state = self.state
+        if state.history is None:
             head, self._opened_head = self._opened_head, None  # later loads: the database's head
-            self.history = await load_session_messages(self.store, self.session.id, head)
-            self.session_cost = sum(float(m.meta.get("cost") or 0) + summary_cost(m) for m in self.history)
-            await self.builder.images.load(self.history, self.store.get_blob)  # requests carry their bytes
-        return self.history
+            state.history = await load_session_messages(self.store, state.session.id, head)
+            state.session_cost = sum(float(m.meta.get("cost") or 0) + summary_cost(m) for m in state.history)
+            await state.builder.images.load(state.history, self.store.get_blob)  # requests carry their bytes
+        return state.history
 
     async def current_history(self) -> list[Message]:
         """A copy of the active path as the loop holds it."""
-        return list(await self._load_history())
+        return await self.writer.history()
 
     # -- one turn -------------------------------------------------------------------
     async def run_turn(self, text: str) -> None:
@@ -236,25 +354,26 @@ class Agent:
                 title = " ".join(text.split())[:TITLE_CHARS]
                 self.session = await self.writer.persist(self.store.update_session(self.session, title=title))
             if not self.session.agent:  # `@path`s (a subagent's task is the model's words, not the user's)
-                await attach_mentioned(self, text)
+                await self._attach_mentioned(text)
             for _ in range(MAX_STEPS_PER_TURN):
-                limit = self.guard.before_request(self.session_cost) if self.guard is not None else None
+                limit = self.policies.before_request(self.session_cost)
                 if limit is not None:
                     self.emit(limit)
                     status = "limit"
                     break
-                assistant = await self._model_step()
-                if self.guard is not None:
-                    self.guard.after_request(self.session_cost)
+                assistant = await self.model_step.run()
+                self.policies.after_request(self.session_cost)
                 if assistant is None:
                     status = "error"
                     break
                 if not assistant.tool_calls:
-                    if stops < MAX_STOP_CONTINUES and await stop_hook_goes_on(self, active=stops > 0):
+                    if stops < MAX_STOP_CONTINUES and await stop_hook_goes_on(
+                        self.hooks, self.writer, self.emit, active=stops > 0
+                    ):
                         stops += 1  # a Stop hook sent the model back to work, with its reason
                         continue
                     break
-                if await self._run_tools(assistant):
+                if await self.tool_steps.run(assistant):
                     status = "limit"
                     break
             else:
@@ -262,7 +381,8 @@ class Agent:
                 status = "error"
         except asyncio.CancelledError:
             status = "interrupted"
-            await uninterruptible(self._after_interrupt())
+            # Kill what still runs and answer every open tool call, so history stays valid.
+            await uninterruptible(self.tool_steps.after_interrupt())
         except HookBlocked as exc:  # nothing was stored; the hook's reason is for the user
             self.emit(TurnError(message=str(exc)))
             status = "error"
@@ -288,145 +408,26 @@ class Agent:
         await self.writer.persist(self.builder.images.keep([a.data for a in found.attachments], self.store.put_blobs))
         return found.meta()
 
-    async def _model_step(self) -> Message | None:
-        """One request (with retries). Returns the final assistant message, or None on error."""
-        managed = await manage_context(
-            await self._load_history(), self.context_host, budget=self.budget, cfg=self.settings.context
+    async def _attach_mentioned(self, text: str) -> None:
+        """The prompt's `@path`s, stored as the reads the model would make (agent/turn/attachments.py)."""
+        await attach_mentioned(
+            text,
+            workspace=self.settings.workspace,
+            registry=self.registry,
+            ctx=self.ctx,
+            counter=self.builder.counter,
+            writer=self.writer,
+            emit=self.emit,
         )
-        build = managed.build
-        overflow_retried = False
-        attempt = 0
-        while True:
-            self.emit(
-                Usage(
-                    context_tokens=build.tokens.total,
-                    context_window=self.limits.context_window,
-                    session_cost=self.session_cost,
-                )
-            )
-            tools = self.offered_tools()
-            if self.guard is not None:
-                tools = self.guard.offered_tools(tools)
-            request = self.builder.chat_request(build, tools)
-            saved = self._save_request(request, build)
-            stream = StreamWriter(
-                self.writer,
-                self.emit,
-                model=self.model,
-                history=lambda: self.history or [],
-                meta=self.builder.sent_record(build),
-            )
-            try:
-                result = await stream_chat(
-                    request, on_text=stream.on_text, into=stream.partial, on_thinking=stream.on_thinking
-                )
-            except ContextTooLongError as exc:
-                if stream.message is None and not overflow_retried:
-                    # The provider counts more than we do: condense (or truncate) and retry once.
-                    overflow_retried = True
-                    log.warning("context too long at %d tokens (our count): %s", build.tokens.total, exc)
-                    managed = await manage_context(
-                        await self._load_history(),
-                        self.context_host,
-                        budget=self.budget,
-                        cfg=self.settings.context,
-                        rejected=build.tokens,
-                    )
-                    build = managed.build
-                    continue
-                await stream.finish(exc.partial, status="interrupted", error=str(exc))
-                self.emit(TurnError(message=str(exc)))
-                return None
-            except LLMError as exc:
-                partial: StreamResult | None = exc.partial
-                # Only a failure before any of the answer arrived is retried: what streamed
-                # (text on screen, or a half-sent tool call) is kept and the turn ends instead.
-                streamed = stream.message is not None or bool(partial and partial.partial_tool_calls)
-                if not streamed and exc.retryable and attempt < self._retry_limit(exc):
-                    attempt += 1
-                    delay = self._retry_delay(attempt, exc)
-                    self.emit(
-                        Retrying(attempt=attempt, max_attempts=self._retry_limit(exc), delay=delay, reason=str(exc))
-                    )
-                    await asyncio.sleep(delay)  # an interrupt cancels the wait (and the turn)
-                    continue
-                kept = await stream.finish(partial, status="interrupted", error=str(exc))
-                note = " What arrived is kept; send a message to continue." if kept is not None else ""
-                if attempt:
-                    note += f" (Gave up after {attempt} {'retry' if attempt == 1 else 'retries'}.)"
-                self.emit(TurnError(message=f"{exc}{note}"))
-                return None
-            except asyncio.CancelledError:
-                await uninterruptible(stream.finish(stream.partial, status="interrupted"))
-                raise
-            finally:
-                await uninterruptible(_settled(saved))
-            cut = result.finish_reason == "length"
-            message = await stream.finish(
-                result, status="ok", estimated_tokens=build.tokens.total, cut_at=request.max_tokens if cut else None
-            )
-            if cut:
-                self.emit(Notice(message=cut_off_text(request.max_tokens)))
-            self.session_cost += result.cost
-            self.emit(
-                Usage(
-                    context_tokens=build.tokens.total,
-                    context_window=self.limits.context_window,
-                    prompt_tokens_reported=result.prompt_tokens,
-                    completion_tokens=result.completion_tokens or 0,
-                    cache_read_tokens=self._cache_reads(result),
-                    session_cost=self.session_cost,
-                )
-            )
-            return message
-
-    def _cache_reads(self, result: StreamResult) -> int | None:
-        """The answer's prompt-cache reads for the status bar; None (nothing shown) for a
-        model whose provider does not cache, rather than a meaningless "cache 0%"."""
-        caches = self.builder.policy.mode == "auto" or result.cache_read_tokens or result.cache_write_tokens
-        return result.cache_read_tokens if caches else None
 
     async def complete(self, model: str, messages: list[dict[str, Any]]) -> StreamResult:
         """One request outside a turn's stream (the condense summary): the same client, key,
         timeout, temperature and retries as a turn, with the countdown shown."""
-        side = self.guard.before_side_request() if self.guard is not None else None
+        side = self.policies.before_side_request()
         if side is not None:  # a summary is a request too: --max-turns bounds them all
             raise CondenseError(side.message)
         request = self.builder.summary_request(model, messages)
-        attempt = 0
-        while True:
-            try:
-                return await stream_chat(request)
-            except LLMError as exc:
-                if not exc.retryable or attempt >= self._retry_limit(exc):
-                    raise
-                attempt += 1
-                delay = self._retry_delay(attempt, exc)
-                self.emit(Retrying(attempt=attempt, max_attempts=self._retry_limit(exc), delay=delay, reason=str(exc)))
-                await asyncio.sleep(delay)
-
-    def _save_request(self, request: ChatRequest, build) -> asyncio.Future:
-        """Keep the request as it goes out (`/context` shows it), written beside the stream.
-
-        Serialised now: the provider adapter may edit the dicts while it sends them. The
-        messages' JSON is the request's own (`ChatRequest.messages_json`), which the fast path
-        sends too: a long session's messages are encoded once per request, not twice."""
-        rest = json.dumps(
-            {
-                "tools": request.tools,
-                "params": {
-                    "temperature": request.temperature,
-                    "timeout": request.timeout,
-                    "max_tokens": request.max_tokens,
-                },
-            },
-            ensure_ascii=False,
-            separators=(",", ":"),
-        )
-        body = '{"messages":' + request.messages_json() + "," + rest[1:]
-        sent_at = build.cache.at if build.cache is not None else now_ms()
-        write = self.store.save_request(self.session.id, sent_at=sent_at, model=request.model, request_json=body)
-        return asyncio.ensure_future(write)
+        return await self.retry.run(lambda: stream_chat(request))
 
     async def compact(self, instructions: str | None = None) -> None:
         """`/compact [instructions]`: condense the conversation now (seed 001, manual trigger)."""
@@ -454,45 +455,3 @@ class Agent:
             self.emit(TurnError(message=f"{type(exc).__name__}: {exc}"))
             status = "error"
         self.emit(TurnFinished(status=status))
-
-    def _retry_limit(self, exc: LLMError) -> int:
-        """How often `exc` is retried: llm.max_retries, or fewer for an error with its own short
-        schedule (a refused connection or an unknown host: at most twice, see UnreachableError)."""
-        limit = self.settings.llm.max_retries
-        return limit if exc.retry_delays is None else min(limit, len(exc.retry_delays))
-
-    def _retry_delay(self, attempt: int, exc: LLMError) -> float:
-        """Seconds before retry number `attempt`: the error's own schedule (never above
-        llm.retry_max_delay), else the configured backoff (Retry-After honoured)."""
-        if exc.retry_delays:
-            return min(exc.retry_delays[min(attempt, len(exc.retry_delays)) - 1], self.settings.llm.retry_max_delay)
-        return self._backoff(attempt, getattr(exc, "retry_after", None))
-
-    def _backoff(self, attempt: int, retry_after: float | None) -> float:
-        llm = self.settings.llm
-        if retry_after is not None:
-            return min(retry_after, llm.retry_max_delay)
-        delay = min(llm.retry_max_delay, llm.retry_base_delay * 2 ** (attempt - 1))
-        return delay * random.uniform(0.5, 1.0)
-
-    async def _run_tools(self, assistant: Message) -> bool:
-        """Run the message's tool calls (agent/turn/tool_steps.py); True when a run limit stopped them."""
-        return await self.tool_steps.run(assistant)
-
-    async def _after_interrupt(self) -> None:
-        """Kill what still runs and answer every open tool call, so history stays valid."""
-        await self.tool_steps.after_interrupt()
-
-
-def cut_off_text(max_tokens: int | None) -> str:
-    """The notice for an answer that stopped at the output limit (finish_reason "length")."""
-    limit = f" (llm.max_output_tokens = {max_tokens})" if max_tokens is not None else ""
-    return f"the answer was cut off at the model's output limit{limit}."
-
-
-async def _settled(write: asyncio.Future) -> None:
-    """Wait for a write that only serves display (the last request): its failure is logged."""
-    try:
-        await write
-    except Exception:
-        log.exception("could not keep the last request")

@@ -13,7 +13,7 @@ from typing import Any
 from agent.llm.reasoning import META_THINKING, META_THINKING_BLOCKS, complete_blocks
 from agent.llm.result import StreamResult
 from agent.session.models import Message, Status, ToolCall
-from agent.turn.events import AssistantFinished, AssistantStarted, TextDelta, ThinkingDelta
+from agent.turn.events import AssistantFinished, AssistantStarted, Event, TextDelta, ThinkingDelta
 from agent.turn.writer import SessionWriter
 
 STREAM_FLUSH_SECONDS = 0.5
@@ -27,7 +27,7 @@ class StreamWriter:
     def __init__(
         self,
         writer: SessionWriter,
-        emit: Callable[[Any], None],
+        emit: Callable[[Event], None],
         *,
         model: str,
         history: Callable[[], list[Message]],

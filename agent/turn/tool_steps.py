@@ -12,56 +12,70 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import functools
-from collections.abc import Awaitable
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
 
 from agent.process.process_group import kill_group
 from agent.session.models import Message, ToolCall
 from agent.subagents.tool import NAME as SUBAGENT_TOOL
-from agent.tools.base import ToolResult
-from agent.turn.events import ToolFinished, ToolOutput, ToolStarted
+from agent.tools.base import ToolContext, ToolResult
+from agent.turn.events import Event, ToolFinished, ToolOutput, ToolStarted
+from agent.turn.policies import TurnPolicies
+from agent.turn.state import TurnState
+from agent.turn.writer import SessionWriter
 
 INTERRUPTED_TOOL_TEXT = "Error: interrupted by the user before this tool finished."
 SKIPPED_TOOL_TEXT = "Error: not run; the user interrupted the turn."
 PARTIAL_OUTPUT_CHARS = 30_000  # of an interrupted command's output, kept as its result
 PARTIAL_CHUNKS = 64
 LIMIT_TOOL_TEXT = "Error: not run; {message}"
+T = TypeVar("T")
 
 
 class ToolSteps:
-    """Owned by the `Agent` (agent/turn/loop.py, not imported: it imports this module): its
-    registry, tool context, writer and guard; `partial` is what the call running alone has
+    """An agent's tool step: its tools (the registry in `state`, run with `ctx`), its `writer`,
+    the `policies` asked before each call. `partial` is what the call running alone has
     printed so far."""
 
-    def __init__(self, agent: Any) -> None:
-        self.agent = agent
+    def __init__(
+        self,
+        *,
+        state: TurnState,
+        ctx: ToolContext,
+        writer: SessionWriter,
+        policies: TurnPolicies,
+        emit: Callable[[Event], None],
+    ) -> None:
+        self.state = state
+        self.ctx = ctx
+        self.writer = writer
+        self.policies = policies
+        self.emit = emit
         self.partial: list[str] = []
 
     async def run(self, assistant: Message) -> bool:
         """Run the calls; True when a run limit stopped them (every call answered)."""
-        agent = self.agent
         calls = assistant.tool_calls
         index = 0
         while index < len(calls):
             batch = parallel_run(calls, index)
             for offset, call in enumerate(batch):
-                limit = agent.guard.before_tool(call) if agent.guard is not None else None
+                limit = self.policies.before_tool(call)
                 if limit is not None:
                     await self._run_batch(batch[:offset])
                     await self._answer_unrun(calls[index + offset :], LIMIT_TOOL_TEXT.format(message=limit.message))
-                    agent.emit(limit)
+                    self.emit(limit)
                     return True
             await self._run_batch(batch)
             index += len(batch)
         return False
 
     async def _run_one(self, call: ToolCall) -> None:
-        agent = self.agent
-        agent.emit(ToolStarted(call=call))
+        self.emit(ToolStarted(call=call))
         self.partial = []  # what the call printed so far: kept as its result if interrupted
-        agent.ctx.progress = functools.partial(self._tool_output, call.id)
-        result = await agent.registry.execute(call, agent.ctx)
-        agent.ctx.progress = None
+        self.ctx.progress = functools.partial(self._tool_output, call.id)
+        result = await self.state.registry.execute(call, self.ctx)
+        self.ctx.progress = None
         await self._store_result(call, result)
 
     async def _run_batch(self, calls: list[ToolCall]) -> None:
@@ -71,13 +85,12 @@ class ToolSteps:
             for call in calls:
                 await self._run_one(call)
             return
-        agent = self.agent
         self.partial = []  # several run: none's output is "the" partial of an interrupt
-        tasks: dict[asyncio.Future, ToolCall] = {}
+        tasks: dict[asyncio.Future[ToolResult], ToolCall] = {}
         for call in calls:
-            agent.emit(ToolStarted(call=call))
-            ctx = dataclasses.replace(agent.ctx, progress=functools.partial(self._call_output, call.id))
-            tasks[asyncio.ensure_future(agent.registry.execute(call, ctx))] = call
+            self.emit(ToolStarted(call=call))
+            ctx = dataclasses.replace(self.ctx, progress=functools.partial(self._call_output, call.id))
+            tasks[asyncio.ensure_future(self.state.registry.execute(call, ctx))] = call
         pending = set(tasks)
         try:
             while pending:
@@ -91,9 +104,9 @@ class ToolSteps:
             raise
 
     async def _store_result(self, call: ToolCall, result: ToolResult) -> None:
-        agent = self.agent
+        state = self.state
         if result.meta.get("subagent"):  # the child's requests are this session's bill
-            agent.session_cost += float(result.meta.get("cost") or 0.0)
+            state.session_cost += float(result.meta.get("cost") or 0.0)
         message = Message(
             role="tool",
             tool_call_id=call.id,
@@ -102,16 +115,17 @@ class ToolSteps:
             status="error" if result.is_error else "ok",
             meta=dict(result.meta),
         )
-        agent.builder.counter.remember_count(message)
-        await agent.writer.persist(agent.builder.images.keep(result.blobs, agent.store.put_blobs))  # before it is named
+        state.builder.counter.remember_count(message)
+        images = state.builder.images.keep(result.blobs, self.writer.store.put_blobs)
+        await self.writer.persist(images)  # before it is named
         # With the checkpoints rewind restores from, in one transaction.
-        message = await agent.writer.append(message, [(e.path, e.before, e.after) for e in result.edits])
-        agent.emit(ToolFinished(call=call, message=message))
+        message = await self.writer.append(message, [(e.path, e.before, e.after) for e in result.edits])
+        self.emit(ToolFinished(call=call, message=message))
 
     async def _answer_unrun(self, calls: list[ToolCall], text: str) -> None:
         """Answer calls that will not run (a run limit), so the stored history stays valid."""
         for call in calls:
-            message = await self.agent.writer.append(
+            message = await self.writer.append(
                 Message(
                     role="tool",
                     tool_call_id=call.id,
@@ -121,25 +135,24 @@ class ToolSteps:
                     meta={"limit": True},
                 )
             )
-            self.agent.emit(ToolFinished(call=call, message=message))
+            self.emit(ToolFinished(call=call, message=message))
 
     def _tool_output(self, call_id: str, text: str) -> None:
         self.partial.append(text)
         if len(self.partial) > PARTIAL_CHUNKS:  # bounded, however much the command prints
             self.partial[:] = ["".join(self.partial)[-PARTIAL_OUTPUT_CHARS:]]
-        self.agent.emit(ToolOutput(call_id=call_id, text=text))
+        self.emit(ToolOutput(call_id=call_id, text=text))
 
     def _call_output(self, call_id: str, text: str) -> None:
         """Output of one of several calls running together: shown, not kept as a partial."""
-        self.agent.emit(ToolOutput(call_id=call_id, text=text))
+        self.emit(ToolOutput(call_id=call_id, text=text))
 
     async def after_interrupt(self) -> None:
         """Kill what still runs and answer every open tool call, so history stays valid."""
-        agent = self.agent
-        for process in list(agent.ctx.processes):
+        for process in list(self.ctx.processes):
             kill_group(process.pid)
-        await agent.writer.settle()
-        history = await agent.current_history()
+        await self.writer.settle()
+        history = await self.writer.history()
         answered = {m.tool_call_id for m in history if m.role == "tool"}
         last_assistant = next((m for m in reversed(history) if m.role == "assistant"), None)
         if last_assistant is None:
@@ -152,7 +165,7 @@ class ToolSteps:
             if first_open and self.partial:
                 text += "\nIts output until then:\n" + "".join(self.partial)[-PARTIAL_OUTPUT_CHARS:]
             first_open = False
-            message = await agent.writer.append(
+            message = await self.writer.append(
                 Message(
                     role="tool",
                     tool_call_id=call.id,
@@ -162,7 +175,7 @@ class ToolSteps:
                     meta={"interrupted": True},
                 )
             )
-            agent.emit(ToolFinished(call=call, message=message))
+            self.emit(ToolFinished(call=call, message=message))
 
 
 def parallel_run(calls: list[ToolCall], start: int) -> list[ToolCall]:
@@ -174,7 +187,7 @@ def parallel_run(calls: list[ToolCall], start: int) -> list[ToolCall]:
     return calls[start:end]
 
 
-async def uninterruptible(cleanup: Awaitable[Any]) -> Any:
+async def uninterruptible(cleanup: Awaitable[T]) -> T:
     """Run clean-up after an interrupt to the end, even if the user interrupts again meanwhile
     (Esc pressed twice): a half-done clean-up would lose the partial answer's last text."""
     task = asyncio.ensure_future(cleanup)

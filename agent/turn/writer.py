@@ -10,10 +10,16 @@ agent for it.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
-from typing import Any
+from collections.abc import Awaitable, Callable, Iterable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from agent.session.models import Message, Session
+
+if TYPE_CHECKING:
+    from agent.session.store import Store
+
+T = TypeVar("T")
+FileChange = tuple[str, bytes | None, bytes | None]  # path, bytes before, bytes after
 
 
 class SessionWriter:
@@ -21,14 +27,14 @@ class SessionWriter:
     switch to a new one); `history` loads the active path the appends extend."""
 
     def __init__(
-        self, store: Any, session: Callable[[], Session], history: Callable[[], Awaitable[list[Message]]]
+        self, store: Store, session: Callable[[], Session], history: Callable[[], Awaitable[list[Message]]]
     ) -> None:
         self.store = store
         self._session = session
         self._history = history
-        self._pending: asyncio.Future | None = None
+        self._pending: asyncio.Future[Any] | None = None
 
-    async def persist(self, awaitable: Awaitable[Any]) -> Any:
+    async def persist(self, awaitable: Awaitable[T]) -> T:
         """Finish a database write even if the turn is cancelled meanwhile."""
         task = asyncio.ensure_future(awaitable)
         self._pending = task
@@ -39,7 +45,11 @@ class SessionWriter:
         if self._pending is not None and not self._pending.done():
             await asyncio.gather(self._pending, return_exceptions=True)
 
-    async def append(self, message: Message, file_changes=()) -> Message:
+    async def history(self) -> list[Message]:
+        """A copy of the active path the appends extend."""
+        return list(await self._history())
+
+    async def append(self, message: Message, file_changes: Iterable[FileChange] = ()) -> Message:
         """Store `message` (in place) as the new head; the history follows even if cancelled."""
         history = await self._history()
 

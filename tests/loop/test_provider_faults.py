@@ -13,13 +13,12 @@ import email.utils
 import json
 import socket
 import time
-from types import SimpleNamespace
 
 import pytest
 
 from agent.runtime.ops import Prompt
 from agent.settings.schema import LLMSettings
-from agent.turn.loop import Agent
+from agent.turn.retry import RetryPolicy
 from tests.context.test_orphans import assert_valid
 from tests.fakes.llm_server import cut, error, hang, rate_limited, raw, text
 from tests.loop.conftest import of_type
@@ -147,24 +146,24 @@ async def test_persistent_fault_gives_up_and_the_next_turn_is_valid(server, open
 # -- backoff: exponential with jitter, bounded, Retry-After honoured ----------------------------
 
 
-def _agent(**llm) -> SimpleNamespace:
-    return SimpleNamespace(settings=SimpleNamespace(llm=LLMSettings(**llm)))
+def _policy(**llm) -> RetryPolicy:
+    return RetryPolicy(LLMSettings(**llm), emit=lambda event: None)
 
 
 def test_backoff_is_exponential_with_jitter_and_bounded():
-    agent = _agent(retry_base_delay=1.0, retry_max_delay=30.0)
+    policy = _policy(retry_base_delay=1.0, retry_max_delay=30.0)
     for attempt in range(1, 12):
         ceiling = min(30.0, 2.0 ** (attempt - 1))
-        samples = [Agent._backoff(agent, attempt, None) for _ in range(50)]
+        samples = [policy.backoff(attempt, None) for _ in range(50)]
         assert all(ceiling / 2 <= d <= ceiling for d in samples)
         assert len(set(samples)) > 1  # jitter: clients that failed together do not retry together
 
 
 def test_retry_after_is_used_as_given_but_capped():
-    agent = _agent(retry_base_delay=1.0, retry_max_delay=30.0)
-    assert Agent._backoff(agent, 1, 7.0) == 7.0
-    assert Agent._backoff(agent, 3, 0.0) == 0.0
-    assert Agent._backoff(agent, 1, 3600.0) == 30.0
+    policy = _policy(retry_base_delay=1.0, retry_max_delay=30.0)
+    assert policy.backoff(1, 7.0) == 7.0
+    assert policy.backoff(3, 0.0) == 0.0
+    assert policy.backoff(1, 3600.0) == 30.0
 
 
 async def test_loop_backs_off_exponentially_without_retry_after(server, open_runtime):
