@@ -166,7 +166,7 @@ def commands(workspace) -> Path:
 
 def test_a_fifo_command_file_does_not_hang_listing_or_help(workspace, commands):
     from agent.settings.project_commands import find_command, list_commands
-    from agent.ui.commands.help import help_text
+    from agent.ui.commands import help_text
 
     (commands / "good.md").write_text("---\ndescription: a good one\n---\nDo it.")
     os.mkfifo(commands / "x.md")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -17,9 +18,10 @@ from textual import work
 from textual.app import App
 from textual.worker import WorkerCancelled
 
-from agent.fs.terminal_text import inert
 from agent.runtime.ops import Interrupt
 from agent.ui import commands, sessions, shell
+from agent.ui.error_text import readable
+from agent.ui.event_render import EventRenderer
 from agent.ui.keys import APP_BINDINGS, KeyActions
 from agent.ui.modes import ModeActions
 from agent.ui.notify import NotifyActions
@@ -48,12 +50,6 @@ if TYPE_CHECKING:
 
 HISTORY_DRAWN_TIMEOUT_S = 2.0  # litellm waits at most this long for a resumed history to be drawn
 log = logging.getLogger("agent.ui")
-
-
-def readable(exc: BaseException) -> str:
-    """An error's first line for a toast, inert: a provider's or a tool's words may carry escapes."""
-    text = str(exc).strip().splitlines()
-    return inert(text[0]) if text else type(exc).__name__
 
 
 class CairnApp(KeyActions, TurnActions, ModeActions, NotifyActions, App):
@@ -86,7 +82,6 @@ class CairnApp(KeyActions, TurnActions, ModeActions, NotifyActions, App):
         self._pending: list[str] = []
         self._turn_active = False
         self._interrupt_requested = False
-        self._truncation_shown = False  # one "request shortened" line per turn is enough
         self._meter: Worker[None] | None = None  # the worker measuring the next request for the status bar
         self._meter_stale = False
         self._termination = Termination(self)  # SIGTERM/SIGHUP, handled while the app runs
@@ -100,7 +95,7 @@ class CairnApp(KeyActions, TurnActions, ModeActions, NotifyActions, App):
         yield ChatView(id="chat")
         yield TodoPanel(id="todos")
         yield QueuedPrompts(id="queued")
-        popup = SlashPopup(id="slash-popup")
+        popup = SlashPopup(lambda prefix: commands.matching_for(self, prefix), id="slash-popup")
         yield popup
         paths = PathPopup(id="path-popup")
         paths.workspace = lambda: self.workspace
@@ -342,74 +337,16 @@ class CairnApp(KeyActions, TurnActions, ModeActions, NotifyActions, App):
                 self.status.set_cost(runtime.session_cost)  # a resumed session's, before its next request
 
     # -- events from the loop (sync; never raise into it) ------------------------------------
+    @cached_property
+    def event_renderer(self) -> EventRenderer:
+        """Built at the first event (the widgets it draws on are mounted by then)."""
+        return EventRenderer(self.chat, self.status, self.todo_panel, self)
+
     def handle_event(self, event: ev.Event) -> None:
         try:
-            self._dispatch(event)
+            self.event_renderer.render(event)
         except Exception as exc:
             self.notify(f"Display error: {readable(exc)}", severity="error", markup=False)
-
-    def _dispatch(self, event: ev.Event) -> None:
-        from agent.turn import events as ev
-
-        chat, status = self.chat, self.status
-        if isinstance(event, ev.TextDelta):
-            chat.feed(event.message_id, event.text)
-            status.clear_retry()
-        elif isinstance(event, ev.ThinkingDelta):
-            chat.feed_thinking(event.message_id, event.text)
-            status.clear_retry()
-        elif isinstance(event, ev.AssistantStarted):
-            chat.start_assistant(event.message_id)
-            status.clear_retry()
-        elif isinstance(event, ev.AssistantFinished):
-            chat.finish_assistant(event.message)
-        elif isinstance(event, ev.ToolStarted):
-            chat.tool_started(event.call)
-        elif isinstance(event, ev.ToolOutput):
-            chat.tool_output(event.call_id, event.text)
-        elif isinstance(event, ev.ToolFinished):
-            chat.tool_finished(event.call, event.message)
-            self.todo_panel.tool_finished(event.message)
-            note = (event.message.meta.get("permission") or {}).get("note")
-            if note:  # e.g. "always for this project" could not be saved to .cairn/config.toml
-                chat.add_notice(f"Permission: {note}", kind="warning")
-            self.refusal_stored()
-        elif isinstance(event, ev.Usage):
-            status.set_usage(event.context_tokens, event.context_window, event.session_cost, event.cache_share)
-        elif isinstance(event, ev.Retrying):
-            status.retrying(event.delay, event.attempt, event.max_attempts, event.reason)
-        elif isinstance(event, ev.CondenseStarted):
-            status.condensing(event.tokens)
-        elif isinstance(event, ev.ContextManaged):
-            self._context_managed(event)
-        elif isinstance(event, ev.Notice):  # e.g. the answer was cut off at the output limit
-            chat.add_notice(event.message[:1].upper() + event.message[1:], kind=event.kind)
-        elif isinstance(event, ev.TurnError):
-            status.condensing_done()
-            chat.add_error(event.message)
-        elif isinstance(event, ev.ModeChanged):
-            self.show_mode(event.mode)
-        elif isinstance(event, ev.TurnFinished):
-            status.condensing_done()
-            self._truncation_shown = False
-            self.todo_panel.turn_finished()
-            self.refresh_status()
-        # UserMessage: already shown when the prompt was sent.
-
-    def _context_managed(self, event: ev.ContextManaged) -> None:
-        """A condense (a marker; what it replaced dims) or a truncation (one line per turn)."""
-        from agent.ui.widgets.condensed import condense_failed_text, truncated_text
-
-        record = event.event
-        if record.action == "condense":
-            self.status.condensing_done()
-            if record.outcome == "ok":
-                self.chat.add_condensed(record, event.summary)
-            elif record.trigger != "manual":  # /compact's failure ends in a TurnError saying why
-                self.chat.add_notice(condense_failed_text(record), kind="warning")
-        elif not self._truncation_shown:
-            self._truncation_shown = True
-            self.chat.add_notice(truncated_text(record), kind="info")
 
     def project_command_body(self, name: str) -> str | None:
         """The current body of project command `name` (for showing a stored expansion as

@@ -2,7 +2,8 @@
 
 The mode lives in the runtime (agent/tools/modes.py says what each one lets run, and that it
 is kept in memory for this launch only); the app switches it and shows what the runtime
-reports (a `ModeChanged` event, also when the user approved a plan).
+reports (a `ModeChanged` event, drawn by agent/ui/event_render.py, also when the user approved
+a plan).
 """
 
 from __future__ import annotations
@@ -51,9 +52,6 @@ class ModeActions(_AppBase):
         mode = next_mode(runtime.mode)
         runtime.submit(SetMode(mode))  # its ModeChanged event puts the mode in the status bar
         self.status.flash(f"{MODE_INFO[mode][0]} mode: {HINTS[mode]}", MODE_FLASH_SECONDS)
-
-    def show_mode(self, mode: str) -> None:
-        self.status.set_info(mode=mode)
 
     async def review_plan(self, plan: str) -> PlanReview:
         """The runtime's `plan_review`: exit-plan-mode's plan in a modal, the user's answer."""

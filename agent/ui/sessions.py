@@ -12,18 +12,19 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from agent.runtime.ops import DeleteSession, OpenSession, Rewind, SwitchBranch
+from agent.ui.error_text import readable
 from agent.ui.widgets.chat import MAX_MOUNTED
 
 if TYPE_CHECKING:
     from agent.runtime.runtime import Runtime
     from agent.session.branches import SessionBranch
     from agent.session.rewind import RewindOutcome
-    from agent.ui.app import CairnApp
+    from agent.ui.host import Host
 
 BUSY = "A turn is running: press Esc to interrupt it first."
 
 
-def start(app: CairnApp, flow: Callable[[CairnApp], Awaitable[None]]) -> None:
+def start(app: Host, flow: Callable[[Host], Awaitable[None]]) -> None:
     """Run `flow(app)` in a worker; errors become a readable notice, never a traceback."""
 
     async def guarded() -> None:
@@ -34,14 +35,12 @@ def start(app: CairnApp, flow: Callable[[CairnApp], Awaitable[None]]) -> None:
         except RuntimeBusy:
             app.chat.add_notice(BUSY, kind="warning")
         except Exception as exc:
-            from agent.ui.app import readable
-
             app.chat.add_error(readable(exc))
 
     app.run_worker(guarded(), group="sessions", exclusive=True, exit_on_error=False)
 
 
-def _ready(app: CairnApp) -> Runtime | None:
+def _ready(app: Host) -> Runtime | None:
     if app.runtime is None:
         app.notice_not_ready()
         return None
@@ -51,7 +50,7 @@ def _ready(app: CairnApp) -> Runtime | None:
     return app.runtime
 
 
-async def rerender(app: CairnApp) -> None:
+async def rerender(app: Host) -> None:
     """Show the runtime's current history in place of what the chat shows now."""
     assert app.runtime is not None
     history = await app.runtime.history_tail(MAX_MOUNTED)
@@ -65,7 +64,7 @@ async def rerender(app: CairnApp) -> None:
 
 
 # -- picker ---------------------------------------------------------------------------------
-async def pick_session(app: CairnApp) -> None:
+async def pick_session(app: Host) -> None:
     """/resume, /sessions, `cairn --resume` without an id: pick one, open it; Esc stays put."""
     runtime = _ready(app)
     if runtime is None:
@@ -83,7 +82,7 @@ async def pick_session(app: CairnApp) -> None:
         await open_session(app, chosen)
 
 
-async def open_session(app: CairnApp, session_id: str) -> None:
+async def open_session(app: Host, session_id: str) -> None:
     assert app.runtime is not None
     session = await app.runtime.submit(OpenSession(session_id))
     await rerender(app)
@@ -93,7 +92,7 @@ async def open_session(app: CairnApp, session_id: str) -> None:
     app.prompt.focus()
 
 
-async def delete_session(app: CairnApp, session_id: str) -> None:
+async def delete_session(app: Host, session_id: str) -> None:
     """The picker's confirmed delete; deleting the open session leaves a fresh one on screen."""
     assert app.runtime is not None
     was_open = session_id == app.runtime.session.id
@@ -103,7 +102,7 @@ async def delete_session(app: CairnApp, session_id: str) -> None:
 
 
 # -- rewind ---------------------------------------------------------------------------------
-async def rewind(app: CairnApp) -> None:
+async def rewind(app: Host) -> None:
     """ESC twice: choose a user turn (then, if files changed, what to restore) or another branch."""
     runtime = _ready(app)
     if runtime is None:
@@ -143,7 +142,7 @@ async def rewind(app: CairnApp) -> None:
     app.chat.add_notice(text, kind=kind)
 
 
-async def switch_branch(app: CairnApp, runtime: Runtime, branch: SessionBranch) -> None:
+async def switch_branch(app: Host, runtime: Runtime, branch: SessionBranch) -> None:
     """Back to another branch; when a rewind undid its file changes, offer to re-apply them
     (as a rewind offers to undo them), so the conversation and the disk agree."""
     from agent.session.rewind import needs_restore

@@ -16,7 +16,9 @@ from agent.runtime.ops import Shell
 from agent.ui.widgets.shell_block import ShellBlock
 
 if TYPE_CHECKING:
-    from agent.ui.app import CairnApp
+    from agent.runtime.runtime import Runtime
+    from agent.ui.host import Host
+    from agent.ui.widgets.chat import ChatView
 
 PREFIX = "!"
 
@@ -25,7 +27,7 @@ def is_shell(text: str) -> bool:
     return text.startswith(PREFIX)
 
 
-def submit(app: CairnApp, text: str) -> None:
+def submit(app: Host, text: str) -> None:
     """A prompt starting with `!`: run the rest, if anything and if nothing else runs."""
     command = text[len(PREFIX) :].strip()
     if not command:
@@ -40,15 +42,14 @@ def submit(app: CairnApp, text: str) -> None:
     app.start_shell(command)
 
 
-async def run_in_chat(app: CairnApp, command: str) -> None:
+async def run_in_chat(chat: ChatView, runtime: Runtime, command: str) -> None:
     """Show the command and its output as it arrives; the runtime stores the note."""
     from agent.runtime.shell import SHELL_META, shown_streams
 
-    assert app.runtime is not None  # start_shell checked
     block = ShellBlock(command)
-    app.chat.add_block(block)
+    chat.add_block(block)
     try:
-        message = await app.runtime.submit(Shell(command, on_output=block.add_output))
+        message = await runtime.submit(Shell(command, on_output=block.add_output))
     except asyncio.CancelledError:
         block.stop("interrupted")  # stopped before it ran
         raise

@@ -13,10 +13,7 @@ import logging
 import os
 import signal
 import threading
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from agent.ui.app import CairnApp
+from typing import Protocol
 
 # After the clean-up, the longest the app may take to exit: a terminal that hung up leaves
 # Textual's own clean-up waiting for its writer forever.
@@ -24,8 +21,17 @@ SIGNAL_EXIT_GRACE_S = 3.0
 SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 
 
+class Closing(Protocol):
+    """What a signal needs of the app: close the runtime, then exit with a code."""
+
+    @property
+    def is_headless(self) -> bool: ...
+    async def close_runtime(self) -> None: ...
+    def exit(self, *, return_code: int) -> None: ...
+
+
 class Termination:
-    def __init__(self, app: CairnApp) -> None:
+    def __init__(self, app: Closing) -> None:
         self.app = app
         self._caught: list[int] = []
         self._quitting: asyncio.Future | None = None

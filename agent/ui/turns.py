@@ -15,11 +15,13 @@ from typing import TYPE_CHECKING, Any
 from textual import work
 
 from agent.runtime.ops import Compact, Interrupt, Prompt
+from agent.ui.error_text import readable
 
 if TYPE_CHECKING:
     from textual.app import App
 
     from agent.runtime.runtime import Runtime
+    from agent.ui.event_render import EventRenderer
     from agent.ui.widgets.chat import ChatView
     from agent.ui.widgets.prompt import PromptInput
     from agent.ui.widgets.queued import QueuedPrompts
@@ -42,7 +44,9 @@ class TurnActions(_AppBase):
         runtime: Runtime | None
         opening: bool
         _pending: list[str]
-        _truncation_shown: bool
+
+        @property
+        def event_renderer(self) -> EventRenderer: ...
 
         @property
         def chat(self) -> ChatView: ...
@@ -117,7 +121,7 @@ class TurnActions(_AppBase):
         started = time.monotonic()
         self._turn_active = True
         self._interrupt_requested = False
-        self._truncation_shown = False
+        self.event_renderer.turn_started()
         self.status.turn_started()
         try:
             if compact:
@@ -125,7 +129,7 @@ class TurnActions(_AppBase):
             elif shell:
                 from agent.ui.shell import run_in_chat
 
-                await run_in_chat(self, text)  # type: ignore[arg-type]  # the mixin runs on CairnApp
+                await run_in_chat(self.chat, self.runtime, text)
             else:
                 await self.runtime.submit(Prompt(text))
         except asyncio.CancelledError:
@@ -134,8 +138,6 @@ class TurnActions(_AppBase):
                 raise  # this worker itself was cancelled
             # else the turn was interrupted inside the runtime: not an error
         except Exception as exc:
-            from agent.ui.app import readable
-
             self.notify(readable(exc), severity="error", markup=False)
         finally:
             self._turn_active = False

@@ -66,7 +66,7 @@ def test_readme_keys_table_matches_the_bindings():
 
 def test_help_names_every_key_that_works_anywhere():
     """/help once left out Ctrl+O, PageUp/PageDown and Ctrl+Home/End."""
-    from agent.ui.commands.help import help_text
+    from agent.ui.commands import help_text
     from agent.ui.keys import APP_BINDINGS
 
     shown = help_text()

@@ -42,7 +42,7 @@ def _drawn(renderable, width: int) -> list[str]:
 
 
 def test_help_wraps_each_description_under_its_column():
-    from agent.ui.commands.help import help_rows
+    from agent.ui.commands import help_rows
     from agent.ui.widgets.hanging import Hanging
 
     rows = help_rows()

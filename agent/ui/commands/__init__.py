@@ -1,8 +1,9 @@
-"""Slash commands: one module per command, registered in `COMMANDS`.
+"""Slash commands: one module per command, registered in `_registry()`.
 
-Adding a command = write a module exposing a `Command` and add one line to `COMMANDS`.
-Handlers receive the app and the text after the command name; they talk to the
-runtime only through the app (which owns it), never to the store or the loop.
+Adding a command = write a module exposing a `Command` (agent/ui/commands/command.py) and
+add one line to `_registry()`. Handlers receive the app as a `Host` (agent/ui/host.py) and
+the text after the command name; they talk to the runtime only through the app (which owns
+it), never to the store or the loop.
 
 Project commands (`.cairn/commands/*.md`, agent/settings/project_commands.py) join the built-in
 ones in completion and /help; a built-in wins over a project command of the same name.
@@ -10,36 +11,19 @@ ones in completion and /help; a built-in wins over a project command of the same
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+import functools
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agent.ui.commands.command import Command
+
 if TYPE_CHECKING:
-    from textual.app import App
-
     from agent.settings.project_commands import ProjectCommand
-    from agent.ui.app import CairnApp
-
-Handler = Callable[["CairnApp", str], Awaitable[None]]
+    from agent.ui.host import Host
 
 
-@dataclass(frozen=True)
-class Command:
-    name: str  # without the slash
-    description: str
-    handler: Handler
-    usage: str = ""  # e.g. "[name]"; empty means the command takes no arguments
-    aliases: tuple[str, ...] = field(default_factory=tuple)
-    project: bool = False  # from .cairn/commands/ (or the user's commands folder)
-
-    @property
-    def takes_args(self) -> bool:
-        return bool(self.usage)
-
-
-def _registry() -> list[Command]:
-    # Imported here so each command module can import this one for `Command`.
+def _registry() -> tuple[Command, ...]:
+    # Imported when first asked for: the commands' modules stay off the path to the first frame.
     from agent.ui.commands import (
         agents,
         compact,
@@ -60,8 +44,8 @@ def _registry() -> list[Command]:
         status,
     )
 
-    return [
-        help.COMMAND,
+    return (
+        help.command(help_rows),
         new.COMMAND,
         model.COMMAND,
         effort.COMMAND,
@@ -78,17 +62,13 @@ def _registry() -> list[Command]:
         skills.COMMAND,
         status.COMMAND,
         quit.COMMAND,
-    ]
+    )
 
 
-_COMMANDS: list[Command] | None = None
-
-
-def commands() -> list[Command]:
-    global _COMMANDS
-    if _COMMANDS is None:
-        _COMMANDS = _registry()
-    return _COMMANDS
+@functools.cache
+def commands() -> tuple[Command, ...]:
+    """The built-in commands, in the order completion and /help show them."""
+    return _registry()
 
 
 def find(name: str) -> Command | None:
@@ -118,22 +98,17 @@ def parse(text: str) -> tuple[str, str] | None:
 
 
 # -- project commands ---------------------------------------------------------------------
-def _workspace(app: App, loaded_only: bool) -> Path | None:
-    """The app's workspace. With `loaded_only`, None until the settings are loaded: reading
-    command files needs pydantic, which must not be imported on a keystroke at start-up."""
+def _loaded_workspace(app: object) -> Path | None:
+    """The app's workspace, None until the settings are loaded: reading command files needs
+    pydantic, which must not be imported on a keystroke at start-up."""
     settings = getattr(app, "settings", None)
-    if settings is not None:
-        return settings.workspace
-    if loaded_only:
-        return None
-    workspace = getattr(app, "_settings_source", (None, None))[0]
-    return (workspace or Path.cwd()).resolve()
+    return settings.workspace if settings is not None else None
 
 
 def _as_command(found: ProjectCommand) -> Command:
     from agent.settings.project_commands import ARGUMENTS, expand
 
-    async def run(app: CairnApp, args: str) -> None:
+    async def run(app: Host, args: str) -> None:
         app.send_prompt(f"/{found.name} {args}".strip(), expand(found, args))
 
     return Command(
@@ -141,9 +116,9 @@ def _as_command(found: ProjectCommand) -> Command:
     )
 
 
-def project_commands(app: App) -> list[Command]:
+def project_commands(app: object) -> list[Command]:
     """The project commands no built-in shadows, sorted by name (for completion and /help)."""
-    workspace = _workspace(app, loaded_only=True)
+    workspace = _loaded_workspace(app)
     if workspace is None:
         return []
     from agent.settings.project_commands import list_commands
@@ -151,21 +126,32 @@ def project_commands(app: App) -> list[Command]:
     return [_as_command(c) for c in list_commands(workspace) if find(c.name) is None]
 
 
-def find_for(app: CairnApp, name: str) -> Command | None:
+def find_for(app: Host, name: str) -> Command | None:
     """A built-in command, else the project command called `name` (only its file is read)."""
     command = find(name)
     if command is not None:
         return command
-    workspace = _workspace(app, loaded_only=False)
-    if workspace is None:
-        return None
     from agent.settings.project_commands import find_command
 
-    found = find_command(workspace, name)
+    found = find_command(app.workspace, name)
     return _as_command(found) if found is not None else None
 
 
-def matching_for(app: App, prefix: str) -> list[Command]:
+def matching_for(app: object, prefix: str) -> list[Command]:
     """Built-in commands matching `prefix`, then the matching project commands."""
     prefix = prefix.lower()
     return matching(prefix) + [c for c in project_commands(app) if c.name.startswith(prefix)]
+
+
+# -- /help ------------------------------------------------------------------------------------
+def help_rows(app: object | None = None) -> list[tuple[str, int]]:
+    """Each line of /help and the column its description starts at: the built-in commands,
+    the app's project commands (none without an app) and the files not used, the keys."""
+    from agent.ui.commands import help
+
+    project = project_commands(app) if app is not None else []
+    return help.listing_rows(commands(), project, help.skipped_commands(app))
+
+
+def help_text(app: object | None = None) -> str:
+    return "\n".join(line for line, _ in help_rows(app))

@@ -7,12 +7,17 @@ store though the parent's context only ever held its final answer.
 
 from __future__ import annotations
 
-from agent.ui.commands import Command
+from typing import TYPE_CHECKING
+
+from agent.ui.commands.command import Command
+
+if TYPE_CHECKING:
+    from agent.ui.host import Host
 
 TITLE_CHARS = 60
 
 
-async def run(app, args: str) -> None:
+async def run(app: Host, args: str) -> None:
     if app.runtime is None:
         app.notice_not_ready()
         return

@@ -6,10 +6,15 @@ that can take a while. The chat shows the marker (or the reason it could not con
 
 from __future__ import annotations
 
-from agent.ui.commands import Command
+from typing import TYPE_CHECKING
+
+from agent.ui.commands.command import Command
+
+if TYPE_CHECKING:
+    from agent.ui.host import Host
 
 
-async def run(app, args: str) -> None:
+async def run(app: Host, args: str) -> None:
     if app.runtime is None:
         app.notice_not_ready()
         return

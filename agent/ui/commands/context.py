@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
-from agent.ui.commands import Command
+from typing import TYPE_CHECKING
+
+from agent.ui.commands.command import Command
+
+if TYPE_CHECKING:
+    from agent.ui.host import Host
 
 
-async def run(app, args: str) -> None:
+async def run(app: Host, args: str) -> None:
     if app.runtime is None:
         app.notice_not_ready()
         return

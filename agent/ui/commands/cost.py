@@ -13,10 +13,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from agent.ui.commands import Command
+from agent.ui.commands.command import Command
 
 if TYPE_CHECKING:
     from agent.session.models import Message
+    from agent.ui.host import Host
 
 
 @dataclass
@@ -118,7 +119,7 @@ def format_cost(summary: CostSummary) -> str:
     return "\n".join(lines)
 
 
-async def run(app, args: str) -> None:
+async def run(app: Host, args: str) -> None:
     if app.runtime is None:
         app.notice_not_ready()
         return

@@ -10,8 +10,13 @@ wonder why nothing changed.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from agent.runtime.ops import SetEffort
-from agent.ui.commands import Command
+from agent.ui.commands.command import Command
+
+if TYPE_CHECKING:
+    from agent.ui.host import Host
 
 CHOICES = ("off", "minimal", "low", "medium", "high", "default")
 
@@ -35,7 +40,7 @@ def _current(runtime) -> str:
     return effort if effort is not None else "the model's default"
 
 
-async def run(app, args: str) -> None:
+async def run(app: Host, args: str) -> None:
     choice = args.strip().lower()
     if choice and choice not in CHOICES:
         app.chat.add_notice(f"Unknown effort {args.strip()!r}. Usage: /effort [{'|'.join(CHOICES)}]", kind="warning")

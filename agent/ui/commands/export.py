@@ -4,9 +4,13 @@ never the repository; the notice says where)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agent.runtime.ops import Export
-from agent.ui.commands import Command
+from agent.ui.commands.command import Command
+
+if TYPE_CHECKING:
+    from agent.ui.host import Host
 
 FORMATS = ("md", "jsonl")
 
@@ -29,7 +33,7 @@ def parse_args(args: str, workspace: Path) -> tuple[str, Path | None]:
     return fmt or "md", path
 
 
-async def run(app, args: str) -> None:
+async def run(app: Host, args: str) -> None:
     if app.runtime is None:
         app.notice_not_ready()
         return

@@ -1,8 +1,19 @@
-"""/help: the commands (built-in, then the project's own) and key bindings."""
+"""/help: the commands (built-in, then the project's own) and key bindings.
+
+/help is one of the registry's commands (agent/ui/commands/__init__.py), so it cannot import
+the registry back: the registry hands it what to list (`command(rows_for)`), and
+`listing_rows` lays out the commands it is given.
+"""
 
 from __future__ import annotations
 
-from agent.ui.commands import Command
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from agent.ui.commands.command import Command
+
+if TYPE_CHECKING:
+    from agent.ui.host import Host
 
 KEYS: list[tuple[str, str]] = [
     ("Enter", "send the prompt"),
@@ -26,13 +37,9 @@ KEYS: list[tuple[str, str]] = [
 KEY_WIDTH = 22
 
 
-def help_rows(app=None) -> list[tuple[str, int]]:
+def listing_rows(builtin: Sequence[Command], project: Sequence[Command], skipped: list[str]) -> list[tuple[str, int]]:
     """Each line of /help and the column its description starts at (where it wraps to)."""
-    from agent.ui.commands import commands, project_commands
-
-    builtin = commands()
-    project = project_commands(app) if app is not None else []
-    names = {c.name: "/" + c.name + (" " + c.usage if c.usage else "") for c in builtin + project}
+    names = {c.name: "/" + c.name + (" " + c.usage if c.usage else "") for c in [*builtin, *project]}
     width = max(18, *(len(n) for n in names.values()))
     column = 2 + width + 1
     rows = [("Commands", 0)]
@@ -42,7 +49,6 @@ def help_rows(app=None) -> list[tuple[str, int]]:
     if project:
         rows += [("", 0), ("Project commands (.cairn/commands/*.md)", 0)]
         rows += [(f"  {names[c.name]:<{width}} {c.description}", column) for c in project]
-    skipped = _skipped_commands(app)
     if skipped:
         rows += [("", 0), ("Project command files not used", 0)] + [(f"  {text}", 4) for text in skipped]
     rows += [("", 0), ("Keys", 0)]
@@ -50,11 +56,7 @@ def help_rows(app=None) -> list[tuple[str, int]]:
     return rows
 
 
-def help_text(app=None) -> str:
-    return "\n".join(line for line, _ in help_rows(app))
-
-
-def _skipped_commands(app) -> list[str]:
+def skipped_commands(app: object | None) -> list[str]:
     """Command files cairn refused to read (a symlink out of the workspace, a FIFO…), said here."""
     workspace = getattr(getattr(app, "settings", None), "workspace", None)
     if workspace is None:
@@ -64,14 +66,16 @@ def _skipped_commands(app) -> list[str]:
     return command_notices(workspace)
 
 
-async def run(app, args: str) -> None:
-    from agent.ui.widgets.chat import Notice
-    from agent.ui.widgets.hanging import Hanging
+def command(rows_for: Callable[[Host], list[tuple[str, int]]]) -> Command:
+    """/help, showing `rows_for(app)` (the registry's `help_rows`)."""
 
-    rows = help_rows(app)
-    notice = Notice("\n".join(line for line, _ in rows), "help")
-    notice.update(Hanging(rows))  # a long description wraps under its column, not at the left edge
-    app.chat.add_block(notice)
+    async def run(app: Host, args: str) -> None:
+        from agent.ui.widgets.chat import Notice
+        from agent.ui.widgets.hanging import Hanging
 
+        shown = rows_for(app)
+        notice = Notice("\n".join(line for line, _ in shown), "help")
+        notice.update(Hanging(shown))  # a long description wraps under its column, not at the left edge
+        app.chat.add_block(notice)
 
-COMMAND = Command("help", "list commands and key bindings", run)
+    return Command("help", "list commands and key bindings", run)

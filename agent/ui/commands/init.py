@@ -11,8 +11,12 @@ Words after `/init` go with it (e.g. `/init focus on the test setup`).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from agent.ui.commands import Command
+from agent.ui.commands.command import Command
+
+if TYPE_CHECKING:
+    from agent.ui.host import Host
 
 PROMPT_FILE = Path(__file__).with_name("init.md")
 
@@ -25,7 +29,7 @@ def init_prompt(args: str) -> str:
     return expand(ProjectCommand(name="init", description=DESCRIPTION, path=PROMPT_FILE, body=body), args)
 
 
-async def run(app, args: str) -> None:
+async def run(app: Host, args: str) -> None:
     app.send_prompt(f"/init {args}".strip(), init_prompt(args))
 
 

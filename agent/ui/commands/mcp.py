@@ -3,8 +3,13 @@ project's `.mcp.json`, as it is now)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from agent.runtime.ops import RestartMcp, TrustMcpJson
-from agent.ui.commands import Command
+from agent.ui.commands.command import Command
+
+if TYPE_CHECKING:
+    from agent.ui.host import Host
 
 MAX_TOOLS_SHOWN = 12
 USAGE = "/mcp · /mcp restart NAME · /mcp trust"
@@ -31,7 +36,7 @@ def describe(statuses: list, problems: list[str]) -> str:
     return "\n".join(lines)
 
 
-async def run(app, args: str) -> None:
+async def run(app: Host, args: str) -> None:
     runtime = app.runtime
     if runtime is None:
         app.notice_not_ready()

@@ -12,9 +12,13 @@ from __future__ import annotations
 import difflib
 import functools
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from agent.runtime.ops import SetModel
-from agent.ui.commands import Command
+from agent.ui.commands.command import Command
+
+if TYPE_CHECKING:
+    from agent.ui.host import Host
 
 NEAREST = 3  # names offered for one that is refused or unknown
 NEAREST_CUTOFF = 0.6  # difflib's similarity, 0..1, below which a name is no suggestion
@@ -105,7 +109,7 @@ def _chat_models() -> tuple[dict[str, str], dict[str, tuple[str, ...]]]:
     return prefixed, {name: tuple(models) for name, models in bare.items()}
 
 
-async def run(app, args: str) -> None:
+async def run(app: Host, args: str) -> None:
     name = args.strip()
     if not name:
         from agent.ui import sessions
@@ -115,7 +119,7 @@ async def run(app, args: str) -> None:
     await use_model(app, name)
 
 
-async def pick_model(app) -> None:
+async def pick_model(app: Host) -> None:
     """No name: a picker of the models a key is set for (none: say how to set one)."""
     import asyncio
 
@@ -139,7 +143,7 @@ async def pick_model(app) -> None:
         await use_model(app, chosen)
 
 
-async def use_model(app, name: str) -> None:
+async def use_model(app: Host, name: str) -> None:
     import asyncio
 
     if app.settings is None:  # still starting

@@ -3,11 +3,16 @@ stays in the log, for /resume)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from agent.runtime.ops import NewSession
-from agent.ui.commands import Command
+from agent.ui.commands.command import Command
+
+if TYPE_CHECKING:
+    from agent.ui.host import Host
 
 
-async def run(app, args: str) -> None:
+async def run(app: Host, args: str) -> None:
     if app.runtime is None:
         app.notice_not_ready()
         return

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from agent.runtime.ops import Rename
-from agent.ui.commands import Command
+from agent.ui.commands.command import Command
+
+if TYPE_CHECKING:
+    from agent.ui.host import Host
 
 
-async def run(app, args: str) -> None:
+async def run(app: Host, args: str) -> None:
     title = " ".join(args.split())
     if not title:
         app.chat.add_notice("Usage: /rename <title>", kind="warning")

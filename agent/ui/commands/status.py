@@ -4,12 +4,17 @@ a notice that scrolls away)."""
 
 from __future__ import annotations
 
-from agent.ui.commands import Command
+from typing import TYPE_CHECKING
+
+from agent.ui.commands.command import Command
+
+if TYPE_CHECKING:
+    from agent.ui.host import Host
 
 NO_FILE = "  (none there)"  # a config path with no file: nothing read from it
 
 
-def status_text(app) -> str:
+def status_text(app: Host) -> str:
     settings = app.settings
     if settings is None:
         return "Status\n  still starting: the settings are not loaded yet"
@@ -32,7 +37,7 @@ def status_text(app) -> str:
     return "\n".join(lines)
 
 
-async def run(app, args: str) -> None:
+async def run(app: Host, args: str) -> None:
     app.chat.add_notice(status_text(app), kind="help")
 
 

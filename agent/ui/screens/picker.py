@@ -28,6 +28,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from agent.fs.terminal_text import inert
+from agent.ui.error_text import readable
 from agent.ui.widgets.tool_render import cells, fit_line
 
 if TYPE_CHECKING:
@@ -255,8 +256,6 @@ class SessionPicker(ModalScreen[str | None]):
         try:
             await self._delete(sid)
         except Exception as exc:  # readable, never a traceback
-            from agent.ui.app import readable
-
             self._hint(f"Could not delete {title_of(summary)}: {readable(exc)}", "error")
             return
         index = self.options.highlighted or 0

@@ -14,18 +14,19 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
-from textual.app import App
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from agent.ui.error_text import readable
 from agent.ui.screens.fit import fit_scroll
 from agent.ui.widgets.tool_render import inert
 
 if TYPE_CHECKING:
     from agent.settings.trust import ProjectTrust
+    from agent.ui.host import Host
 
 TRUST_LABEL = "Trust this folder's .cairn/config.toml"
 NOT_NOW_LABEL = "Not now  (n / esc)"
@@ -103,7 +104,7 @@ class TrustScreen(ModalScreen[bool]):
         self.dismiss(trusted)
 
 
-async def ask_trust(app: App, pending: ProjectTrust) -> bool:
+async def ask_trust(app: Host, pending: ProjectTrust) -> bool:
     """Push the question and wait for the answer; True means trust."""
     future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
 
@@ -120,16 +121,16 @@ async def ask_trust(app: App, pending: ProjectTrust) -> bool:
             screen.dismiss(False)  # the app is closing while asking
 
 
-async def settle(app) -> None:
+async def settle(app: Host) -> None:
     """Ask about `app.settings.project_trust`. Trusted: record it and load the settings again
     (same workspace and flags), now with those keys; not now: the notice goes in the chat."""
-    from agent.ui.app import readable
-
-    pending = app.settings.project_trust
+    settings = app.settings
+    pending = settings.project_trust if settings is not None else None
+    assert settings is not None and pending is not None  # the app asks only then
     app.status.set_state("waiting for the trust question…")
     if not await ask_trust(app, pending):
         app.chat.add_notice(pending.notice, kind="warning")
-        app.settings.project_trust = None  # answered: a second open (/model) does not ask again
+        settings.project_trust = None  # answered: a second open (/model) does not ask again
         app.status.set_state("starting…")
         return
     from agent.process.background import in_daemon_thread
@@ -149,12 +150,12 @@ async def settle(app) -> None:
         app.chat.add_error(f"Could not record the trust: {readable(exc)}")
         app.chat.add_notice(pending.notice, kind="warning")
     else:
-        app.settings = loaded[0]
-        app.status.set_info(model=app.settings.model)
-        again = app.settings.project_trust
+        settings = app.settings = loaded[0]
+        app.status.set_info(model=settings.model)
+        again = settings.project_trust
         if again is not None:  # the file changed while the question was open
             app.chat.add_notice(again.notice, kind="warning")
         else:
             app.chat.add_notice(f"Trusted {pending.config} as it is now.", kind="info")
-    app.settings.project_trust = None  # answered (or shown): a second open (/model) does not ask
+    settings.project_trust = None  # answered (or shown): a second open (/model) does not ask
     app.status.set_state("starting…")

@@ -14,7 +14,8 @@ prompt first takes back a message queued while the agent works.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Protocol
 
 from rich.table import Table
 from rich.text import Text
@@ -25,7 +26,6 @@ from textual.widgets import OptionList, TextArea
 from textual.widgets.option_list import Option
 
 from agent.fs.terminal_text import inert
-from agent.ui import commands
 from agent.ui.early import PLACEHOLDER
 from agent.ui.path_complete import inserted, mention_before
 from agent.ui.prompt_history import HistoryWalk, PromptHistory
@@ -42,17 +42,34 @@ def _command_row(label: str, width: int, description: str) -> Table:
     return row
 
 
-class SlashPopup(OptionList, can_focus=False):
-    """Matching slash commands; selection is driven from the prompt's key bindings."""
+class Listed(Protocol):
+    """A slash command as the popup shows it (agent/ui/commands/command.py's `Command`)."""
 
-    def __init__(self, **kwargs) -> None:
+    @property
+    def name(self) -> str: ...
+    @property
+    def description(self) -> str: ...
+    @property
+    def usage(self) -> str: ...
+    @property
+    def takes_args(self) -> bool: ...
+
+
+class SlashPopup(OptionList, can_focus=False):
+    """Matching slash commands; selection is driven from the prompt's key bindings.
+
+    `matching(prefix)` lists them (the app passes the registry's, agent/ui/commands/): the
+    registry's commands take the app, which holds this widget."""
+
+    def __init__(self, matching: Callable[[str], Sequence[Listed]], **kwargs) -> None:
         super().__init__(**kwargs)
         self.display = False
+        self.matching = matching
         self.on_pick: Callable[[str], None] | None = None  # set by the prompt: called with the chosen command name
-        self.commands_shown: dict[str, commands.Command] = {}  # what the options stand for, by name
+        self.commands_shown: dict[str, Listed] = {}  # what the options stand for, by name
 
     def show_matches(self, prefix: str) -> bool:
-        matches = commands.matching_for(self.app, prefix)
+        matches = self.matching(prefix)
         self.commands_shown = {c.name: c for c in matches}
         if not matches:
             self.hide()
