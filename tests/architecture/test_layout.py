@@ -1,8 +1,8 @@
 """The house as AGENTS.md describes it: parts that stand apart, and no reaching into privates.
 
 Read from the source (no imports run): the import graph of `agent/`, TYPE_CHECKING and
-function-level imports included, must have no circle outside `agent/ui/` (a Textual app and
-its screens and commands know each other by design); no module may use a private name of
+function-level imports included, must have no circle anywhere (the TUI's commands and screens
+see the app through the `Host` Protocol of agent/ui/host.py); no module may use a private name of
 another module; the layout section of AGENTS.md names every package and only those.
 """
 
