@@ -226,3 +226,33 @@ def test_agents_md_layout_names_every_package():
     assert named == packages
     for module in TOP_MODULES - {"__init__.py"}:
         assert re.search(rf"^  {re.escape(module)}\b", layout, flags=re.M), module
+
+
+def _layout_blocks(layout: str) -> dict[str, str]:
+    """Each top-level package's part of the map: from its `  name/` line to the next one."""
+    blocks: dict[str, str] = {}
+    current = None
+    for line in layout.splitlines():
+        top = re.match(r"^  ([a-z_]+)/", line)
+        if top:
+            current = top.group(1)
+            blocks[current] = ""
+        elif re.match(r"^  [a-z_]+\.py\b|^[a-z]", line):
+            current = None
+        if current is not None:
+            blocks[current] += line + "\n"
+    return blocks
+
+
+def test_agents_md_layout_names_every_module_in_its_package():
+    text = (ROOT / "AGENTS.md").read_text()
+    blocks = _layout_blocks(text.split("## Layout", 1)[1].split("\n## ", 1)[0])
+    unnamed = []
+    for path in sorted(AGENT.rglob("*.py")):
+        rel = path.relative_to(AGENT)
+        if path.name == "__init__.py" or len(rel.parts) == 1:
+            continue
+        stem = path.stem
+        if not re.search(rf"\b{re.escape(stem)}\b", blocks.get(rel.parts[0], "")):
+            unnamed.append(str(rel))
+    assert unnamed == []
