@@ -3,8 +3,8 @@ OpenAI-compatible and Anthropic models (agent/llm/fast.py), through litellm for 
 Which one is one object per wire protocol (agent/llm/wire.py), picked once per request from
 agent/llm/route.py's answer; this module's loop is the same for all of them.
 
-Provider exceptions are mapped to agent.llm.errors by the protocol (agent/llm/error_map.py). Retries are
-the loop's job (it shows a countdown and can be interrupted); this module makes one
+Each protocol maps its failures to agent.llm.errors (through agent/llm/error_map.py). Retries
+are the loop's job (it shows a countdown and can be interrupted); this module makes one
 attempt and reports what streamed before any failure via `LLMError.partial`.
 """
 

@@ -16,9 +16,10 @@ name (vLLM, Ollama, LM Studio…), plus the clouds whose `api_base` is the user'
 or whose credentials are not a key sent along (Azure, Bedrock, Vertex, SageMaker). Which
 provider is which, and its variables and hosts, is agent/llm/providers.py's table.
 
-Pure: the environment comes in as a mapping; agent/llm/client.py applies the answer to both
-clients (litellm reads a provider's variable itself when given no key, so it is handed
-WITHHELD_KEY instead, which authenticates nowhere).
+Pure: the environment comes in as a mapping; both clients apply the answer, the fast path in
+agent/llm/fast.py and litellm in agent/llm/litellm_stream.py (litellm reads a provider's
+variable itself when given no key, so it is handed WITHHELD_KEY instead, which authenticates
+nowhere).
 """
 
 from __future__ import annotations
