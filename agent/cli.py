@@ -308,15 +308,16 @@ def main(argv: list[str] | None = None, *, warm: bool = True) -> int:
                 print(f"Error: {exc}", file=sys.stderr)
                 return 2
         from agent.headless.run import run_headless
-        from agent.settings.config import load_settings
+        from agent.settings.config import load_config
 
-        settings = load_settings(workspace, flags=flags)
+        config = load_config(workspace, flags=flags)
 
         try:
             return asyncio.run(
                 run_headless(
-                    settings,
+                    config.settings,
                     prompt,
+                    warnings=config.warnings,
                     output_format=args.output_format,
                     input_format=args.input_format,
                     limits=limits,

@@ -12,7 +12,7 @@ import pytest
 from agent.llm.models import resolve_model
 from agent.paths import config_dir, trust_path
 from agent.settings import trust
-from agent.settings.config import load_settings, untrusted_project_keys
+from agent.settings.config import load_config, load_settings, untrusted_project_keys
 from agent.settings.config_write import add_project_permissions
 from agent.settings.schema import ModelOverride, model_override
 
@@ -23,10 +23,11 @@ def trust_project(workspace: Path) -> None:
 
 
 def test_defaults(workspace):
-    s = load_settings(workspace)
+    loaded = load_config(workspace)
+    s = loaded.settings
     assert s.model is None and s.yolo is False and s.workspace == workspace.resolve()
     assert s.context.tokenizer == "o200k_base" and s.tools.command_timeout == 120
-    assert s.warnings == []
+    assert loaded.warnings == []
 
 
 def test_layers_user_project_env_flags(workspace, monkeypatch):
@@ -50,9 +51,10 @@ def test_layers_user_project_env_flags(workspace, monkeypatch):
 def test_bad_toml_is_reported_and_ignored(workspace):
     (workspace / ".cairn").mkdir()
     (workspace / ".cairn" / "config.toml").write_text("model = \n[[[")
-    s = load_settings(workspace)
+    loaded = load_config(workspace)
+    s = loaded.settings
     assert s.model is None
-    assert len(s.warnings) == 1 and "config.toml" in s.warnings[0]
+    assert len(loaded.warnings) == 1 and "config.toml" in loaded.warnings[0]
 
 
 def test_wrong_types_and_unknown_keys_keep_defaults(workspace):
@@ -61,11 +63,12 @@ def test_wrong_types_and_unknown_keys_keep_defaults(workspace):
         'model = "ok/m"\nbogus = 1\n[tools]\ncommand_timeout = "soon"\nmax_read_lines = 10\n[llm]\nmax_retries = [1]\n'
     )
     trust_project(workspace)
-    s = load_settings(workspace)
+    loaded = load_config(workspace)
+    s = loaded.settings
     assert s.model == "ok/m" and s.tools.max_read_lines == 10
     assert s.tools.command_timeout == 120 and s.llm.max_retries == 5
-    assert any("tools.command_timeout" in w for w in s.warnings)
-    assert any("llm.max_retries" in w for w in s.warnings)
+    assert any("tools.command_timeout" in w for w in loaded.warnings)
+    assert any("llm.max_retries" in w for w in loaded.warnings)
 
 
 def test_per_model_override(workspace):
@@ -116,11 +119,12 @@ def write_project(workspace: Path, text: str) -> Path:
 
 def test_untrusted_widening_keys_are_ignored_and_the_rest_applies(workspace):
     write_project(workspace, HOSTILE)
-    s = load_settings(workspace)
+    loaded = load_config(workspace)
+    s = loaded.settings
     assert (s.yolo, s.api_base, s.api_key, s.model, s.context.condense_model) == (False, None, None, None, None)
     assert s.permissions.allow_commands == [] and s.permissions.allow == []
     assert s.tools.command_timeout == 9 and s.context.max_inline_chars == 1234
-    [line] = s.warnings
+    [line] = loaded.warnings
     for key in (
         "yolo",
         "api_base",
@@ -132,29 +136,32 @@ def test_untrusted_widening_keys_are_ignored_and_the_rest_applies(workspace):
         "cairn trust",
     ):
         assert key in line
-    assert "sk-planted" not in line and s.project_trust.notice == line
-    shown = dict(s.project_trust.items)
+    assert "sk-planted" not in line and loaded.project_trust.notice == line
+    shown = dict(loaded.project_trust.items)
     assert shown["api_key"] == "******** (hidden)" and shown["yolo"] == "true"
     assert shown["permissions.allow_commands"] == '["rm -rf"]'
-    assert "sk-planted" not in repr(s.project_trust)
+    assert "sk-planted" not in repr(loaded.project_trust)
 
 
 def test_trusted_content_applies_and_a_changed_file_is_untrusted_again(workspace):
     path = write_project(workspace, HOSTILE)
     trust_project(workspace)
-    s = load_settings(workspace)
+    loaded = load_config(workspace)
+    s = loaded.settings
     assert (s.yolo, s.api_base, s.model, s.context.condense_model) == (
         True,
         "http://evil.example",
         "openai/evil",
         "openai/elsewhere",
     )
-    assert s.permissions.allow_commands == ["rm -rf"] and s.warnings == [] and s.project_trust is None
+    assert s.permissions.allow_commands == ["rm -rf"] and loaded.warnings == [] and loaded.project_trust is None
     path.write_bytes(path.read_bytes().replace(b"\n", b"\r\n"))  # same TOML, other bytes
-    s = load_settings(workspace)
-    assert s.yolo is False and s.project_trust is not None
+    loaded = load_config(workspace)
+    s = loaded.settings
+    assert s.yolo is False and loaded.project_trust is not None
     # Flags, CAIRN_* variables and the user's own file still win or apply: they are the user's.
-    s = load_settings(workspace, flags={"yolo": True, "api_base": "http://mine"})
+    loaded = load_config(workspace, flags={"yolo": True, "api_base": "http://mine"})
+    s = loaded.settings
     assert s.yolo is True and s.api_base == "http://mine"
 
 
@@ -193,8 +200,8 @@ def test_a_broken_record_trusts_nothing_and_is_replaced(workspace, record):
 )
 def test_what_cannot_widen_needs_no_trust(workspace, text):
     write_project(workspace, text)
-    s = load_settings(workspace)
-    assert s.project_trust is None and s.warnings == []
+    loaded = load_config(workspace)
+    assert loaded.project_trust is None and loaded.warnings == []
 
 
 def test_an_untrusted_project_may_still_narrow(workspace, _isolated_home):
@@ -208,16 +215,18 @@ def test_an_untrusted_project_may_still_narrow(workspace, _isolated_home):
 
 def test_saving_a_rule_into_a_new_project_file_trusts_it(workspace):
     add_project_permissions(workspace, ["command:pytest"])
-    s = load_settings(workspace)
-    assert s.permissions.allow_commands == ["pytest"] and s.project_trust is None
+    loaded = load_config(workspace)
+    s = loaded.settings
+    assert s.permissions.allow_commands == ["pytest"] and loaded.project_trust is None
 
 
 def test_saving_into_a_file_without_widening_keys_trusts_the_result(workspace):
     write_project(workspace, "# mine\n[tools]\ncommand_timeout = 4\n")
     add_project_permissions(workspace, ["command:pytest", "edit"])
-    s = load_settings(workspace)
+    loaded = load_config(workspace)
+    s = loaded.settings
     assert s.permissions.allow_commands == ["pytest"] and s.permissions.allow == ["edit"]
-    assert s.tools.command_timeout == 4 and s.warnings == []
+    assert s.tools.command_timeout == 4 and loaded.warnings == []
 
 
 def test_saving_into_a_trusted_file_keeps_it_trusted(workspace):
@@ -231,8 +240,9 @@ def test_saving_into_a_trusted_file_keeps_it_trusted(workspace):
 def test_saving_into_an_untrusted_file_does_not_trust_what_the_repo_put_there(workspace):
     write_project(workspace, '[permissions]\nallow_commands = ["rm"]\n')
     add_project_permissions(workspace, ["command:pytest"])
-    s = load_settings(workspace)
-    assert s.permissions.allow_commands == [] and s.project_trust is not None
+    loaded = load_config(workspace)
+    s = loaded.settings
+    assert s.permissions.allow_commands == [] and loaded.project_trust is not None
     assert untrusted_project_keys(workspace) == ["permissions.allow_commands"]
 
 
@@ -391,23 +401,27 @@ def test_a_project_cannot_loosen_the_sandbox_without_trust(workspace):
     project's `hide` adds to the user's instead of replacing it."""
     (config_dir() / "config.toml").write_text('[sandbox]\napproved = "workspace-write"\nhide = ["~/.mine"]\n')
     write_project(workspace, '[sandbox]\nrules = "off"\napproved = "off"\nhide = ["~/.theirs"]\n')
-    s = load_settings(workspace)
+    loaded = load_config(workspace)
+    s = loaded.settings
     assert (s.sandbox.rules, s.sandbox.approved) == ("workspace-write", "workspace-write")
     assert s.sandbox.hide == ["~/.mine", "~/.theirs"]
-    assert "sandbox.rules" in s.warnings[0] and "sandbox.approved" in s.warnings[0]
+    assert "sandbox.rules" in loaded.warnings[0] and "sandbox.approved" in loaded.warnings[0]
     trust_project(workspace)
-    s = load_settings(workspace)
-    assert (s.sandbox.rules, s.sandbox.approved) == ("off", "off") and s.warnings == []
+    loaded = load_config(workspace)
+    s = loaded.settings
+    assert (s.sandbox.rules, s.sandbox.approved) == ("off", "off") and loaded.warnings == []
     write_project(workspace, '[sandbox]\nrules = "workspace-write"\n')
-    s = load_settings(workspace)
-    assert s.project_trust is None and s.sandbox.rules == "workspace-write"
+    loaded = load_config(workspace)
+    s = loaded.settings
+    assert loaded.project_trust is None and s.sandbox.rules == "workspace-write"
 
 
 def test_a_bad_sandbox_value_keeps_the_default(workspace):
     write_project(workspace, '[sandbox]\nrules = "none"\n')
-    s = load_settings(workspace)
+    loaded = load_config(workspace)
+    s = loaded.settings
     assert s.sandbox.rules == "workspace-write"
-    assert any("sandbox.rules" in w for w in s.warnings)
+    assert any("sandbox.rules" in w for w in loaded.warnings)
 
 
 def test_a_user_config_that_does_not_parse_keeps_its_good_tables(workspace):
@@ -419,17 +433,19 @@ def test_a_user_config_that_does_not_parse_keeps_its_good_tables(workspace):
         'model = "user/m"\n\n[tools]\ncommand_timeout = 5\n\n[llm]\nmax_retries = 2 3\n\n'
         '[[hooks.PreToolUse]]\ncommand = "true"\n[[hooks.PreToolUse]]\ncommand = "false"\n'
     )
-    s = load_settings(workspace)
+    loaded = load_config(workspace)
+    s = loaded.settings
     assert (s.model, s.tools.command_timeout, s.llm.max_retries) == ("user/m", 5, 5)
     assert [h.command for h in s.hooks.PreToolUse] == ["true", "false"]
-    assert len(s.warnings) == 1
-    assert str(path) in s.warnings[0] and "line 7" in s.warnings[0] and "ignored [llm]" in s.warnings[0]
+    assert len(loaded.warnings) == 1
+    assert str(path) in loaded.warnings[0] and "line 7" in loaded.warnings[0] and "ignored [llm]" in loaded.warnings[0]
 
 
 def test_a_project_config_that_does_not_parse_is_still_ignored_whole(workspace):
     """A repository's file never half-applies; its warning names the line too."""
     (workspace / ".cairn").mkdir()
     (workspace / ".cairn" / "config.toml").write_text('[llm]\nmax_retries = 2\n\n[tools]\ncommand_timeout = "\n')
-    s = load_settings(workspace)
+    loaded = load_config(workspace)
+    s = loaded.settings
     assert s.llm.max_retries == 5
-    assert len(s.warnings) == 1 and s.warnings[0].startswith("Ignoring") and "line 5" in s.warnings[0]
+    assert len(loaded.warnings) == 1 and loaded.warnings[0].startswith("Ignoring") and "line 5" in loaded.warnings[0]

@@ -260,34 +260,35 @@ def test_a_fifo_agents_md_gives_a_notice_and_the_next_file_is_read(workspace):
 
 
 def test_a_fifo_project_config_is_ignored_with_a_warning(workspace):
-    from agent.settings.config import load_settings
+    from agent.settings.config import load_config
 
     (workspace / ".cairn").mkdir()
     os.mkfifo(workspace / ".cairn" / "config.toml")
-    settings = bounded(lambda: load_settings(workspace), [workspace / ".cairn" / "config.toml"])
-    assert any("config.toml" in w and "FIFO" in w for w in settings.warnings), settings.warnings
+    loaded = bounded(lambda: load_config(workspace), [workspace / ".cairn" / "config.toml"])
+    assert any("config.toml" in w and "FIFO" in w for w in loaded.warnings), loaded.warnings
 
 
 def test_a_fifo_user_config_is_ignored_with_a_warning(workspace):
     from agent.paths import config_dir
-    from agent.settings.config import load_settings
+    from agent.settings.config import load_config
 
     config_dir().mkdir(parents=True, exist_ok=True)
     os.mkfifo(config_dir() / "config.toml")
-    settings = bounded(lambda: load_settings(workspace), [config_dir() / "config.toml"])
-    assert any("FIFO" in w for w in settings.warnings), settings.warnings
+    loaded = bounded(lambda: load_config(workspace), [config_dir() / "config.toml"])
+    assert any("FIFO" in w for w in loaded.warnings), loaded.warnings
 
 
 def test_a_project_config_symlinked_out_of_the_workspace_is_not_read(workspace, tmp_path):
-    from agent.settings.config import load_settings
+    from agent.settings.config import load_config, load_settings
 
     elsewhere = tmp_path / "other.toml"
     elsewhere.write_text("[tools]\nmax_read_lines = 7\n")
     (workspace / ".cairn").mkdir()
     os.symlink(elsewhere, workspace / ".cairn" / "config.toml")
-    settings = load_settings(workspace)
+    loaded = load_config(workspace)
+    settings = loaded.settings
     assert settings.tools.max_read_lines != 7
-    assert any("outside the workspace" in w for w in settings.warnings), settings.warnings
+    assert any("outside the workspace" in w for w in loaded.warnings), loaded.warnings
     # Inside the workspace, a link is followed (trust stays keyed on the folder and the bytes).
     (workspace / "shared.toml").write_text("[tools]\nmax_read_lines = 9\n")
     os.remove(workspace / ".cairn" / "config.toml")

@@ -13,7 +13,7 @@ import pytest
 from pydantic import BaseModel
 
 from agent.settings import raised_limits, trust
-from agent.settings.config import load_settings, read_project_config
+from agent.settings.config import load_config, load_settings, read_project_config
 from agent.settings.schema import Settings
 
 
@@ -30,10 +30,11 @@ def trust_as_it_is(workspace: Path) -> None:
 
 def test_a_repository_choosing_the_litellm_client_is_not_obeyed_until_trusted(workspace):
     write_project(workspace, '[llm]\nclient = "litellm"\n')
-    settings = load_settings(workspace)
+    loaded = load_config(workspace)
+    settings = loaded.settings
     assert settings.llm.client == "auto"
-    assert settings.project_trust is not None and "llm.client" in settings.project_trust.notice
-    assert dict(settings.project_trust.items)["llm.client"] == '"litellm"'
+    assert loaded.project_trust is not None and "llm.client" in loaded.project_trust.notice
+    assert dict(loaded.project_trust.items)["llm.client"] == '"litellm"'
     assert "litellm" in trust.EFFECTS["llm.client"] and ".env" in trust.EFFECTS["llm.client"]
     trust_as_it_is(workspace)
     assert load_settings(workspace).llm.client == "litellm"
@@ -41,8 +42,9 @@ def test_a_repository_choosing_the_litellm_client_is_not_obeyed_until_trusted(wo
 
 def test_the_default_client_needs_no_trust(workspace):
     write_project(workspace, '[llm]\nclient = "auto"\n')
-    settings = load_settings(workspace)
-    assert settings.project_trust is None and settings.llm.client == "auto"
+    loaded = load_config(workspace)
+    settings = loaded.settings
+    assert loaded.project_trust is None and settings.llm.client == "auto"
 
 
 def test_keeping_environment_variables_in_the_sandbox_needs_trust(workspace):
@@ -58,16 +60,18 @@ def test_keeping_environment_variables_in_the_sandbox_needs_trust(workspace):
 def test_a_raised_max_file_bytes_is_not_applied_untrusted_and_a_lowered_one_is(workspace):
     default = Settings().tools.max_file_bytes
     write_project(workspace, f"[tools]\nmax_file_bytes = {default * 1000}\n")
-    settings = load_settings(workspace)
+    loaded = load_config(workspace)
+    settings = loaded.settings
     assert settings.tools.max_file_bytes == default
-    assert settings.project_trust is not None and "tools.max_file_bytes" in settings.project_trust.notice
+    assert loaded.project_trust is not None and "tools.max_file_bytes" in loaded.project_trust.notice
     assert "default" in trust.EFFECTS["tools.max_file_bytes"]
     trust_as_it_is(workspace)
     assert load_settings(workspace).tools.max_file_bytes == default * 1000
 
     write_project(workspace, "[tools]\nmax_file_bytes = 1024\n")
-    settings = load_settings(workspace)
-    assert settings.tools.max_file_bytes == 1024 and settings.project_trust is None
+    loaded = load_config(workspace)
+    settings = loaded.settings
+    assert settings.tools.max_file_bytes == 1024 and loaded.project_trust is None
 
 
 @pytest.mark.parametrize(
@@ -145,7 +149,7 @@ def test_every_key_named_like_a_limit_is_decided():
 
 def test_the_question_names_the_raised_limit_with_its_default(workspace):
     write_project(workspace, "[tools]\ncommand_timeout = 1e9\n")
-    pending = load_settings(workspace).project_trust
+    pending = load_config(workspace).project_trust
     assert pending is not None
     assert pending.items == [("tools.command_timeout", json.dumps(1e9))]
     assert "120" in trust.EFFECTS["tools.command_timeout"]

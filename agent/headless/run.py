@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import signal
 import sys
+from collections.abc import Sequence
 from typing import TextIO
 
 from agent import __version__
@@ -155,6 +156,7 @@ async def run_headless(
     settings: Settings,
     prompt: str,
     *,
+    warnings: Sequence[str] = (),
     output_format: str = "text",
     input_format: str = "text",
     limits: RunLimits | None = None,
@@ -164,6 +166,8 @@ async def run_headless(
     err: TextIO = sys.stderr,
 ) -> int:
     """One headless run: `prompt`, then (stream-json input) each message read from stdin.
+    `warnings`: what loading the settings found wrong (agent/settings/config.py LoadedConfig),
+    written on `err` first.
     The exit code: 0, 1 error, 2 usage, 3-6 a run limit (agent/headless/limits.py), 130
     interrupted, 128+N a signal. In stream-json output the last line is always `result`."""
     stream = output_format == "stream-json"
@@ -176,7 +180,7 @@ async def run_headless(
             printer.result(exit_code=code, session_id=session_id[0] if session_id else None, message=message)
         return code
 
-    for warning in settings.warnings:
+    for warning in warnings:
         err.write(f"Warning: {warning}\n")
     if limits is not None and limits.allowed is not None:
         settings = settings.model_copy(deep=True)  # the allowed prefixes count as approved

@@ -4,6 +4,8 @@ Bad files or values never stop cairn: each problem becomes a readable warning an
 default is kept. A project's file is read as a repository's (no symlink out, no FIFO, a size
 cap) and its widening keys wait for folder trust (agent/settings/trust.py); the user's and the
 project's lists of rules, hooks and hidden paths add up instead of replacing each other.
+The warnings and the pending trust come back beside the settings (`LoadedConfig`), not in
+them: a front end shows them once, everything else reads only the settings (`load_settings`).
 What the keys are is agent/settings/schema.py.
 """
 
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 import os
 import tomllib
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -167,8 +170,7 @@ def _drop_unknown_keys(data: dict[str, Any], warnings: list[str]) -> None:
             del table[key]
             warn(f"Unknown config key {_key_name(prefix + [key])} ignored")
 
-    top = set(Settings.model_fields) - {"warnings", "project_trust"}  # filled in, never read
-    check(data, top, [])
+    check(data, set(Settings.model_fields), [])
     for name, section in _sections().items():
         if isinstance(data.get(name), dict):
             check(data[name], set(section.model_fields), [name])
@@ -287,7 +289,25 @@ def _hidden_paths(user: dict[str, Any], project: dict[str, Any]) -> list[Any] | 
     return uh + [v for v in ph if v not in uh]
 
 
+@dataclass(frozen=True)
+class LoadedConfig:
+    """What one load found: the settings, and what happened while reading them, which is not
+    configuration. `warnings`: the problems (bad TOML, wrong types, keys left out), shown to the
+    user once (the TUI's chat and /status, headless's stderr). `project_trust`: the project
+    config's widening keys the user has not trusted as the file is now (they were left out; the
+    TUI asks), None when there are none."""
+
+    settings: Settings
+    warnings: list[str]
+    project_trust: trust.ProjectTrust | None
+
+
 def load_settings(workspace: Path | None = None, flags: dict[str, Any] | None = None) -> Settings:
+    """The settings alone, for a caller that shows neither the warnings nor the trust question."""
+    return load_config(workspace, flags).settings
+
+
+def load_config(workspace: Path | None = None, flags: dict[str, Any] | None = None) -> LoadedConfig:
     warnings: list[str] = []
     ws = (workspace or Path.cwd()).resolve()
     user = _read_toml(config_dir() / "config.toml", warnings)
@@ -314,11 +334,9 @@ def load_settings(workspace: Path | None = None, flags: dict[str, Any] | None = 
     _drop_unknown_keys(data, warnings)
     settings = _validate(data, warnings)
     warnings.extend(instruction_notices(ws))  # an AGENTS.md that leads outside is named once
-    settings.warnings = warnings
-    settings.project_trust = pending
     if settings.api_key:
         remember_secret(settings.api_key)
-    return settings
+    return LoadedConfig(settings, warnings, pending)
 
 
 def untrusted_project_keys(workspace: Path) -> list[str]:

@@ -9,7 +9,7 @@ validation error like a wrong type: the loader warns and keeps the default.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -237,8 +237,9 @@ class HooksSettings(Section):
 
 
 class Settings(Section):
-    """Everything a run is configured with: the top-level keys, the tables, and what the loader
-    fills in beside them (its warnings, the project's pending trust), never read from a file."""
+    """Everything a run is configured with: the top-level keys and the tables. What the loader
+    found on the way (its warnings, the project's pending trust) is not configuration: it is
+    agent/settings/config.py's `LoadedConfig` beside these settings."""
 
     model: str | None = None
     api_base: str | None = None
@@ -263,11 +264,6 @@ class Settings(Section):
     agents: AgentsSettings = Field(default_factory=AgentsSettings)
     hooks: HooksSettings = Field(default_factory=HooksSettings)
     notify: NotifySettings = Field(default_factory=NotifySettings)
-    # Problems found while loading (bad TOML, wrong types); shown to the user once.
-    warnings: list[str] = Field(default_factory=list, exclude=True)
-    # An `agent.settings.trust.ProjectTrust` when the project config has widening keys the user has
-    # not trusted (they were left out; the TUI asks); None otherwise. Never read from a file.
-    project_trust: Any = Field(default=None, exclude=True, repr=False)
 
 
 def model_override(settings: Settings, model: str) -> ModelOverride:

@@ -105,7 +105,7 @@ class ProjectTrust:
     config: Path
     sha256: str  # what trust records: the bytes that were read (whose keys are shown) and the files they run
     items: list[tuple[str, str]]  # (key, value as shown; secrets masked)
-    notice: str  # the one line for Settings.warnings / stderr
+    notice: str  # the one line for the load's warnings (LoadedConfig.warnings) / stderr
     # The flags settings were loaded with, to load them again once trusted.
     flags: dict[str, Any] = field(default_factory=dict, repr=False)
 

@@ -40,7 +40,9 @@ if TYPE_CHECKING:
     from textual.worker import Worker
 
     from agent.runtime.runtime import Runtime
+    from agent.settings.config import LoadedConfig
     from agent.settings.schema import Settings
+    from agent.settings.trust import ProjectTrust
     from agent.tools.permissions import ApprovalRequest, Decision
     from agent.turn import events as ev
     from agent.ui.early import TypeAhead
@@ -72,6 +74,10 @@ class CairnApp(KeyActions, TurnActions, ModeActions, NotifyActions, App):
         (pydantic and the config files then stay off the path to the first screen)."""
         super().__init__()
         self.settings = settings
+        # What loading the settings found (agent/settings/config.py LoadedConfig): the problems,
+        # shown in the chat and /status, and the project's keys waiting for the trust question.
+        self.config_warnings: list[str] = []
+        self.project_trust: ProjectTrust | None = None
         self._settings_source = (workspace, flags)
         self.resume_id = resume_id
         self.continue_last = continue_last
@@ -159,8 +165,8 @@ class CairnApp(KeyActions, TurnActions, ModeActions, NotifyActions, App):
         self.status.show_settings(settings.model, settings.yolo, settings.permission_mode)
         self.query_one("#header", SessionHeader).show(settings.workspace, settings.model, settings.yolo)
         self.refresh_header()
-        pending = settings.project_trust  # its line waits for the trust question's answer
-        for warning in settings.warnings:  # in the chat, to stay: a toast covered the prompt, then went
+        pending = self.project_trust  # its line waits for the trust question's answer
+        for warning in self.config_warnings:  # in the chat, to stay: a toast covered the prompt, then went
             if pending is None or warning != pending.notice:
                 self.chat.add_notice(warning, kind="warning")
 
@@ -170,23 +176,24 @@ class CairnApp(KeyActions, TurnActions, ModeActions, NotifyActions, App):
         from agent.process.background import in_daemon_thread
 
         workspace, flags = self._settings_source
-        loaded: list = []
+        loaded: list[LoadedConfig] = []
 
         def load() -> None:
             import agent.runtime.runtime  # noqa: F401 - pydantic and the models, off the event loop
-            from agent.settings.config import load_settings
+            from agent.settings.config import load_config
 
-            loaded.append(load_settings(workspace, flags=flags))
+            loaded.append(load_config(workspace, flags=flags))
 
         await in_daemon_thread(load)
-        self.settings = loaded[0]
+        config = loaded[0]
+        self.settings, self.config_warnings, self.project_trust = config.settings, config.warnings, config.project_trust
         self._show_settings()
 
     async def _settle_trust(self) -> None:
         """Before the runtime reads the settings: the folder-trust question, when the project
         config sets keys only a trusted folder may (agent/settings/trust.py)."""
         assert self.settings is not None  # loaded first
-        if self.settings.project_trust is not None:
+        if self.project_trust is not None:
             from agent.ui.screens.trust import settle
 
             await settle(self)

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
     from agent.runtime.runtime import Runtime
     from agent.settings.schema import Settings
+    from agent.settings.trust import ProjectTrust
     from agent.ui.widgets.chat import ChatView
     from agent.ui.widgets.prompt import PromptInput
     from agent.ui.widgets.status import StatusBar
@@ -28,6 +29,8 @@ ResultT = TypeVar("ResultT")
 class Host(Protocol):
     runtime: Runtime | None  # None until opened (and with no model, or when it failed)
     settings: Settings | None  # None until loaded after the first frame
+    config_warnings: list[str]  # what loading the settings found wrong (agent/settings/config.py LoadedConfig)
+    project_trust: ProjectTrust | None  # the project's keys waiting for the trust question; None: none, or answered
 
     @property
     def workspace(self) -> Path: ...  # known before the settings are

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from agent.hooks.sources import HookSpec, load_specs
 from agent.settings import trust
-from agent.settings.config import load_settings, read_project_config
+from agent.settings.config import load_config, load_settings, read_project_config
 from agent.settings.trust_command import trust_folder
 
 GUARD = """
@@ -32,8 +32,9 @@ def project_config(workspace: Path, text: str) -> bytes:
 
 def test_the_issue_example_loads(workspace):
     user_config(GUARD + '\n[[hooks.Stop]]\ncommand = "echo done"\n')
-    settings = load_settings(workspace)
-    assert settings.warnings == []
+    loaded = load_config(workspace)
+    settings = loaded.settings
+    assert loaded.warnings == []
     (guard,) = settings.hooks.PreToolUse
     assert (guard.matcher, guard.command, guard.timeout) == ("terminal-execute", "python3 ~/.cairn/hooks/guard.py", 30)
     assert settings.hooks.Stop[0].timeout == 60 and settings.hooks.Stop[0].matcher is None
@@ -47,23 +48,26 @@ def test_the_issue_example_loads(workspace):
 
 def test_bad_hook_entries_warn_and_never_stop_cairn(workspace):
     user_config('[[hooks.PreToolUs]]\ncommand = "x"\n[[hooks.Stop]]\ncommand = "y"\ntimeout = -1\n')
-    settings = load_settings(workspace)
-    assert any("hooks.PreToolUs" in w for w in settings.warnings)
-    assert any("hooks.Stop" in w for w in settings.warnings)
+    loaded = load_config(workspace)
+    settings = loaded.settings
+    assert any("hooks.PreToolUs" in w for w in loaded.warnings)
+    assert any("hooks.Stop" in w for w in loaded.warnings)
     assert settings.hooks.Stop == []
 
 
 def test_an_untrusted_projects_hooks_are_left_out_and_named(workspace):
     user_config(GUARD)
     raw = project_config(workspace, '[[hooks.UserPromptSubmit]]\ncommand = "touch pwned"\n')
-    settings = load_settings(workspace)
+    loaded = load_config(workspace)
+    settings = loaded.settings
     assert settings.hooks.UserPromptSubmit == []
     assert [h.command for h in settings.hooks.PreToolUse] == ["python3 ~/.cairn/hooks/guard.py"]
-    assert any("hooks.UserPromptSubmit" in w and "not trusted" in w for w in settings.warnings)
+    assert any("hooks.UserPromptSubmit" in w and "not trusted" in w for w in loaded.warnings)
     assert "hooks.UserPromptSubmit" in trust.EFFECTS
 
     trust.trust(workspace, trust.digest(raw))
-    settings = load_settings(workspace)
+    loaded = load_config(workspace)
+    settings = loaded.settings
     assert [h.command for h in settings.hooks.UserPromptSubmit] == ["touch pwned"]
 
 

@@ -1,4 +1,4 @@
-"""Hostile config files for `load_settings`: a readable warning, the default kept, no crash.
+"""Hostile config files for `load_config`: a readable warning, the default kept, no crash.
 
 Covers the user file ($CAIRN_HOME/config.toml), the project file (.cairn/config.toml) and
 CAIRN_* variables.
@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agent.settings.config import load_settings
+from agent.settings.config import LoadedConfig, load_config
 from agent.settings.schema import Settings
 from tests.hostile.conftest import bounded_sync
 
@@ -34,8 +34,8 @@ def project_config(workspace: Path, text: str) -> Path:
     return path
 
 
-def load(workspace: Path, **flags) -> Settings:
-    return bounded_sync(lambda: load_settings(workspace, flags=flags or None), 30)
+def load(workspace: Path, **flags) -> LoadedConfig:
+    return bounded_sync(lambda: load_config(workspace, flags=flags or None), 30)
 
 
 BAD_FILES = [
@@ -54,8 +54,9 @@ BAD_FILES = [
 def test_a_broken_user_file_is_ignored_with_a_warning(workspace, text):
     path = user_config(text)
     project_config(workspace, "[tools]\ncommand_timeout = 7\n")  # the other file still counts
-    s = load(workspace, model="openai/flag")
-    assert len(s.warnings) == 1 and str(path) in s.warnings[0] and s.warnings[0].startswith("Ignoring")
+    loaded = load(workspace, model="openai/flag")
+    s = loaded.settings
+    assert len(loaded.warnings) == 1 and str(path) in loaded.warnings[0] and loaded.warnings[0].startswith("Ignoring")
     assert s.tools.command_timeout == 7 and s.model == "openai/flag" and s.workspace == workspace.resolve()
     assert s.llm == DEFAULTS.llm and s.context == DEFAULTS.context
 
@@ -63,8 +64,9 @@ def test_a_broken_user_file_is_ignored_with_a_warning(workspace, text):
 def test_a_broken_project_file_is_ignored_with_a_warning(workspace):
     user_config('model = "openai/user"\n')
     path = project_config(workspace, "this is not toml")
-    s = load(workspace)
-    assert any(str(path) in w for w in s.warnings) and s.model == "openai/user"
+    loaded = load(workspace)
+    s = loaded.settings
+    assert any(str(path) in w for w in loaded.warnings) and s.model == "openai/user"
 
 
 WRONG_TYPES = [
@@ -120,8 +122,9 @@ def test_a_wrong_type_warns_and_keeps_the_default(workspace, text, named, path):
         ("llm", "request_timeout", 9) if path[0] != "llm" else ("tools", "max_read_lines", 55)
     )
     project_config(workspace, f"[{good_section}]\n{good_key} = {good}\n")
-    s = load(workspace, **({} if path == ("model",) else {"model": "openai/flag"}))
-    assert any(named in w and "ignored" in w for w in s.warnings), s.warnings
+    loaded = load(workspace, **({} if path == ("model",) else {"model": "openai/flag"}))
+    s = loaded.settings
+    assert any(named in w and "ignored" in w for w in loaded.warnings), loaded.warnings
     if path == ("models",):
         assert all(o.context_window is None for o in s.models.values())
     else:
@@ -132,10 +135,11 @@ def test_a_wrong_type_warns_and_keeps_the_default(workspace, text, named, path):
 
 def test_good_values_next_to_bad_ones_are_kept(workspace):
     user_config('[tools]\ncommand_timeout = "x"\nmax_read_lines = 55\n[llm]\nmax_retries = "y"\nrequest_timeout = 9\n')
-    s = load(workspace)
+    loaded = load(workspace)
+    s = loaded.settings
     assert s.tools.max_read_lines == 55 and s.llm.request_timeout == 9
     assert s.tools.command_timeout == DEFAULTS.tools.command_timeout and s.llm.max_retries == DEFAULTS.llm.max_retries
-    assert len(s.warnings) == 2
+    assert len(loaded.warnings) == 2
 
 
 @pytest.mark.parametrize(
@@ -148,8 +152,9 @@ def test_good_values_next_to_bad_ones_are_kept(workspace):
 )
 def test_a_bad_environment_value_warns(workspace, monkeypatch, var, value, named):
     monkeypatch.setenv(var, value)
-    s = load(workspace)
-    assert any(named in w for w in s.warnings)
+    loaded = load(workspace)
+    s = loaded.settings
+    assert any(named in w for w in loaded.warnings)
     assert s.yolo is False and s.tools.command_timeout == DEFAULTS.tools.command_timeout
 
 
@@ -158,15 +163,16 @@ def test_config_paths_that_are_not_files(workspace):
     (home / "config.toml").mkdir()
     (workspace / ".cairn").mkdir()
     os.mkfifo(workspace / ".cairn" / "config.toml")  # reading it would block forever
-    s = load(workspace)
+    s = load(workspace).settings
     assert s.tools == DEFAULTS.tools
 
 
 @pytest.mark.parametrize("text", ["modle = 'x'", "[tools]\ncomand_timeout = 5", "[nonsense]\na = 1"])
 def test_an_unknown_key_warns(workspace, text):
     user_config(text)
-    s = load(workspace)
-    assert s.warnings and any(("modle" in w or "comand_timeout" in w or "nonsense" in w) for w in s.warnings)
+    loaded = load(workspace)
+    s = loaded.settings
+    assert loaded.warnings and any(("modle" in w or "comand_timeout" in w or "nonsense" in w) for w in loaded.warnings)
     assert s.tools == DEFAULTS.tools and s.model is None
 
 
@@ -176,8 +182,9 @@ def test_unknown_keys_are_named_and_known_ones_kept(workspace):
         '[models."openai/x"]\ncontext_window = 1000\ncontext_windw = 9\n'
         '[permissions]\nallow = ["edit"]\nalow = ["edit"]\n'
     )
-    s = load(workspace)
-    assert sorted(s.warnings) == [
+    loaded = load(workspace)
+    s = loaded.settings
+    assert sorted(loaded.warnings) == [
         "Unknown config key models.openai/x.context_windw ignored",
         "Unknown config key permissions.alow ignored",
         "Unknown config key tools.comand_timeout ignored",
@@ -202,40 +209,44 @@ def test_every_known_key_loads_without_a_warning(workspace):
         "auto_condense_percent = 50",
     ]
     user_config("\n".join(lines) + "\n")
-    s = load(workspace)
-    assert s.warnings == [] and s.models["any/model-name"].max_output_tokens == 10
+    loaded = load(workspace)
+    s = loaded.settings
+    assert loaded.warnings == [] and s.models["any/model-name"].max_output_tokens == 10
 
 
 def test_many_unknown_keys_give_a_bounded_list_of_warnings(workspace):
     user_config("".join(f"typo{i} = 1\n" for i in range(500)))
-    s = load(workspace)
-    assert 1 < len(s.warnings) < 50 and "typo0" in s.warnings[0] and "more" in s.warnings[-1]
+    loaded = load(workspace)
+    assert 1 < len(loaded.warnings) < 50 and "typo0" in loaded.warnings[0] and "more" in loaded.warnings[-1]
 
 
 def test_deeply_nested_toml_warns(workspace):
     user_config("a = " + "[" * 2000 + "]" * 2000)
-    s = load(workspace)
-    assert s.warnings and s.tools == DEFAULTS.tools
+    loaded = load(workspace)
+    s = loaded.settings
+    assert loaded.warnings and s.tools == DEFAULTS.tools
 
 
 def test_a_huge_config_file_is_ignored(workspace):
     path = user_config("[tools]\nmax_read_lines = 55\n" + "# padding\n" * 200_000)
-    s = load(workspace)
-    assert len(s.warnings) == 1 and str(path) in s.warnings[0] and s.tools == DEFAULTS.tools
+    loaded = load(workspace)
+    s = loaded.settings
+    assert len(loaded.warnings) == 1 and str(path) in loaded.warnings[0] and s.tools == DEFAULTS.tools
 
 
 def test_many_bad_values_keep_the_good_ones(workspace):
     user_config(
         "".join(f'[models."m{i}"]\ncontext_window = "big"\n' for i in range(60)) + "[tools]\nmax_read_lines = 55\n"
     )
-    s = load(workspace, model="openai/flag")
+    s = load(workspace, model="openai/flag").settings
     assert s.model == "openai/flag" and s.workspace == workspace.resolve() and s.tools.max_read_lines == 55
 
 
 def test_out_of_range_values_warn(workspace):
     user_config("[tools]\ncommand_timeout = -5\nmax_read_lines = 0\n")
-    s = load(workspace)
-    assert len(s.warnings) == 2 and s.tools == DEFAULTS.tools
+    loaded = load(workspace)
+    s = loaded.settings
+    assert len(loaded.warnings) == 2 and s.tools == DEFAULTS.tools
 
 
 @pytest.mark.parametrize(
@@ -257,8 +268,9 @@ def test_out_of_range_values_warn(workspace):
 )
 def test_more_out_of_range_values_warn_and_keep_the_default(workspace, text, named):
     user_config(text + "\n[tools]\nmax_read_lines = 55\n" if "[tools]" not in text else text)
-    s = load(workspace)
-    assert len(s.warnings) == 1 and named in s.warnings[0], s.warnings
+    loaded = load(workspace)
+    s = loaded.settings
+    assert len(loaded.warnings) == 1 and named in loaded.warnings[0], loaded.warnings
     assert s.llm == DEFAULTS.llm and s.context == DEFAULTS.context
     assert s.tools.command_timeout == DEFAULTS.tools.command_timeout
     assert all(o.context_window is None for o in s.models.values())
@@ -305,10 +317,11 @@ def toml_documents(draw):
 def test_any_config_loads_to_valid_settings(workspace, user, project):
     user_config(user)
     project_config(workspace, project)
-    s = load(workspace, model="openai/flag")
+    loaded = load(workspace, model="openai/flag")
+    s = loaded.settings
     Settings.model_validate(s.model_dump())  # every value has its declared type
     assert s.model == "openai/flag" and s.workspace == workspace.resolve()
-    assert all(isinstance(w, str) and w for w in s.warnings)
+    assert all(isinstance(w, str) and w for w in loaded.warnings)
 
 
 def _canonical(value):

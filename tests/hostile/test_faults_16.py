@@ -86,14 +86,14 @@ async def test_a_slow_stream_that_keeps_sending_content_is_not_cut(server, open_
 
 
 def test_stream_idle_timeout_is_a_setting_with_a_default():
-    from agent.settings.config import load_settings
+    from agent.settings.config import load_config
     from agent.settings.schema import LLMSettings
 
     assert LLMSettings().stream_idle_timeout == 60.0
-    settings = load_settings(flags={"llm": {"stream_idle_timeout": 5}})
-    assert settings.llm.stream_idle_timeout == 5 and not settings.warnings
-    bad = load_settings(flags={"llm": {"stream_idle_timeout": 0}})
-    assert bad.llm.stream_idle_timeout == 60.0 and bad.warnings
+    loaded = load_config(flags={"llm": {"stream_idle_timeout": 5}})
+    assert loaded.settings.llm.stream_idle_timeout == 5 and not loaded.warnings
+    bad = load_config(flags={"llm": {"stream_idle_timeout": 0}})
+    assert bad.settings.llm.stream_idle_timeout == 60.0 and bad.warnings
 
 
 # -- 5. a tool-call id the model repeats is made unique ---------------------------------------------

@@ -12,7 +12,7 @@ from pathlib import Path
 from agent.mcp.manager import McpManager
 from agent.mcp.servers import read_mcp_json, trust_mcp_json
 from agent.settings import trust
-from agent.settings.config import load_settings, read_project_config
+from agent.settings.config import load_config, load_settings, read_project_config
 from tests.conftest import REPO_ROOT
 
 READY_TIMEOUT = 120  # the fake server imports the MCP SDK on a loaded machine
@@ -94,9 +94,10 @@ async def test_an_edited_server_script_of_a_trusted_project_config_is_not_starte
         await first.wait_ready(READY_TIMEOUT)
         assert [s.state for s in first.status()] == ["ready"] and started(log) == ["original"]
         server_script(workspace, log, "edited")
-        settings = load_settings(workspace)  # the next session: the config is untrusted again
-        assert settings.mcp.servers == {} and settings.project_trust is not None
-        assert "files run" in dict(settings.project_trust.items)
+        loaded = load_config(workspace)  # the next session: the config is untrusted again
+        settings = loaded.settings
+        assert settings.mcp.servers == {} and loaded.project_trust is not None
+        assert "files run" in dict(loaded.project_trust.items)
         await first.restart("tools")
         await first.wait_ready(READY_TIMEOUT)
         (status,) = first.status()

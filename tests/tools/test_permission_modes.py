@@ -242,18 +242,20 @@ def test_a_user_message_carries_its_mode_and_a_reminder_when_it_changed():
 
 def test_the_settings_key_needs_trust_to_widen(workspace):
     from agent.settings import trust
-    from agent.settings.config import load_settings
+    from agent.settings.config import load_config, load_settings
 
     config = Path(workspace) / ".cairn" / "config.toml"
     config.parent.mkdir()
     config.write_text('permission_mode = "plan"\n')
     assert load_settings(workspace).permission_mode == "plan"  # narrows: no trust needed
     config.write_text('permission_mode = "acceptEdits"\n')
-    settings = load_settings(workspace)
-    assert settings.permission_mode == "default" and settings.project_trust is not None
+    loaded = load_config(workspace)
+    settings = loaded.settings
+    assert settings.permission_mode == "default" and loaded.project_trust is not None
     trust.trust(workspace, trust.digest(config.read_bytes()))
     assert load_settings(workspace).permission_mode == "acceptEdits"
     config.write_text('permission_mode = "sometimes"\n')
     trust.trust(workspace, trust.digest(config.read_bytes()))
-    settings = load_settings(workspace)
-    assert settings.permission_mode == "default" and any("permission_mode" in w for w in settings.warnings)
+    loaded = load_config(workspace)
+    settings = loaded.settings
+    assert settings.permission_mode == "default" and any("permission_mode" in w for w in loaded.warnings)

@@ -14,7 +14,7 @@ from agent.paths import config_dir
 from agent.runtime.ops import Prompt
 from agent.session.models import ToolCall
 from agent.settings import trust
-from agent.settings.config import load_settings, project_config_path
+from agent.settings.config import load_config, load_settings, project_config_path
 from agent.settings.schema import WebSettings
 from agent.tools.base import ToolContext
 from agent.tools.permissions import Permissions, fetch_covered
@@ -219,9 +219,10 @@ def test_allow_private_from_a_project_needs_trust(workspace):
     config = project_config_path(workspace)
     config.parent.mkdir()
     config.write_text("[web]\nallow_private = true\ntimeout = 7\n")
-    settings = load_settings(workspace)
+    loaded = load_config(workspace)
+    settings = loaded.settings
     assert settings.web.allow_private is False and settings.web.timeout == 7
-    assert any("web.allow_private" in w for w in settings.warnings)
+    assert any("web.allow_private" in w for w in loaded.warnings)
     trust.trust(workspace, trust.digest(config.read_bytes()))
     assert load_settings(workspace).web.allow_private is True
 

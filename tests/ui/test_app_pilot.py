@@ -290,9 +290,8 @@ async def test_settings_warnings_are_notified(make_settings, server):
     """In the chat, where they stay (issue 32): a toast covered the prompt, then went."""
     from agent.ui.widgets.chat import Notice
 
-    settings = make_settings()
-    settings.warnings = ["Config value llm.max_retries ignored: bad [value]"]
-    app = CairnApp(settings)
+    app = CairnApp(make_settings())
+    app.config_warnings = ["Config value llm.max_retries ignored: bad [value]"]
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         shown = [n.text for n in app.chat.query(Notice) if n.kind == "warning"]

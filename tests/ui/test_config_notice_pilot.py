@@ -5,7 +5,7 @@ user's own file still applies."""
 from __future__ import annotations
 
 from agent.paths import config_dir
-from agent.settings.config import load_settings
+from agent.settings.config import load_config
 from agent.ui.app import CairnApp
 from agent.ui.widgets.chat import Notice
 from tests.ui.conftest import send, wait_ready
@@ -24,9 +24,11 @@ async def test_a_broken_config_is_a_lasting_notice_and_in_status(workspace, monk
     config_dir().mkdir(parents=True, exist_ok=True)
     path = config_dir() / "config.toml"
     path.write_text(BROKEN)
-    settings = load_settings(workspace, flags={"api_key": "sk-test", "api_base": "http://127.0.0.1:9/v1"})
+    loaded = load_config(workspace, flags={"api_key": "sk-test", "api_base": "http://127.0.0.1:9/v1"})
+    settings = loaded.settings
     assert settings.model == "openai/from-the-config" and settings.tools.command_timeout == 7
     app = CairnApp(settings)
+    app.config_warnings = loaded.warnings  # what the app's own load keeps beside the settings
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_ready(pilot)
         warnings = [n.text for n in app.chat.query(Notice) if n.kind == "warning"]

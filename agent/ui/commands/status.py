@@ -32,8 +32,8 @@ def status_text(app: Host) -> str:
     user, project = config_dir() / "config.toml", project_config_path(settings.workspace)
     lines.append(f"  config     {user}{'' if user.is_file() else NO_FILE}")
     lines.append(f"             {project}{'' if project.is_file() else NO_FILE}")
-    if settings.warnings:
-        lines += ["", "Config problems"] + [f"  {warning}" for warning in settings.warnings]
+    if app.config_warnings:
+        lines += ["", "Config problems"] + [f"  {warning}" for warning in app.config_warnings]
     return "\n".join(lines)
 
 

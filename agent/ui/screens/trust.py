@@ -25,6 +25,7 @@ from agent.ui.screens.fit import fit_scroll
 from agent.ui.widgets.tool_render import inert
 
 if TYPE_CHECKING:
+    from agent.settings.config import LoadedConfig
     from agent.settings.trust import ProjectTrust
     from agent.ui.host import Host
 
@@ -122,27 +123,26 @@ async def ask_trust(app: Host, pending: ProjectTrust) -> bool:
 
 
 async def settle(app: Host) -> None:
-    """Ask about `app.settings.project_trust`. Trusted: record it and load the settings again
+    """Ask about `app.project_trust`. Trusted: record it and load the settings again
     (same workspace and flags), now with those keys; not now: the notice goes in the chat."""
-    settings = app.settings
-    pending = settings.project_trust if settings is not None else None
-    assert settings is not None and pending is not None  # the app asks only then
+    pending = app.project_trust
+    assert app.settings is not None and pending is not None  # the app asks only then
     app.status.set_state("waiting for the trust question…")
     if not await ask_trust(app, pending):
         app.chat.add_notice(pending.notice, kind="warning")
-        settings.project_trust = None  # answered: a second open (/model) does not ask again
+        app.project_trust = None  # answered: a second open (/model) does not ask again
         app.status.set_state("starting…")
         return
     from agent.process.background import in_daemon_thread
 
-    loaded: list = []
+    loaded: list[LoadedConfig] = []
 
     def trust_and_reload() -> None:
         from agent.settings import trust
-        from agent.settings.config import load_settings
+        from agent.settings.config import load_config
 
         trust.trust(pending.folder, pending.sha256)  # the bytes whose keys were shown
-        loaded.append(load_settings(pending.folder, flags=pending.flags))
+        loaded.append(load_config(pending.folder, flags=pending.flags))
 
     try:
         await in_daemon_thread(trust_and_reload)
@@ -150,12 +150,13 @@ async def settle(app: Host) -> None:
         app.chat.add_error(f"Could not record the trust: {readable(exc)}")
         app.chat.add_notice(pending.notice, kind="warning")
     else:
-        settings = app.settings = loaded[0]
-        app.status.set_info(model=settings.model)
-        again = settings.project_trust
+        config = loaded[0]
+        app.settings, app.config_warnings = config.settings, config.warnings
+        app.status.set_info(model=config.settings.model)
+        again = config.project_trust
         if again is not None:  # the file changed while the question was open
             app.chat.add_notice(again.notice, kind="warning")
         else:
             app.chat.add_notice(f"Trusted {pending.config} as it is now.", kind="info")
-    settings.project_trust = None  # answered (or shown): a second open (/model) does not ask
+    app.project_trust = None  # answered (or shown): a second open (/model) does not ask
     app.status.set_state("starting…")
