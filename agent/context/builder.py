@@ -67,11 +67,14 @@ class RequestBuilder:
         model: str,
         windows: Mapping[str, DiscoveredWindow] | None = None,
         connections: ConnectionPool | None = None,
+        effort: str | None = None,
     ) -> None:
         """`windows`: the windows the models' servers reported, owned by the agent (it adds to
         them); a request's output limit is the one the budget reserves with that window.
-        `connections`: the agent's pooled HTTP client, which every request carries."""
+        `connections`: the agent's pooled HTTP client, which every request carries. `effort`:
+        the session's `/effort` choice, over the configured ones (agent/llm/reasoning.py)."""
         self.settings = settings
+        self.effort = effort
         self.connections = connections
         self.windows: Mapping[str, DiscoveredWindow] = windows if windows is not None else {}
         self.counter: TokenCounter = counter_for(settings.context.tokenizer)
@@ -166,7 +169,7 @@ class RequestBuilder:
 
         messages, sent_tools = self.payload(build, tools)
         request = self._request(self.model, messages, sent_tools, estimated_tokens=build.tokens.total)
-        request.reasoning_effort = effort_for(self.settings, self.model)
+        request.reasoning_effort = effort_for(self.settings, self.model, self.effort)
         return request
 
     def summary_request(self, model: str, messages: list[dict[str, Any]]) -> ChatRequest:

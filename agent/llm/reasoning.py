@@ -35,12 +35,14 @@ META_THINKING_BLOCKS = "thinking_blocks"
 THINKING_BLOCK_TYPES = ("thinking", "redacted_thinking")
 
 
-def effort_for(settings: Settings, model: str) -> str | None:
-    """The effort a request to `model` asks for: `--effort` or /effort, else the model's own
-    `[models."…"]` setting, else `[llm]`'s; None: the model's default."""
+def effort_for(settings: Settings, model: str, chosen: str | None = None) -> str | None:
+    """The effort a request to `model` asks for: the session's `/effort` (`chosen`), else
+    `--effort`, else the model's own `[models."…"]` setting, else `[llm]`'s; None: the model's
+    default."""
     from agent.settings.schema import model_override
 
-    return settings.effort or model_override(settings, model).reasoning_effort or settings.llm.reasoning_effort
+    configured = settings.effort or model_override(settings, model).reasoning_effort or settings.llm.reasoning_effort
+    return chosen or configured
 
 
 def thinks_in_blocks(model: str) -> bool:

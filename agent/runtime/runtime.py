@@ -207,6 +207,18 @@ class Runtime:
         """What the session has cost so far (subagents included), as of its loaded history."""
         return self.agent.session_cost
 
+    @property
+    def chosen_effort(self) -> str | None:
+        """The session's `/effort` (None: the configured efforts apply)."""
+        return self.agent.builder.effort
+
+    def effort(self, model: str | None = None) -> str | None:
+        """The effort the next request to `model` (default: the current one) asks for; None:
+        the model's own default (agent/llm/reasoning.py `effort_for`)."""
+        from agent.llm.reasoning import effort_for
+
+        return effort_for(self.settings, model or self.model, self.chosen_effort)
+
     def known_windows(self) -> dict[str, int]:
         """The windows the models' servers reported so far (`/model` shows them)."""
         return {model: found.tokens for model, found in self.agent.discovered_windows.items()}
@@ -406,7 +418,7 @@ class Runtime:
 
         if effort is not None and effort not in EFFORTS:
             raise ValueError(f"unknown effort {effort!r}: one of {', '.join(EFFORTS)}")
-        self.settings.effort = effort  # type: ignore[assignment]  # checked against EFFORTS above
+        self.agent.builder.effort = effort
 
     async def close(self) -> None:
         """Interrupt a running turn, let it store what it produced, then close the store."""

@@ -246,8 +246,8 @@ class Settings(Section):
     # repr=False: a crash report printing locals (Textual's traceback) must not show the key.
     api_key: str | None = Field(default=None, repr=False)
     yolo: bool = False
-    # --effort (and /effort in the TUI): every model's effort for this run, over [models."…"]
-    # and [llm] reasoning_effort (agent/llm/reasoning.py `effort_for`).
+    # --effort: every model's effort for this run, over [models."…"] and [llm] reasoning_effort
+    # (agent/llm/reasoning.py `effort_for`); the TUI's /effort is the session's, over this.
     effort: Effort | None = None
     # The mode a session starts in (`--permission-mode`; Shift+Tab and ACP switch it while it
     # runs). A project file may narrow it (plan) but widen it (acceptEdits) only once trusted.

@@ -75,7 +75,9 @@ class Agent:
         subagents: bool = True,
         connections: ConnectionPool | None = None,
         guard: RunPolicy | None = None,
+        effort: str | None = None,
     ) -> None:
+        """`effort`: the `/effort` chosen for this agent's requests (a child gets its parent's)."""
         self.settings = settings
         # The fast path's pooled HTTP client (agent/llm/http.py): one for the agent and its
         # subagents, so their requests reuse the provider's connection; closed by the runtime.
@@ -92,7 +94,7 @@ class Agent:
             session=session,
             model=model,
             # The session's request builder: what its builds remember, its cache policy.
-            builder=RequestBuilder(settings, model, self.discovered_windows, self.connections),
+            builder=RequestBuilder(settings, model, self.discovered_windows, self.connections, effort),
             registry=default_registry(),
             system_prompt=build_system_prompt(settings.workspace),
         )
@@ -277,6 +279,7 @@ class Agent:
                 approver=approver,
                 subagents=False,
                 connections=self.connections,
+                effort=self.builder.effort,
             )
 
         runner = ChildRunner(
@@ -315,7 +318,10 @@ class Agent:
         self.state.session = session
         self._opened_head = session.head_id
         self._attach_context_files()
-        self.state.builder = RequestBuilder(self.settings, self.model, self.discovered_windows, self.connections)
+        effort = self.builder.effort  # the user's /effort holds for the session they switch to
+        self.state.builder = RequestBuilder(
+            self.settings, self.model, self.discovered_windows, self.connections, effort
+        )
         self.state.history = None
         self.state.session_cost = 0.0
         self.permissions.always.clear()

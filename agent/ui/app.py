@@ -317,7 +317,7 @@ class CairnApp(KeyActions, TurnActions, ModeActions, NotifyActions, App):
             self.status.set_info(model=self.settings.model if self.settings else None)
             return
         self.status.set_info(
-            model=runtime.model, title=runtime.session.title, window=runtime.context_window, effort=_effort(runtime)
+            model=runtime.model, title=runtime.session.title, window=runtime.context_window, effort=runtime.effort()
         )
         if not self.turn_running:
             self._meter_stale = True
@@ -440,13 +440,6 @@ class CairnApp(KeyActions, TurnActions, ModeActions, NotifyActions, App):
         for worker in [w for w in self.workers if w.group == "turn"]:
             await _bounded(worker.wait(), 3, "the turn")
         await _bounded(runtime.close(), 3, "closing the session")
-
-
-def _effort(runtime: Runtime) -> str | None:
-    """The reasoning effort the next request asks of the model (None: its own default)."""
-    from agent.llm.reasoning import effort_for
-
-    return effort_for(runtime.settings, runtime.model)
 
 
 async def _bounded(step: Awaitable[object], seconds: float, what: str) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from agent.llm.reasoning import THINKING_BUDGET
 from agent.runtime.opening import FrontEnd
+from agent.runtime.ops import SetEffort
 from agent.runtime.runtime import Runtime
 from agent.settings.config import load_settings
 from tests.fakes.anthropic_server import Thinking, text, tool_use
@@ -89,7 +90,7 @@ async def test_off_sends_no_thinking_and_strips_stored_blocks(anthropic_server, 
     runtime = await Runtime.open(_settings(workspace, anthropic_server), FrontEnd(on_event=lambda e: None))
     try:
         await runtime.agent.run_turn("what is x?")
-        runtime.settings.effort = "off"  # what --effort and /effort set
+        runtime.submit(SetEffort("off"))  # what /effort sets
         anthropic_server.add(text("ok"))
         await runtime.agent.run_turn("thanks")
         last = anthropic_server.requests[-1]

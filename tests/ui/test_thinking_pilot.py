@@ -143,21 +143,21 @@ async def test_effort_command_sets_the_next_request_and_the_status_bar(make_sett
         assert any("Effort: the model's default." in n and choices in n for n in notices(app))
 
         await send(pilot, "/effort high")
-        assert app.runtime.settings.effort == "high"
+        assert app.runtime.chosen_effort == "high"
         assert any(n.startswith("Effort for this session: high.") for n in notices(app))
         assert " · effort high" in app.status.render_text().plain
         await run_prompt(pilot, "first")
         assert server.requests[-1]["reasoning_effort"] == "high"
 
         await send(pilot, "/effort default")
-        assert app.runtime.settings.effort is None
+        assert app.runtime.chosen_effort is None
         assert "effort" not in app.status.render_text().plain
         await run_prompt(pilot, "second")
         assert "reasoning_effort" not in server.requests[-1]
 
         await send(pilot, "/effort lots")
         assert any("Unknown effort 'lots'" in n for n in notices(app))
-        assert app.runtime.settings.effort is None
+        assert app.runtime.chosen_effort is None
 
 
 async def test_effort_on_a_model_that_does_not_reason_says_so(make_settings, server):
@@ -165,7 +165,7 @@ async def test_effort_on_a_model_that_does_not_reason_says_so(make_settings, ser
     async with app.run_test(size=SIZE) as pilot:
         await wait_ready(pilot)
         await send(pilot, "/effort low")
-        assert app.runtime.settings.effort == "low"
+        assert app.runtime.chosen_effort == "low"
         assert any("not listed as a reasoning model" in n for n in notices(app))
         assert " · effort low" in app.status.render_text().plain
 

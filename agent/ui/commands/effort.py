@@ -1,7 +1,7 @@
 """/effort [off|minimal|low|medium|high|default]: how much a model that reasons thinks first.
 
 Set for the rest of this session (the request builder reads it on every request, so the next
-one asks for it), over the configured efforts like `--effort`; `default` goes back to them
+one asks for it), over the configured efforts (`--effort` included); `default` goes back to them
 (or to the model's own). Without an argument it says what the next request asks for, and the
 choices. The status bar shows the effort while one is set. A model litellm's price map does
 not list as reasoning is sent no effort at all: that is said rather than left for the user to
@@ -16,27 +16,25 @@ from agent.runtime.ops import SetEffort
 from agent.ui.commands.command import Command
 
 if TYPE_CHECKING:
+    from agent.runtime.runtime import Runtime
     from agent.ui.host import Host
 
 CHOICES = ("off", "minimal", "low", "medium", "high", "default")
 
 
-def _caveat(runtime) -> str:
+def _caveat(runtime: Runtime) -> str:
     """Why the effort set may not be what the model gets ("" when it is)."""
     from agent.llm.cost_map import model_info
-    from agent.llm.reasoning import effort_for
 
     model = runtime.model
     info = model_info(model)
-    if effort_for(runtime.settings, model) is not None and (info is None or not info.supports_reasoning):
+    if runtime.effort(model) is not None and (info is None or not info.supports_reasoning):
         return f" {model} is not listed as a reasoning model, so no effort is sent to it."
     return ""
 
 
-def _current(runtime) -> str:
-    from agent.llm.reasoning import effort_for
-
-    effort = effort_for(runtime.settings, runtime.model)
+def _current(runtime: Runtime) -> str:
+    effort = runtime.effort()
     return effort if effort is not None else "the model's default"
 
 
