@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from agent.tools.permissions import Approver
     from agent.tools.registry import ToolRegistry
     from agent.turn.loop import Agent
-    from agent.turn.policies import RunPolicy as RunLimits
+    from agent.turn.policies import RunPolicy
 
 EventSink = Callable[[Event], None]
 
@@ -42,7 +42,7 @@ class FrontEnd:
     on_event: EventSink
     approver: Approver | None = None
     plan_review: PlanReviewer | None = None
-    guard: RunLimits | None = None
+    guard: RunPolicy | None = None
     tools: Callable[[ToolRegistry], ToolRegistry] | None = None
     editor_mcp: dict[str, McpServerSettings] = field(default_factory=dict)
 
