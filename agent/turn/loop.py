@@ -311,7 +311,11 @@ class Agent:
         from agent.context.files.manager import ContextFiles
 
         self.ctx.context_files = ContextFiles(
-            self.store, self.session.id, settings=self.settings.context, tool_definitions=self.registry.definitions
+            self.store,
+            self.session.id,
+            settings=self.settings.context,
+            # The registry of the moment: a front end's (an editor's reads) or a child's replaces it.
+            tool_definitions=lambda: self.registry.definitions(),
         )
 
     def switch_session(self, session: Session) -> None:
