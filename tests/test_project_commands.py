@@ -1,4 +1,4 @@
-"""Project slash commands (`.cairn/commands/*.md`): parsing, expansion, precedence, bad files,
+"""Command files (`.cairn/commands/*.md`, agent/commands/): parsing, expansion, precedence, bad files,
 and the TUI sending `/name args` as its expanded block (checked in the request the fake got)."""
 
 from __future__ import annotations
@@ -9,14 +9,29 @@ from pathlib import Path
 
 import pytest
 
+from agent.commands.catalog import find_command, list_commands
+from agent.commands.invocation import ExpandContext, command_sources, expand_body, resolve
 from agent.paths import config_dir
 from agent.settings.config import load_settings
-from agent.settings.project_commands import expand, expand_text, find_command, list_commands
 from agent.ui.app import CairnApp
 from agent.ui.widgets.chat import Notice, UserMessage
 from tests.fakes.llm_server import text
 
 SIZE = (120, 36)
+
+
+def expand(command, args: str) -> str:
+    return expand_body(command.name, command.body, args)
+
+
+def expand_text(workspace: Path, text: str) -> str | None:
+    """What the runtime would send for `text` when its command has no `!` and no `@`."""
+    found = resolve(command_sources(workspace, None), text, [])
+    if found is None:
+        return None
+    invocable, args = found
+    expansion = invocable.expand(args, ExpandContext(workspace=workspace, trusted=lambda: False))
+    return expand_body(expansion.name, expansion.body, "") + (f"\n\n{expansion.tail}" if expansion.tail else "")
 
 
 def write(folder: Path, name: str, content: str | bytes) -> Path:

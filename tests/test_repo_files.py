@@ -165,7 +165,7 @@ def commands(workspace) -> Path:
 
 
 def test_a_fifo_command_file_does_not_hang_listing_or_help(workspace, commands):
-    from agent.settings.project_commands import find_command, list_commands
+    from agent.commands.catalog import find_command, list_commands
     from agent.ui.commands import help_text
 
     (commands / "good.md").write_text("---\ndescription: a good one\n---\nDo it.")
@@ -174,7 +174,7 @@ def test_a_fifo_command_file_does_not_hang_listing_or_help(workspace, commands):
     # What /help shows: built from the listing, with the app's loaded settings.
     app = SimpleNamespace(settings=SimpleNamespace(workspace=workspace))
     text = bounded(lambda: help_text(app), fifos)
-    listed_part, _, skipped_part = text.partition("Project command files not used")
+    listed_part, _, skipped_part = text.partition("Command files not used")
     assert "/good" in listed_part and "a good one" in listed_part and "/x" not in listed_part
     assert "x.md" in skipped_part and "FIFO" in skipped_part  # said, not listed
     assert bounded(lambda: find_command(workspace, "x"), fifos) is None
@@ -186,20 +186,20 @@ def test_a_fifo_command_file_does_not_hang_listing_or_help(workspace, commands):
 
 
 def test_a_command_symlinked_out_of_the_workspace_is_never_sent(workspace, commands, outside):
-    from agent.settings.project_commands import expand_text, find_command, list_commands
+    from agent.commands.catalog import find_command, list_commands
+    from agent.commands.invocation import command_sources, resolve
 
     os.symlink(os.path.relpath(outside, commands), commands / "review.md")  # ../../../id_rsa
-    assert expand_text(workspace, "/review src/x.py") is None  # what -p would send: the text as typed
-    assert find_command(workspace, "review") is None  # what the TUI would expand
-    assert all(SECRET not in c.body for c in list_commands(workspace))
     notices: list[str] = []
-    expand_text(workspace, "/review src/x.py", notices)
+    assert resolve(command_sources(workspace, None), "/review src/x.py", notices) is None  # sent as typed
+    assert find_command(workspace, "review") is None
+    assert all(SECRET not in c.body for c in list_commands(workspace))
     [notice] = notices
     assert "/review" in notice and "outside the workspace" in notice
 
 
 def test_a_symlinked_commands_folder_outside_is_not_listed(workspace, outside):
-    from agent.settings.project_commands import list_commands
+    from agent.commands.catalog import list_commands
 
     (outside.parent / "review.md").write_text(SECRET)
     (workspace / ".cairn").mkdir()
@@ -211,7 +211,7 @@ def test_a_symlinked_commands_folder_outside_is_not_listed(workspace, outside):
 
 
 def test_a_command_symlinked_inside_the_workspace_works(workspace, commands):
-    from agent.settings.project_commands import find_command
+    from agent.commands.catalog import find_command
 
     (workspace / "prompts").mkdir()
     (workspace / "prompts" / "review.md").write_text("Review $ARGUMENTS.")
@@ -220,7 +220,7 @@ def test_a_command_symlinked_inside_the_workspace_works(workspace, commands):
 
 
 def test_an_oversized_command_file_is_skipped_with_a_notice(workspace, commands):
-    from agent.settings.project_commands import list_commands
+    from agent.commands.catalog import list_commands
 
     (commands / "huge.md").write_bytes(b"Do it.\n" + b"x" * (1024 * 1024))
     assert list_commands(workspace) == []
@@ -230,8 +230,8 @@ def test_an_oversized_command_file_is_skipped_with_a_notice(workspace, commands)
 
 
 def test_the_users_own_commands_may_be_symlinks_but_not_fifos(workspace, outside):
+    from agent.commands.catalog import list_commands
     from agent.paths import config_dir
-    from agent.settings.project_commands import list_commands
 
     user = config_dir() / "commands"
     user.mkdir(parents=True)

@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from agent import __version__
-from agent.fs.terminal_text import inert, inert_json, inert_on_terminal, inert_writer
+from agent.fs.terminal_text import inert_json, inert_on_terminal, inert_writer
 from agent.headless.input import StdinMessages
 from agent.headless.limits import RunGuard, RunLimits
 from agent.headless.stream import SCHEMA_VERSION, StreamPrinter
@@ -272,14 +272,8 @@ async def _one_prompt(runtime: Runtime, settings: Settings, prompt: str) -> None
     name, _, args = prompt.strip().partition(" ")
     if name == "/compact":
         await runtime.submit(Compact(args.strip() or None))
-    else:
-        from agent.settings.project_commands import expand_text
-
-        notices: list[str] = []
-        expanded = expand_text(settings.workspace, prompt, notices)
-        for text in notices:  # a command file refused (a symlink out, a FIFO…): said, not sent
-            print(inert(f"Note: {text}"), file=sys.stderr)
-        await runtime.submit(Prompt(expanded or prompt))
+    else:  # a command file or skill (`/commit …`) is expanded by the runtime (agent/runtime/command_turn.py)
+        await runtime.submit(Prompt(prompt))
 
 
 def _input_error(printer, message: str) -> None:

@@ -31,7 +31,9 @@ class Op(Generic[R]):
 # -- turns: run until done or interrupted; busy meanwhile -----------------------------
 @dataclass(frozen=True, slots=True)
 class Prompt(Op[None]):
-    """The user's message: one turn, to the end or until `Interrupt`."""
+    """The user's message: one turn, to the end or until `Interrupt`. Text naming a command
+    (`/commit fix the typo`: a command file, a skill, an MCP prompt) is that command's turn,
+    expanded by the runtime (agent/runtime/command_turn.py), so every front end sends what was typed."""
 
     text: str
 

@@ -62,7 +62,7 @@ class Runtime:
         self.sessions = SessionChanges(store, settings, agent, busy=lambda: self.busy, model=lambda: self.model)
         # Ops that take time: each runs as a task the caller awaits (agent/runtime/ops.py).
         self._handlers: dict[type[ops.Op], Handler] = {
-            ops.Prompt: lambda op: self._run(self.agent.run_turn(op.text)),
+            ops.Prompt: self._prompt,
             ops.Compact: lambda op: self._run(self.agent.compact(op.instructions)),
             ops.Shell: self._shell,
             ops.NewSession: lambda op: self.sessions.new(),
@@ -338,6 +338,13 @@ class Runtime:
             raise
         finally:
             self._turn = None
+
+    async def _prompt(self, op: ops.Prompt) -> None:
+        """The user's message, or the command it invokes (agent/runtime/command_turn.py).
+        MCP prompts join the command sources here (`sources(self.agent, …)`)."""
+        from agent.runtime.command_turn import run_prompt, sources
+
+        await self._run(run_prompt(self.agent, op.text, sources(self.agent)))
 
     async def _shell(self, op: ops.Shell) -> Message:
         """`!command` (agent/runtime/shell.py): needs no model, so it does not wait for litellm."""

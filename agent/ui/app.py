@@ -359,7 +359,7 @@ class CairnApp(KeyActions, TurnActions, ModeActions, NotifyActions, App):
         """The current body of project command `name` (for showing a stored expansion as
         `/name args`); None when there is none. Never raises."""
         try:
-            from agent.settings.project_commands import find_command
+            from agent.commands.catalog import find_command
 
             workspace = self.settings.workspace if self.settings is not None else None
             found = find_command(workspace, name) if workspace is not None else None

@@ -31,6 +31,7 @@ FLOORS: list[tuple[str, list[str]]] = [
             "agent.hooks",
             "agent.skills",
             "agent.subagents",
+            "agent.commands",
             "agent.prompt",
             "agent.images",
         ],

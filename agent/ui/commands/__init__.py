@@ -5,8 +5,10 @@ add one line to `_registry()`. Handlers receive the app as a `Host` (agent/ui/ho
 the text after the command name; they talk to the runtime only through the app (which owns
 it), never to the store or the loop.
 
-Project commands (`.cairn/commands/*.md`, agent/settings/project_commands.py) join the built-in
-ones in completion and /help; a built-in wins over a project command of the same name.
+Command files (`.claude/commands/`, `.cairn/commands/`, the user's) and skills
+(agent/commands/) join the built-in ones in completion and /help, with their description and
+argument hint; a built-in wins over one of the same name. Running one sends what was typed:
+the runtime expands it.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from typing import TYPE_CHECKING
 from agent.ui.commands.command import Command
 
 if TYPE_CHECKING:
-    from agent.settings.project_commands import ProjectCommand
+    from agent.commands.invocation import CommandSource, Listed
     from agent.ui.host import Host
 
 
@@ -97,7 +99,7 @@ def parse(text: str) -> tuple[str, str] | None:
     return name, args.strip()
 
 
-# -- project commands ---------------------------------------------------------------------
+# -- command files and skills ------------------------------------------------------------
 def _loaded_workspace(app: object) -> Path | None:
     """The app's workspace, None until the settings are loaded: reading command files needs
     pydantic, which must not be imported on a keystroke at start-up."""
@@ -105,40 +107,47 @@ def _loaded_workspace(app: object) -> Path | None:
     return settings.workspace if settings is not None else None
 
 
-def _as_command(found: ProjectCommand) -> Command:
-    from agent.settings.project_commands import ARGUMENTS, expand
+def _sources(app: object, workspace: Path) -> list[CommandSource]:
+    """The runtime's command sources as the app sees them: the workspace's files, and the
+    skills once the runtime is open (agent/commands/invocation.py)."""
+    from agent.commands.invocation import command_sources
 
+    runtime = getattr(app, "runtime", None)
+    return command_sources(workspace, runtime.skills() if runtime is not None else None)
+
+
+def _as_command(found: Listed) -> Command:
     async def run(app: Host, args: str) -> None:
-        app.send_prompt(f"/{found.name} {args}".strip(), expand(found, args))
+        app.send_prompt(f"/{found.name} {args}".strip())  # the runtime expands it (agent/runtime/command_turn.py)
 
-    return Command(
-        found.name, found.description, run, usage="[arguments]" if ARGUMENTS in found.body else "", project=True
-    )
+    return Command(found.name, found.description, run, usage=found.argument_hint, project=True)
 
 
 def project_commands(app: object) -> list[Command]:
-    """The project commands no built-in shadows, sorted by name (for completion and /help)."""
+    """The command files and skills no built-in shadows, sorted by name (for completion and /help)."""
     workspace = _loaded_workspace(app)
     if workspace is None:
         return []
-    from agent.settings.project_commands import list_commands
+    from agent.commands.invocation import listing
 
-    return [_as_command(c) for c in list_commands(workspace) if find(c.name) is None]
+    return [_as_command(c) for c in listing(_sources(app, workspace)) if find(c.name) is None]
 
 
 def find_for(app: Host, name: str) -> Command | None:
-    """A built-in command, else the project command called `name` (only its file is read)."""
+    """A built-in command, else the command file or skill called `name` (only its file is read)."""
     command = find(name)
     if command is not None:
         return command
-    from agent.settings.project_commands import find_command
+    from agent.commands.invocation import Listed
 
-    found = find_command(app.workspace, name)
-    return _as_command(found) if found is not None else None
+    for source in _sources(app, app.workspace):
+        if source.find(name, []) is not None:
+            return _as_command(Listed(name.lower(), ""))
+    return None
 
 
 def matching_for(app: object, prefix: str) -> list[Command]:
-    """Built-in commands matching `prefix`, then the matching project commands."""
+    """Built-in commands matching `prefix`, then the matching command files and skills."""
     prefix = prefix.lower()
     return matching(prefix) + [c for c in project_commands(app) if c.name.startswith(prefix)]
 

@@ -1,4 +1,4 @@
-"""/help: the commands (built-in, then the project's own) and key bindings.
+"""/help: the commands (built-in, then command files and skills) and key bindings.
 
 /help is one of the registry's commands (agent/ui/commands/__init__.py), so it cannot import
 the registry back: the registry hands it what to list (`command(rows_for)`), and
@@ -47,10 +47,10 @@ def listing_rows(builtin: Sequence[Command], project: Sequence[Command], skipped
         alias = f" (also /{', /'.join(c.aliases)})" if c.aliases else ""
         rows.append((f"  {names[c.name]:<{width}} {c.description}{alias}", column))
     if project:
-        rows += [("", 0), ("Project commands (.cairn/commands/*.md)", 0)]
+        rows += [("", 0), ("Your commands and skills (.claude/commands, .cairn/commands, skills)", 0)]
         rows += [(f"  {names[c.name]:<{width}} {c.description}", column) for c in project]
     if skipped:
-        rows += [("", 0), ("Project command files not used", 0)] + [(f"  {text}", 4) for text in skipped]
+        rows += [("", 0), ("Command files not used", 0)] + [(f"  {text}", 4) for text in skipped]
     rows += [("", 0), ("Keys", 0)]
     rows += [(f"  {key:<{KEY_WIDTH}} {what}", 2 + KEY_WIDTH + 1) for key, what in KEYS]
     return rows
@@ -61,7 +61,7 @@ def skipped_commands(app: object | None) -> list[str]:
     workspace = getattr(getattr(app, "settings", None), "workspace", None)
     if workspace is None:
         return []
-    from agent.settings.project_commands import command_notices
+    from agent.commands.catalog import command_notices
 
     return command_notices(workspace)
 

@@ -1,7 +1,7 @@
 """/init: the model studies the project and writes or updates AGENTS.md.
 
 The instructions are a prompt beside this module (init.md, package data), sent as a
-`<command name="init">` block as project commands are (agent/settings/project_commands.py):
+`<command name="init">` block as command files are (agent/commands/invocation.py):
 the chat shows `/init`, a resumed chat too, and a condense keeps the block while it is being
 worked on. The model writes with filesystem-create / filesystem-edit, so each write asks
 for approval through the normal permissions (in plan mode it is refused, as any edit is).
@@ -23,10 +23,9 @@ PROMPT_FILE = Path(__file__).with_name("init.md")
 
 def init_prompt(args: str) -> str:
     """What the model gets: the prompt file in a `<command>` block, `args` after it."""
-    from agent.settings.project_commands import ProjectCommand, expand
+    from agent.commands.invocation import expand_body
 
-    body = PROMPT_FILE.read_text(encoding="utf-8").strip()
-    return expand(ProjectCommand(name="init", description=DESCRIPTION, path=PROMPT_FILE, body=body), args)
+    return expand_body("init", PROMPT_FILE.read_text(encoding="utf-8").strip(), args)
 
 
 async def run(app: Host, args: str) -> None:
