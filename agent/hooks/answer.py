@@ -2,7 +2,8 @@
 
 Exit 0 is "go on"; its stdout may be a JSON object (`continue`, `stopReason`,
 `systemMessage`, `decision` + `reason`, `hookSpecificOutput` with `permissionDecision`,
-`permissionDecisionReason`, `updatedInput`, `additionalContext`), or plain text that becomes
+`permissionDecisionReason`, `updatedInput`, `additionalContext`; PermissionRequest's `decision`
+with `behavior` and `message`), or plain text that becomes
 context for the model where Claude Code makes it so (UserPromptSubmit, SessionStart).
 Exit 2 blocks, with stderr as the reason; its stdout is ignored, as Claude Code ignores it.
 Any other code, a timeout, or a command that could not start is a warning for the user and
@@ -87,6 +88,10 @@ def _json_answer(event: str, data: dict[str, Any]) -> HookAnswer:
         permission = chosen  # the newer field wins over the older `decision`
         why = _text(specific.get("permissionDecisionReason")) or reason
         block = (why or "denied by a PreToolUse hook") if chosen == "deny" else None
+    asked = specific.get("decision")  # PermissionRequest: {"behavior": "allow" | "deny", "message": …}
+    if event == "PermissionRequest" and isinstance(asked, dict) and asked.get("behavior") in ("allow", "deny"):
+        permission = asked["behavior"]
+        block = (_text(asked.get("message")) or "denied by a PermissionRequest hook") if permission == "deny" else None
     stop: str | None = None
     if data.get("continue") is False:
         stop = _text(data.get("stopReason"))

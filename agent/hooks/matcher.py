@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterable
 
-from agent.hooks.names import claude_aliases
+from agent.hooks.names import CLAUDE_TOOLS, claude_aliases
 
 MAX_MATCHER_CHARS = 1_000  # a config value, not a document
+_NAMES = re.compile(r"[A-Za-z0-9_-]+(?:\|[A-Za-z0-9_-]+)*")  # `Edit|Write`: a list of plain names
+MCP_PREFIX = "mcp__"  # MCP tools come and go as servers connect: a name of this form may yet exist
 
 
 def matches_all(matcher: str | None) -> bool:
@@ -50,3 +53,25 @@ def matches(matcher: str | None, tool: str) -> bool:
         return True
     pattern = compiled(matcher)
     return pattern is not None and any(pattern.fullmatch(name) for name in names)
+
+
+def unmapped(matcher: str | None, tools: Iterable[str]) -> str | None:
+    """Why a tool matcher selects no tool cairn has (`tools`: its tools' names; Claude Code's
+    names of them count too), for a warning naming the hook; None when it may select one.
+    A list of names (`Edit|NotebookEdit`) is told which of them cairn lacks; an expression is
+    told when it matches none of cairn's names. `mcp__…` is never told: servers connect later."""
+    if matches_all(matcher) or matcher is None:
+        return None
+    text = matcher.strip()
+    known = set(tools) | {claude for claude, cairn in CLAUDE_TOOLS.items() if cairn in set(tools)}
+    if _NAMES.fullmatch(text):
+        missing = [name for name in text.split("|") if name not in known and not name.startswith(MCP_PREFIX)]
+        if not missing:
+            return None
+        listed = ", ".join(missing)
+        never = " never runs" if len(missing) == len(text.split("|")) else f" does not run for {listed}"
+        return f"matcher {text!r} names {listed}, which cairn has no tool for: the hook{never}"
+    pattern = compiled(text)
+    if pattern is None or text.startswith(MCP_PREFIX) or any(pattern.fullmatch(name) for name in known):
+        return None
+    return f"matcher {text!r} matches none of cairn's tools: the hook never runs"

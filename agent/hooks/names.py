@@ -11,8 +11,32 @@ agent/context/ read these names.
 from __future__ import annotations
 
 # Every event a hook may be configured for, in the order Claude Code documents them.
-EVENTS = ("PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SessionStart", "PreCompact", "Notification")
-TOOL_EVENTS = frozenset({"PreToolUse", "PostToolUse"})  # the events whose hooks have a matcher
+EVENTS = (
+    "PreToolUse",
+    "PermissionRequest",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "UserPromptSubmit",
+    "Stop",
+    "SubagentStart",
+    "SubagentStop",
+    "SessionStart",
+    "SessionEnd",
+    "PreCompact",
+    "Notification",
+)
+# The events whose matcher names a tool (Claude Code's name or cairn's).
+TOOL_EVENTS = frozenset({"PreToolUse", "PermissionRequest", "PostToolUse", "PostToolUseFailure"})
+# The events whose matcher selects by another field, as Claude Code's: the field's value is
+# matched as a tool name is (`startup|resume`). Events in neither set ignore their matcher.
+MATCHED_FIELD = {
+    "SessionStart": "source",  # startup | resume | clear | compact
+    "SessionEnd": "reason",  # clear | logout | prompt_input_exit | other
+    "PreCompact": "trigger",  # manual | auto
+    "Notification": "notification_type",  # permission_prompt | idle_prompt
+    "SubagentStart": "agent_type",
+    "SubagentStop": "agent_type",
+}
 DEFAULT_TIMEOUT = 60.0  # seconds, as Claude Code's
 
 # Claude Code's tool name → cairn's. Several of Claude Code's may name one of cairn's.

@@ -449,3 +449,4 @@ class Runtime:
             log.warning("could not remove the empty session %s", self.session.id, exc_info=True)
         finally:
             await self.store.close()
+        await self.agent.hooks.session_ended("other")  # SessionEnd, each hook within its timeout

@@ -227,10 +227,15 @@ class HooksSettings(Section):
     own config only decides it; a project's `.claude/` hooks still need trust)."""
 
     PreToolUse: list[HookCommand] = Field(default_factory=list)
+    PermissionRequest: list[HookCommand] = Field(default_factory=list)
     PostToolUse: list[HookCommand] = Field(default_factory=list)
+    PostToolUseFailure: list[HookCommand] = Field(default_factory=list)
     UserPromptSubmit: list[HookCommand] = Field(default_factory=list)
     Stop: list[HookCommand] = Field(default_factory=list)
+    SubagentStart: list[HookCommand] = Field(default_factory=list)
+    SubagentStop: list[HookCommand] = Field(default_factory=list)
     SessionStart: list[HookCommand] = Field(default_factory=list)
+    SessionEnd: list[HookCommand] = Field(default_factory=list)
     PreCompact: list[HookCommand] = Field(default_factory=list)
     Notification: list[HookCommand] = Field(default_factory=list)
     read_claude_settings: bool = False

@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from agent.context.budget import Budget, budget_for
-from agent.context.condense import CondenseResult, condense, split_at_last_summary
+from agent.context.condense import CondenseError, CondenseResult, condense, split_at_last_summary
 from agent.context.pipeline import BuildResult, TruncateTo
 from agent.context.tokens import TokenCounter
 from agent.hooks.dispatch import Hooks
@@ -139,7 +139,9 @@ class TurnContextHost:
         settings = self.settings
         cfg = settings.context
         model = cfg.condense_model or self.state.model
-        await self.hooks.pre_compact("manual" if trigger == "manual" else "auto", instructions)  # told, not asked
+        blocked = await self.hooks.pre_compact("manual" if trigger == "manual" else "auto", instructions)
+        if blocked is not None:  # exit 2, as Claude Code's: no summary (an automatic one truncates instead)
+            raise CondenseError(f"A PreCompact hook blocked the compaction: {blocked}")
         result = await condense(
             history,
             model=model,
@@ -188,6 +190,7 @@ class TurnContextHost:
                 )
             except Exception:  # the summary stands; the archive can be rebuilt from the store
                 log.exception("could not write the history context file")
+        self.hooks.session_started("compact")  # SessionStart `compact`, as after Claude Code's compaction
         return await writer.history()
 
     async def record(self, event: ContextEvent, summary: Message | None) -> None:

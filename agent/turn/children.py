@@ -30,6 +30,7 @@ import logging
 from collections.abc import Callable
 from typing import Any, Protocol, cast
 
+from agent.hooks.dispatch import MAX_STOP_CONTINUES, Hooks
 from agent.session.models import Message, Session
 from agent.settings.schema import Settings
 from agent.subagents.definitions import AgentDefinition
@@ -40,6 +41,7 @@ from agent.tools.modes import Mode
 from agent.tools.permissions import ApprovalRequest, Approver, Decision, Permissions
 from agent.tools.registry import ToolRegistry
 from agent.turn.events import Event, LimitReached, Notice, Retrying, ToolStarted, TurnError, TurnFinished
+from agent.turn.hook_steps import STOP_NOTE
 from agent.turn.policies import RunPolicy
 from agent.turn.state import TurnState
 from agent.turn.writer import SessionWriter
@@ -66,6 +68,7 @@ class ChildAgent(Protocol):
 
     registry: ToolRegistry
     permissions: Permissions
+    hooks: Hooks
     guard: RunPolicy | None
     system_prompt: str
     announce_mode: bool
@@ -151,13 +154,21 @@ class ChildRunner:
             approver=_naming(definition.name, self.ctx.permissions.approver),
         )
         self._confine(child, definition)
-        turn = asyncio.ensure_future(child.run_turn(task))
-        try:
-            await asyncio.shield(turn)
-        except asyncio.CancelledError:
-            turn.cancel()
-            await _finished(turn)
-            raise
+        child.hooks.attach(history=lambda: child.state.history)  # the transcript its own hooks read
+        hooks: Hooks | None = self.ctx.hooks  # SubagentStart/SubagentStop are the parent's events
+        if hooks is not None:
+            added = await hooks.subagent_started(definition.name, session.id)
+            if added:
+                child.system_prompt += f"\n\n[SubagentStart hook]\n{added}"
+        await _turn(child, task)
+        for stops in range(MAX_STOP_CONTINUES):  # a SubagentStop hook may send it back to work
+            if hooks is None or watcher.status != "ok":
+                break
+            history = await child.current_history()
+            reason = await hooks.subagent_stopped(definition.name, session.id, history, active=stops > 0)
+            if reason is None:
+                break
+            await _turn(child, STOP_NOTE.format(reason=reason))
         history = await child.current_history()
         return _result(definition, child.state, history, watcher)
 
@@ -307,6 +318,17 @@ def _result(definition: AgentDefinition, child: TurnState, history: list[Message
     )
     partial = f"\nWhat it said last:\n{answer.content}" if answer is not None else ""
     return ToolResult.error(f"the {definition.name} agent did not finish: {why.rstrip('.')}.{partial}", **meta)
+
+
+async def _turn(child: ChildAgent, text: str) -> None:
+    """One turn of the child; the parent's interrupt cancels it and waits for its clean-up."""
+    turn = asyncio.ensure_future(child.run_turn(text))
+    try:
+        await asyncio.shield(turn)
+    except asyncio.CancelledError:
+        turn.cancel()
+        await _finished(turn)
+        raise
 
 
 async def _finished(turn: asyncio.Future[None]) -> None:

@@ -118,7 +118,7 @@ async def test_resuming_a_session_is_source_resume(server, open_runtime, tmp_pat
 
 
 async def test_pre_compact_is_told_the_trigger_and_instructions(server, open_runtime, tmp_path):
-    command, log = hook(tmp_path, "compact", "sys.exit(2)\n")  # exit 2 cannot stop a compaction
+    command, log = hook(tmp_path, "compact")
     server.add(text("First answer."), text("Second answer."), text("SUMMARY: all done."))
     runtime = await open_runtime(flags=hooks(PreCompact={"command": command}))
     try:
@@ -130,7 +130,24 @@ async def test_pre_compact_is_told_the_trigger_and_instructions(server, open_run
     (event,) = seen(log)
     assert (event["trigger"], event["custom_instructions"]) == ("manual", "focus on X")
     assert of_type(runtime.events, "context_managed")[-1].summary is not None
-    assert any("PreCompact hook" in n.message for n in of_type(runtime.events, "notice"))
+
+
+async def test_a_pre_compact_hook_exiting_2_blocks_the_compaction(server, open_runtime, tmp_path):
+    """As Claude Code's: exit 2 blocks the compaction, its stderr says why."""
+    command, log = hook(tmp_path, "compact", "print('the notes are not saved yet', file=sys.stderr)\nsys.exit(2)\n")
+    server.add(text("First answer."), text("Second answer."))
+    runtime = await open_runtime(flags=hooks(PreCompact={"command": command}))
+    try:
+        await runtime.submit(Prompt("Set up the parser module"))
+        await runtime.submit(Prompt("Now add tests for it"))
+        await runtime.submit(Compact("focus on X"))
+        history = await runtime.history()
+    finally:
+        await runtime.close()
+    assert len(seen(log)) == 1 and len(server.requests) == 2  # no summary was asked for
+    assert [m.kind for m in history] == ["message"] * 4
+    (error,) = of_type(runtime.events, "turn_error")
+    assert "PreCompact hook blocked the compaction: the notes are not saved yet" in error.message
 
 
 async def test_a_notification_hook_hears_that_an_approval_waits(server, open_runtime, tmp_path, workspace):

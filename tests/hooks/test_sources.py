@@ -98,12 +98,12 @@ BASH_GUARD = {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "
 
 def test_claude_codes_hooks_are_read_only_when_the_user_opts_in(workspace, tmp_path, monkeypatch):
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
-    claude_settings(tmp_path / "claude", {**BASH_GUARD, "SubagentStop": [{"hooks": [{"command": "x"}]}]})
+    claude_settings(tmp_path / "claude", {**BASH_GUARD, "TeammateIdle": [{"hooks": [{"command": "x"}]}]})
     assert load_specs(load_settings(workspace))[0] == []
     user_config("[hooks]\nread_claude_settings = true\n")
     specs, problems = load_specs(load_settings(workspace))
     assert specs == [HookSpec("PreToolUse", "guard.sh", "Bash", 5.0, claude=True)]
-    assert len(problems) == 1 and "SubagentStop" in problems[0]
+    assert len(problems) == 1 and "TeammateIdle" in problems[0]
 
 
 def test_a_projects_claude_code_hooks_need_trust_of_their_content(workspace, tmp_path, monkeypatch):
