@@ -35,13 +35,16 @@ def context_report(
     (`Store.last_request`); `limits`: the model's limits as the agent uses them (with the
     window its server reported), else looked up here (`model_limits`); `tools`: the agent's
     tool definitions (its MCP servers' included), else the built-in ones."""
+    from agent.instructions import load_instructions
     from agent.llm.models import model_limits
     from agent.prompt import build_system_prompt
     from agent.tools.registry import default_registry
 
     if tools is None:
         tools = default_registry().definitions()
-    system = build_system_prompt(workspace, today=datetime.fromtimestamp(now_ms / 1000).date())
+    instructions = load_instructions(workspace)
+    day = datetime.fromtimestamp(now_ms / 1000).date()
+    system = build_system_prompt(workspace, today=day, instructions=instructions)
     builder = RequestBuilder(settings, model or "")
     build = builder.build(history, now_ms=now_ms, tools=tools, system_prompt=system)
     if limits is None and model:
@@ -68,6 +71,7 @@ def context_report(
         "threshold": budget.threshold,
         "allowed": budget.allowed,
         "passes": [p.model_dump() for p in build.report],
+        "instructions": [{"path": f.shown, "chars": len(f.text), "source": f.description} for f in instructions.files],
         "calibration": _calibration(history),
         "cache": _cache(build, builder),
         "last_request": _last_request(last_request, history, builder, dump),
@@ -142,6 +146,7 @@ def format_report(report: dict[str, Any]) -> str:
         f"  system prompt   {tokens['system']:>10,}",
         f"  tools           {tokens['tools']:>10,}",
         f"  messages        {tokens['messages']:>10,}",
+        *_instruction_lines(report.get("instructions") or []),
         "",
         f"  {'pass':<20}{'changed':>8}{'before':>12}{'after':>12}{'saved':>10}",
     ]
@@ -163,6 +168,15 @@ def format_report(report: dict[str, Any]) -> str:
             f"  last request: tiktoken estimate {cal['estimated'] or 0:,} · provider reported {cal['reported']:,}",
         ]
     return "\n".join(lines)
+
+
+def _instruction_lines(files: list[dict[str, Any]]) -> list[str]:
+    """The instruction files in the system prompt, with their sizes."""
+    if not files:
+        return []
+    return ["", "  instructions in the system prompt:"] + [
+        f"    {f['path']:<30}{f['chars']:>10,} chars  ({f['source']})" for f in files
+    ]
 
 
 def _cache_lines(report: dict[str, Any]) -> list[str]:

@@ -15,6 +15,7 @@ import functools
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
+from agent.instructions import call_paths, instructions_for
 from agent.process.process_group import kill_group
 from agent.session.models import Message, ToolCall
 from agent.subagents.tool import NAME as SUBAGENT_TOOL
@@ -52,6 +53,7 @@ class ToolSteps:
         self.policies = policies
         self.emit = emit
         self.partial: list[str] = []
+        self.instructions_given: set[str] = set()  # a subfolder's instruction files given so far
 
     async def run(self, assistant: Message) -> bool:
         """Run the calls; True when a run limit stopped them (every call answered)."""
@@ -107,13 +109,18 @@ class ToolSteps:
         state = self.state
         if result.meta.get("subagent"):  # the child's requests are this session's bill
             state.session_cost += float(result.meta.get("cost") or 0.0)
+        content, meta = result.content, dict(result.meta)
+        paths = [] if result.is_error else call_paths(call.name, call.arguments)
+        nested = instructions_for(self.ctx.workspace, paths, self.instructions_given) if paths else None
+        if nested is not None:  # a subfolder's CLAUDE.md, once, after what the tool returned
+            content, meta["instructions"] = content + nested[0], nested[1]
         message = Message(
             role="tool",
             tool_call_id=call.id,
             tool_name=call.name,
-            content=result.content,
+            content=content,
             status="error" if result.is_error else "ok",
-            meta=dict(result.meta),
+            meta=meta,
         )
         state.builder.counter.remember_count(message)
         images = state.builder.images.keep(result.blobs, self.writer.store.put_blobs)

@@ -304,11 +304,13 @@ def test_instruction_symlinks_inside_the_workspace_are_followed(workspace):
     (workspace / "docs").mkdir()
     (workspace / "docs" / "agents.md").write_text("Run the tests.\n")
     os.symlink("docs/agents.md", workspace / "AGENTS.md")
-    os.mkfifo(workspace / "CLAUDE.md")  # never opened: AGENTS.md is found first
+    os.mkfifo(workspace / "CLAUDE.md")  # both files are read (issue 45): a FIFO is skipped, never blocks
 
     assert "Project instructions from AGENTS.md" in build_system_prompt(workspace)
     assert "Run the tests." in build_system_prompt(workspace)
-    assert instruction_notices(workspace) == []
+    assert instruction_notices(workspace) == [
+        "Not reading CLAUDE.md as project instructions: it is a FIFO (named pipe), not a regular file"
+    ]
 
 
 def test_instruction_file_that_is_a_fifo_or_device_is_skipped_without_blocking(workspace):
@@ -319,8 +321,8 @@ def test_instruction_file_that_is_a_fifo_or_device_is_skipped_without_blocking(w
     notices: list[str] = []
     prompt = bounded_sync(lambda: build_system_prompt(workspace, notices=notices))
     assert "Project instructions" not in prompt
-    assert [n.split(":")[0] for n in notices] == [
-        "Not reading AGENTS.md as project instructions",
+    assert [n.split(":")[0] for n in notices] == [  # Claude Code's order: CLAUDE.md, then AGENTS.md
         "Not reading CLAUDE.md as project instructions",
+        "Not reading AGENTS.md as project instructions",
     ]
-    assert "FIFO" in notices[0]  # said why: a FIFO would have blocked cairn
+    assert "FIFO" in notices[1]  # said why: a FIFO would have blocked cairn

@@ -4,6 +4,7 @@ a notice that scrolls away)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent.ui.commands.command import Command
@@ -32,13 +33,24 @@ def status_text(app: Host) -> str:
     user, project = config_dir() / "config.toml", project_config_path(settings.workspace)
     lines.append(f"  config     {user}{'' if user.is_file() else NO_FILE}")
     lines.append(f"             {project}{'' if project.is_file() else NO_FILE}")
+    lines += instruction_lines(settings.workspace)
     if app.config_warnings:
         lines += ["", "Config problems"] + [f"  {warning}" for warning in app.config_warnings]
     return "\n".join(lines)
+
+
+def instruction_lines(workspace: Path) -> list[str]:
+    """A line per instruction file a session here starts with (agent/instructions/)."""
+    from agent.instructions import load_instructions
+
+    files = load_instructions(workspace).files
+    if not files:
+        return ["", "Instructions", "  (none: no CLAUDE.md or AGENTS.md here, above it in the repository, or yours)"]
+    return ["", "Instructions"] + [f"  {f.shown} ({len(f.text):,} chars, {f.description})" for f in files]
 
 
 async def run(app: Host, args: str) -> None:
     app.chat.add_notice(status_text(app), kind="help")
 
 
-COMMAND = Command("status", "model, session, folder, mode and config problems", run)
+COMMAND = Command("status", "model, session, folder, mode, instruction files and config problems", run)

@@ -1,0 +1,1 @@
+"""Instructions as Claude Code loads them (agent/instructions/)."""
