@@ -48,6 +48,9 @@ def pytest_collection_modifyitems(config, items):
 def _isolated_home(tmp_path_factory, monkeypatch):
     home = tmp_path_factory.mktemp("cairn_home")
     monkeypatch.setenv("CAIRN_HOME", str(home))
+    # Claude Code's user folder too: a developer's own ~/.claude/CLAUDE.md, commands or hooks
+    # must not reach a test's prompt (a test of them sets HOME or this variable itself).
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path_factory.mktemp("claude_config")))
     for key in _PROVIDER_KEYS:
         monkeypatch.delenv(key, raising=False)
     for key in list(os.environ):
