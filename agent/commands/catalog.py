@@ -140,6 +140,13 @@ def _text(value: object) -> str:
     return "" if value is None else str(value).strip()
 
 
+def _hint(value: object) -> str:
+    """`argument-hint: [message]` is a YAML list to the parser, but Claude Code shows it as written."""
+    if isinstance(value, list):
+        return " ".join(f"[{item}]" for item in value)
+    return " ".join(_text(value).split())
+
+
 def _tools(value: object) -> list[str]:
     """`allowed-tools` as Claude Code writes it: a comma list, or a YAML list. A comma inside
     parentheses (`Bash(git commit:*)`) stays with its rule."""
@@ -177,7 +184,7 @@ def parse(name: str, path: Path, text: str, *, scope: Scope = "project", namespa
         body=body,
         scope=scope,
         namespace=namespace,
-        argument_hint=" ".join(_text(fields.get("argument-hint")).split()),
+        argument_hint=_hint(fields.get("argument-hint")),
         model=model if model != "inherit" else None,
         allowed_tools=_tools(fields.get("allowed-tools")),
         disable_model_invocation=_text(fields.get("disable-model-invocation")).lower() == "true",

@@ -36,6 +36,21 @@ def sources(agent: Agent, *more: CommandSource) -> list[CommandSource]:
     return command_sources(agent.settings.workspace, agent.skills, *more)
 
 
+def output_text(content: str) -> str:
+    """What a `` !`cmd` `` puts in the message: the command's output (stderr after stdout, the
+    exit code when it failed), as Claude Code inlines it; a refusal or error as its text."""
+    try:
+        data = json.loads(content)
+    except ValueError:
+        return content
+    if not isinstance(data, dict) or "stdout" not in data:
+        return content
+    parts = [str(data.get("stdout") or "").rstrip("\n"), str(data.get("stderr") or "").rstrip("\n")]
+    text = "\n".join(part for part in parts if part)
+    code = data.get("exitCode")
+    return text + (f"\n[exit code {code}]" if code not in (0, None) else "")
+
+
 def _project_trusted(agent: Agent) -> bool:
     from agent.subagents.definitions import folder_trusted
 
@@ -70,7 +85,10 @@ async def run_prompt(agent: Agent, text: str, found_in: list[CommandSource]) -> 
                 id=f"command_{new_id()[:8]}", name=TERMINAL_TOOL, arguments=json.dumps({"command": command})
             )
             result = await agent.registry.execute(call, agent.ctx)
-            return result.content
+            if not result.is_error:
+                return output_text(result.content)
+            agent.emit(Notice(message=f"/{invocable.name}: `{command}` did not run: {result.content}", kind="warning"))
+            return f"[`{command}` did not run. {result.content}]"
 
         message = await expansion.message(run)
         if expansion.model and expansion.model != model:
