@@ -70,7 +70,9 @@ def catalog_lines(definitions: list[dict[str, Any]]) -> str:
 
 def loader_definition(base: dict[str, Any], definitions: list[dict[str, Any]]) -> dict[str, Any]:
     function = dict(base.get("function", {}))
-    function["description"] = f"{DESCRIPTION}\n\n{CATALOG_HEADER}\n{catalog_lines(definitions)}"
+    # What the loader's own description adds after DESCRIPTION (the servers' instructions) follows the lines.
+    after = str(function.get("description") or DESCRIPTION).removeprefix(DESCRIPTION)
+    function["description"] = f"{DESCRIPTION}\n\n{CATALOG_HEADER}\n{catalog_lines(definitions)}{after}"
     return {**base, "function": function}
 
 

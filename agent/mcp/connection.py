@@ -1,11 +1,13 @@
-"""One MCP server: start it, list its tools, call them, notice when it dies, stop it.
+"""One MCP server: start it, list its tools and prompts, call them, notice when it dies, stop it.
 
 The `mcp` package's `Client` is entered and left in one task (its anyio task groups and
 cancel scopes demand it): `_serve` holds the connection open until asked to stop, pinging
 the server now and then so a server that died while idle is noticed. Calls come from the
 loop's task and go through the same client. Whatever goes wrong (a command that does not
 exist, a server that exits, never answers, or answers nonsense) ends as a state and one
-readable line; nothing raises into the caller except `McpCallError` from `call`.
+readable line; nothing raises into the caller except `McpCallError` from `call` and `prompt`.
+The client answers the server's own requests (roots, elicitation: agent/mcp/client_requests.py)
+and keeps the server's `instructions` (agent/mcp/instructions.py) for its tools.
 """
 
 from __future__ import annotations
@@ -18,7 +20,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from agent.mcp import instructions as server_instructions
+from agent.mcp.client_requests import Elicit, elicitation_callback, roots_callback
 from agent.mcp.names import unique_names
+from agent.mcp.prompts import RemotePrompt, list_prompts, prompt_text
 from agent.mcp.schema import bounded_description, bounded_schema
 from agent.mcp.servers import ServerSpec
 
@@ -83,15 +88,30 @@ def _is_timeout(exc: BaseException) -> bool:
 
 class ServerConnection:
     def __init__(
-        self, spec: ServerSpec, *, startup_timeout: float, log_dir: Path, on_change: Callable[[ServerConnection], None]
+        self,
+        spec: ServerSpec,
+        *,
+        startup_timeout: float,
+        log_dir: Path,
+        on_change: Callable[[ServerConnection], None],
+        workspace: Path | None = None,
+        elicit: Elicit | None = None,
+        told: Callable[[str], None] = lambda message: None,
     ) -> None:
+        """`workspace`: the root cairn gives (`roots/list`); `elicit`: the front end's form
+        (None: declined); `told`: a line for the user (a declined request)."""
         self.spec = spec
+        self.workspace = Path(workspace or spec.cwd or ".")
+        self.elicit = elicit
+        self.told = told
         self.startup_timeout = startup_timeout
         self.log_dir = log_dir
         self.on_change = on_change
         self.state: State = "stopped"
         self.error = ""
         self.tools: list[RemoteTool] = []
+        self.prompts: list[RemotePrompt] = []
+        self.instructions = ""  # the server's, bounded (agent/mcp/instructions.py)
         self.settled = asyncio.Event()  # set once a start ended in "ready" or "failed"
         self._client: Any = None
         self._stop = asyncio.Event()
@@ -106,7 +126,7 @@ class ServerConnection:
     def start(self) -> None:
         if self._task is not None and not self._task.done():
             return
-        self.state, self.error, self.tools = "starting", "", []
+        self.state, self.error, self.tools, self.prompts = "starting", "", [], []
         self.settled = asyncio.Event()
         self._stop = asyncio.Event()
         self._task = asyncio.ensure_future(self._serve())
@@ -140,7 +160,7 @@ class ServerConnection:
         changed = state != self.state or error != self.error
         self.state, self.error = state, error
         if state != "ready":
-            self.tools = []
+            self.tools, self.prompts = [], []
         if state in ("ready", "failed"):
             self.settled.set()
         if changed:
@@ -157,7 +177,9 @@ class ServerConnection:
             client = self._make_client()
             async with client:
                 self._client = client
+                self.instructions = server_instructions.bounded(client.instructions)
                 self.tools = await self._list_tools(client)
+                self.prompts = await self._list_prompts(client)
                 self._set("ready")
                 await self._watch(client)
         except asyncio.CancelledError:
@@ -197,17 +219,20 @@ class ServerConnection:
         spec = self.spec
         spec.ensure_unchanged()  # a project's server whose script changed since it was trusted does not start
         timeout = spec.timeout
+        answers: dict[str, Any] = {
+            "read_timeout_seconds": timeout,
+            "list_roots_callback": roots_callback(self.workspace),
+            "elicitation_callback": elicitation_callback(self.name, self.elicit, self.told),
+        }
         if spec.transport == "http":
             from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
 
             http = create_mcp_http_client(headers=dict(spec.headers) or None)
-            return Client(
-                _OwnedHttp(streamable_http_client(spec.url or "", http_client=http), http), read_timeout_seconds=timeout
-            )
+            return Client(_OwnedHttp(streamable_http_client(spec.url or "", http_client=http), http), **answers)
         params = StdioServerParameters(
             command=spec.command or "", args=list(spec.args), env=dict(spec.env) or None, cwd=spec.cwd
         )
-        return Client(_StdioWithLog(params, self._open_log()), read_timeout_seconds=timeout)
+        return Client(_StdioWithLog(params, self._open_log()), **answers)
 
     def _open_log(self) -> Any:
         """The server's stderr goes to a file (never onto the TUI); its tail explains a failure."""
@@ -230,6 +255,16 @@ class ServerConnection:
             return ""
         lines = [line.strip() for line in text.splitlines() if line.strip()]
         return lines[-1][:200] if lines else ""
+
+    async def _list_prompts(self, client: Any) -> list[RemotePrompt]:
+        """The server's prompts when it offers any; a server that fails to list them keeps its tools."""
+        if getattr(client.server_capabilities, "prompts", None) is None:
+            return []
+        try:
+            return await list_prompts(client, self.name)
+        except Exception as exc:
+            log.info("MCP server %s: prompts/list failed: %s", self.name, readable_error(exc))
+            return []
 
     async def _list_tools(self, client: Any) -> list[RemoteTool]:
         listed: list[Any] = []
@@ -295,6 +330,22 @@ class ServerConnection:
                     f"withdrawn until it is restarted (/mcp)."
                 ) from None
             raise McpCallError(f"MCP server '{self.name}' refused the call: {readable_error(exc)}") from None
+
+    async def prompt(self, name: str, arguments: dict[str, str]) -> str:
+        """`prompts/get`'s messages as the user's prompt. Raises McpCallError."""
+        client = self._client
+        if self.state != "ready" or client is None:
+            raise McpCallError(f"MCP server '{self.name}' is {self.state}" + (f": {self.error}" if self.error else ""))
+        timeout = self.spec.timeout
+        try:
+            result = await asyncio.wait_for(client.get_prompt(name, arguments), timeout + CALL_GRACE_SECONDS)
+        except asyncio.CancelledError:
+            raise
+        except TimeoutError:
+            raise McpCallError(f"MCP server '{self.name}' did not answer within {timeout:g} s") from None
+        except Exception as exc:
+            raise McpCallError(f"MCP server '{self.name}' refused prompt {name}: {readable_error(exc)}") from None
+        return prompt_text(result)
 
 
 class _StdioWithLog:

@@ -37,8 +37,12 @@ class McpToolSchema(Tool):
     description = DESCRIPTION
     Args = LoadArgs
 
-    def __init__(self, definitions: Callable[[], dict[str, dict[str, Any]]]) -> None:
+    def __init__(self, definitions: Callable[[], dict[str, dict[str, Any]]], instructions: str = "") -> None:
         self._definitions = definitions  # exposed name -> definition, of the servers now ready
+        # The servers' instructions (agent/mcp/instructions.py): after the catalog's lines.
+        self.instructions = instructions
+        if instructions:
+            self.description = f"{DESCRIPTION}\n\n{instructions}"
 
     async def run(self, args: LoadArgs, ctx: ToolContext) -> ToolResult:
         available = self._definitions()

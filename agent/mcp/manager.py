@@ -4,7 +4,8 @@ The Runtime owns one manager. `start()` is called once the first screen is drawn
 `cairn -p` before its first request, which then waits a bounded time with `wait_ready`);
 nothing here delays the screen. Each change of a server's state re-registers the tools of
 the servers that are ready (the registry's "mcp" group) and a failure becomes one notice
-line; `/mcp` reads `status()` and calls `restart()`.
+line; `/mcp` reads `status()` and calls `restart()`. The servers' prompts are commands
+(`prompts()`; agent/mcp/commands.py); a server's instructions travel with its tools.
 """
 
 from __future__ import annotations
@@ -17,7 +18,10 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from agent.mcp import instructions
+from agent.mcp.client_requests import Elicit
 from agent.mcp.connection import ServerConnection
+from agent.mcp.prompts import RemotePrompt
 from agent.mcp.servers import McpJsonState, read_mcp_json, server_specs, trust_mcp_json
 from agent.settings.schema import McpServerSettings, Settings
 
@@ -47,8 +51,10 @@ class McpManager:
         notify: Notify,
         log_dir: Path | None = None,
         editor: dict[str, McpServerSettings] | None = None,
+        elicit: Elicit | None = None,
     ) -> None:
-        """`editor`: the servers an ACP client passed for this session (servers.py `server_specs`)."""
+        """`editor`: the servers an ACP client passed for this session (servers.py `server_specs`).
+        `elicit`: the front end's form for a server's elicitation (None: declined with a reason)."""
         if log_dir is None:
             from agent.paths import data_dir
 
@@ -58,6 +64,7 @@ class McpManager:
         self.on_tools = on_tools
         self.notify = notify
         self.log_dir = log_dir
+        self.elicit = elicit
         self.connections: dict[str, ServerConnection] = {}
         self.problems: list[str] = []
         self.mcp_json: McpJsonState | None = None
@@ -69,7 +76,13 @@ class McpManager:
         specs, self.problems = server_specs(self.settings, mcp_json=self.mcp_json, editor=self.editor)
         self.connections = {
             spec.name: ServerConnection(
-                spec, startup_timeout=self.settings.mcp.startup_timeout, log_dir=self.log_dir, on_change=self._changed
+                spec,
+                startup_timeout=self.settings.mcp.startup_timeout,
+                log_dir=self.log_dir,
+                on_change=self._changed,
+                workspace=Path(self.settings.workspace),
+                elicit=self.elicit,
+                told=lambda message: self.notify(message, "warning"),
             )
             for spec in specs
         }
@@ -141,15 +154,25 @@ class McpManager:
         from agent.mcp.tool import McpTool
 
         limit = self.settings.mcp.max_result_chars
-        tools: list[Any] = [
-            McpTool(remote, c, max_result_chars=limit)
-            for c in self.connections.values()
-            if c.state == "ready"
-            for remote in c.tools
-        ]
+        tools: list[Any] = []
+        said: list[str] = []
+        for c in self.connections.values():
+            if c.state != "ready":
+                continue
+            told = instructions.block(c.name, c.instructions)
+            said += [told] if told and c.tools else []
+            first = min((t.exposed for t in c.tools), default="")  # the instructions go with one tool of it
+            tools += [
+                McpTool(remote, c, max_result_chars=limit, instructions=told if remote.exposed == first else "")
+                for remote in c.tools
+            ]
         if not tools:
             return []
-        return [McpToolSchema(self.definitions), *tools]
+        return [McpToolSchema(self.definitions, instructions="\n\n".join(said)), *tools]
+
+    def prompts(self) -> list[RemotePrompt]:
+        """The prompts of the servers that are ready, as commands (`/mcp__server__prompt`)."""
+        return [p for c in self.connections.values() if c.state == "ready" for p in c.prompts]
 
     def definitions(self) -> dict[str, dict[str, Any]]:
         return {t.exposed: t.definition() for c in self.connections.values() if c.state == "ready" for t in c.tools}

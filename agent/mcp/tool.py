@@ -29,15 +29,23 @@ class McpArgs(ToolArgs):
 class McpTool(Tool):
     Args = McpArgs
 
-    def __init__(self, remote: RemoteTool, connection: ServerConnection, *, max_result_chars: int) -> None:
+    def __init__(
+        self, remote: RemoteTool, connection: ServerConnection, *, max_result_chars: int, instructions: str = ""
+    ) -> None:
+        """`instructions`: the server's, labelled (agent/mcp/instructions.py), for one tool of each server."""
         self.remote = remote
+        self.instructions = instructions
         self.connection = connection
         self.max_result_chars = max_result_chars
         self.name = remote.exposed  # per instance: each server tool has its own
         self.description = remote.description
 
     def definition(self) -> dict[str, Any]:
-        return self.remote.definition()
+        definition = self.remote.definition()
+        if self.instructions:
+            function = definition["function"]
+            function["description"] = f"{function['description']}\n\n{self.instructions}"
+        return definition
 
     async def run(self, args: McpArgs, ctx: ToolContext) -> ToolResult:
         arguments = dict(args.model_extra or {})

@@ -26,7 +26,9 @@ from agent.session.models import Message, Session, SessionSummary
 from agent.settings.schema import Settings
 
 if TYPE_CHECKING:
+    from agent.commands.invocation import CommandSource
     from agent.mcp.manager import McpManager, ServerStatus
+    from agent.mcp.prompts import RemotePrompt
     from agent.session.branches import SessionBranch
     from agent.session.restore_journal import Recovered
     from agent.session.rewind import FileRestore, RewindPoint
@@ -230,6 +232,11 @@ class Runtime:
     def mcp_problems(self) -> list[str]:
         return list(self.mcp.problems) if self.mcp is not None else []
 
+    def mcp_prompts(self) -> list[RemotePrompt]:
+        """The ready servers' prompts, as commands: `/{command} {hint}` (agent/mcp/prompts.py);
+        typed as a `Prompt`, the runtime runs it (`mcp_commands()`)."""
+        return self.mcp.prompts() if self.mcp is not None else []
+
     async def history_tail(self, limit: int) -> list[Message]:
         """The newest `limit` messages of what `history()` gives: enough to draw the screen of a
         long session without reading all of it."""
@@ -342,9 +349,23 @@ class Runtime:
     async def _prompt(self, op: ops.Prompt) -> None:
         """The user's message, or the command it invokes (agent/runtime/command_turn.py).
         MCP prompts join the command sources here (`sources(self.agent, …)`)."""
+        from agent.mcp.connection import McpCallError
         from agent.runtime.command_turn import run_prompt, sources
 
-        await self._run(run_prompt(self.agent, op.text, sources(self.agent)))
+        try:
+            await self._run(run_prompt(self.agent, op.text, sources(self.agent, *self.mcp_commands())))
+        except McpCallError as exc:  # an MCP prompt that could not be had: nothing was sent
+            from agent.turn.events import TurnError, TurnFinished
+
+            self.agent.emit(TurnError(message=str(exc)))
+            self.agent.emit(TurnFinished(status="error"))
+
+    def mcp_commands(self) -> list[CommandSource]:
+        """The MCP prompts as a command source (agent/mcp/commands.py), for the runtime's lookup
+        and a front end's `/` listing; [] without MCP servers."""
+        from agent.mcp.commands import McpPromptCommands
+
+        return [McpPromptCommands(self.mcp)] if self.mcp is not None else []
 
     async def _shell(self, op: ops.Shell) -> Message:
         """`!command` (agent/runtime/shell.py): needs no model, so it does not wait for litellm."""

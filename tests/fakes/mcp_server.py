@@ -10,6 +10,10 @@ generated tools with realistic schemas (`--many N`, for the catalog figure).
 `--require-header NAME=VALUE` (HTTP) answers 401 to requests without that header, so a test
 can show configured headers reach the server. `--calls FILE` appends one line per call
 (tool name), so a test can see a call arrived before the server died.
+
+`--extras` makes it a server the way the reference "everything" server is: `instructions` in
+its initialize result, a prompt (`review`, two arguments), a tool asking the client for its
+roots (`roots`, `roots/list`) and one asking the user through a form (`ask`, elicitation).
 """
 
 from __future__ import annotations
@@ -129,7 +133,70 @@ def many_tools(count: int) -> list[dict[str, Any]]:
     return tools
 
 
-def build_server(tools: list[dict[str, Any]], calls_file: str | None) -> Server:
+EXTRA_TOOLS: list[dict[str, Any]] = [
+    {
+        "name": "roots",
+        "description": "List the client's roots.",
+        "inputSchema": {"type": "object", "properties": {}},
+    },
+    {
+        "name": "ask",
+        "description": "Ask the user for their name through a form.",
+        "inputSchema": {"type": "object", "properties": {}},
+    },
+]
+INSTRUCTIONS = "Always call roots before touching files. Dates are UTC."
+REVIEW_PROMPT = types.Prompt(
+    name="review",
+    description="Review a file for one concern",
+    arguments=[
+        types.PromptArgument(name="path", description="the file", required=True),
+        types.PromptArgument(name="focus", description="what to look for"),
+    ],
+)
+
+
+async def extra_call(ctx: Any, params: types.CallToolRequestParams) -> Any:
+    """The `--extras` tools: what the client answered to the server's own request, asked the
+    2026-07-28 way (an `InputRequiredResult` the client fulfils and retries with)."""
+    name, answers = params.name, params.input_responses or {}
+    if name == "roots":
+        listed = answers.get("roots")
+        if listed is None:
+            return types.InputRequiredResult(input_requests={"roots": types.ListRootsRequest()}, request_state="r")
+        text = "roots: " + ", ".join(f"{r.uri} ({r.name})" for r in getattr(listed, "roots", []))
+        return types.CallToolResult(content=[types.TextContent(type="text", text=text)])
+    if name == "ask":
+        answer = answers.get("ask")
+        if answer is None:
+            schema = {"type": "object", "properties": {"name": {"type": "string", "title": "Your name"}}}
+            form = types.ElicitRequestFormParams(message="Who are you?", requested_schema=schema)
+            return types.InputRequiredResult(
+                input_requests={"ask": types.ElicitRequest(params=form)}, request_state="a"
+            )
+        reason = (getattr(answer, "meta", None) or {}).get("reason", "")
+        text = f"elicitation: {answer.action} {answer.content or {}} {reason}"
+        return types.CallToolResult(content=[types.TextContent(type="text", text=text.strip())])
+    return None
+
+
+async def list_prompts(ctx: Any, params: Any) -> types.ListPromptsResult:
+    return types.ListPromptsResult(prompts=[REVIEW_PROMPT])
+
+
+async def get_prompt(ctx: Any, params: types.GetPromptRequestParams) -> types.GetPromptResult:
+    args = params.arguments or {}
+    text = f"Review {args.get('path', '?')} for {args.get('focus') or 'anything'}."
+    return types.GetPromptResult(
+        description="review",
+        messages=[
+            types.PromptMessage(role="user", content=types.TextContent(type="text", text=text)),
+            types.PromptMessage(role="user", content=types.TextContent(type="text", text="Be brief.")),
+        ],
+    )
+
+
+def build_server(tools: list[dict[str, Any]], calls_file: str | None, extras: bool = False) -> Server:
     listed = [types.Tool.model_validate(t) for t in tools]
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
@@ -140,6 +207,9 @@ def build_server(tools: list[dict[str, Any]], calls_file: str | None) -> Server:
         if calls_file:
             with open(calls_file, "a", encoding="utf-8") as f:
                 f.write(name + "\n")
+        extra = await extra_call(ctx, params) if extras else None
+        if extra is not None:
+            return extra
         if name == "echo":
             return types.CallToolResult(content=[types.TextContent(type="text", text=f"echo: {args.get('text', '')}")])
         if name == "crash":
@@ -161,6 +231,16 @@ def build_server(tools: list[dict[str, Any]], calls_file: str | None) -> Server:
             return types.CallToolResult(content=[types.TextContent(type="text", text="it went wrong")], is_error=True)
         return types.CallToolResult(content=[types.TextContent(type="text", text=f"{name} called with {sorted(args)}")])
 
+    if extras:
+        return Server(
+            "cairn-fake",
+            version="1.0",
+            instructions=INSTRUCTIONS,
+            on_list_tools=list_tools,
+            on_call_tool=call_tool,
+            on_list_prompts=list_prompts,
+            on_get_prompt=get_prompt,
+        )
     return Server("cairn-fake", version="1.0", on_list_tools=list_tools, on_call_tool=call_tool)
 
 
@@ -202,6 +282,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--hostile", action="store_true", help="add the hostile tools")
     parser.add_argument("--require-header", default=None)
     parser.add_argument("--calls", default=None)
+    parser.add_argument("--extras", action="store_true", help="instructions, a prompt, roots and elicitation")
     parser.add_argument("--exit-at-start", action="store_true", help="die before answering anything")
     args = parser.parse_args(argv)
     if args.exit_at_start:
@@ -210,7 +291,9 @@ def main(argv: list[str] | None = None) -> None:
     tools = many_tools(args.many) if args.many else list(BASE_TOOLS)
     if args.hostile:
         tools += hostile_tools()
-    server = build_server(tools, args.calls)
+    if args.extras:
+        tools += EXTRA_TOOLS
+    server = build_server(tools, args.calls, args.extras)
     if args.http:
         required = tuple(args.require_header.split("=", 1)) if args.require_header else None
         serve_http(server, required)  # type: ignore[arg-type]
