@@ -2,8 +2,8 @@
 
 Enter submits (a priority binding: TextArea would otherwise insert a newline first);
 Ctrl+J or Shift+Enter inserts a newline. Typing `/` at the start opens an OptionList
-above the prompt with the matching commands (built-in, then the project's own from
-`.cairn/commands/`); Tab/Enter complete, arrows move, Esc (handled by the app's escape
+above the prompt with the matching commands (built-in, then command files and skills, with
+their argument hints: agent/commands/); Tab/Enter complete, arrows move, Esc (handled by the app's escape
 binding) closes it. Typing `@` opens the workspace's paths the same way (widgets/path_popup.py),
 fuzzy matched on what follows; Tab/Enter put the chosen `@path` in place of the typed one.
 Focus never leaves the TextArea: Tab outside completion does nothing (moving focus away
