@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent.hooks.answer import Permission, clip, json_object
 from agent.hooks.lifecycle import SessionHooks
+from agent.hooks.names import CLAUDE_AGENTS
 
 if TYPE_CHECKING:
     from agent.session.models import Message
@@ -123,7 +124,8 @@ class Hooks(SessionHooks):
         """SubagentStart: the context its hooks add to the child's instructions ("" none)."""
         if not self.has("SubagentStart"):
             return ""
-        verdict = await self._run("SubagentStart", {"agent_id": agent_id, "agent_type": agent_type})
+        fields = {"agent_id": agent_id, "agent_type": CLAUDE_AGENTS.get(agent_type, agent_type)}
+        verdict = await self._run("SubagentStart", fields)
         return verdict.context
 
     async def subagent_stopped(
@@ -138,7 +140,7 @@ class Hooks(SessionHooks):
         fields = {
             "stop_hook_active": active,
             "agent_id": agent_id,
-            "agent_type": agent_type,
+            "agent_type": CLAUDE_AGENTS.get(agent_type, agent_type),
             "agent_transcript_path": str(path),
             "last_assistant_message": last or "",
         }

@@ -54,6 +54,9 @@ CLAUDE_TOOLS = {
     "Task": "subagent",
     "ExitPlanMode": "exit-plan-mode",
 }
+# cairn's built-in agent → Claude Code's name of it (a SubagentStart/SubagentStop hook's `agent_type`).
+CLAUDE_AGENTS = {"general": "general-purpose"}
+
 # cairn's tool name → the one Claude Code name a Claude Code hook is shown (the first above).
 CLAUDE_NAME = {cairn: claude for claude, cairn in reversed(CLAUDE_TOOLS.items())}
 
