@@ -308,14 +308,23 @@ class Runtime:
         return await self.store.subagent_sessions(self.session.id)
 
     def agent_definitions(self) -> list[AgentDefinition]:
-        """The agents the `subagent` tool offers (agent/subagents/definitions.py)."""
+        """The agents there are now (`/agents`; agent/subagents/definitions.py): read again when
+        their folders changed since the `subagent` tool read them (its list follows at the next turn)."""
+        from agent.subagents.definitions import load_definitions, stamp
+        from agent.subagents.tool import SubagentTool
+
         tool = self.agent.registry.get("subagent")
-        return list(getattr(tool, "definitions", {}).values())
+        if isinstance(tool, SubagentTool) and tool.stamp == stamp(self.settings.workspace):
+            return list(tool.definitions.values())
+        return list(load_definitions(self.settings.workspace).values())
 
     def skills(self) -> SkillCatalog:
-        """The skills the model can load and the notices of those skipped (`/skills`;
-        agent/skills/catalog.py::SkillCatalog), as found when the agent was made."""
-        return self.agent.skills
+        """The skills there are now and the notices of those skipped (`/skills`;
+        agent/skills/catalog.py::SkillCatalog): found again when their folders changed since the
+        agent found them (the model's catalog follows at its next turn)."""
+        from agent.skills.catalog import refreshed
+
+        return refreshed(self.agent.skills, self.settings.workspace) or self.agent.skills
 
     async def subagent_transcript(self, session_id: str) -> str:
         """A subagent's whole conversation as Markdown, to read (never to continue)."""

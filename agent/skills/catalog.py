@@ -11,7 +11,13 @@ cairn's own over the other agents', the project's over the user's.
 
 Only each skill's name and description go into the request (the catalog, seed 004's idea:
 fifty skills cost a few thousand tokens, not fifty bodies); the body is read when the model
-loads the skill (tool.py). A project's skill is instructions from a possibly hostile
+loads the skill (tool.py). As in Claude Code, a skill's catalog text is its `description`
+and `when_to_use` together, cut at 1,536 characters (a description missing: the body's first
+line), and a collection over the catalog's budget keeps every skill reachable: the rest are
+named, counted, found by skill-load's `query` and loaded by name (listing.py). The folders
+are looked at again before each turn (`refreshed`: their modification times, a stat per
+skill), so a skill added while cairn runs is offered at the next turn, and the catalog text,
+part of the cached prefix, changes only when a skill did. A project's skill is instructions from a possibly hostile
 repository, so its files are read through agent/fs/repo_files.py like AGENTS.md (no symlink
 out, regular files only, a size cap); the user's are their own files (symlinks followed: a
 dotfiles manager links them; still regular files only, still capped). `allowed-tools` grants
@@ -30,17 +36,24 @@ from pathlib import Path
 from agent.fs import front_matter
 from agent.fs.nofollow import CLOEXEC, DIRECTORY, DescendError, descend
 from agent.fs.repo_files import FileMissing, RepoFileError, list_repo_folder, read_own_file, read_repo_file
+from agent.skills.listing import Entry, listing, search
 
 log = logging.getLogger("agent.skills")
 
 SKILL_FILE = "SKILL.md"
 MAX_SKILL_BYTES = 256 * 1024  # the format asks for bodies under 500 lines; more is a mistake or hostile
-MAX_DESCRIPTION_CHARS = 1024  # the format's limit; a longer one is cut
 NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
-# The catalog rides in every request: about 2% of a 200k window (Codex caps its list there;
-# Claude Code at 15,000 characters), counted in characters (about 4 to a token: no tokenizer).
+# The catalog rides in every request: about 2% of a 200k window (Codex caps its list there),
+# counted in characters (about 4 to a token: no tokenizer). Past it, skills are named only.
 CATALOG_MAX_CHARS = 16_000
-CATALOG_DESCRIPTION_CHARS = 500  # of each skill's line
+# Claude Code's `skillListingMaxDescChars` default: `description` + `when_to_use`, per skill.
+# (The Agent Skills format says 1,024 for `description`; Claude Code lists up to this, so a
+# longer description written for Claude Code reaches the model whole up to here.)
+CATALOG_DESCRIPTION_CHARS = 1536
+REACH = (
+    "Call skill-load with `query` (a few words) to search every skill's name and description, or with "
+    "`name` to load any skill by its exact name, listed here or not."
+)
 MAX_LISTED_FILES = 100  # a skill's other files named in its load result
 MAX_DEPTH = 4  # folders below the skill's own that are listed
 PROJECT_FOLDERS = (Path(".agents") / "skills", Path(".claude") / "skills", Path(".cairn") / "skills")
@@ -60,14 +73,17 @@ class Skill:
     relative: Path | None = None  # a project's folder, relative to the workspace: read through repo_files
 
 
+Stamp = tuple[tuple[str, int, int], ...]  # (path, mtime_ns, size) of every folder and SKILL.md looked at
+
+
 @dataclass
 class SkillCatalog:
-    """The skills of one workspace, found once (the tool's description must not change in a
-    session: it is part of the cached prefix), and what was skipped."""
+    """The skills of one workspace as found at `stamp`, and what was skipped."""
 
     workspace: Path
     skills: dict[str, Skill] = field(default_factory=dict)  # by name, in the catalog's order
     notices: list[str] = field(default_factory=list)
+    stamp: Stamp = ()
 
     def get(self, name: str) -> Skill | None:
         name = name.strip()
@@ -78,27 +94,21 @@ class SkillCatalog:
         are outside the workspace (a project's are inside it anyway)."""
         return [str(s.folder) for s in self.skills.values() if s.source == "user"]
 
+    def entries(self) -> list[Entry]:
+        """Each skill as the catalog shows it: its description cut at CATALOG_DESCRIPTION_CHARS."""
+        return [Entry(s.name, _cut(s.description, CATALOG_DESCRIPTION_CHARS)) for s in self.skills.values()]
+
     def text(self, max_chars: int = CATALOG_MAX_CHARS) -> str:
         """One line per skill, name and description, as the model reads it in skill-load's
-        description; cut at `max_chars`, saying how many were left out."""
-        lines: list[str] = []
-        used = 0
-        for skill in self.skills.values():
-            description = skill.description
-            if len(description) > CATALOG_DESCRIPTION_CHARS:
-                description = description[: CATALOG_DESCRIPTION_CHARS - 1].rstrip() + "…"
-            line = f"- {skill.name}: {description}"
-            if used + len(line) + 1 > max_chars:
-                break
-            lines.append(line)
-            used += len(line) + 1
-        left = len(self.skills) - len(lines)
-        if left:
-            lines.append(
-                f"({left} more skill{'s' * (left > 1)} not listed: the list is capped at about 2% of the context "
-                f"window. The user sees them all with /skills and can name one for you to load.)"
-            )
-        return "\n".join(lines)
+        description; past `max_chars` the rest named, counted and searchable (listing.py)."""
+        return listing(self.entries(), max_chars=max_chars, noun="skill", reach=REACH)
+
+    def search(self, query: str) -> list[Entry]:
+        return search(self.entries(), query)
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
 def user_folders() -> list[Path]:
@@ -113,9 +123,39 @@ def user_folders() -> list[Path]:
     return list(dict.fromkeys(folders))
 
 
+def stamp(workspace: Path) -> Stamp:
+    """What the skill folders look like now, cheaply: each folder's and each SKILL.md's
+    modification time and size (a stat each, nothing read). A skill added, removed or edited
+    changes it."""
+    seen: list[tuple[str, int, int]] = []
+    for folder in [*user_folders(), *(Path(workspace) / rel for rel in PROJECT_FOLDERS)]:
+        try:
+            info = os.stat(folder)
+            names = sorted(os.listdir(folder))
+        except OSError:
+            continue
+        seen.append((str(folder), info.st_mtime_ns, 0))
+        for name in names:
+            try:
+                info = os.stat(folder / name / SKILL_FILE)
+            except OSError:
+                continue
+            seen.append((str(folder / name), info.st_mtime_ns, info.st_size))
+    return tuple(seen)
+
+
+def refreshed(catalog: SkillCatalog | None, workspace: Path) -> SkillCatalog | None:
+    """The skills found again when the folders changed since `catalog` was found (None: they
+    did not)."""
+    if catalog is not None and stamp(workspace) == catalog.stamp:
+        return None
+    return discover(workspace)
+
+
 def discover(workspace: Path) -> SkillCatalog:
     """Every skill by name (user < project; within each, the later folder wins)."""
-    catalog = SkillCatalog(Path(workspace))
+    # Stamped before reading: a change made meanwhile shows at the next look.
+    catalog = SkillCatalog(Path(workspace), stamp=stamp(workspace))
     found: dict[str, Skill] = {}
     for folder in user_folders():
         for skill in _user_skills(folder, catalog.notices):
@@ -186,7 +226,7 @@ def _parse(
     except UnicodeDecodeError:
         _say(notices, f"Skipping the skill {path}: it is not UTF-8 text")
         return None
-    fields, _ = front_matter.split(text)
+    fields, body = front_matter.split(text)
     name = str(fields.get("name") or folder.name).strip()
     if not NAME.fullmatch(name):
         _say(
@@ -195,12 +235,12 @@ def _parse(
             f"(at most 64)",
         )
         return None
-    description = " ".join(str(fields.get("description") or "").split())
+    # Claude Code's listing: `description` then `when_to_use`; no description, the body's first line.
+    said = str(fields.get("description") or "") or next((line for line in body.splitlines() if line.strip()), "")
+    description = " ".join(f"{said} {fields.get('when_to_use') or ''}".split())
     if not description:
-        _say(notices, f"Skipping the skill {path}: it has no description (front matter `description:`)")
+        _say(notices, f"Skipping the skill {path}: it has no description (front matter `description:`) and no body")
         return None
-    if len(description) > MAX_DESCRIPTION_CHARS:
-        description = description[: MAX_DESCRIPTION_CHARS - 1].rstrip() + "…"
     return Skill(name=name, description=description, folder=folder, source=source, relative=relative)
 
 

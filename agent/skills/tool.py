@@ -1,7 +1,10 @@
 """The `skill-load` tool (SPEC §13.3): the model reads a skill's instructions when a task needs them.
 
-Its description carries the catalog (catalog.py: one line per skill), built once when the
-Agent is made, because it is part of the request's cached prefix. Its result is what Claude
+Its description carries the catalog (catalog.py: one line per skill; past its budget the
+rest named and counted), part of the request's cached prefix: the loop makes a new tool only
+when the skills changed (agent/turn/loop.py `_offer_skills`). Every skill loads by its exact
+name, listed or not, and `query` searches every skill's name and description, so a skill the
+budget left undescribed is still found (agent/skills/listing.py). Its result is what Claude
 Code gives for a skill — the folder ("Base directory for this skill"), then the body of
 SKILL.md — plus the files beside it, so the model reads what the body points to with
 filesystem-read (unasked in a user's skill folder, though it is outside the workspace:
@@ -17,6 +20,7 @@ from pathlib import Path
 from pydantic import Field
 
 from agent.skills.catalog import Skill, SkillCatalog, SkillError, other_files, read_body
+from agent.skills.listing import found_text
 from agent.tools.base import Tool, ToolArgs, ToolContext, ToolError, ToolResult
 
 NAME = "skill-load"
@@ -25,7 +29,12 @@ MAX_NAMES_IN_ERROR = 40
 
 
 class SkillLoadArgs(ToolArgs):
-    name: str = Field(description="The skill's name, as listed in this tool's description.")
+    name: str = Field("", description="The skill to load: its exact name (listed in this tool's description or not).")
+    query: str = Field(
+        "",
+        description="Instead of `name`: words to search every skill's name and description for, "
+        "when none listed fits or the list says some are not described.",
+    )
 
 
 class SkillLoad(Tool):
@@ -36,12 +45,25 @@ class SkillLoad(Tool):
         self.catalog = catalog
         self.description = f"{PROMPT}\n{catalog.text()}"
 
+    def update(self, catalog: SkillCatalog) -> None:
+        """The skills found again (agent/turn/loop.py `_offer_skills`): the same tool, a new list."""
+        self.catalog = catalog
+        self.description = f"{PROMPT}\n{catalog.text()}"
+
     async def run(self, args: SkillLoadArgs, ctx: ToolContext) -> ToolResult:
+        if not args.name.strip():
+            if not args.query.strip():
+                raise ToolError("give `name` (the skill to load) or `query` (words to search the skills for).")
+            found = self.catalog.search(args.query)
+            use = "Load one with skill-load and its `name`."
+            total = len(self.catalog.skills)
+            return ToolResult(content=found_text(found, query=args.query, total=total, noun="skill", use=use))
         skill = self.catalog.get(args.name)
         if skill is None:
-            names = list(self.catalog.skills)
+            names = [e.name for e in self.catalog.search(args.name.replace("-", " "))] or list(self.catalog.skills)
             listed = ", ".join(names[:MAX_NAMES_IN_ERROR]) + (", …" if len(names) > MAX_NAMES_IN_ERROR else "")
-            raise ToolError(f"no skill named {args.name.strip()[:70]!r}. Skills: {listed}")
+            wanted = args.name.strip()[:70]
+            raise ToolError(f"no skill named {wanted!r}. Skills: {listed} (skill-load with `query` searches them all)")
         try:
             body = read_body(self.catalog, skill)
         except SkillError as exc:

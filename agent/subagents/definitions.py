@@ -1,11 +1,16 @@
 """Which subagents exist: the two built in, and Markdown definitions in Claude Code's format.
 
 A definition is a `.md` file with front matter `name`, `description`, `tools` (a list, or
-comma-separated; omitted: the parent's tools), `model` (omitted or `inherit`: the parent's)
-and a body that instructs the agent. Read from the user's folders (their own files) and the
-project's `.cairn/agents/` and `.claude/agents/` (a cloned repository's: read through
-agent/fs/repo_files.py like AGENTS.md). Later folders win a name: built-in < user < project,
-as in Claude Code.
+comma-separated; omitted: the parent's tools), `model` (omitted or `inherit`: the parent's;
+a family alias or a model id: agent/subagents/models.py) and a body that instructs the agent.
+As in Claude Code, each description reaches the model whole; a collection over the listing's
+budget keeps every agent reachable (named, counted, found by the tool's `query`, run by name:
+agent/skills/listing.py). The folders are looked at again before each turn (`stamp`: a
+stat per file), so an agent added while cairn runs is offered at the next turn.
+
+Read from the user's folders (their own files) and the project's `.cairn/agents/` and
+`.claude/agents/` (a cloned repository's: read through agent/fs/repo_files.py like AGENTS.md).
+Later folders win a name: built-in < user < project, as in Claude Code.
 
 A project's definition is instructions, never power: its tools are cut to what the parent
 has, and in a folder the user has not trusted (its project config trusted as it is now,
@@ -27,12 +32,18 @@ from pathlib import Path
 
 from agent.fs import front_matter
 from agent.fs.repo_files import FileMissing, RepoFileError, list_repo_folder, read_own_file, read_repo_file
+from agent.skills.listing import Entry, listing
 
 log = logging.getLogger("agent.subagents")
 
 MAX_DEFINITION_BYTES = 256 * 1024
-MAX_DESCRIPTION_CHARS = 300  # each is in the tool's description, sent with every request
-MAX_AGENTS_LISTED = 30
+# The agents' list rides in the `subagent` tool's description, in every request: the same
+# budget as the skills' catalog (about 4,000 tokens). Past it, agents are named only.
+CATALOG_MAX_CHARS = 16_000
+REACH = (
+    "Call subagent with `query` (a few words) and no task to search every agent's name and description; "
+    "any agent runs by its exact name, listed here or not."
+)
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 
 # The tools a research agent gets: they read files, the session's context files and the web
@@ -232,11 +243,9 @@ def _parse(raw: bytes, path: Path, source: str, notices: list[str] | None) -> Ag
     if not description:
         _say(notices, f"Skipping the agent definition {path}: it has no description")
         return None
-    if len(description) > MAX_DESCRIPTION_CHARS:
-        description = description[: MAX_DESCRIPTION_CHARS - 1].rstrip() + "…"
     tools, notes = _tools(fields.get("tools"))
     model = str(fields.get("model") or "").strip() or None
-    if model == "inherit":
+    if model is not None and model.lower() == "inherit":
         model = None
     return AgentDefinition(
         name=name,
@@ -276,7 +285,38 @@ def _say(notices: list[str] | None, text: str) -> None:
         notices.append(text)
 
 
-def catalog(definitions: dict[str, AgentDefinition]) -> str:
-    """The agents as the model reads them in the `subagent` tool's description."""
-    lines = [f"- {d.name}: {d.description}" for d in list(definitions.values())[:MAX_AGENTS_LISTED]]
-    return "\n".join(lines)
+def entries(definitions: dict[str, AgentDefinition]) -> list[Entry]:
+    """The agents in the listing's order: the built-in ones, the project's, then the user's
+    (a repository's own agents are the ones about this code when the list is cut)."""
+    rank = {"built-in": 0, "project": 1}
+    ordered = sorted(definitions.values(), key=lambda d: rank.get(d.source, 2))  # stable: by name within
+    return [Entry(d.name, d.description) for d in ordered]
+
+
+def catalog(definitions: dict[str, AgentDefinition], max_chars: int = CATALOG_MAX_CHARS) -> str:
+    """The agents as the model reads them in the `subagent` tool's description, each
+    description whole; past `max_chars` the rest named, counted and searchable."""
+    return listing(entries(definitions), max_chars=max_chars, noun="agent", reach=REACH)
+
+
+Stamp = tuple[tuple[str, int, int], ...]
+
+
+def stamp(workspace: Path) -> Stamp:
+    """What the definition folders look like now (each folder's and each `.md`'s modification
+    time and size: a stat each, nothing read); a definition added, removed or edited changes it."""
+    seen: list[tuple[str, int, int]] = []
+    for folder in [*user_folders(), *(Path(workspace) / rel for rel in PROJECT_FOLDERS)]:
+        try:
+            info = os.stat(folder)
+            names = sorted(n for n in os.listdir(folder) if n.endswith(".md"))
+        except OSError:
+            continue
+        seen.append((str(folder), info.st_mtime_ns, 0))
+        for name in names:
+            try:
+                info = os.stat(folder / name)
+            except OSError:
+                continue
+            seen.append((name, info.st_mtime_ns, info.st_size))
+    return tuple(seen)

@@ -262,10 +262,16 @@ class Agent:
         return [t for t in tools if t["function"]["name"] not in WORKFLOW_TOOLS - kept]
 
     def _offer_subagents(self) -> None:
-        """The `subagent` tool, listing the agents this workspace defines (agent/subagents/)."""
-        from agent.subagents.definitions import load_definitions
+        """The `subagent` tool, listing the agents this workspace defines (agent/subagents/); again
+        before each turn, its description (in the cached prefix) changed only when the agents did."""
         from agent.subagents.tool import SubagentTool
         from agent.turn.children import ChildRunner
+
+        offered = self.registry.get("subagent")
+        if isinstance(offered, SubagentTool):
+            if offered.refresh(self.settings.workspace):
+                self.registry.set_group("subagents", [offered])  # the registry's definitions made again
+            return
 
         def make_child(
             *, session: Session, model: str, on_event: Callable[[Event], None], approver: Approver | None
@@ -292,19 +298,29 @@ class Agent:
             make_agent=make_child,
             max_parallel=self.settings.agents.max_parallel,
         )
-        definitions = load_definitions(self.settings.workspace)
-        self.registry.set_group("subagents", [SubagentTool(definitions, runner)])
+        tool = SubagentTool({}, runner)
+        tool.refresh(self.settings.workspace)
+        self.registry.set_group("subagents", [tool])
 
     def _offer_skills(self) -> None:
-        """The `skill-load` tool listing this workspace's skills (agent/skills/), found once: its
-        description is part of the cached prefix. No skill, no tool: nothing in the request."""
-        from agent.skills.catalog import discover
+        """The `skill-load` tool listing this workspace's skills (agent/skills/); again before each
+        turn, its description (in the cached prefix) changed only when the skills did. No skill, no tool."""
+        from agent.skills.catalog import refreshed
         from agent.skills.tool import SkillLoad
 
-        self.skills = discover(self.settings.workspace)
-        self.permissions.read_roots = self.skills.read_roots()
-        if self.skills.skills:
-            self.registry.set_group("skills", [SkillLoad(self.skills)])
+        found = refreshed(getattr(self, "skills", None), self.settings.workspace)  # None at the first call
+        if found is None:
+            return
+        self.skills = found
+        self.permissions.read_roots = found.read_roots()
+        offered = self.registry.get("skill-load")
+        if isinstance(offered, SkillLoad):
+            before = offered.description
+            offered.update(found)
+            if offered.description != before or not found.skills:
+                self.registry.set_group("skills", [offered] if found.skills else [])
+        elif found.skills:
+            self.registry.set_group("skills", [SkillLoad(found)])
 
     def _attach_context_files(self) -> None:
         """The context-* tools read this session's large outputs (seed 004)."""
@@ -352,6 +368,10 @@ class Agent:
     # -- one turn -------------------------------------------------------------------
     async def run_turn(self, text: str) -> None:
         await self._load_history()
+        if not self.session.agent:  # skills and agents added since the last turn (a child keeps its parent's)
+            if self.registry.get("subagent") is not None:
+                self._offer_subagents()
+            self._offer_skills()
         status = "ok"
         stops = 0  # times a Stop hook sent the model back to work this turn
         try:

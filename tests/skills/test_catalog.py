@@ -81,7 +81,7 @@ def test_a_claude_code_skill_is_read_unchanged(workspace):
 def test_bad_skills_are_skipped_with_a_notice(user_root, workspace):
     write_skill(user_root, "Bad_Name", "A description.", "x")
     (user_root / "no-description").mkdir(parents=True)
-    (user_root / "no-description" / "SKILL.md").write_text("---\nname: no-description\n---\nbody\n")
+    (user_root / "no-description" / "SKILL.md").write_text("---\nname: no-description\n---\n\n")
     (user_root / "binary").mkdir()
     (user_root / "binary" / "SKILL.md").write_bytes(b"---\nname: binary\ndescription: \xff\xfe\n---\n")
     (user_root / "huge").mkdir()
@@ -95,9 +95,23 @@ def test_bad_skills_are_skipped_with_a_notice(user_root, workspace):
     notices = "\n".join(catalog.notices)
     assert len(catalog.notices) == 4, notices
     assert "'Bad_Name' is not lowercase letters, digits and hyphens" in notices
-    assert "no-description/SKILL.md: it has no description" in notices
+    assert "no-description/SKILL.md: it has no description (front matter `description:`) and no body" in notices
     assert "binary/SKILL.md: it is not UTF-8 text" in notices
     assert "huge/SKILL.md: it is larger than 256 KiB" in notices
+
+
+def test_a_missing_description_is_the_bodys_first_line_and_when_to_use_follows_it(user_root, workspace):
+    """Claude Code's listing: no `description`, the body's first non-empty line; `when_to_use`
+    appended to the description."""
+    (user_root / "lint").mkdir(parents=True)
+    (user_root / "lint" / "SKILL.md").write_text("---\nname: lint\n---\n\nRun the house linters.\nMore.\n")
+    (user_root / "deploy").mkdir(parents=True)
+    (user_root / "deploy" / "SKILL.md").write_text(
+        "---\nname: deploy\ndescription: Deploys the app.\nwhen_to_use: When the user says ship it.\n---\nbody\n"
+    )
+    catalog = discover(workspace)
+    assert catalog.get("lint").description == "Run the house linters."
+    assert "- deploy: Deploys the app. When the user says ship it." in catalog.text()
 
 
 def test_a_missing_name_is_the_folders(user_root, workspace):
@@ -155,10 +169,19 @@ def test_the_catalog_lists_name_and_description_and_says_what_it_left_out(user_r
     for i, name in enumerate(names):
         assert f"- {name}: Use for task kind {i:02d} (the {name} conventions)." in text
     long_line = next(line for line in text.splitlines() if line.startswith("- zz-long: "))
-    assert len(long_line) == len("- zz-long: ") + CATALOG_DESCRIPTION_CHARS and long_line.endswith("…")
-    assert "more skill" not in text and "BODY_MARKER" not in text
+    assert CATALOG_DESCRIPTION_CHARS - 2 <= len(long_line) - len("- zz-long: ") <= CATALOG_DESCRIPTION_CHARS
+    assert CATALOG_DESCRIPTION_CHARS == 1536 and long_line.endswith("word…")  # Claude Code's listing limit
+    assert "described above" not in text and "BODY_MARKER" not in text
     line = len("- skill-00: Use for task kind 00 (the skill-00 conventions).") + 1
-    capped = catalog.text(max_chars=10 * line)
-    assert capped.splitlines()[:10] == text.splitlines()[:10]
-    assert capped.splitlines()[10].startswith("(31 more skills not listed: the list is capped")
-    assert len(capped.splitlines()) == 11
+    capped = catalog.text(max_chars=10 * line).splitlines()
+    whole = [row for row in capped if row.startswith("- ")]
+    assert 5 <= len(whole) < 10 and whole == text.splitlines()[: len(whole)]  # room kept for the others' names
+    assert capped[len(whole)].startswith("Also available (name only): ")
+    named = capped[len(whole)].removeprefix("Also available (name only): ").split(", ")
+    assert named == names[len(whole) : len(whole) + len(named)]
+    hidden = 41 - len(whole) - len(named)
+    assert hidden > 0 and capped[-1].startswith(
+        f"({len(whole)} of the 41 skills are described above, {len(named)} more are named only, "
+        f"and {hidden} more not listed at all: the list is kept within its budget. Call skill-load with `query`"
+    )
+    assert len(capped) == len(whole) + 2

@@ -171,7 +171,10 @@ def test_a_trusted_folders_and_the_users_definitions_keep_their_model(workspace,
     ],
 )
 def test_a_childs_model_is_held_to_the_users_endpoint(wanted, parent, endpoint, model):
-    chosen = choose_child_model(wanted, parent, api_base=endpoint.get("api_base"), api_key=endpoint.get("api_key"))
+    keys = {"ANTHROPIC_API_KEY": "sk-ant", "OPENAI_API_KEY": "sk-oa"}  # each provider's own key is set
+    chosen = choose_child_model(
+        wanted, parent, api_base=endpoint.get("api_base"), api_key=endpoint.get("api_key"), environ=keys
+    )
     assert chosen.model == model
     assert bool(chosen.note) == (model == parent and wanted is not None and wanted != parent)
 

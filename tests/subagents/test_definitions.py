@@ -108,10 +108,12 @@ async def test_an_untrusted_repositorys_agent_gets_no_command(server, open_runti
 
 
 def test_claude_family_aliases_pick_the_newest_model_at_the_parents_provider():
-    from agent.subagents.models import child_model
+    from agent.subagents.models import ChildModel, child_model
 
     haiku = child_model("haiku", "anthropic/claude-sonnet-4-5")
-    assert haiku.startswith("anthropic/claude-haiku-")
-    assert child_model("inherit", "openai/gpt-5.1") == "openai/gpt-5.1"
-    assert child_model("haiku", "openai/gpt-5.1") == "openai/gpt-5.1"  # no Claude family there
-    assert child_model("openai/gpt-5-mini", "anthropic/claude-sonnet-4-5") == "openai/gpt-5-mini"
+    assert haiku.model.startswith("anthropic/claude-haiku-") and not haiku.note
+    assert child_model("inherit", "openai/gpt-5.1") == ChildModel("openai/gpt-5.1")
+    assert child_model("Inherit", "openai/gpt-5.1") == ChildModel("openai/gpt-5.1")
+    on_openai = child_model("haiku", "openai/gpt-5.1")  # no Claude family there: the parent's, said
+    assert on_openai.model == "openai/gpt-5.1" and "Claude model family" in on_openai.note
+    assert child_model("openai/gpt-5-mini", "anthropic/claude-sonnet-4-5") == ChildModel("openai/gpt-5-mini")

@@ -1,6 +1,7 @@
 """/agents: the subagents this session ran, and their transcripts (read-only).
 
-`/agents` lists them (and the agents the model may call); `/agents N` (or an id prefix)
+`/agents` lists them (and the agents the model may call, as they are on disk now: one added
+while cairn runs is listed at once and offered to the model at its next turn); `/agents N` (or an id prefix)
 opens that subagent's whole conversation: what it read, ran and answered, kept in the
 store though the parent's context only ever held its final answer.
 """
@@ -40,8 +41,9 @@ async def run(app: Host, args: str) -> None:
     else:
         lines.append("No subagent has run in this session yet.")
     lines.append("")
-    lines.append("Agents the model can call (subagent tool):")
-    for definition in app.runtime.agent_definitions():
+    definitions = app.runtime.agent_definitions()
+    lines.append(f"Agents the model can call ({len(definitions)}; subagent tool):")
+    for definition in definitions:
         where = "" if definition.source == "built-in" else f" [{definition.source}]"
         lines.append(f"  {definition.name}{where}: {definition.description}")
         lines += [f"    note: {note}" for note in definition.notes]

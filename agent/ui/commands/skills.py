@@ -1,5 +1,8 @@
 """/skills: the skills the model can load, where each comes from, and the ones skipped.
 
+What is on disk now: a skill added while cairn runs is listed here at once and offered to the
+model at its next turn (agent/runtime/runtime.py `skills`).
+
 A skill the user expected and the model never loads is most often one that was skipped (a
 name with capitals, no description, a symlink in a repository): the notices say which and why.
 """
@@ -24,7 +27,11 @@ async def run(app: Host, args: str) -> None:
     catalog = app.runtime.skills()
     lines: list[str] = []
     if catalog.skills:
-        lines.append("Skills the model can load (skill-load; names and descriptions are in every request):")
+        count = len(catalog.skills)
+        lines.append(
+            f"Skills the model can load ({count}; skill-load: names and descriptions are in every request, "
+            f"within a budget: past it, names only, and skill-load searches them):"
+        )
         for skill in catalog.skills.values():
             description = skill.description
             if len(description) > DESCRIPTION_CHARS:
