@@ -28,9 +28,9 @@ if TYPE_CHECKING:
     from agent.session.models import Message
 
 # How often one turn's Stop hooks (or a subagent's SubagentStop hooks) may send the model back
-# to work (Claude Code leaves the guard to the hook, through `stop_hook_active`; a hook that
-# ignores it must not loop for ever).
-MAX_STOP_CONTINUES = 3
+# to work: Claude Code's bound (8 consecutive blocks; the hook is asked to guard itself through
+# `stop_hook_active`, and one that ignores it must not loop for ever).
+MAX_STOP_CONTINUES = 8
 
 
 class HookBlocked(Exception):
@@ -66,7 +66,9 @@ class Hooks(SessionHooks):
         refusal = verdict.block
         if verdict.stop is not None:
             refusal = "\n".join(t for t in (refusal, verdict.stop or "stopped by a PreToolUse hook") if t)
-        if verdict.updated_input is not None and call_id in self._calls:
+        if refusal is not None:
+            self._calls.pop(call_id, None)  # it will not run: no question, no PostToolUse
+        elif verdict.updated_input is not None and call_id in self._calls:
             self._calls[call_id] = verdict.updated_input
         return ToolGate(refusal=refusal, permission=verdict.permission, arguments=verdict.updated_input)
 
@@ -92,7 +94,10 @@ class Hooks(SessionHooks):
     async def stop(self, active: bool) -> str | None:
         """Stop: the reason the hooks give for the model to go on, or None to end the turn.
         `active`: this turn already went on for a Stop hook (`stop_hook_active`)."""
-        reason = await self._stop("Stop", {"stop_hook_active": active}) if self.has("Stop") else None
+        reason = None
+        if self.has("Stop"):
+            fields = {"stop_hook_active": active, "last_assistant_message": last_answer(self._history() or ())}
+            reason = await self._stop("Stop", fields)
         if reason is None:
             self.waiting()
         return reason
@@ -136,13 +141,12 @@ class Hooks(SessionHooks):
         if not self.has("SubagentStop"):
             return None
         path = self.transcript.sync(agent_id, messages, self.workspace)
-        last = next((m.content for m in reversed(messages) if m.role == "assistant" and m.content), "")
         fields = {
             "stop_hook_active": active,
             "agent_id": agent_id,
             "agent_type": CLAUDE_AGENTS.get(agent_type, agent_type),
             "agent_transcript_path": str(path),
-            "last_assistant_message": last or "",
+            "last_assistant_message": last_answer(messages),
         }
         return await self._stop("SubagentStop", fields)
 
@@ -154,6 +158,11 @@ class Hooks(SessionHooks):
         fields = {"trigger": trigger, "custom_instructions": instructions or ""}
         verdict = await self._run("PreCompact", fields)
         return verdict.block
+
+
+def last_answer(messages: Sequence[Message]) -> str:
+    """The text of the last assistant message that has one (`last_assistant_message`)."""
+    return next((m.content for m in reversed(messages) if m.role == "assistant" and m.content), "")
 
 
 def tool_response(content: str, is_error: bool) -> dict[str, Any]:

@@ -63,7 +63,7 @@ class SessionHooks(HookRuns):
             self._starting = self._later(self._session_context(source))
 
     async def _session_context(self, source: str) -> str:
-        verdict = await self._run("SessionStart", {"source": source})
+        verdict = await self._run("SessionStart", {"source": source, "model": self._model()})
         if verdict.block is not None:  # exit 2 cannot stop a session: the user sees why
             self.warn(f"SessionStart hook: {verdict.block}", "warning")
         return verdict.context

@@ -62,11 +62,20 @@ class HookRuns:
         # holds the agent (agent/runtime/opening.py, agent/turn/children.py) through `attach`.
         self._history: Callable[[], Sequence[Message] | None] = lambda: None
         self._tools: Callable[[], Iterable[str]] | None = None
+        self._model: Callable[[], str] = lambda: ""
 
     def attach(
-        self, *, history: Callable[[], Sequence[Message] | None], tools: Callable[[], Iterable[str]] | None = None
+        self,
+        *,
+        history: Callable[[], Sequence[Message] | None],
+        tools: Callable[[], Iterable[str]] | None = None,
+        model: Callable[[], str] | None = None,
     ) -> None:
+        """What the hooks read of the agent that holds them: its active path (the transcript),
+        the names of its tools (a matcher naming none is told), its model (SessionStart's)."""
         self._history, self._tools = history, tools
+        if model is not None:
+            self._model = model
 
     def has(self, event: str) -> bool:
         return bool(self.by_event.get(event))

@@ -112,7 +112,11 @@ async def open_parts(settings: Settings, front: FrontEnd, *, resume_id: str | No
     if front.tools is not None:
         agent.registry = front.tools(agent.registry)
     # The hooks' transcript is the active path; a matcher naming no tool offered is told.
-    agent.hooks.attach(history=lambda: agent.state.history, tools=lambda: [t.name for t in agent.registry.tools()])
+    agent.hooks.attach(
+        history=lambda: agent.state.history,
+        tools=lambda: [t.name for t in agent.registry.tools()],
+        model=lambda: agent.model,
+    )
     agent.ctx.plan_review = front.plan_review
     return Opened(store=store, agent=agent, model=model, source=source, recovered=recovered)
 

@@ -46,13 +46,16 @@ async def test_a_stop_loop_reads_the_last_assistant_message_from_the_transcript(
     script.chmod(0o755)
     echo = ("c1", "terminal-execute", {"command": "echo hi"})
     server.add(tool_calls([echo]), text("Still working on it."), text("All tests pass. DONE"))
-    runtime = await open_runtime(flags=hooks(Stop={"command": str(script)}))
+    logger, logged = hook(tmp_path, "stop-logger")
+    runtime = await open_runtime(flags=hooks(Stop=[{"command": str(script)}, {"command": logger}]))
     try:
         await runtime.submit(Prompt("fix the bug"))
         session_id = runtime.session.id
     finally:
         await runtime.close()
     assert log.read_text().splitlines() == ["Still working on it.", "All tests pass. DONE"]
+    # Claude Code's newer field says the same without the transcript.
+    assert [e["last_assistant_message"] for e in seen(logged)] == ["Still working on it.", "All tests pass. DONE"]
     assert len(server.requests) == 3
     assert "Keep going until you can say DONE" in server.requests[2]["messages"][-1]["content"]
     # In the data folder, never in the repository; Claude Code's format, its tool names.
@@ -121,7 +124,7 @@ async def test_session_start_matchers_select_by_source_and_a_compaction_starts_o
         await runtime.submit(Prompt("go on"))
     finally:
         await runtime.close()
-    assert [e["source"] for e in seen(startup_log)] == ["startup"]
+    assert [(e["source"], e["model"]) for e in seen(startup_log)] == [("startup", "openai/fake-model")]
     assert [e["source"] for e in seen(after_log)] == ["compact"]
     assert "RE-READ: the plan is in PLAN.md" in server.requests[-1]["messages"][-1]["content"]
 
