@@ -71,6 +71,8 @@ class Skill:
     folder: Path  # absolute: a user's with its symlinks resolved, a project's as found below the workspace
     source: str  # "user" | "project"
     relative: Path | None = None  # a project's folder, relative to the workspace: read through repo_files
+    # Claude Code's `disable-model-invocation: true`: only the user invokes it (`/name`); not in the catalog.
+    model_invocable: bool = True
 
 
 Stamp = tuple[tuple[str, int, int], ...]  # (path, mtime_ns, size) of every folder and SKILL.md looked at
@@ -95,8 +97,13 @@ class SkillCatalog:
         return [str(s.folder) for s in self.skills.values() if s.source == "user"]
 
     def entries(self) -> list[Entry]:
-        """Each skill as the catalog shows it: its description cut at CATALOG_DESCRIPTION_CHARS."""
-        return [Entry(s.name, _cut(s.description, CATALOG_DESCRIPTION_CHARS)) for s in self.skills.values()]
+        """Each skill the model may load as the catalog shows it: its description cut at
+        CATALOG_DESCRIPTION_CHARS."""
+        return [
+            Entry(s.name, _cut(s.description, CATALOG_DESCRIPTION_CHARS))
+            for s in self.skills.values()
+            if s.model_invocable
+        ]
 
     def text(self, max_chars: int = CATALOG_MAX_CHARS) -> str:
         """One line per skill, name and description, as the model reads it in skill-load's
@@ -241,7 +248,15 @@ def _parse(
     if not description:
         _say(notices, f"Skipping the skill {path}: it has no description (front matter `description:`) and no body")
         return None
-    return Skill(name=name, description=description, folder=folder, source=source, relative=relative)
+    user_only = str(fields.get("disable-model-invocation") or "").strip().lower() == "true"
+    return Skill(
+        name=name,
+        description=description,
+        folder=folder,
+        source=source,
+        relative=relative,
+        model_invocable=not user_only,
+    )
 
 
 def _say(notices: list[str], text: str) -> None:

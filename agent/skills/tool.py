@@ -56,14 +56,19 @@ class SkillLoad(Tool):
                 raise ToolError("give `name` (the skill to load) or `query` (words to search the skills for).")
             found = self.catalog.search(args.query)
             use = "Load one with skill-load and its `name`."
-            total = len(self.catalog.skills)
+            total = len(self.catalog.entries())
             return ToolResult(content=found_text(found, query=args.query, total=total, noun="skill", use=use))
         skill = self.catalog.get(args.name)
         if skill is None:
-            names = [e.name for e in self.catalog.search(args.name.replace("-", " "))] or list(self.catalog.skills)
+            names = [e.name for e in self.catalog.search(args.name.replace("-", " ")) or self.catalog.entries()]
             listed = ", ".join(names[:MAX_NAMES_IN_ERROR]) + (", …" if len(names) > MAX_NAMES_IN_ERROR else "")
             wanted = args.name.strip()[:70]
             raise ToolError(f"no skill named {wanted!r}. Skills: {listed} (skill-load with `query` searches them all)")
+        if not skill.model_invocable:
+            raise ToolError(
+                f"the skill {skill.name} is invoked only by the user (/{skill.name}): its SKILL.md sets "
+                f"disable-model-invocation."
+            )
         try:
             body = read_body(self.catalog, skill)
         except SkillError as exc:

@@ -317,9 +317,9 @@ class Agent:
         if isinstance(offered, SkillLoad):
             before = offered.description
             offered.update(found)
-            if offered.description != before or not found.skills:
-                self.registry.set_group("skills", [offered] if found.skills else [])
-        elif found.skills:
+            if offered.description != before or not found.entries():
+                self.registry.set_group("skills", [offered] if found.entries() else [])
+        elif found.entries():  # a skill only the user invokes (/name) is not the model's
             self.registry.set_group("skills", [SkillLoad(found)])
 
     def _attach_context_files(self) -> None:

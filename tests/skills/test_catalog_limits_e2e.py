@@ -129,3 +129,25 @@ async def test_the_first_skill_added_while_running_brings_the_tool(server, open_
         await runtime.close()
     assert "skill-load" not in _tools(server.requests[0])
     assert "- notes: How we take notes." in _tools(server.requests[1])["skill-load"]
+
+
+async def test_a_skill_only_the_user_invokes_is_not_offered_to_the_model(server, open_runtime, workspace):
+    """Claude Code's `disable-model-invocation: true`: the user's `/name` only."""
+    root = workspace / ".claude" / "skills"
+    write_skill(root, "api-style", "Our API conventions.", "api body")
+    (root / "deploy").mkdir()
+    (root / "deploy" / "SKILL.md").write_text(
+        "---\nname: deploy\ndescription: Deploys to production.\ndisable-model-invocation: true\n---\nDEPLOY_BODY\n"
+    )
+    server.add(tool_calls([("k1", "skill-load", {"name": "deploy"})]), text("I cannot."))
+    runtime = await open_runtime()
+    try:
+        await runtime.submit(Prompt("deploy it"))
+        assert "deploy" in runtime.skills().skills  # still the user's `/deploy`
+    finally:
+        await runtime.close()
+    first, second = server.requests
+    assert "deploy" not in _tools(first)["skill-load"] and "- api-style: " in _tools(first)["skill-load"]
+    result = second["messages"][-1]["content"]
+    assert result.startswith("Error: the skill deploy is invoked only by the user (/deploy)")
+    assert "DEPLOY_BODY" not in json.dumps(server.requests)

@@ -36,7 +36,8 @@ async def run(app: Host, args: str) -> None:
             description = skill.description
             if len(description) > DESCRIPTION_CHARS:
                 description = description[: DESCRIPTION_CHARS - 1] + "…"
-            lines.append(f"  {skill.name} [{skill.source}: {_where(skill)}]: {description}")
+            only_you = "" if skill.model_invocable else " (only you invoke it: the model is not offered it)"
+            lines.append(f"  {skill.name} [{skill.source}: {_where(skill)}]{only_you}: {description}")
     else:
         from agent.skills.catalog import user_folders
 
