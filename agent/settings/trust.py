@@ -357,7 +357,8 @@ def config_digest(folder: Path, raw: bytes, data: dict[str, Any]) -> str:
 FOLDERS = "folders"  # the project config, .cairn/config.toml
 MCP_JSON = "mcp_json"  # the project's .mcp.json (agent/mcp/servers.py)
 CLAUDE_HOOKS = "claude_hooks"  # the hooks of the project's .claude/settings*.json (agent/hooks/sources.py)
-KINDS = (FOLDERS, MCP_JSON, CLAUDE_HOOKS)
+PROMPT_FILES = "prompt_files"  # the folder's agents, commands and skills (agent/settings/prompt_files.py)
+KINDS = (FOLDERS, MCP_JSON, CLAUDE_HOOKS, PROMPT_FILES)
 
 
 def _all_records() -> dict[str, dict[str, Any]]:

@@ -1,7 +1,9 @@
 """`cairn trust [DIR]`: show what the folder's files would run, then trust them as they are.
 
-Three files of a folder are trusted here, each as its own record (agent/settings/trust.py):
-its `.cairn/config.toml`, its `.mcp.json`, and the hooks of its `.claude/settings*.json`.
+What a folder brings is trusted here, each as its own record (agent/settings/trust.py): its
+`.cairn/config.toml`, its `.mcp.json`, the hooks of its `.claude/settings*.json`, and its
+agents, commands and skills (`.claude/` and `.cairn/`, agent/settings/prompt_files.py), so a
+repository with only Claude Code's files is trusted as one with cairn's config is.
 Before anything is recorded, every command they make cairn run on the user's machine is
 printed (each hook with its event, each MCP server's command line, with the file it comes
 from), and then the workspace files those commands execute: trust covers those files'
@@ -16,10 +18,11 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from agent.settings import trust
+from agent.settings import prompt_files, trust
 from agent.settings.run_files import UncheckableCommand
 
 Say = Callable[[str], None]
+MAX_LISTED = 100  # prompt files named one by one; the rest are counted
 
 
 def _err(text: str) -> None:
@@ -49,6 +52,11 @@ def trust_folder(folder: Path, say: Say = print, err: Say = _err) -> int:
             mcp = mcp_json_source(folder, mcp_state.content_sha256, mcp_state.servers)
     for warning in warnings:
         err(f"Warning: {_shown(warning)}")
+    try:
+        prompts = prompt_files.files(folder)
+    except (prompt_files.TooManyFiles, OSError) as exc:
+        err(f"Error: not trusting this folder's agents, commands and skills: {_shown(str(exc))}.")
+        return 1
 
     listed: list[tuple[str, trust.Program]] = [(".cairn/config.toml", p) for p in config.programs] if config else []
     for name, table in tables.items():
@@ -62,6 +70,7 @@ def trust_folder(folder: Path, say: Say = print, err: Say = _err) -> int:
             err(f"Error: not trusting {name}: one of its commands is {exc}, so which files it runs cannot be told.")
             return 1
     _show_programs(folder, listed, sorted({f for found in files.values() for f in found}), say)
+    _show_prompt_files(folder, prompts, say)
 
     try:
         if claude is not None:
@@ -73,13 +82,19 @@ def trust_folder(folder: Path, say: Say = print, err: Say = _err) -> int:
         if mcp is not None:
             trust.trust(folder, mcp.digest(files[trust.MCP_JSON]), trust.MCP_JSON)
             say(f"Trusted .mcp.json as it is now: its {len(mcp.programs)} MCP server command(s) may start.")
+        if prompts:
+            trust.trust(folder, prompt_files.digest(folder, prompts), trust.PROMPT_FILES)
+            say(f"Trusted {len(prompts)} agent, command and skill file(s) as they are now.")
         if config is None or raw is None:
             if raw is None and any(str(project_config_path(folder)) in w for w in warnings):
                 err(f"Error: nothing trusted of {_shown(str(project_config_path(folder)))}: it could not be read.")
                 return 1
-            if claude is None and mcp is None:
+            if claude is None and mcp is None and not prompts:
                 path = _shown(str(project_config_path(folder)))
-                say(f"{_shown(str(folder))} has no project config ({path}): nothing to trust.")
+                say(
+                    f"{_shown(str(folder))} has no project config ({path}), .mcp.json, Claude Code hooks, agents, "
+                    f"commands or skills: nothing to trust."
+                )
             return 0
         record = trust.trust(folder, config.digest(files[trust.FOLDERS]))
     except OSError as exc:
@@ -101,6 +116,19 @@ def _show_programs(folder: Path, listed: list[tuple[str, trust.Program]], files:
             say(f"  {_shown(str(path.relative_to(folder)) if path.is_relative_to(folder) else str(path))}")
     else:
         say("They run no file of this folder.")
+
+
+def _show_prompt_files(folder: Path, found: list[Path], say: Say) -> None:
+    if not found:
+        return
+    say(
+        "Its agents, commands and skills may then use the tools and models they name (an agent's tools and "
+        "model, a command's allowed-tools and model); a change to any of these files asks again:"
+    )
+    for path in found[:MAX_LISTED]:
+        say(f"  {_shown(str(path.relative_to(folder)) if path.is_relative_to(folder) else str(path))}")
+    if len(found) > MAX_LISTED:
+        say(f"  … and {len(found) - MAX_LISTED} more")
 
 
 def _show_config(config: Path, raw: bytes, data: dict, record: Path, say: Say) -> None:

@@ -157,13 +157,11 @@ def load_definitions(
 
 
 def folder_trusted(workspace: Path) -> bool:
-    """The user trusted this folder's project config as it is now, with the files its commands
-    run (`cairn trust`)."""
-    from agent.settings import trust
-    from agent.settings.config import read_project_config
+    """The user trusted this folder (`cairn trust`): its project config, or its agents, commands
+    and skills, as they are now (agent/settings/prompt_files.py)."""
+    from agent.settings.prompt_files import folder_trusted as trusted
 
-    data, raw = read_project_config(workspace, [])
-    return raw is not None and trust.is_trusted(workspace, trust.config_digest(workspace, raw, data))
+    return trusted(workspace)
 
 
 def _as_project(definition: AgentDefinition, trusted: bool) -> AgentDefinition:

@@ -113,7 +113,8 @@ def _sources(app: object, workspace: Path) -> list[CommandSource]:
     from agent.commands.invocation import command_sources
 
     runtime = getattr(app, "runtime", None)
-    return command_sources(workspace, runtime.skills() if runtime is not None else None)
+    more = runtime.mcp_commands() if runtime is not None else []  # MCP prompts (agent/mcp/commands.py)
+    return command_sources(workspace, runtime.skills() if runtime is not None else None, *more)
 
 
 def _as_command(found: Listed) -> Command:
