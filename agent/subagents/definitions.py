@@ -73,6 +73,8 @@ CLAUDE_CODE_TOOLS = {
     "glob": "filesystem-find",
     "ls": "filesystem-find",
     "webfetch": "web-fetch",
+    "todowrite": "todo-write",
+    "bashoutput": "terminal-execute",
 }
 
 EXPLORE_PROMPT = """\
@@ -259,8 +261,8 @@ def _parse(raw: bytes, path: Path, source: str, notices: list[str] | None) -> Ag
 
 def _tools(value: object) -> tuple[list[str] | None, list[str]]:
     """cairn's tool names for a definition's `tools` (None: inherit), and what was not known."""
-    if value is None or value == "":
-        return None, []
+    if value is None or value in ("", "*", ["*"]):
+        return None, []  # Claude Code: omitted (or every tool) is the parent's
     items = value if isinstance(value, list) else str(value).split(",")
     names: list[str] = []
     unknown: list[str] = []

@@ -117,3 +117,16 @@ def test_claude_family_aliases_pick_the_newest_model_at_the_parents_provider():
     on_openai = child_model("haiku", "openai/gpt-5.1")  # no Claude family there: the parent's, said
     assert on_openai.model == "openai/gpt-5.1" and "Claude model family" in on_openai.note
     assert child_model("openai/gpt-5-mini", "anthropic/claude-sonnet-4-5") == ChildModel("openai/gpt-5-mini")
+
+
+def test_claude_code_tool_lists_a_star_and_todo_write(workspace):
+    from agent.subagents.definitions import load_definitions
+
+    folder = workspace / ".claude" / "agents"
+    folder.mkdir(parents=True)
+    (folder / "all.md").write_text('---\nname: all\ndescription: Every tool.\ntools: "*"\n---\nb\n')
+    (folder / "some.md").write_text("---\nname: some\ndescription: Some.\ntools: Read, TodoWrite, WebSearch\n---\nb\n")
+    found = load_definitions(workspace, trusted=True)
+    assert found["all"].tools is None and found["all"].notes == []  # every tool: the parent's
+    assert found["some"].tools == ["filesystem-read", "todo-write"]
+    assert found["some"].notes == ["unknown tools left out: WebSearch"]
