@@ -140,7 +140,7 @@ class Hooks(SessionHooks):
         finish. The child's transcript (its own session's) is `agent_transcript_path`."""
         if not self.has("SubagentStop"):
             return None
-        path = self.transcript.sync(agent_id, messages, self.workspace)
+        path = self.transcript.sync(agent_id, messages, self.workspace, sidechain=True)
         fields = {
             "stop_hook_active": active,
             "agent_id": agent_id,

@@ -51,6 +51,7 @@ class HookRuns:
         self.session_id = session_id
         self.permissions = permissions  # the agent's Permissions (agent/tools/permissions.py), read per run
         self.warn = warn
+        self.sidechain = not turn_events  # a subagent's child: its transcript is a sidechain
         self.by_event: dict[str, list[HookSpec]] = {
             event: [s for s in specs if s.event == event and (turn_events or event not in TURN_EVENTS)]
             for event in EVENTS
@@ -70,12 +71,16 @@ class HookRuns:
         history: Callable[[], Sequence[Message] | None],
         tools: Callable[[], Iterable[str]] | None = None,
         model: Callable[[], str] | None = None,
+        transcript: Transcript | None = None,
     ) -> None:
         """What the hooks read of the agent that holds them: its active path (the transcript),
-        the names of its tools (a matcher naming none is told), its model (SessionStart's)."""
+        the names of its tools (a matcher naming none is told), its model (SessionStart's).
+        `transcript`: a parent's, which a subagent's transcript is written through too."""
         self._history, self._tools = history, tools
         if model is not None:
             self._model = model
+        if transcript is not None:
+            self.transcript = transcript
 
     def has(self, event: str) -> bool:
         return bool(self.by_event.get(event))
@@ -84,7 +89,7 @@ class HookRuns:
         """The session's transcript, with every stored message of the active path written."""
         session = session_id or self.session_id()
         messages = self._history() if session_id is None else None
-        return str(self.transcript.sync(session, messages or (), self.workspace))
+        return str(self.transcript.sync(session, messages or (), self.workspace, sidechain=self.sidechain))
 
     # -- running -------------------------------------------------------------------------
     def _selected(self, event: str, fields: dict[str, Any], tool: str | None) -> list[HookSpec]:

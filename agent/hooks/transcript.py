@@ -95,11 +95,14 @@ def _tool_result(message: Message) -> tuple[dict[str, Any], Any]:
     return {"role": "user", "content": [block]}, result
 
 
-def line(message: Message, parent: str | None, *, session_id: str, workspace: Path) -> dict[str, Any] | None:
-    """One message as Claude Code's transcript line (None: nothing Claude Code would write)."""
+def line(
+    message: Message, parent: str | None, *, session_id: str, workspace: Path, sidechain: bool = False
+) -> dict[str, Any] | None:
+    """One message as Claude Code's transcript line (None: nothing Claude Code would write).
+    `sidechain`: a subagent's conversation, as Claude Code marks it."""
     base: dict[str, Any] = {
         "parentUuid": parent,
-        "isSidechain": bool(message.meta.get("subagent")),
+        "isSidechain": sidechain,
         "userType": "external",
         "cwd": str(workspace),
         "sessionId": session_id,
@@ -143,9 +146,10 @@ class Transcript:
             known = self._written[session_id] = _read_uuids(self.path(session_id))
         return known
 
-    def sync(self, session_id: str, messages: Sequence[Message], workspace: Path) -> Path:
+    def sync(self, session_id: str, messages: Sequence[Message], workspace: Path, *, sidechain: bool = False) -> Path:
         """Append the messages of `messages` (the active path) not yet in the file; the path.
-        A failure to write is no failure of the hook: the file is then just behind."""
+        A failure to write is no failure of the hook: the file is then just behind.
+        `sidechain`: the session is a subagent's."""
         path = self.path(session_id)
         known = self._known(session_id)
         fresh: list[Message] = []
@@ -157,7 +161,7 @@ class Transcript:
             fresh.append(message)
         lines = []
         for message in reversed(fresh):
-            record = line(message, parent, session_id=session_id, workspace=workspace)
+            record = line(message, parent, session_id=session_id, workspace=workspace, sidechain=sidechain)
             known.add(message.id)
             if record is not None:
                 lines.append(_dumps(record))

@@ -154,8 +154,9 @@ class ChildRunner:
             approver=_naming(definition.name, self.ctx.permissions.approver),
         )
         self._confine(child, definition)
-        child.hooks.attach(history=lambda: child.state.history)  # the transcript its own hooks read
         hooks: Hooks | None = self.ctx.hooks  # SubagentStart/SubagentStop are the parent's events
+        # The transcript the child's own hooks read, written through the parent's (one writer per file).
+        child.hooks.attach(history=lambda: child.state.history, transcript=hooks.transcript if hooks else None)
         if hooks is not None:
             added = await hooks.subagent_started(definition.name, session.id)
             if added:

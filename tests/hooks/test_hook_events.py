@@ -71,6 +71,7 @@ async def test_a_stop_loop_reads_the_last_assistant_message_from_the_transcript(
     }
     assert lines[2]["message"]["content"][0]["tool_use_id"] == "c1" and lines[2]["toolUseResult"]["stdout"] == "hi\n"
     assert len({r["uuid"] for r in lines}) == len(lines)  # each message once, however many hooks ran
+    assert not any(r["isSidechain"] for r in lines)
     imported = parse(path.read_text())  # the format Claude Code's own importer reads
     assert [m.role for m in imported.messages][:3] == ["user", "assistant", "tool"]
 
@@ -240,9 +241,21 @@ async def test_subagent_start_adds_context_and_subagent_stop_sends_the_child_bac
         "stop",
         "if not event['stop_hook_active']:\n    print('check the tests too', file=sys.stderr)\n    sys.exit(2)\n",
     )
+    tool, tool_log = hook(tmp_path, "tool")  # the child's own tool hooks write its transcript too
     call = ("s1", "subagent", {"agent": "general-purpose", "task": "count the files"})
-    server.add(tool_calls([call]), text("3 files"), text("3 files, tests pass"), text("Done."))
-    flags = hooks(SubagentStart={"command": start, "matcher": "general-purpose"}, SubagentStop={"command": stop})
+    server.add(
+        tool_calls([call]),
+        tool_calls([("t1", "terminal-execute", {"command": "ls"})]),
+        text("3 files"),
+        tool_calls([("t2", "terminal-execute", {"command": "echo tests pass"})]),
+        text("3 files, tests pass"),
+        text("Done."),
+    )
+    flags = hooks(
+        SubagentStart={"command": start, "matcher": "general-purpose"},
+        SubagentStop={"command": stop},
+        PreToolUse={"command": tool, "matcher": "Bash"},
+    )
     runtime = await open_runtime(flags=flags)
     try:
         await runtime.submit(Prompt("look around"))
@@ -250,17 +263,20 @@ async def test_subagent_start_adds_context_and_subagent_stop_sends_the_child_bac
         await runtime.close()
     (started,) = seen(start_log)
     assert started["agent_type"] == "general-purpose" and started["agent_id"]
-    child_first = server.requests[1]["messages"]
-    assert "CHILD-RULE: cite lines" in child_first[0]["content"]  # the child's instructions
+    assert "CHILD-RULE: cite lines" in server.requests[1]["messages"][0]["content"]  # the child's instructions
     first, second = seen(stop_log)
     assert (first["stop_hook_active"], second["stop_hook_active"]) == (False, True)
     assert (first["last_assistant_message"], second["last_assistant_message"]) == ("3 files", "3 files, tests pass")
     assert first["agent_id"] == started["agent_id"]
-    child_lines = Path(second["agent_transcript_path"]).read_text().splitlines()
-    assert json.loads(child_lines[-1])["message"]["content"] == [{"type": "text", "text": "3 files, tests pass"}]
-    assert "check the tests too" in server.requests[2]["messages"][-1]["content"]
-    result = next(m for m in server.requests[3]["messages"] if m["role"] == "tool")
+    assert "check the tests too" in server.requests[3]["messages"][-1]["content"]
+    result = next(m for m in server.requests[5]["messages"] if m["role"] == "tool")
     assert result["content"] == "3 files, tests pass"
+    # The child's transcript: every message once, though its hooks and the parent's both wrote it.
+    child = [json.loads(line) for line in Path(second["agent_transcript_path"]).read_text().splitlines()]
+    assert [e["transcript_path"] for e in seen(tool_log)] == [second["agent_transcript_path"]] * 2
+    assert len({r["uuid"] for r in child}) == len(child) == 8
+    assert all(r["isSidechain"] for r in child)
+    assert child[-1]["message"]["content"] == [{"type": "text", "text": "3 files, tests pass"}]
 
 
 async def test_a_matcher_naming_a_tool_cairn_lacks_is_a_startup_warning(open_runtime, tmp_path):
