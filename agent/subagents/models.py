@@ -49,8 +49,9 @@ def child_model(wanted: str | None, parent_model: str) -> ChildModel:
     raw = (wanted or "").strip()
     if not raw or raw.lower() in INHERIT:
         return ChildModel(parent_model)
-    alias = raw.lower().removesuffix("[1m]")
-    alias = FAMILY_ALIASES.get(alias, alias)
+    if raw.lower().endswith("[1m]"):  # Claude Code's 1M-context suffix: a request option, not a model name
+        raw = raw[: -len("[1m]")]
+    alias = FAMILY_ALIASES.get(raw.lower(), raw.lower())
     parent = _CLAUDE.match(parent_model)
     if alias in FAMILIES:
         if parent is None:

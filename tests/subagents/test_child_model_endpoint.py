@@ -188,3 +188,16 @@ def test_provider_of_a_model_string():
         "",
         "a",
     ]
+
+
+def test_a_model_id_whose_providers_key_is_not_set_runs_on_the_parents_model_with_a_note():
+    """A Claude Code definition's `model: claude-opus-4-1` on an OpenAI user's machine (no
+    ANTHROPIC_API_KEY): the child runs on the parent's model, and the user is told, never a
+    child failing on a missing key."""
+    chosen = choose_child_model("claude-opus-4-1", "openai/gpt-4o", api_base=None, api_key=None, environ={})
+    assert chosen.model == "openai/gpt-4o"
+    assert chosen.note == "its model claude-opus-4-1 needs ANTHROPIC_API_KEY, which is not set"
+    keyed = choose_child_model(
+        "claude-opus-4-1", "openai/gpt-4o", api_base=None, api_key=None, environ={"ANTHROPIC_API_KEY": "sk-ant"}
+    )
+    assert keyed.model == "claude-opus-4-1" and not keyed.note

@@ -117,6 +117,10 @@ def test_claude_family_aliases_pick_the_newest_model_at_the_parents_provider():
     on_openai = child_model("haiku", "openai/gpt-5.1")  # no Claude family there: the parent's, said
     assert on_openai.model == "openai/gpt-5.1" and "Claude model family" in on_openai.note
     assert child_model("openai/gpt-5-mini", "anthropic/claude-sonnet-4-5") == ChildModel("openai/gpt-5-mini")
+    assert child_model("sonnet[1m]", "anthropic/claude-sonnet-4-5").model.startswith("anthropic/claude-sonnet-")
+    assert child_model("opusplan", "anthropic/claude-sonnet-4-5").model.startswith("anthropic/claude-opus-")
+    via_route = child_model("claude-opus-4-1[1m]", "openrouter/anthropic/claude-sonnet-4")
+    assert via_route == ChildModel("openrouter/anthropic/claude-opus-4-1")  # a bare Claude id, the parent's route
 
 
 def test_claude_code_tool_lists_a_star_and_todo_write(workspace):
