@@ -14,6 +14,8 @@ as the first session starts.
 from __future__ import annotations
 
 import asyncio
+import re
+from pathlib import Path
 from typing import Any
 
 from agent.hooks.matcher import unmapped
@@ -63,9 +65,18 @@ class SessionHooks(HookRuns):
             self._starting = self._later(self._session_context(source))
 
     async def _session_context(self, source: str) -> str:
-        verdict = await self._run("SessionStart", {"source": source, "model": self._model()})
+        env_file = _env_file(self.session_id())
+        fields = {"source": source, "model": self._model()}
+        verdict = await self._run("SessionStart", fields, env={"CLAUDE_ENV_FILE": str(env_file)})
         if verdict.block is not None:  # exit 2 cannot stop a session: the user sees why
             self.warn(f"SessionStart hook: {verdict.block}", "warning")
+        names = _exported(env_file)
+        if names:
+            self.warn(
+                f"A SessionStart hook set {', '.join(names)} in CLAUDE_ENV_FILE; cairn does not pass those "
+                "variables to the model's commands: set them in the shell you start cairn from.",
+                "warning",
+            )
         return verdict.context
 
     async def started_context(self) -> str:
@@ -155,3 +166,30 @@ class SessionHooks(HookRuns):
         self.stop_waiting()
         await super().close()
         self._starting = None
+
+
+_EXPORT = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)=", re.M)
+
+
+def _env_file(session_id: str) -> Path:
+    """SessionStart's `CLAUDE_ENV_FILE`: in the data folder, empty before the hooks run (a hook
+    that appends to it, as Claude Code's documentation shows, must find a file it may write)."""
+    from agent.paths import data_dir
+
+    path = data_dir() / "hook-env" / f"{session_id}.sh"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        path.write_text("")
+        path.chmod(0o600)
+    except OSError:
+        pass
+    return path
+
+
+def _exported(path: Path) -> list[str]:
+    """The variables a hook wrote to `path` (`export NAME=…` or `NAME=…` lines)."""
+    try:
+        text = path.read_text(errors="replace")[:100_000]
+    except OSError:
+        return []
+    return sorted(set(_EXPORT.findall(text)))

@@ -54,9 +54,12 @@ class _Capture:
         return text + (f"\n[{self.dropped} more bytes of output dropped]" if self.dropped else "")
 
 
-def hook_environment(workspace: Path) -> dict[str, str]:
+def hook_environment(workspace: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
+    """cairn's environment less its keys, `CLAUDE_PROJECT_DIR` (Claude Code's) and
+    `CAIRN_PROJECT_DIR` the workspace, and what an event adds (SessionStart's `CLAUDE_ENV_FILE`)."""
     env = command_environment(dict(os.environ))
     env["CLAUDE_PROJECT_DIR"] = env["CAIRN_PROJECT_DIR"] = str(workspace)
+    env.update(extra or {})
     return env
 
 
@@ -80,9 +83,11 @@ async def _feed(stdin: asyncio.StreamWriter, data: bytes) -> None:
         await stdin.wait_closed()
 
 
-async def run_hook(command: str, payload: bytes, *, cwd: Path, timeout: float) -> HookRun:
+async def run_hook(
+    command: str, payload: bytes, *, cwd: Path, timeout: float, env: dict[str, str] | None = None
+) -> HookRun:
     """Run `command` with `payload` on stdin; at `timeout` seconds its process group is killed.
-    Cancelling the caller kills it too."""
+    Cancelling the caller kills it too. `env`: variables the event adds."""
     spawn = asyncio.ensure_future(
         asyncio.create_subprocess_exec(
             SHELL,
@@ -92,7 +97,7 @@ async def run_hook(command: str, payload: bytes, *, cwd: Path, timeout: float) -
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
             cwd=str(cwd),
-            env=hook_environment(cwd),
+            env=hook_environment(cwd, env),
             start_new_session=True,
         )
     )

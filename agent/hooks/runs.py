@@ -101,7 +101,10 @@ class HookRuns:
             specs = [s for s in specs if matches(s.matcher, value)]
         return list({(s.command, s.claude): s for s in specs}.values())
 
-    async def _run(self, event: str, fields: dict[str, Any], tool: str | None = None) -> Verdict:
+    async def _run(
+        self, event: str, fields: dict[str, Any], tool: str | None = None, env: dict[str, str] | None = None
+    ) -> Verdict:
+        """Run the event's hooks that match; `env`: variables the event adds to theirs."""
         unique = self._selected(event, fields, tool)
         if not unique:
             return Verdict()
@@ -117,7 +120,7 @@ class HookRuns:
         if tool is not None:  # as Claude Code shows its tools, whichever file configured the hook (SPEC §13 item 9)
             payload["tool_name"], payload["tool_input"] = claude_call(tool, fields["tool_input"], self.workspace)
         data = json.dumps(payload, ensure_ascii=False, default=str).encode("utf-8", errors="replace")
-        answers = await asyncio.gather(*(self._one(spec, data, fields, tool) for spec in unique))
+        answers = await asyncio.gather(*(self._one(spec, data, fields, tool, env) for spec in unique))
         verdict = combine(list(answers))
         for warning in verdict.warnings:
             self.warn(warning, "warning")
@@ -125,11 +128,13 @@ class HookRuns:
             self.warn(message, "info")
         return verdict
 
-    async def _one(self, spec: HookSpec, data: bytes, fields: dict[str, Any], tool: str | None) -> HookAnswer:
+    async def _one(
+        self, spec: HookSpec, data: bytes, fields: dict[str, Any], tool: str | None, env: dict[str, str] | None
+    ) -> HookAnswer:
         refused = spec.refusal(self.workspace)  # a project's hook whose script changed since it was trusted
         if refused is not None:  # a guard that cannot run fails closed: its call does not run either
             return HookAnswer(warning=refused, block=refused if spec.event == "PreToolUse" else None)
-        run = await run_hook(spec.command, data, cwd=self.workspace, timeout=spec.timeout)
+        run = await run_hook(spec.command, data, cwd=self.workspace, timeout=spec.timeout, env=env)
         if run.timed_out:
             return HookAnswer(
                 warning=f"{spec.event} hook {spec.label} timed out after {spec.timeout:g} s and was killed; "

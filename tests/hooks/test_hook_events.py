@@ -296,3 +296,24 @@ async def test_a_matcher_naming_a_tool_cairn_lacks_is_a_startup_warning(open_run
     assert any("true # typo" in w and "'Bsh'" in w for w in warned), warned
     assert any("true # regex" in w and "matches none of cairn's tools" in w for w in warned), warned
     assert not any("true # fine" in w or "true # mcp" in w for w in warned), warned
+
+
+async def test_a_session_start_hook_writing_claude_env_file_is_told_what_cairn_does_not_apply(
+    server, open_runtime, tmp_path, workspace
+):
+    """As Claude Code documents it, a SessionStart hook appends `export` lines to
+    `$CLAUDE_ENV_FILE`; cairn gives it a file (the hook does not fail) and says the variables
+    do not reach the model's commands, rather than dropping them without a word."""
+    command = 'echo "export NODE_ENV=test" >> "$CLAUDE_ENV_FILE"; echo "$CLAUDE_PROJECT_DIR" > ' + str(
+        tmp_path / "project"
+    )
+    server.add(text("ok"))
+    runtime = await open_runtime(flags=hooks(SessionStart={"command": command}))
+    try:
+        await runtime.submit(Prompt("hi"))
+    finally:
+        await runtime.close()
+    warned = [n.message for n in of_type(runtime.events, "notice") if n.kind == "warning"]
+    assert any("NODE_ENV" in w and "CLAUDE_ENV_FILE" in w for w in warned), warned
+    assert not any("failed" in w for w in warned), warned
+    assert (tmp_path / "project").read_text() == f"{workspace}\n"
