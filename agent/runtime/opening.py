@@ -18,6 +18,7 @@ from agent.settings.schema import McpServerSettings, Settings
 from agent.turn.events import Event, Notice
 
 if TYPE_CHECKING:
+    from agent.mcp.client_requests import Elicit
     from agent.mcp.manager import McpManager
     from agent.session.restore_journal import Recovered
     from agent.session.store import Store
@@ -37,7 +38,8 @@ class FrontEnd:
     `approver`: who answers an approval (None: nobody can, the question is refused as `-p` does).
     `plan_review`: how exit-plan-mode's plan is shown (None: nobody can). `guard`: an unattended
     run's limits and tool filter. `tools`: the registry as this front end wants it (an editor's
-    `filesystem-read` through its buffers). `editor_mcp`: MCP servers an editor passed over ACP."""
+    `filesystem-read` through its buffers). `editor_mcp`: MCP servers an editor passed over ACP.
+    `elicit`: the form an MCP server asks the user to fill in (None: declined with the reason)."""
 
     on_event: EventSink
     approver: Approver | None = None
@@ -45,6 +47,7 @@ class FrontEnd:
     guard: RunPolicy | None = None
     tools: Callable[[ToolRegistry], ToolRegistry] | None = None
     editor_mcp: dict[str, McpServerSettings] = field(default_factory=dict)
+    elicit: Elicit | None = None
 
 
 @dataclass
@@ -121,7 +124,9 @@ async def open_parts(settings: Settings, front: FrontEnd, *, resume_id: str | No
     return Opened(store=store, agent=agent, model=model, source=source, recovered=recovered)
 
 
-def mcp_manager(settings: Settings, agent: Agent, editor: dict[str, McpServerSettings]) -> McpManager | None:
+def mcp_manager(
+    settings: Settings, agent: Agent, editor: dict[str, McpServerSettings], elicit: Elicit | None = None
+) -> McpManager | None:
     """The MCP servers' manager, wired to the agent: tools into its registry, failures as notices.
     None when no server is configured or passed by the editor and the project has no `.mcp.json`."""
     from agent.mcp.manager import REGISTRY_GROUP, McpManager
@@ -134,6 +139,7 @@ def mcp_manager(settings: Settings, agent: Agent, editor: dict[str, McpServerSet
         on_tools=lambda tools: agent.registry.set_group(REGISTRY_GROUP, tools),
         notify=lambda message, kind: agent.emit(Notice(message=message, kind=kind)),
         editor=editor,
+        elicit=elicit,
     )
 
 

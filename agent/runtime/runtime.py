@@ -27,6 +27,7 @@ from agent.settings.schema import Settings
 
 if TYPE_CHECKING:
     from agent.commands.invocation import CommandSource
+    from agent.mcp.client_requests import Elicit
     from agent.mcp.manager import McpManager, ServerStatus
     from agent.mcp.prompts import RemotePrompt
     from agent.session.branches import SessionBranch
@@ -61,6 +62,7 @@ class Runtime:
         self.recovered: list[Recovered] = []
         # MCP servers (agent/mcp/manager.py): started with the backend, behind the first screen.
         self.mcp: McpManager | None = None
+        self.elicit: Elicit | None = None  # the front end's form for a server's elicitation (FrontEnd.elicit)
         self.sessions = SessionChanges(store, settings, agent, busy=lambda: self.busy, model=lambda: self.model)
         # Ops that take time: each runs as a task the caller awaits (agent/runtime/ops.py).
         self._handlers: dict[type[ops.Op], Handler] = {
@@ -126,7 +128,8 @@ class Runtime:
         agent = opened.agent
         runtime = cls(settings, opened.store, agent, opened.model, settings.context.tokenizer if warm_up else None)
         runtime.recovered = opened.recovered
-        runtime.mcp = mcp_manager(settings, agent, front.editor_mcp)
+        runtime.mcp = mcp_manager(settings, agent, front.editor_mcp, front.elicit)
+        runtime.elicit = front.elicit
         agent.ctx.mode_changed = runtime._mode_changed
         agent.hooks.session_started(opened.source)  # in the background; the first prompt waits for its context
         return runtime
@@ -408,7 +411,7 @@ class Runtime:
 
     async def _trust_mcp_json(self) -> int:
         if self.mcp is None:
-            self.mcp = mcp_manager(self.settings, self.agent, {})  # no editor servers: it would exist
+            self.mcp = mcp_manager(self.settings, self.agent, {}, self.elicit)  # no editor servers: it would exist
             if self.mcp is None:
                 return 0
             self.mcp.started = True  # its problems were the untrusted file: do not repeat them

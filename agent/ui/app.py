@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from textual.widgets import Collapsible
     from textual.worker import Worker
 
+    from agent.mcp.client_requests import ElicitAnswer, ElicitRequest
     from agent.runtime.runtime import Runtime
     from agent.settings.config import LoadedConfig
     from agent.settings.schema import Settings
@@ -218,7 +219,12 @@ class CairnApp(KeyActions, TurnActions, ModeActions, NotifyActions, App):
             opening = asyncio.ensure_future(
                 Runtime.open(
                     self.settings,
-                    FrontEnd(on_event=self.handle_event, approver=self.approve, plan_review=self.review_plan),
+                    FrontEnd(
+                        on_event=self.handle_event,
+                        approver=self.approve,
+                        plan_review=self.review_plan,
+                        elicit=self.elicit,
+                    ),
                     resume_id=self.resume_id or None,  # "" (`--resume` without an id): new session + picker
                     continue_last=self.continue_last,
                 )
@@ -373,6 +379,13 @@ class CairnApp(KeyActions, TurnActions, ModeActions, NotifyActions, App):
         from agent.ui.screens.approval import ask
 
         self.approval_waits(request.title)  # the bell, if the user is elsewhere (agent/ui/notify.py)
+        return await ask(self, request)
+
+    async def elicit(self, request: ElicitRequest) -> ElicitAnswer:
+        """The form an MCP server asks for (agent/ui/screens/elicit.py), given to the runtime."""
+        from agent.ui.screens.elicit import ask
+
+        self.approval_waits(f"MCP server '{request.server}' asks for input")
         return await ask(self, request)
 
     # -- prompts ---------------------------------------------------------------------------
