@@ -149,8 +149,12 @@ class SessionHooks(HookRuns):
 
     def notifying(self, approver: Any) -> Any:
         """`approver`, asking the PermissionRequest hooks first and telling the Notification
-        hooks whenever the user is about to be asked."""
-        if approver is None or not (self.has("Notification") or self.has("PermissionRequest")):
+        hooks whenever the user is about to be asked. With no approver (`cairn -p`) the
+        PermissionRequest hooks still answer, as Claude Code's do in `-p`; what they leave
+        unanswered is denied, as it would be refused."""
+        if approver is None:
+            return self._hooks_only if self.has("PermissionRequest") else None
+        if not (self.has("Notification") or self.has("PermissionRequest")):
             return approver
 
         async def ask(request: Any) -> Any:
@@ -161,6 +165,9 @@ class SessionHooks(HookRuns):
             return await approver(request)
 
         return ask
+
+    async def _hooks_only(self, request: Any) -> str:
+        return await self.permission_request(request) or "deny"
 
     async def close(self) -> None:
         self.stop_waiting()

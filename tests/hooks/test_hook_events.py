@@ -317,3 +317,33 @@ async def test_a_session_start_hook_writing_claude_env_file_is_told_what_cairn_d
     assert any("NODE_ENV" in w and "CLAUDE_ENV_FILE" in w for w in warned), warned
     assert not any("failed" in w for w in warned), warned
     assert (tmp_path / "project").read_text() == f"{workspace}\n"
+
+
+@pytest.mark.parametrize("behavior", ["allow", "deny"])
+async def test_with_nobody_to_ask_a_permission_request_hook_still_answers(
+    server, open_runtime, tmp_path, workspace, behavior
+):
+    """As Claude Code's `-p` (since 2.1.268): no approver, and the hook decides; without its
+    answer the call does not run (the silent-hook case below)."""
+    command, log = hook(tmp_path, "permission", permission(behavior, "not in CI"))
+    server.add(tool_calls([("c1", "terminal-execute", {"command": "touch made"})]), text("ok"))
+    runtime = await open_runtime(yolo=False, flags=hooks(PermissionRequest={"command": command}))
+    try:
+        await runtime.submit(Prompt("make it"))
+    finally:
+        await runtime.close()
+    assert len(seen(log)) == 1
+    assert (workspace / "made").exists() == (behavior == "allow")
+
+
+async def test_with_nobody_to_ask_a_silent_permission_request_hook_leaves_the_call_refused(
+    server, open_runtime, tmp_path, workspace
+):
+    command, log = hook(tmp_path, "permission")
+    server.add(tool_calls([("c1", "terminal-execute", {"command": "touch made"})]), text("ok"))
+    runtime = await open_runtime(yolo=False, flags=hooks(PermissionRequest={"command": command}))
+    try:
+        await runtime.submit(Prompt("make it"))
+    finally:
+        await runtime.close()
+    assert len(seen(log)) == 1 and not (workspace / "made").exists()
