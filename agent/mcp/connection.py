@@ -86,6 +86,12 @@ def _is_timeout(exc: BaseException) -> bool:
     return getattr(getattr(exc, "error", None), "code", None) == mcp_types.REQUEST_TIMEOUT
 
 
+def _answered(exc: BaseException) -> bool:
+    """The server answered the request, with an error of its own (not a closed connection or a timeout)."""
+    code = getattr(getattr(exc, "error", None), "code", None)
+    return code is not None and not _is_closed(exc) and not _is_timeout(exc)
+
+
 class ServerConnection:
     def __init__(
         self,
@@ -210,6 +216,8 @@ class ServerConnection:
             try:
                 await client.send_ping()
             except Exception as exc:
+                if _answered(exc):  # an error the server sent (a 2026-07-28 server has no ping): it is there
+                    continue
                 self._set("failed", f"stopped answering ({readable_error(exc)})")
                 return
 
@@ -398,6 +406,11 @@ def _file_safe(name: str) -> str:
 
 
 def _import_sdk() -> None:
+    import warnings
+
+    # The health check pings every server; a 2026-07-28 one answers "Method not found", which
+    # is still an answer (`_answered`): the SDK's deprecation warning would reach a `-p` stderr.
+    warnings.filterwarnings("ignore", message=r"ping is removed")
     import mcp  # noqa: F401
     import mcp.client.stdio  # noqa: F401
     import mcp.client.streamable_http  # noqa: F401
