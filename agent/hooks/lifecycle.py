@@ -14,15 +14,22 @@ as the first session starts.
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 from pathlib import Path
 from typing import Any
 
 from agent.hooks.matcher import unmapped
-from agent.hooks.names import TOOL_EVENTS
+from agent.hooks.names import DEFAULT_TIMEOUT, TOOL_EVENTS
 from agent.hooks.runs import HookRuns
+from agent.hooks.sources import HookSpec
 
 IDLE_SECONDS = 60.0  # as Claude Code's: how long a finished turn waits before `idle_prompt`
+# As Claude Code's: SessionEnd hooks hold the exit 1.5 s (CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS
+# changes it), or the hook's own `timeout` when it sets one, up to a minute.
+SESSION_END_SECONDS = 1.5
+SESSION_END_MAX_SECONDS = 60.0
+SESSION_END_VARIABLE = "CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS"
 IDLE_MESSAGE = "cairn is waiting for your input"
 TITLE = "cairn"
 
@@ -92,6 +99,17 @@ class SessionHooks(HookRuns):
             verdict = await self._run("SessionEnd", {"reason": reason})
             if verdict.block is not None:
                 self.warn(f"SessionEnd hook: {verdict.block}", "warning")
+
+    def timeout(self, spec: HookSpec) -> float:
+        if spec.event != "SessionEnd":
+            return spec.timeout
+        if spec.timeout != DEFAULT_TIMEOUT:  # its own: honoured, up to the bound
+            return min(spec.timeout, SESSION_END_MAX_SECONDS)
+        try:
+            budget = float(os.environ.get(SESSION_END_VARIABLE, "")) / 1000
+        except ValueError:
+            budget = SESSION_END_SECONDS
+        return min(budget, SESSION_END_MAX_SECONDS) if budget > 0 else SESSION_END_SECONDS
 
     # -- notifications -------------------------------------------------------------------
     def notify(self, message: str, kind: str = "permission_prompt") -> None:

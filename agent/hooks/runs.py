@@ -134,10 +134,11 @@ class HookRuns:
         refused = spec.refusal(self.workspace)  # a project's hook whose script changed since it was trusted
         if refused is not None:  # a guard that cannot run fails closed: its call does not run either
             return HookAnswer(warning=refused, block=refused if spec.event == "PreToolUse" else None)
-        run = await run_hook(spec.command, data, cwd=self.workspace, timeout=spec.timeout, env=env)
+        timeout = self.timeout(spec)
+        run = await run_hook(spec.command, data, cwd=self.workspace, timeout=timeout, env=env)
         if run.timed_out:
             return HookAnswer(
-                warning=f"{spec.event} hook {spec.label} timed out after {spec.timeout:g} s and was killed; "
+                warning=f"{spec.event} hook {spec.label} timed out after {timeout:g} s and was killed; "
                 f"cairn went on without it."
             )
         answer = read_answer(spec.event, run.exit_code, run.stdout, run.stderr or run.error, label=spec.label)
@@ -146,6 +147,10 @@ class HookRuns:
             updated = cairn_input(tool, answer.updated_input, original)
             answer = dataclasses.replace(answer, updated_input={**original, **updated})
         return answer
+
+    def timeout(self, spec: HookSpec) -> float:
+        """How long `spec` may run, in seconds."""
+        return spec.timeout
 
     def _later(self, work: Awaitable[Any]) -> asyncio.Future:
         task = asyncio.ensure_future(work)

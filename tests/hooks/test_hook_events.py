@@ -347,3 +347,17 @@ async def test_with_nobody_to_ask_a_silent_permission_request_hook_leaves_the_ca
     finally:
         await runtime.close()
     assert len(seen(log)) == 1 and not (workspace / "made").exists()
+
+
+@pytest.mark.parametrize(("variable", "shown"), [(None, "1.5"), ("200", "0.2")])
+async def test_session_end_hooks_hold_the_exit_only_for_claude_codes_budget(
+    server, open_runtime, tmp_path, monkeypatch, variable, shown
+):
+    """A SessionEnd hook with no `timeout` of its own gets Claude Code's 1.5 s (or
+    CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS), not the 60 s other hooks get: closing waits no longer."""
+    if variable is not None:
+        monkeypatch.setenv("CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS", variable)
+    runtime = await open_runtime(flags=hooks(SessionEnd={"command": "sleep 30"}))
+    await runtime.close()
+    warned = [n.message for n in of_type(runtime.events, "notice") if n.kind == "warning"]
+    assert any(f"SessionEnd hook `sleep 30` timed out after {shown} s" in w for w in warned), warned
