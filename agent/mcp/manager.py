@@ -40,6 +40,7 @@ class ServerStatus(BaseModel):
     source: str
     tools: list[str]
     error: str = ""
+    prompts: list[str] = []  # its prompts as commands (`mcp__server__prompt`)
 
 
 class McpManager:
@@ -144,6 +145,7 @@ class McpManager:
                 source=c.spec.source,
                 tools=[t.exposed for t in c.tools],
                 error=c.error,
+                prompts=[p.command for p in c.prompts],
             )
             for c in self.connections.values()
         ]

@@ -8,7 +8,7 @@ from agent.ui.app import CairnApp
 from agent.ui.screens.elicit import ElicitScreen
 from tests.fakes.llm_server import text, tool_calls
 from tests.mcp.conftest import mcp_flags, stdio_server
-from tests.ui.conftest import send, wait_for, wait_ready
+from tests.ui.conftest import chat_text, send, wait_for, wait_ready
 
 SIZE = (100, 30)
 SLOW = 120  # the fake server is a Python process importing the SDK on a loaded machine
@@ -47,5 +47,7 @@ async def test_an_mcp_prompt_is_a_tui_command(server, workspace):
         await _servers_ready(app, pilot)
         await send(pilot, "/mcp__fake__review src/app.py errors")
         await wait_for(pilot, lambda: len(server.requests) >= 1 and not app.turn_running, SLOW, "the turn")
+        await send(pilot, "/mcp")
+        await wait_for(pilot, lambda: "prompts: /mcp__fake__review" in chat_text(app), what="the /mcp list")
     sent = [m for m in server.requests[0]["messages"] if m["role"] == "user"][-1]["content"]
     assert "Review src/app.py for errors.\n\nBe brief." in str(sent)

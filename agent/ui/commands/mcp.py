@@ -31,6 +31,10 @@ def describe(statuses: list, problems: list[str]) -> str:
         if shown:
             more = f" and {len(s.tools) - MAX_TOOLS_SHOWN} more" if len(s.tools) > MAX_TOOLS_SHOWN else ""
             lines.append(f"    {shown}{more}")
+        prompts = s.prompts
+        if prompts:
+            more = f" and {len(prompts) - MAX_TOOLS_SHOWN} more" if len(prompts) > MAX_TOOLS_SHOWN else ""
+            lines.append(f"    prompts: {', '.join('/' + p for p in prompts[:MAX_TOOLS_SHOWN])}{more}")
     lines += [f"  note: {p}" for p in problems]
     lines.append(USAGE)
     return "\n".join(lines)
