@@ -61,7 +61,8 @@ class McpPromptCommands:
     manager: McpManager
 
     def find(self, name: str, notices: list[str]) -> Invocable | None:
-        found = next((p for p in self.manager.prompts() if p.command == name), None)
+        """`mcp__server__prompt`, or `server:prompt` as newer Claude Code versions name it."""
+        found = next((p for p in self.manager.prompts() if name in (p.command, f"{p.server}:{p.name}")), None)
         return McpPromptRun(self.manager, found) if found is not None else None
 
     def listing(self, notices: list[str]) -> list[Listed]:

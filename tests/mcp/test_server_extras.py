@@ -71,6 +71,14 @@ async def test_an_mcp_prompt_is_a_command_of_cairn_p(server, workspace):
     assert out.getvalue() == "reviewed\n"
 
 
+async def test_an_mcp_prompt_by_its_newer_claude_code_name(server, workspace):
+    server.add(text("reviewed"))
+    settings = load_settings(workspace, flags=_flags(server))
+    assert await run_headless(settings, "/fake:review a.py", out=io.StringIO(), err=io.StringIO()) == 0
+    sent = [m for m in server.requests[0]["messages"] if m["role"] == "user"][-1]["content"]
+    assert "Review a.py for anything." in str(sent)
+
+
 async def test_an_mcp_prompt_missing_its_argument_sends_nothing(server, workspace):
     out, err = io.StringIO(), io.StringIO()
     assert (
