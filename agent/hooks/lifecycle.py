@@ -14,6 +14,7 @@ as the first session starts.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import re
 from pathlib import Path
@@ -202,19 +203,20 @@ def _env_file(session_id: str) -> Path:
     from agent.paths import data_dir
 
     path = data_dir() / "hook-env" / f"{session_id}.sh"
-    try:
+    with contextlib.suppress(OSError):
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         path.write_text("")
         path.chmod(0o600)
-    except OSError:
-        pass
     return path
 
 
 def _exported(path: Path) -> list[str]:
-    """The variables a hook wrote to `path` (`export NAME=…` or `NAME=…` lines)."""
+    """The variables a hook wrote to `path` (`export NAME=…` or `NAME=…` lines); the file goes
+    (nothing reads it later)."""
     try:
         text = path.read_text(errors="replace")[:100_000]
     except OSError:
         return []
+    with contextlib.suppress(OSError):
+        path.unlink()
     return sorted(set(_EXPORT.findall(text)))
