@@ -56,3 +56,16 @@ def test_an_invalid_regex_matches_only_that_exact_name_and_is_reported():
     assert matches("weird(", "weird(")
     assert problem("weird(") is not None and "not a valid regular expression" in problem("weird(")
     assert problem("Edit|Write") is None and problem(None) is None and problem("*") is None
+
+
+def test_a_matcher_naming_no_tool_cairn_has_says_which_names():
+    from agent.hooks.matcher import unmapped
+
+    tools = ["terminal-execute", "filesystem-edit", "filesystem-create", "mcp__github__create_issue"]
+    assert unmapped("Bash", tools) is None and unmapped("Edit|Write", tools) is None
+    assert unmapped("terminal-execute", tools) is None and unmapped("*", tools) is None and unmapped("", tools) is None
+    assert unmapped("mcp__slack__post", tools) is None  # a server may connect later
+    assert unmapped("Read", tools) is not None  # Claude Code's name of a tool this agent does not offer
+    assert "NotebookEdit" in (unmapped("Edit|NotebookEdit", tools) or "")
+    assert "never runs" in (unmapped("NotebookEdit", tools) or "")
+    assert unmapped("Edit.*", tools) is None and unmapped("Note.*", tools) is not None
