@@ -17,6 +17,7 @@ import pytest
 
 from agent.headless.run import run_headless
 from agent.settings.config import load_settings
+from agent.settings.prompt_files import folder_trusted
 from agent.settings.trust_command import trust_folder
 from agent.subagents.definitions import load_definitions
 from tests.conftest import REPO_ROOT
@@ -131,3 +132,13 @@ def test_a_folder_with_only_agents_is_trusted_and_one_with_nothing_says_so(works
     assert load_definitions(workspace)["reviewer"].mode != "plan"
     (workspace / ".claude" / "agents" / "helper.md").write_text(AGENT.replace("reviewer", "helper"))
     assert load_definitions(workspace)["helper"].mode == "plan"  # an agent added since is not trusted
+
+
+def test_a_linked_skill_folder_added_after_trust_is_a_change(workspace):
+    (workspace / ".claude" / "agents").mkdir(parents=True)
+    (workspace / ".claude" / "agents" / "reviewer.md").write_text(AGENT)
+    assert trust_folder(workspace, lambda line: None, lambda line: None) == 0
+    assert folder_trusted(workspace)
+    (workspace / ".claude" / "skills").mkdir()
+    (workspace / ".claude" / "skills" / "linked").symlink_to(workspace / "elsewhere", target_is_directory=True)
+    assert not folder_trusted(workspace)

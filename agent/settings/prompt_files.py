@@ -34,8 +34,8 @@ class TooManyFiles(ValueError):
 
 
 def files(workspace: Path) -> list[Path]:
-    """The regular files (and links) under the prompt folders, sorted; links are listed, never
-    followed (their target is part of what is pinned). Raises TooManyFiles."""
+    """The files (and links, to files or folders) under the prompt folders; a link is listed,
+    never followed (where it leads is part of what is pinned). Raises TooManyFiles."""
     root = Path(trust.folder_key(workspace))
     found: list[Path] = []
     for rel in FOLDERS:
@@ -44,7 +44,8 @@ def files(workspace: Path) -> list[Path]:
             continue
         for folder, dirs, names in os.walk(top, followlinks=False):
             dirs.sort()
-            for name in sorted(names):
+            linked = [d for d in dirs if os.path.islink(os.path.join(folder, d))]  # pinned as links, not walked
+            for name in sorted(names + linked):
                 found.append(Path(folder, name))
                 if len(found) > MAX_FILES:
                     raise TooManyFiles(f"more than {MAX_FILES:,} files under {', '.join(map(str, FOLDERS))}")
