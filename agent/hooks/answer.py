@@ -96,13 +96,15 @@ def _json_answer(event: str, data: dict[str, Any]) -> HookAnswer:
     if data.get("continue") is False:
         stop = _text(data.get("stopReason"))
     updated = specific.get("updatedInput")
+    if event == "PermissionRequest" and isinstance(asked, dict):
+        updated = asked.get("updatedInput")
     return HookAnswer(
         block=block,
         permission=permission,
         context=_text(specific.get("additionalContext")),
         stop=stop,
         message=_text(data.get("systemMessage")),
-        updated_input=updated if isinstance(updated, dict) and event == "PreToolUse" else None,
+        updated_input=updated if isinstance(updated, dict) and event in ("PreToolUse", "PermissionRequest") else None,
     )
 
 

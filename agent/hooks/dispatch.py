@@ -51,14 +51,9 @@ class Hooks(SessionHooks):
     """An agent's hooks: the session's (lifecycle.py) and those around a prompt, a tool call,
     a turn's end, a subagent and a compaction."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._calls: dict[str, dict[str, Any]] = {}  # call id → its arguments, while it runs
-
     async def pre_tool(self, tool: str, arguments: dict[str, Any], call_id: str) -> ToolGate | None:
         """PreToolUse: None when no hook matched (the usual case, at no cost)."""
-        if self.has("PermissionRequest"):
-            self._calls[call_id] = arguments
+        self.calls[call_id] = arguments  # for a PermissionRequest (a child's: its parent's hooks ask)
         if not self.has("PreToolUse"):
             return None
         fields = {"tool_name": tool, "tool_input": arguments, "tool_use_id": call_id}
@@ -67,18 +62,15 @@ class Hooks(SessionHooks):
         if verdict.stop is not None:
             refusal = "\n".join(t for t in (refusal, verdict.stop or "stopped by a PreToolUse hook") if t)
         if refusal is not None:
-            self._calls.pop(call_id, None)  # it will not run: no question, no PostToolUse
-        elif verdict.updated_input is not None and call_id in self._calls:
-            self._calls[call_id] = verdict.updated_input
+            self.calls.pop(call_id, None)  # it will not run: no question, no PostToolUse
+        elif verdict.updated_input is not None and call_id in self.calls:
+            self.calls[call_id] = verdict.updated_input
         return ToolGate(refusal=refusal, permission=verdict.permission, arguments=verdict.updated_input)
-
-    def call_arguments(self, call_id: str | None) -> dict[str, Any]:
-        return self._calls.get(call_id or "", {})
 
     async def post_tool(self, tool: str, arguments: dict[str, Any], content: str, is_error: bool, call_id: str) -> str:
         """PostToolUse after a result, PostToolUseFailure after an error, as Claude Code runs
         them: what the hooks have to tell the model about it ("" nothing)."""
-        self._calls.pop(call_id, None)
+        self.calls.pop(call_id, None)
         event = "PostToolUseFailure" if is_error else "PostToolUse"
         if not self.has(event):
             return ""

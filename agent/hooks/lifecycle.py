@@ -20,6 +20,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from agent.hooks.claude_shape import claude_call
 from agent.hooks.matcher import unmapped
 from agent.hooks.names import DEFAULT_TIMEOUT, TOOL_EVENTS
 from agent.hooks.runs import HookRuns
@@ -44,6 +45,7 @@ class SessionHooks(HookRuns):
         self._idle: asyncio.Future | None = None
         self._starting: asyncio.Future | None = None  # the SessionStart hooks, until a prompt takes their context
         self._session: str | None = None  # the session SessionStart last ran for (SessionEnd's, when it changes)
+        self._ending: set[asyncio.Future] = set()  # SessionEnd of sessions given up, which closing waits for
 
     def _tell_problems(self) -> None:
         problems, self.problems = self.problems, []
@@ -66,7 +68,9 @@ class SessionHooks(HookRuns):
         previous, self._session = self._session, session
         if previous is not None and previous != session and self.has("SessionEnd"):
             reason = "clear" if source == "clear" else "other"
-            self._later(self._run("SessionEnd", {"reason": reason, "session_id": previous}))
+            ending = self._later(self._run("SessionEnd", {"reason": reason, "session_id": previous}))
+            self._ending.add(ending)
+            ending.add_done_callback(self._ending.discard)
         if self.has("SessionStart"):
             if self._starting is not None:
                 self._starting.cancel()
@@ -96,6 +100,7 @@ class SessionHooks(HookRuns):
         """SessionEnd (`clear`, `logout`, `prompt_input_exit`, `other`): told, never asked;
         waited for (each hook within its timeout), as Claude Code waits before it exits."""
         self.stop_waiting()
+        await asyncio.gather(*self._ending, return_exceptions=True)  # each within its own timeout
         if self.has("SessionEnd"):
             verdict = await self._run("SessionEnd", {"reason": reason})
             if verdict.block is not None:
@@ -142,10 +147,6 @@ class SessionHooks(HookRuns):
             self._idle = None
 
     # -- questions -----------------------------------------------------------------------
-    def call_arguments(self, call_id: str | None) -> dict[str, Any]:
-        """The arguments of a call in flight (agent/hooks/dispatch.py keeps them)."""
-        return {}
-
     async def permission_request(self, request: Any) -> str | None:
         """PermissionRequest: "once" or "deny" when a hook answered for the user, else None.
         `request`: the ApprovalRequest (agent/tools/permissions.py). A hook's allow does not
@@ -156,9 +157,16 @@ class SessionHooks(HookRuns):
         from agent.tools.permissions import current_call
 
         call = current_call.get()
-        arguments = self.call_arguments(call.call_id if call is not None else None)
+        arguments = self.calls.get(call.call_id or "", {}) if call is not None else {}
         fields = {"tool_name": request.tool, "tool_input": arguments, "permission_suggestions": []}
         verdict = await self._run("PermissionRequest", fields, request.tool)
+        updated = verdict.updated_input
+        if updated is not None and _changed(request.tool, updated, arguments, self.workspace):
+            self.warn(
+                "A PermissionRequest hook sent updatedInput; cairn does not change a call at its approval "
+                "(a PreToolUse hook's updatedInput does). The call runs as the model sent it, if allowed.",
+                "warning",
+            )
         if verdict.block is not None or verdict.permission == "deny":
             self.warn(f"A PermissionRequest hook denied {request.title}: {verdict.block or 'no reason given'}", "info")
             return "deny"
@@ -220,3 +228,9 @@ def _exported(path: Path) -> list[str]:
     with contextlib.suppress(OSError):
         path.unlink()
     return sorted(set(_EXPORT.findall(text)))
+
+
+def _changed(tool: str, updated: dict[str, Any], arguments: dict[str, Any], workspace: Path) -> bool:
+    """Whether a hook's `updatedInput` asks for other arguments than the call has (a hook that
+    echoes the input back, as the Agent SDK's allow does, changes nothing)."""
+    return claude_call(tool, updated, workspace) != claude_call(tool, arguments, workspace)

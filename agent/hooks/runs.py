@@ -29,8 +29,9 @@ if TYPE_CHECKING:
     from agent.session.models import Message
 
 # Events only the user's own conversation runs (a subagent's child has no prompt, no stop of
-# its own, no session to start or end, and asks no question of its own).
-TURN_EVENTS = frozenset({"UserPromptSubmit", "Stop", "SessionStart", "SessionEnd", "Notification"})
+# its own, no session to start or end, and its questions go through its parent's approver,
+# whose hooks ask PermissionRequest and tell Notification).
+TURN_EVENTS = frozenset({"UserPromptSubmit", "Stop", "SessionStart", "SessionEnd", "Notification", "PermissionRequest"})
 Warn = Callable[[str, str], None]  # (message, "info" | "warning")
 
 
@@ -58,6 +59,7 @@ class HookRuns:
         }
         self._background: set[asyncio.Future] = set()
         self.transcript = Transcript()
+        self.calls: dict[str, dict[str, Any]] = {}  # call id → its arguments while it runs (PermissionRequest's)
         # The conversation the transcript is written from (the agent's active path) and the
         # names of the tools it offers (a matcher naming none is told): given by whoever
         # holds the agent (agent/runtime/opening.py, agent/turn/children.py) through `attach`.
@@ -71,16 +73,17 @@ class HookRuns:
         history: Callable[[], Sequence[Message] | None],
         tools: Callable[[], Iterable[str]] | None = None,
         model: Callable[[], str] | None = None,
-        transcript: Transcript | None = None,
+        parent: HookRuns | None = None,
     ) -> None:
         """What the hooks read of the agent that holds them: its active path (the transcript),
         the names of its tools (a matcher naming none is told), its model (SessionStart's).
-        `transcript`: a parent's, which a subagent's transcript is written through too."""
+        `parent`: a subagent's parent's hooks, whose transcript writer (one per file) and calls
+        in flight (its approvals are the parent's) the child's share."""
         self._history, self._tools = history, tools
         if model is not None:
             self._model = model
-        if transcript is not None:
-            self.transcript = transcript
+        if parent is not None:
+            self.transcript, self.calls = parent.transcript, parent.calls
 
     def has(self, event: str) -> bool:
         return bool(self.by_event.get(event))

@@ -156,7 +156,7 @@ class ChildRunner:
         self._confine(child, definition)
         hooks: Hooks | None = self.ctx.hooks  # SubagentStart/SubagentStop are the parent's events
         # The transcript the child's own hooks read, written through the parent's (one writer per file).
-        child.hooks.attach(history=lambda: child.state.history, transcript=hooks.transcript if hooks else None)
+        child.hooks.attach(history=lambda: child.state.history, parent=hooks)
         if hooks is not None:
             added = await hooks.subagent_started(definition.name, session.id)
             if added:

@@ -361,3 +361,24 @@ async def test_session_end_hooks_hold_the_exit_only_for_claude_codes_budget(
     await runtime.close()
     warned = [n.message for n in of_type(runtime.events, "notice") if n.kind == "warning"]
     assert any(f"SessionEnd hook `sleep 30` timed out after {shown} s" in w for w in warned), warned
+
+
+@pytest.mark.parametrize("behavior", ["allow", None])
+async def test_a_subagents_call_reaches_the_permission_request_hook_once_with_its_input(
+    server, open_runtime, tmp_path, workspace, behavior
+):
+    command, log = hook(tmp_path, "permission", permission(behavior) if behavior else "")
+    call = ("s1", "subagent", {"agent": "general-purpose", "task": "make the file"})
+    server.add(
+        tool_calls([call]),
+        tool_calls([("t1", "terminal-execute", {"command": "touch made"})]),
+        text("made it"),
+        text("Done."),
+    )
+    runtime = await open_runtime(yolo=False, flags=hooks(PermissionRequest={"command": command}))
+    try:
+        await runtime.submit(Prompt("delegate"))
+    finally:
+        await runtime.close()
+    assert [(e["tool_name"], e["tool_input"]) for e in seen(log)] == [("Bash", {"command": "touch made"})]
+    assert (workspace / "made").exists() == (behavior == "allow")
