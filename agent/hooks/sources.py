@@ -1,9 +1,10 @@
-"""Where hooks come from: cairn's config, and, when the user opts in, Claude Code's settings.
+"""Where hooks come from: cairn's config, and Claude Code's settings (unless the user opts out).
 
 cairn's own hooks are `[[hooks.EVENT]]` tables of its config (agent/settings/config.py
 `HooksSettings`; a project's apply once its folder is trusted, agent/settings/trust.py).
-With `[hooks] read_claude_settings = true` in the user's config, the hooks of Claude Code's
-`~/.claude/settings.json` (or `$CLAUDE_CONFIG_DIR/settings.json`) run too, and so do those of
+Unless the user's config says `[hooks] read_claude_settings = false`, the hooks of Claude Code's
+`~/.claude/settings.json` (or `$CLAUDE_CONFIG_DIR/settings.json`) run too (a Claude Code user's
+setup works unchanged: those are the user's own files), and so do those of
 the project's `.claude/settings.json` and `.claude/settings.local.json` once the user trusted
 them as they are (`cairn trust`): a cloned repository's hook is a command it would run on
 the user's machine. That trust is its own record (trust.CLAUDE_HOOKS), keyed by the folder

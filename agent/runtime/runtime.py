@@ -467,6 +467,7 @@ class Runtime:
             await asyncio.gather(turn, return_exceptions=True)
         if self.mcp is not None:
             await self.mcp.close()
+        await self.agent.hooks.session_ended("other")  # SessionEnd, each hook within its timeout
         await self.agent.hooks.close()  # a SessionStart or Notification hook still running
         if self._sandbox_check is not None:
             self._sandbox_check.cancel()
@@ -482,4 +483,3 @@ class Runtime:
             log.warning("could not remove the empty session %s", self.session.id, exc_info=True)
         finally:
             await self.store.close()
-        await self.agent.hooks.session_ended("other")  # SessionEnd, each hook within its timeout

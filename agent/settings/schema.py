@@ -223,8 +223,9 @@ class HookCommand(Section):
 class HooksSettings(Section):
     """`[hooks]`: commands run at Claude Code's hook events, as `[[hooks.PreToolUse]]` tables
     (SPEC §13.5; agent/hooks/). A project's apply once its folder is trusted.
-    read_claude_settings: also run the hooks of Claude Code's settings.json files (the user's
-    own config only decides it; a project's `.claude/` hooks still need trust)."""
+    read_claude_settings: also run the hooks of Claude Code's settings.json files, so a Claude
+    Code user's setup works unchanged (on by default; the user's own config only may turn it
+    off; a project's `.claude/` hooks still need trust)."""
 
     PreToolUse: list[HookCommand] = Field(default_factory=list)
     PermissionRequest: list[HookCommand] = Field(default_factory=list)
@@ -238,7 +239,7 @@ class HooksSettings(Section):
     SessionEnd: list[HookCommand] = Field(default_factory=list)
     PreCompact: list[HookCommand] = Field(default_factory=list)
     Notification: list[HookCommand] = Field(default_factory=list)
-    read_claude_settings: bool = False
+    read_claude_settings: bool = True
 
 
 class Settings(Section):

@@ -76,8 +76,8 @@ def trust_folder(folder: Path, say: Say = print, err: Say = _err) -> int:
         if claude is not None:
             trust.trust(folder, claude.digest(files[trust.CLAUDE_HOOKS]), trust.CLAUDE_HOOKS)
             say(
-                f"Trusted the hooks in {' and '.join(tables)} as they are now (they run when your config "
-                f"sets [hooks] read_claude_settings = true)."
+                f"Trusted the hooks in {' and '.join(tables)} as they are now (they run unless your config "
+                f"sets [hooks] read_claude_settings = false)."
             )
         if mcp is not None:
             trust.trust(folder, mcp.digest(files[trust.MCP_JSON]), trust.MCP_JSON)

@@ -79,7 +79,8 @@ def test_a_trusted_projects_hooks_run_beside_the_users_never_instead(workspace):
     assert [h.command for h in settings.hooks.PreToolUse] == ["python3 ~/.cairn/hooks/guard.py", "./lint.sh"]
 
 
-def test_only_the_users_config_may_read_claude_codes_settings(workspace):
+def test_only_the_users_config_may_turn_claude_codes_settings_off_or_on(workspace):
+    user_config("[hooks]\nread_claude_settings = false\n")
     project_config(workspace, "[hooks]\nread_claude_settings = true\n")
     warnings: list[str] = []
     data, _ = read_project_config(workspace, warnings)
@@ -96,11 +97,12 @@ def claude_settings(folder: Path, hooks: dict) -> None:
 BASH_GUARD = {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "guard.sh", "timeout": 5}]}]}
 
 
-def test_claude_codes_hooks_are_read_only_when_the_user_opts_in(workspace, tmp_path, monkeypatch):
+def test_claude_codes_hooks_are_read_unless_the_user_opts_out(workspace, tmp_path, monkeypatch):
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
     claude_settings(tmp_path / "claude", {**BASH_GUARD, "TeammateIdle": [{"hooks": [{"command": "x"}]}]})
+    user_config("[hooks]\nread_claude_settings = false\n")
     assert load_specs(load_settings(workspace))[0] == []
-    user_config("[hooks]\nread_claude_settings = true\n")
+    user_config("")
     specs, problems = load_specs(load_settings(workspace))
     assert specs == [HookSpec("PreToolUse", "guard.sh", "Bash", 5.0, claude=True)]
     assert len(problems) == 1 and "TeammateIdle" in problems[0]
