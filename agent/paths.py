@@ -17,6 +17,14 @@ def home_dir() -> Path | None:
     return Path(value).expanduser() if value else None
 
 
+def claude_dir() -> Path:
+    """Claude Code's user folder (its CLAUDE.md, settings.json, commands, agents, skills):
+    `$CLAUDE_CONFIG_DIR` as Claude Code reads it, else `~/.claude`. One place, so every reader
+    of a Claude Code setup looks where Claude Code does (tests point the variable elsewhere)."""
+    value = os.environ.get("CLAUDE_CONFIG_DIR")
+    return Path(value).expanduser() if value else Path.home() / ".claude"
+
+
 def data_dir() -> Path:
     home = home_dir()
     if home is not None:

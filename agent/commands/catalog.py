@@ -26,7 +26,7 @@ from typing import Literal
 
 from agent.fs.front_matter import split
 from agent.fs.repo_files import FileMissing, RepoFileError, list_repo_folder, read_own_file, read_repo_file
-from agent.paths import config_dir, home_dir
+from agent.paths import claude_dir, config_dir
 
 # A command is a prompt of a few lines; a bigger file is a mistake (or a repository's trick).
 MAX_COMMAND_BYTES = 256 * 1024
@@ -77,22 +77,11 @@ class Folder:
     relative: Path | None = None  # the folder below `workspace`
 
 
-def claude_user_folder() -> Path | None:
-    """Claude Code's user folder: `$CLAUDE_CONFIG_DIR`, else `~/.claude` unless cairn runs
-    with a home of its own (`CAIRN_HOME`: a test, a sandboxed setup), as agent/skills does."""
-    value = os.environ.get("CLAUDE_CONFIG_DIR")
-    if value:
-        return Path(value).expanduser()
-    return Path.home() / ".claude" if home_dir() is None else None
-
-
 def folders(workspace: Path) -> list[Folder]:
     """Where commands live, in order of precedence: the project's, then the user's."""
     ws = Path(workspace)
     found = [Folder(ws / relative, "project", ws, relative) for relative in PROJECT_FOLDERS]
-    claude = claude_user_folder()
-    if claude is not None:
-        found.append(Folder(claude / "commands", "user"))
+    found.append(Folder(claude_dir() / "commands", "user"))
     found.append(Folder(config_dir() / "commands", "user"))
     return found
 

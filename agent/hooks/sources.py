@@ -20,13 +20,13 @@ trusts the folder again. The user's own hooks need no trust and carry no pin.
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from agent.hooks import matcher as matching
 from agent.hooks.names import DEFAULT_TIMEOUT, EVENTS
+from agent.paths import claude_dir
 from agent.settings import trust
 
 MAX_SETTINGS_BYTES = 1024 * 1024
@@ -78,12 +78,6 @@ def configured(hooks: Any, workspace: Path | None = None) -> list[HookSpec]:
             pin = project_pin(workspace, what, entry.command) if (what, entry.command) in listed and workspace else None
             specs.append(HookSpec(event, entry.command, entry.matcher, entry.timeout, pin=pin))
     return specs
-
-
-def claude_dir() -> Path:
-    """Claude Code's own folder: `$CLAUDE_CONFIG_DIR`, else `~/.claude`."""
-    value = os.environ.get("CLAUDE_CONFIG_DIR")
-    return Path(value).expanduser() if value else Path.home() / ".claude"
 
 
 def _parsed(raw: bytes, shown: str, problems: list[str]) -> dict[str, Any]:

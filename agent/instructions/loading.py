@@ -75,9 +75,11 @@ class Instructions:
 
 
 def claude_home(home: Path) -> Path:
-    """Claude Code's user folder (`CLAUDE_CONFIG_DIR` moves it, as for Claude Code)."""
-    moved = os.environ.get("CLAUDE_CONFIG_DIR")
-    return Path(moved).expanduser() if moved else home / ".claude"
+    """Claude Code's user folder (`CLAUDE_CONFIG_DIR` moves it, as for Claude Code): agent/paths.py's
+    `claude_dir`, below `home` when the variable is not set."""
+    from agent.paths import claude_dir
+
+    return claude_dir() if os.environ.get("CLAUDE_CONFIG_DIR") else home / ".claude"
 
 
 def user_files(home: Path) -> list[Path]:

@@ -120,12 +120,15 @@ def _cut(text: str, limit: int) -> str:
 
 def user_folders() -> list[Path]:
     """The user's skill folders, the winner of a name last."""
-    from agent.paths import config_dir, home_dir
+    from agent.paths import claude_dir, config_dir, home_dir
 
     folders: list[Path] = []
+    home = Path.home()
     if home_dir() is None:
-        home = Path.home()
-        folders += [home / ".agents" / "skills", home / ".claude" / "skills", home / ".cairn" / "skills"]
+        folders.append(home / ".agents" / "skills")
+    folders.append(claude_dir() / "skills")  # Claude Code's, wherever CLAUDE_CONFIG_DIR puts it
+    if home_dir() is None:
+        folders.append(home / ".cairn" / "skills")
     folders.append(config_dir() / "skills")
     return list(dict.fromkeys(folders))
 

@@ -126,14 +126,15 @@ def built_in() -> list[AgentDefinition]:
 
 
 def user_folders() -> list[Path]:
-    """The user's definitions: cairn's config folder, and with no CAIRN_HOME (which relocates
-    everything, tests included) also `~/.cairn/agents` and Claude Code's `~/.claude/agents`."""
-    from agent.paths import config_dir, home_dir
+    """The user's definitions: cairn's config folder, with no CAIRN_HOME (which relocates
+    cairn's own files, tests included) also `~/.cairn/agents`, and Claude Code's
+    `~/.claude/agents` (or `$CLAUDE_CONFIG_DIR/agents`, as Claude Code reads it)."""
+    from agent.paths import claude_dir, config_dir, home_dir
 
     folders = [config_dir() / "agents"]
     if home_dir() is None:
-        home = Path.home()
-        folders += [home / ".cairn" / "agents", home / ".claude" / "agents"]
+        folders.append(Path.home() / ".cairn" / "agents")
+    folders.append(claude_dir() / "agents")
     return list(dict.fromkeys(folders))
 
 

@@ -38,7 +38,9 @@ pytestmark = [
 
 
 def _env(home: Path, **extra: str) -> dict[str, str]:
-    return {**os.environ, "CAIRN_HOME": str(home), **extra}
+    # Claude Code's folder beside the data folder (absent): the test's own is root's, unreadable
+    # to the unprivileged user some of these runs are, and would be one more warning line.
+    return {**os.environ, "CAIRN_HOME": str(home), "CLAUDE_CONFIG_DIR": str(home / "claude-code"), **extra}
 
 
 def _rows(db: Path) -> list[dict]:

@@ -23,12 +23,14 @@ def user_root(_isolated_home):
     return _isolated_home / "skills"
 
 
-def test_with_cairn_home_only_its_folder_is_read(_isolated_home):
-    assert user_folders() == [_isolated_home / "skills"]  # never the real ~/.claude/skills in a test
+def test_with_cairn_home_only_its_folder_and_claude_codes_are_read(_isolated_home, tmp_path, monkeypatch):
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))  # as conftest does: never the real one
+    assert user_folders() == [tmp_path / "claude" / "skills", _isolated_home / "skills"]
 
 
 def test_without_cairn_home_the_other_agents_folders_are_read_and_cairns_wins(monkeypatch, tmp_path):
     monkeypatch.delenv("CAIRN_HOME")
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR")
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     folders = user_folders()
