@@ -6,7 +6,7 @@ or relative with a folder, quoted or with backslash-escaped spaces). A bare name
 folder (`logo.png`) is prose, not an attachment: too many prompts mention files by name.
 Relative paths are read from the workspace. The path comes from the user, so any file the
 user can read may be attached; what a repository wrote is not read for paths: the body of a
-project command (agent/settings/project_commands.py, a `<command>` block in the prompt) could
+project command (agent/commands/, a `<command>` block in the prompt) could
 otherwise send any picture on the disk to the provider.
 
 A file is an image only by its first bytes (PNG, JPEG, GIF, WebP), never by its name, and

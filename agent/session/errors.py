@@ -1,6 +1,6 @@
 """What can go wrong with the session store, and how opening it fails, in words.
 
-`Store.open` (agent/session/store.py) turns SQLite's and the OS's errors into one line for
+`Store.open` (agent/session/store/) turns SQLite's and the OS's errors into one line for
 the user naming the file, what is wrong and what to do; front ends print it, never a
 traceback. Kept apart from the store so that module stays the SQL.
 """

@@ -1,6 +1,6 @@
 """A read-only look at a session's newest messages, for the first screen of `--resume`/`--continue`.
 
-The one place besides agent/session/store.py that runs SQL, and only SELECTs: it must stay
+The one place besides agent/session/store/ that runs SQL, and only SELECTs: it must stay
 standard-library only (sqlite3, json), because it runs before Textual, pydantic or the store
 are imported, so a resumed conversation is on screen at once. The app then reads the
 session through the store as usual. Any problem (no database yet, an unknown id, a

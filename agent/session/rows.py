@@ -1,4 +1,4 @@
-"""How messages and sessions map to database rows and back (agent/session/store.py runs the SQL)."""
+"""How messages and sessions map to database rows and back (agent/session/store/ runs the SQL)."""
 
 from __future__ import annotations
 

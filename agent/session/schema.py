@@ -1,4 +1,4 @@
-"""The database schema, as migrations (used only by agent/session/store.py), and the
+"""The database schema, as migrations (used only by agent/session/store/), and the
 active-path query, which session/peek.py shares (standard library only: no imports)."""
 
 from __future__ import annotations
