@@ -74,19 +74,12 @@ class Instructions:
     notices: list[str] = field(default_factory=list)
 
 
-def claude_home(home: Path) -> Path:
-    """Claude Code's user folder (`CLAUDE_CONFIG_DIR` moves it, as for Claude Code): agent/paths.py's
-    `claude_dir`, below `home` when the variable is not set."""
-    from agent.paths import claude_dir
+def user_files() -> list[Path]:
+    """The user's own instruction files: Claude Code's (agent/paths.py `claude_dir`), then
+    cairn's (config folder)."""
+    from agent.paths import claude_dir, config_dir
 
-    return claude_dir() if os.environ.get("CLAUDE_CONFIG_DIR") else home / ".claude"
-
-
-def user_files(home: Path) -> list[Path]:
-    """The user's own instruction files: Claude Code's, then cairn's (config folder)."""
-    from agent.paths import config_dir
-
-    return [claude_home(home) / "CLAUDE.md", config_dir() / "AGENTS.md"]
+    return [claude_dir() / "CLAUDE.md", config_dir() / "AGENTS.md"]
 
 
 def project_root(workspace: Path, home: Path) -> Path:
@@ -111,7 +104,7 @@ def load_instructions(workspace: Path, *, home: Path | None = None, limit: int =
     """Every instruction file a session in `workspace` starts with (see the module docstring)."""
     home = Path(home or Path.home())
     loader = Loader(workspace, home, limit)
-    for path in user_files(home):
+    for path in user_files():
         loader.add(path, None, "user")
     for folder in project_folders(loader.root, loader.ws):
         for name in FOLDER_FILES:
@@ -193,7 +186,7 @@ class Loader:
                     self.result.notices.append(
                         f"Not importing @{token} (from {importer.shown}): it is outside the repository "
                         f"{root}; cairn follows an import outside the repository only from your own "
-                        f"instruction files ({self.shown(user_files(self.home)[0])})"
+                        f"instruction files ({self.shown(user_files()[0])})"
                     )
                 continue
             if not os.path.lexists(target):

@@ -23,6 +23,7 @@ from typing import Any, Literal
 from agent.mcp import instructions as server_instructions
 from agent.mcp.client_requests import Elicit, elicitation_callback, roots_callback
 from agent.mcp.names import unique_names
+from agent.mcp.paging import read_pages
 from agent.mcp.prompts import RemotePrompt, list_prompts, prompt_text
 from agent.mcp.schema import bounded_description, bounded_schema
 from agent.mcp.servers import ServerSpec
@@ -275,15 +276,12 @@ class ServerConnection:
             return []
 
     async def _list_tools(self, client: Any) -> list[RemoteTool]:
-        listed: list[Any] = []
-        cursor = None
-        for _ in range(MAX_TOOL_PAGES):
-            page = await client.list_tools(cursor=cursor)
-            listed.extend(page.tools)
-            cursor = page.next_cursor
-            if not cursor or len(listed) >= MAX_TOOLS_PER_SERVER:
-                break
-        listed = listed[:MAX_TOOLS_PER_SERVER]
+        listed = await read_pages(
+            lambda cursor: client.list_tools(cursor=cursor),
+            "tools",
+            max_pages=MAX_TOOL_PAGES,
+            max_items=MAX_TOOLS_PER_SERVER,
+        )
         exposed = unique_names(self.name, [t.name for t in listed])
         tools = []
         for tool in listed:

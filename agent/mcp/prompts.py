@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent.mcp.names import unique_names
+from agent.mcp.paging import read_pages
 
 MAX_PROMPTS_PER_SERVER = 200
 MAX_PROMPT_PAGES = 10
@@ -48,15 +49,12 @@ def _short(text: str | None, limit: int) -> str:
 
 async def list_prompts(client: Any, server: str) -> list[RemotePrompt]:
     """The server's prompts (bounded), or [] when it offers none."""
-    listed: list[Any] = []
-    cursor = None
-    for _ in range(MAX_PROMPT_PAGES):
-        page = await client.list_prompts(cursor=cursor)
-        listed.extend(page.prompts)
-        cursor = page.next_cursor
-        if not cursor or len(listed) >= MAX_PROMPTS_PER_SERVER:
-            break
-    listed = listed[:MAX_PROMPTS_PER_SERVER]
+    listed = await read_pages(
+        lambda cursor: client.list_prompts(cursor=cursor),
+        "prompts",
+        max_pages=MAX_PROMPT_PAGES,
+        max_items=MAX_PROMPTS_PER_SERVER,
+    )
     commands = unique_names(server, [p.name for p in listed])
     found = []
     for prompt in listed:
