@@ -4,8 +4,6 @@ command widens either only once the user trusted the folder."""
 
 from __future__ import annotations
 
-import pytest
-
 from agent.runtime.ops import Prompt
 from agent.settings import trust
 from agent.settings.config import read_project_config
@@ -20,14 +18,6 @@ model: openai/fast-model
 ---
 Stage what is new: $ARGUMENTS
 """
-
-
-@pytest.fixture
-def claude_home(tmp_path, monkeypatch):
-    home = tmp_path / "dot-claude"
-    home.mkdir()
-    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home))
-    return home
 
 
 def trust_folder(workspace) -> None:

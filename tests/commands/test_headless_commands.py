@@ -6,20 +6,9 @@ from __future__ import annotations
 
 import os
 
-import pytest
-
 from tests.commands.fixtures import COMMIT, COMPONENT, REVIEW, TOUCH, git_repo, tool_results, user_message, write
 from tests.fakes.llm_server import FakeLLMServer, text, tool_calls
 from tests.headless.helpers import base_args, cairn, needs_cairn
-
-
-@pytest.fixture
-def claude_home(tmp_path, monkeypatch):
-    """The user's Claude Code folder (`$CLAUDE_CONFIG_DIR`, i.e. `~/.claude`)."""
-    home = tmp_path / "dot-claude"
-    home.mkdir()
-    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home))
-    return home
 
 
 def run(workspace, steps, prompt, *extra):

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import io
 
-import pytest
-
 from agent.settings.config import load_settings
 from agent.ui.app import CairnApp
 from agent.ui.widgets.chat import Notice, UserMessage
@@ -30,14 +28,6 @@ def _plain(renderable) -> str:
     console = Console(width=200, record=True, file=io.StringIO())
     console.print(renderable)
     return console.export_text()
-
-
-@pytest.fixture
-def claude_home(tmp_path, monkeypatch):
-    home = tmp_path / "dot-claude"
-    home.mkdir()
-    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home))
-    return home
 
 
 async def test_popup_help_and_what_reaches_the_model(workspace, claude_home, server):

@@ -21,15 +21,6 @@ from tests.headless.helpers import base_args, cairn, needs_cairn
 
 
 @pytest.fixture
-def home(tmp_path, monkeypatch) -> Path:
-    folder = tmp_path / "home"
-    (folder / ".claude").mkdir(parents=True)
-    monkeypatch.setenv("HOME", str(folder))
-    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
-    return folder
-
-
-@pytest.fixture
 def repo(tmp_path) -> Path:
     """A monorepo: instructions at the root, documents it imports, a package with its own."""
     root = tmp_path / "shop"

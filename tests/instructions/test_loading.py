@@ -13,15 +13,6 @@ from agent.instructions.imports import import_tokens
 from agent.prompt import build_system_prompt
 
 
-@pytest.fixture
-def home(tmp_path, monkeypatch) -> Path:
-    folder = tmp_path / "home"
-    (folder / ".claude").mkdir(parents=True)
-    monkeypatch.setenv("HOME", str(folder))
-    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
-    return folder
-
-
 def _prompt(workspace: Path) -> tuple[str, list[str]]:
     notices: list[str] = []
     return build_system_prompt(workspace, notices=notices), notices
