@@ -36,12 +36,16 @@ import hashlib
 import json
 import os
 import sys
+import tempfile
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+# The figures are the recorded sessions', not this machine's: no user instruction files
+# (Claude Code's ~/.claude/CLAUDE.md, cairn's own AGENTS.md) join their system prompts.
+os.environ["CLAUDE_CONFIG_DIR"] = os.environ["CAIRN_HOME"] = tempfile.mkdtemp(prefix="cairn-cost-")
 
 from agent.context.builder import RequestBuilder, breakpoint_positions  # noqa: E402
 from agent.llm.caching import breakpoint_style  # noqa: E402

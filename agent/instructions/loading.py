@@ -106,7 +106,10 @@ def load_instructions(workspace: Path, *, home: Path | None = None, limit: int =
     loader = Loader(workspace, home, limit)
     for path in user_files():
         loader.add(path, None, "user")
-    for folder in project_folders(loader.root, loader.ws):
+    # A workspace that is no folder here (a session recorded on another machine, read back)
+    # has no project files: its path must not resolve into whatever repository holds ours.
+    folders = project_folders(loader.root, loader.ws) if loader.ws.is_dir() else []
+    for folder in folders:
         for name in FOLDER_FILES:
             loader.add(folder / name, loader.root, "local" if name == "CLAUDE.local.md" else "project")
     loader.finish()

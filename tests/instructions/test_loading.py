@@ -149,3 +149,14 @@ def test_a_subfolders_instructions_are_given_once(workspace, home):
     assert "PKG_MARKER" in appended and "PKG_DOC_MARKER" in appended and "ROOT_MARKER" not in appended
     assert instructions_for(workspace, ["pkg/b.py", str(workspace / "pkg")], given) is None
     assert instructions_for(workspace, ["README.md", "../elsewhere/x.py"], set()) is None
+
+
+def test_a_workspace_that_is_no_folder_has_no_project_files(tmp_path, home, monkeypatch):
+    """A session recorded elsewhere (`D:\\oh-my-posh` read back on Linux) names a workspace that
+    does not exist here: relative to our folder, it must not pick up our repository's files."""
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "AGENTS.md").write_text("Our own rules.\n")
+    monkeypatch.chdir(repo)
+    loaded = load_instructions(Path("D:\\oh-my-posh"))
+    assert loaded.files == [] and loaded.notices == []
