@@ -6,8 +6,10 @@ same places and placeholder as the app's), reads what the user types in a thread
 Textual loads, echoes it in the box, and hands it over (`TypeAhead`) when the app starts:
 nothing typed early is lost, and Enter sends it as soon as the app can. Keys that are not
 text (arrows, function keys: escape sequences) are ignored until the app is up; Ctrl+C
-quits at once. Only the standard library is imported here (and agent/fs/terminal_text.py,
-which is standard library only).
+quits at once. Keys typed even before the screen took the terminal (the shell's cooked mode
+turned their Enter into a line feed) are read first, their line feed taken as Enter. Only
+the standard library is imported here (and agent/fs/terminal_text.py, which is standard
+library only).
 """
 
 from __future__ import annotations
@@ -86,6 +88,17 @@ class KeyBuffer:
                 self.text += self._decoder.decode(bytes([byte]))
         if enter and self.text.strip():
             self.submitted = True
+
+    def feed_queued(self, data: bytes) -> None:
+        """Keys typed before the screen took the terminal, read in one go: the shell's cooked
+        mode had turned their Enter into a line feed (ICRNL), so a line feed here is Enter
+        (nobody types Ctrl+J blind before a prompt is drawn). What follows the first Enter is
+        dropped: it cannot be put back in the terminal's queue for the app."""
+        line, enter, _rest = data.replace(b"\r", b"\n").partition(b"\n")
+        for byte in line:  # one key at a time: a line break inside is no paste here
+            self.feed(bytes([byte]))
+        if enter:
+            self.feed(b"\r")
 
 
 def cells(text: str) -> int:
@@ -212,6 +225,7 @@ class EarlyScreen:
             except Exception:  # a preview must never stop cairn from starting
                 lines = []
         screen = cls(fd_in, fd_out, saved, lines)
+        screen._take_queued()
         screen._write("\x1b[?1049h\x1b[?25h")  # the alternate screen, as the app uses; cursor on
         screen._draw()
         screen._thread.start()
@@ -261,8 +275,24 @@ class EarlyScreen:
         else:
             self._write(frame(width, height, keys.text, STARTING, history=self._history))
 
+    def _take_queued(self) -> None:
+        """Read what was typed between the shell's Enter and the raw mode (it waits in the
+        terminal's queue, cooked: its Enter became a line feed), before any new key."""
+        data = b""
+        with contextlib.suppress(OSError, ValueError):
+            while select.select([self._in], [], [], 0)[0]:
+                chunk = os.read(self._in, 4096)
+                if not chunk:
+                    break
+                data += chunk
+        if data:
+            self._keys.feed_queued(data)
+        if self._keys.quit:
+            self.restore()
+            os._exit(130)
+
     def _read(self) -> None:
-        while not self._stop.is_set():
+        while not self._stop.is_set() and not self._keys.submitted:
             try:
                 ready, _, _ = select.select([self._in], [], [], POLL_S)
                 if not ready or self._stop.is_set():

@@ -111,3 +111,26 @@ async def test_resume_shows_the_conversation_with_the_first_prompt(dirs):
         tmux.wait_for("LAST-ANSWER-MARKER", "answer number 29", "openai/fake", timeout=START_TIMEOUT)
     finally:
         tmux.kill()
+
+
+def test_enter_typed_before_cairn_took_the_terminal_sends_the_prompt(dirs, tmp_path):
+    """Walk 9: `early at 0.1` Enter typed in the moment between the shell's Enter and cairn's
+    first screen (the tty still cooked: Enter arrives as a line feed) is sent, not turned into
+    a second line. The shell waits for a flag before starting cairn, so the keys are surely
+    typed first."""
+    home, ws = dirs
+    flag = tmp_path / "go"
+    tmux = Tmux()
+    with FakeLLMServer([text("Type-ahead answered.")]) as server:
+        try:
+            wait = f"while [ ! -e {flag} ]; do sleep 0.05; done; "
+            tmux.start(wait + _command(home, ws, server.base_url))
+            tmux.send("-l", "early at 0.1")
+            tmux.send("Enter")
+            tmux.wait_for("early at 0.1", timeout=START_TIMEOUT)  # the cooked tty's echo: queued
+            flag.touch()
+            screen = tmux.wait_for("Type-ahead answered.", timeout=ANSWER_TIMEOUT)
+            assert "Traceback" not in screen
+            assert [_user_text(r) for r in server.requests] == ["early at 0.1"]
+        finally:
+            tmux.kill()

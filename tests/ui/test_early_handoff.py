@@ -40,3 +40,24 @@ def test_keys_typed_during_the_handoff_stay_raw_and_the_shells_mode_comes_back()
     finally:
         os.close(master)
         os.close(slave)
+
+
+def test_enter_typed_before_the_raw_mode_sends_the_prompt():
+    """Keys typed while the tty was still the shell's (cooked): their Enter arrives as a line
+    feed, and the first screen takes it as Enter, not as Ctrl+J (walk 9)."""
+    master, slave = os.openpty()
+    try:
+        shell = termios.tcgetattr(slave)
+        os.write(master, b"early at 0.1\r")  # a fast typist, before cairn set the raw mode
+        tty.setraw(slave, termios.TCSANOW)
+        screen = EarlyScreen(slave, slave, shell, [])
+        screen._take_queued()
+        screen._thread.start()  # as start() does: the reader must leave later keys alone
+        os.write(master, b"after")  # typed once the screen is up: left for the app
+        typed = screen.stop()
+        assert typed.text == "early at 0.1" and typed.submitted
+        assert os.read(slave, 16) == b"after"
+        screen.restore()
+    finally:
+        os.close(master)
+        os.close(slave)

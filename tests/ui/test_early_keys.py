@@ -91,3 +91,16 @@ def test_frame_shows_the_typed_tail_and_the_sent_prompt():
 def test_frame_survives_a_tiny_terminal():
     out = _visible(frame(6, 2, "abcdef", "starting…"))  # a box one cell wide: the cursor's
     assert "abc" not in out and "╭──╮" in out and "st" in out
+
+
+def test_keys_queued_before_raw_mode_take_a_line_feed_as_enter():
+    """Typed right after the shell's Enter, in the cooked mode (ICRNL turned Enter into a
+    line feed): the prompt is sent, not given a second line (walk 9)."""
+    keys = KeyBuffer()
+    keys.feed_queued(b"early at 0.1\n")
+    assert keys.submitted and keys.text == "early at 0.1"
+    keys = KeyBuffer()
+    keys.feed_queued(b"half typed")
+    assert not keys.submitted and keys.text == "half typed"
+    keys.feed(b"\n")  # once the screen is up, a line feed is Ctrl+J again
+    assert not keys.submitted and keys.text == "half typed\n"
