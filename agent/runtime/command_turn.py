@@ -93,7 +93,7 @@ async def run_prompt(agent: Agent, text: str, found_in: list[CommandSource]) -> 
         message = await expansion.message(run)
         if expansion.model and expansion.model != model:
             agent.set_model(expansion.model)
-        await agent.run_turn(message)
+        await agent.run_turn(message, typed=text)
     finally:
         always.difference_update(added)
         if agent.model != model:

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from agent.session.models import Message, Session, ToolCall
+from agent.session.titles import readable_title
 
 
 def chunks(ids: Iterable[str], size: int = 500) -> Iterator[tuple[list[str], str]]:
@@ -37,7 +38,10 @@ def row_to_message(row: Any) -> Message:
 
 def row_to_session(row: Any) -> Session:
     # A sqlite3.Row iterates over its values: keys() names the columns.
-    return Session(**{k: row[k] for k in row.keys() if k in Session.model_fields})  # noqa: SIM118
+    fields = {k: row[k] for k in row.keys() if k in Session.model_fields}  # noqa: SIM118
+    if isinstance(fields.get("title"), str):
+        fields["title"] = readable_title(fields["title"])  # a command's expansion, stored before: `/name`
+    return Session(**fields)
 
 
 def message_params(m: Message) -> tuple[Any, ...]:

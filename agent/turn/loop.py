@@ -33,6 +33,7 @@ from agent.session.errors import StoreError
 from agent.session.loading import load_session_messages
 from agent.session.models import Message, Session
 from agent.session.store import Store
+from agent.session.titles import title_for
 from agent.settings.schema import Settings
 from agent.tools.base import ToolContext
 from agent.tools.modes import user_meta
@@ -53,7 +54,6 @@ log = logging.getLogger("agent.turn.loop")
 
 # A model that keeps calling tools without ever answering is stopped here.
 MAX_STEPS_PER_TURN = 200
-TITLE_CHARS = 60
 
 # Tools for the agent's own workflow (subagents, the todo list, plan mode's exit, skills) cost
 # ~1,300 tokens in every request: a window this small (a 4,096-token local model) cannot spare
@@ -366,7 +366,9 @@ class Agent:
         return await self.writer.history()
 
     # -- one turn -------------------------------------------------------------------
-    async def run_turn(self, text: str) -> None:
+    async def run_turn(self, text: str, *, typed: str | None = None) -> None:
+        """One turn for `text`; `typed`: what the user typed when `text` is a command's expansion
+        (the session's title is that, agent/session/titles.py)."""
         await self._load_history()
         if not self.session.agent:  # skills and agents added since the last turn (a child keeps its parent's)
             if self.registry.get("subagent") is not None:
@@ -381,7 +383,7 @@ class Agent:
             user = await self.writer.append(Message(role="user", content=text, meta=meta))
             self.emit(UserMessage(message=user))
             if not self.session.title:
-                title = " ".join(text.split())[:TITLE_CHARS]
+                title = title_for(typed or text)
                 self.session = await self.writer.persist(self.store.update_session(self.session, title=title))
             if not self.session.agent:  # `@path`s (a subagent's task is the model's words, not the user's)
                 await self._attach_mentioned(text)

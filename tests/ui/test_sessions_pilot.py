@@ -108,7 +108,8 @@ async def test_picker_lists_filters_and_opens(make_settings, server, workspace):
         assert listed(picker) == [gamma, beta, alpha]
         first = str(picker.options.get_option_at_index(0).prompt)
         assert "untitled" in first and "Refactor the LOADER" in first and "2 messages" in first
-        assert "just now" in first and workspace.name in first
+        assert "just now" in first and workspace.name not in first  # one folder for all: in the title
+        assert workspace.name in str(picker.query_one("#picker-title").content)
         assert "Ctrl+D" in picker.hint_text and "Esc" in picker.hint_text
 
         await type_filter(pilot, "loader")  # first prompt, case-insensitive

@@ -10,7 +10,11 @@ Deleting asks twice: Ctrl+D (anywhere) or `d` (when the list has focus; in the f
 
 A row's first line is fitted to the list's width once it is known (and again when it
 changes): the title gives way first, then the folder, so the age and the open session's
-"(open now)" stay on screen at 80 columns instead of being cut off at the row's end.
+"(open now)" stay on screen at 80 columns instead of being cut off at the row's end. The
+folder is shown only when the sessions listed are in different folders (one folder for all:
+the picker's title names it once), so at 80 columns the title gets the width, not a column
+that says the same thing on every row. Filtering lists the sessions whose title matches
+first: a match on a hidden first prompt (a command's expansion) or a folder comes after.
 """
 
 from __future__ import annotations
@@ -28,13 +32,14 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from agent.fs.terminal_text import inert
+from agent.session.titles import readable_title
 from agent.ui.error_text import readable
 from agent.ui.widgets.tool_render import cells, fit_line
 
 if TYPE_CHECKING:
     from agent.session.models import SessionSummary
 
-TITLE_CHARS = 50  # title and details share the first line of a row
+TITLE_CHARS = 60  # a stored title's length (agent/session/titles.py); the row's width cuts it further
 PREVIEW_CHARS = 96
 FOLDER_CHARS = 30
 TITLE_MIN_CHARS = 16  # a narrow row cuts the title down to this, then the folder
@@ -80,25 +85,33 @@ def title_of(summary: SessionSummary) -> str:
     return flat(summary.session.title, TITLE_CHARS) or "untitled"
 
 
-def row(summary: SessionSummary, *, current: bool = False, now: float | None = None, width: int = 0) -> Content:
-    """Two lines: title · messages · folder · age, then the first prompt. With a `width`, the
-    first line fits it: the title is cut first (to TITLE_MIN_CHARS), then the folder."""
+def row(
+    summary: SessionSummary,
+    *,
+    current: bool = False,
+    now: float | None = None,
+    width: int = 0,
+    show_folder: bool = True,
+) -> Content:
+    """Two lines: title · messages · folder (when `show_folder`) · age, then the first prompt.
+    With a `width`, the first line fits it: the title is cut first (to TITLE_MIN_CHARS), then
+    the folder."""
     s = summary.session
     count = summary.message_count
-    title, folder = title_of(summary), short_folder(inert(s.cwd))
-    messages = f"  {count} message{'s' if count != 1 else ''} · "
+    title, folder = title_of(summary), short_folder(inert(s.cwd)) if show_folder else ""
+    messages = f"  {count} message{'s' if count != 1 else ''}" + (" · " if show_folder else "")
     age = f" · {relative_age(s.updated_at, now)}"
     tag = CURRENT_TAG if current else ""
     over = cells(title + messages + folder + age + tag) - width if width > 0 else 0
     if over > 0:
         title = fit_line(title, max(TITLE_MIN_CHARS, cells(title) - over))
         over = cells(title + messages + folder + age + tag) - width
-    if over > 0:
+    if over > 0 and show_folder:
         folder = short_folder(s.cwd, max(FOLDER_MIN_CHARS, len(folder) - over))
     parts: list[tuple[str, str] | str] = [(title, "bold"), (messages + folder + age, "dim")]
     if current:
         parts.append((tag, "italic"))
-    prompt = flat(summary.first_prompt, PREVIEW_CHARS)
+    prompt = flat(readable_title(summary.first_prompt or ""), PREVIEW_CHARS)
     parts.append(("\n  " + (prompt or "(no prompt)"), "dim italic"))
     return Content.assemble(*parts)
 
@@ -148,6 +161,10 @@ class SessionPicker(ModalScreen[str | None]):
         self._title = title
         self._now = time.time()
         self._haystacks = {s.session.id: haystack(s) for s in self.summaries}
+        self._titles = {s.session.id: s.session.title.lower() for s in self.summaries}
+        folders = {s.session.cwd for s in self.summaries}
+        self.show_folder = len(folders) > 1  # one folder for all: named once, in the picker's title
+        self._folder = short_folder(inert(folders.pop())) if len(folders) == 1 else ""
         self._rows: dict[str, Content] = {}
         self._width = 0  # of a row's text in the list (0: not laid out yet)
         self._pending_delete: str | None = None
@@ -175,7 +192,9 @@ class SessionPicker(ModalScreen[str | None]):
     def _row(self, summary: SessionSummary) -> Content:
         sid = summary.session.id
         if sid not in self._rows:
-            self._rows[sid] = row(summary, current=sid == self.current_id, now=self._now, width=self._width)
+            self._rows[sid] = row(
+                summary, current=sid == self.current_id, now=self._now, width=self._width, show_folder=self.show_folder
+            )
         return self._rows[sid]
 
     def fit_rows(self, width: int) -> None:
@@ -191,14 +210,19 @@ class SessionPicker(ModalScreen[str | None]):
 
     def refilter(self, text: str) -> None:
         needle = text.strip().lower()
-        self.shown = [s for s in self.summaries if not needle or needle in self._haystacks[s.session.id]]
+        found = [s for s in self.summaries if not needle or needle in self._haystacks[s.session.id]]
+        # Title matches first (newest first within each): the one the user reads is the one they meant.
+        self.shown = sorted(found, key=lambda s: bool(needle) and needle not in self._titles[s.session.id])
         options = self.options
         options.set_options(Option(self._row(s), id=s.session.id) for s in self.shown)
         if self.shown:
             options.highlighted = 0
         total = len(self.summaries)
         count = f"{len(self.shown)} of {total}" if needle else str(total)
-        self.query_one("#picker-title", Static).update(f"{self._title} — {count} session{'s' if total != 1 else ''}")
+        where = f" · {self._folder}" if self._folder else ""
+        self.query_one("#picker-title", Static).update(
+            f"{self._title} — {count} session{'s' if total != 1 else ''}{where}"
+        )
         self._cancel_delete()
 
     def on_input_changed(self, event: Input.Changed) -> None:
