@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from agent.tools.permissions import fetch_key
+from agent.tools.fetch_rules import fetch_key
 
 _RULE = re.compile(r"\s*([A-Za-z0-9_-]+)\s*(?:\((.*)\))?\s*", re.S)
 EDIT_TOOLS = frozenset({"edit", "write", "multiedit", "notebookedit"})

@@ -126,21 +126,6 @@ def _program_outside(name: str, ws: str | None) -> bool:
     return not within(real, ws)
 
 
-def command_scope(words: list[str]) -> str:
-    """What "always" covers for one simple command: its program, plus a subcommand
-    (`git status`, `npm test`) when the second word looks like one (not an option or path)."""
-    second = words[1] if len(words) > 1 else ""
-    if second and second[0].isalpha() and all(c.isalnum() or c in "-_:" for c in second):
-        return f"{words[0]} {second}"
-    return words[0]
-
-
-def prefix_matches(words: list[str], prefix: str) -> bool:
-    """`pytest -x tests` starts with `pytest`; `git statusx` does not start with `git status`."""
-    want = prefix.split()
-    return bool(want) and words[: len(want)] == want
-
-
 # -- protected targets ------------------------------------------------------------------
 
 

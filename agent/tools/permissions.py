@@ -57,10 +57,10 @@ from agent.tools.command_plan import (  # noqa: F401 - re-exported: the decision
     READ_ONLY_RULE,
     CommandPlan,
     analyse_command,
-    command_scope,
-    prefix_matches,
     protected_reason,
 )
+from agent.tools.command_scope import command_scope, prefix_matches
+from agent.tools.fetch_rules import FETCH_PREFIX, fetch_covered
 from agent.tools.modes import Mode, accepts_edit, plan_reads
 from agent.tools.sandbox import Sandbox, SandboxMode
 from agent.tools.trusted_programs import trusted_program_files, workspace_program_files
@@ -69,6 +69,11 @@ Decision = Literal["once", "always", "always_project", "deny"]
 ApprovalKind = Literal["command", "edit", "outside", "mcp", "fetch"]
 ALL_CHOICES: list[Decision] = ["once", "always", "always_project", "deny"]
 ONCE_ONLY: list[Decision] = ["once", "deny"]
+
+# What an escalation's question says; the tool adds why (agent/tools/sandbox_hints.py).
+ESCALATION_NOTE = "The model asks to run this outside the sandbox: with your access, files and network."
+# A remembered command scope longer than this (inline code: `python -c '…'`) is cut in the label.
+MAX_SCOPE_LABEL_CHARS = 40
 
 # Tools that write the file named by their path: their "outside the workspace" request is
 # a write (always asks); the edit request with the diff follows and always asks too.
@@ -107,30 +112,6 @@ class CommandVerdict(BaseModel):
     git_ceiling: bool = False  # and stops looking for a repository at the workspace
 
 
-# -- web-fetch ----------------------------------------------------------------------------
-
-FETCH_PREFIX = "fetch:"
-
-
-def fetch_key(host: str) -> str:
-    """What "always" remembers for a fetch: the host, lower-case, without a trailing dot."""
-    return FETCH_PREFIX + host.lower().rstrip(".")
-
-
-def fetch_covered(key: str, keys: set[str]) -> str | None:
-    """The rule among `keys` covering the fetch `key`: the same host, or `fetch:*.domain`
-    for any host under that domain (not the domain itself: `fetch:example.com` says that)."""
-    if key in keys:
-        return key
-    host = key[len(FETCH_PREFIX) :]
-    labels = host.split(".")
-    for i in range(1, len(labels)):
-        wildcard = FETCH_PREFIX + "*." + ".".join(labels[i:])
-        if wildcard in keys:
-            return wildcard
-    return None
-
-
 def mcp_server_rule(request: ApprovalRequest) -> list[str]:
     """An MCP tool (`mcp__<server>__<tool>`) is also allowed by `mcp__<server>__*`: every
     tool of a server the user trusts whole."""
@@ -140,9 +121,13 @@ def mcp_server_rule(request: ApprovalRequest) -> list[str]:
     return [f"mcp__{server}__*"]
 
 
+def _cut(scope: str) -> str:
+    return scope if len(scope) <= MAX_SCOPE_LABEL_CHARS else scope[: MAX_SCOPE_LABEL_CHARS - 1] + "…"
+
+
 def describe_scopes(keys: list[str]) -> str:
     """The words the modal uses for what "always" would cover."""
-    commands = [k.split(":", 1)[1] for k in keys if k.startswith("command:")]
+    commands = [_cut(k.split(":", 1)[1]) for k in keys if k.startswith("command:")]
     others = [k for k in keys if not k.startswith("command:")]
     words = []
     if commands:
@@ -296,7 +281,7 @@ class Permissions:
         update["choices"] = ONCE_ONLY if update["reason"] else list(ALL_CHOICES)
         if request.escalate:  # "always" would only remember what then runs in the sandbox again
             update["choices"] = ONCE_ONLY
-            update["note"] = "The model asks to run this outside the sandbox: with your access, files and network."
+            update["note"] = " ".join(filter(None, [ESCALATION_NOTE, request.note]))  # + why, from the tool
         elif request.kind == "command" and not update["reason"] and self._sandbox_missing():
             # A remembered "always" would not apply either: rules need the sandbox.
             assert self.sandbox is not None  # _sandbox_missing(): it was probed

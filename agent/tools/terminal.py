@@ -26,6 +26,7 @@ from agent.process.secrets import command_environment
 from agent.tools import git_guard
 from agent.tools.base import Tool, ToolArgs, ToolContext, ToolError, ToolResult, tool_prompt
 from agent.tools.permissions import ApprovalRequest, CommandVerdict
+from agent.tools.sandbox_hints import SandboxFailures, sandbox_note, sandbox_symptom
 from agent.tools.sandbox_protect import git_entries
 from agent.tools.workspace import confine
 
@@ -182,33 +183,6 @@ def _shell() -> str:
     return shutil.which("bash") or "/bin/sh"
 
 
-# What a command says when the sandbox stopped it (bash, coreutils, Python, git, npm, curl).
-SANDBOX_SYMPTOMS = (
-    "Read-only file system",
-    "Network is unreachable",
-    "Temporary failure in name resolution",
-    "Could not resolve host",
-    "getaddrinfo",
-    "Operation not permitted",
-    "EROFS",
-    "ENETUNREACH",
-    "EAI_AGAIN",
-)
-
-
-def _sandbox_note(mode: str, output: str) -> str:
-    """A line for the model when a sandboxed command failed the way the sandbox makes things fail."""
-    if not any(symptom in output for symptom in SANDBOX_SYMPTOMS):
-        return ""
-    where = "nothing is writable" if mode == "read-only" else "only the workspace is writable"
-    sep = "\n" if output and not output.endswith("\n") else ""
-    return (
-        f"{sep}[cairn] This command ran unasked in cairn's sandbox: {where} (/tmp is private), there is "
-        f"no network, and the user's secrets are hidden. If that is why it failed, call it again with "
-        f"outsideSandbox: true to ask the user to run it outside."
-    )
-
-
 def _created_repositories_note(created: list[str], workspace: Path) -> str:
     """What the model and the user are told when a sandboxed command made a git repository
     where there was none: the sandbox protects an existing one, and cannot protect one ahead."""
@@ -240,6 +214,10 @@ class Terminal(Tool):
     description = tool_prompt(name)
     Args = TerminalArgs
 
+    def __init__(self, failures: SandboxFailures | None = None) -> None:
+        # This session's sandboxed failures: an escalation's question says why it asks.
+        self.failures = failures if failures is not None else SandboxFailures()
+
     async def run(self, args: TerminalArgs, ctx: ToolContext) -> ToolResult:
         cwd = ctx.workspace
         if args.workingDirectory:
@@ -258,6 +236,7 @@ class Terminal(Tool):
             detail=args.command,
             cwd=str(cwd),  # read-only commands and rules check their paths against this folder
             escalate=bool(args.outsideSandbox),
+            note=self.failures.reason(args.command) if args.outsideSandbox else "",
         )
         verdict = await ctx.permissions.check_command(request)
         if not verdict.allowed:
@@ -328,8 +307,12 @@ class Terminal(Tool):
             sep = "\n" if stderr and not stderr.endswith("\n") else ""
             stderr += f"{sep}{_created_repositories_note(created, ctx.workspace)}"
         exit_code = proc.returncode
-        if verdict.sandbox is not None and exit_code != 0 and not timed_out:
-            stderr += _sandbox_note(verdict.sandbox, stderr + out.text()[-4096:])
+        if verdict.sandbox is not None and not timed_out:
+            symptom = sandbox_symptom(stderr + out.text()[-4096:]) if exit_code != 0 else ""
+            self.failures.record(command, verdict.sandbox, symptom)
+            if symptom:
+                sep = "\n" if stderr and not stderr.endswith("\n") else ""
+                stderr += sep + sandbox_note(verdict.sandbox, symptom)
         content = json.dumps(
             {"command": command, "stdout": out.text(), "stderr": stderr, "exitCode": exit_code},
             ensure_ascii=False,
@@ -341,6 +324,8 @@ class Terminal(Tool):
         }
         if verdict.sandbox is not None:
             meta["sandbox"] = verdict.sandbox
+        else:  # what the tool's block says: this run had the user's access, files and network
+            meta["outsideSandbox"] = True
         if out.dropped or err.dropped:
             meta["droppedBytes"] = {"stdout": out.dropped, "stderr": err.dropped}
         return ToolResult(content=content, is_error=timed_out or exit_code != 0, meta=meta)

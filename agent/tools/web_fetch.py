@@ -23,7 +23,8 @@ from typing import Any
 from pydantic import Field
 
 from agent.tools.base import Tool, ToolArgs, ToolContext, ToolError, ToolResult, tool_prompt
-from agent.tools.permissions import ApprovalRequest, fetch_key
+from agent.tools.fetch_rules import fetch_key
+from agent.tools.permissions import ApprovalRequest
 
 DEFAULT_MAX_CHARS = 100_000
 MAX_CHARS = 1_000_000

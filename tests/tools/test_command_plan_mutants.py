@@ -19,10 +19,9 @@ from agent.tools.command_plan import (
     CommandPlan,
     _path_reason,
     analyse_command,
-    command_scope,
-    prefix_matches,
     protected_reason,
 )
+from agent.tools.command_scope import command_scope, prefix_matches
 
 
 @pytest.fixture

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from agent.tools.fetch_rules import fetch_covered, fetch_key
 from agent.tools.permissions import (
     ALL_CHOICES,
     ONCE_ONLY,
@@ -26,8 +27,6 @@ from agent.tools.permissions import (
     Permissions,
     current_call,
     describe_scopes,
-    fetch_covered,
-    fetch_key,
     mcp_server_rule,
 )
 from agent.tools.sandbox import Sandbox

@@ -17,7 +17,8 @@ from agent.settings import trust
 from agent.settings.config import load_config, load_settings, project_config_path
 from agent.settings.schema import WebSettings
 from agent.tools.base import ToolContext
-from agent.tools.permissions import Permissions, fetch_covered
+from agent.tools.fetch_rules import fetch_covered
+from agent.tools.permissions import Permissions
 from agent.tools.registry import ToolRegistry
 from agent.tools.web_fetch import WebFetch
 from agent.tools.web_guard import AddressRefused, GuardedBackend, check_addresses, refusal
