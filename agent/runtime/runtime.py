@@ -329,14 +329,18 @@ class Runtime:
 
         return refreshed(self.agent.skills, self.settings.workspace) or self.agent.skills
 
-    async def subagent_transcript(self, session_id: str) -> str:
-        """A subagent's whole conversation as Markdown, to read (never to continue)."""
-        from agent.session.export import export_markdown
-
+    async def subagent_history(self, session_id: str) -> tuple[Session, list[Message]]:
+        """A subagent's session and its whole conversation, to read (`/agents N`; never to continue)."""
         session = await self.store.get_session(session_id)
         if session is None or not session.agent:
             raise SessionNotFound(session_id)
-        return export_markdown(session, await self.store.active_path(session.id))
+        return session, await self.store.active_path(session.id)
+
+    async def subagent_transcript(self, session_id: str) -> str:
+        """A subagent's whole conversation as Markdown (an export's form)."""
+        from agent.session.export import export_markdown
+
+        return export_markdown(*await self.subagent_history(session_id))
 
     # -- the ops' handlers ------------------------------------------------------------
     async def _run(self, work: Coroutine[Any, Any, R], *, wait_ready: bool = True) -> R:

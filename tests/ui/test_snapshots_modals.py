@@ -62,6 +62,24 @@ def test_session_picker(snap_compare, tmp_path, utc, size):
 
 
 @pytest.mark.parametrize("size", SIZES)
+def test_session_picker_one_folder(snap_compare, tmp_path, utc, size):
+    """Every session in one folder (the usual case): the folder is named once, in the picker's
+    title, and the titles get the row's width (issue 46 item 11)."""
+
+    async def run_before(pilot) -> None:
+        from agent.ui.screens.picker import SessionPicker
+
+        pilot.app.push_screen(SessionPicker([one(s) for s in summaries()], current_id="s-0000"))
+        await settle(pilot)
+
+    def one(summary: SessionSummary) -> SessionSummary:
+        session = summary.session.model_copy(update={"cwd": "/srv/projects/parser"})
+        return summary.model_copy(update={"session": session})
+
+    assert snap_compare(make_app(tmp_path), terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("size", SIZES)
 def test_rewind_menu(snap_compare, tmp_path, utc, size):
     async def run_before(pilot) -> None:
         from agent.session.branches import SessionBranch
@@ -155,6 +173,31 @@ def test_trust_question(snap_compare, tmp_path, size):
             ],
         )
         pilot.app.push_screen(TrustScreen(pending))
+        await settle(pilot)
+
+    assert snap_compare(make_app(tmp_path), terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_command_approval_with_a_long_scope(snap_compare, tmp_path, size):
+    """Issue 46, item 9: docked under the chat, every choice on one row at 80 columns."""
+
+    async def run_before(pilot) -> None:
+        from agent.tools.permissions import ApprovalRequest
+        from agent.ui.screens.approval import ApprovalScreen
+
+        pilot.app.chat.show_history(conversation()[:2])
+        await settle(pilot)
+        command = "python -m pytest tests/test_signer.py::test_sha256_default_digest -x -q"
+        request = ApprovalRequest(
+            tool="terminal-execute",
+            kind="command",
+            title="[general agent: TASK-C: run the signer tests] Run command",
+            detail=command,
+            key="command:" + command,
+            scopes=["command:" + command],
+        )
+        pilot.app.push_screen(ApprovalScreen(request))
         await settle(pilot)
 
     assert snap_compare(make_app(tmp_path), terminal_size=size, run_before=run_before)

@@ -11,7 +11,15 @@ import pytest
 
 from agent.session.models import Message
 from tests.ui.conftest import wait_for
-from tests.ui.test_snapshots import SIZES, call, conversation, fixed_home, make_app, settle  # noqa: F401 - autouse
+from tests.ui.test_snapshots import (  # noqa: F401 - autouse
+    SIZES,
+    call,
+    command_result,
+    conversation,
+    fixed_home,
+    make_app,
+    settle,
+)
 
 PLAN = """# Return a typed list from parse()
 
@@ -21,11 +29,28 @@ PLAN = """# Return a typed list from parse()
 
 Files: src/parse.py, src/lexer.py, tests/test_parse.py."""
 
-TRANSCRIPT = """**Task:** Find where VERSION is defined
 
-● filesystem-read version.py
+def transcript() -> list[Message]:
+    """A child's run: a long grep line and a refused command, which must read whole, wrapped."""
+    grep = call("c1", "terminal-execute", {"command": "grep -rn VERSION src"})
+    rm = call("c2", "terminal-execute", {"command": "rm -rf build && echo cleaned"})
+    hit = "src/pkg/version.py:1:VERSION = '1.2.3'  # read by setup.py, docs/conf.py and the release script"
+    return [
+        Message(id="u", role="user", content="Find where VERSION is defined"),
+        Message(id="a1", role="assistant", content="", tool_calls=[grep, rm]),
+        command_result("c1", "grep -rn VERSION src", hit + "\n", "", 0),
+        Message(
+            id="r-c2",
+            role="tool",
+            tool_call_id="c2",
+            tool_name="terminal-execute",
+            content="Error: not run: Run command: rm -rf build && echo cleaned. You are in the explore agent, "
+            "which only reads: it cannot change files.",
+            status="error",
+        ),
+        Message(id="a2", role="assistant", content="VERSION is defined in `src/pkg/version.py` line 1."),
+    ]
 
-VERSION is defined in version.py line 1 (`VERSION = '1.2.3'`); nothing else assigns it."""
 
 TASK = "Find where VERSION is defined and every place that reads it"
 
@@ -35,6 +60,8 @@ def test_plan_review(snap_compare, tmp_path, size):
     async def run_before(pilot) -> None:
         from agent.ui.screens.plan_review import PlanReviewScreen
 
+        pilot.app.chat.show_history(conversation()[:2])  # docked under the chat, which stays in view
+        await settle(pilot)
         pilot.app.push_screen(PlanReviewScreen(PLAN))
         await settle(pilot)
 
@@ -63,7 +90,13 @@ def test_subagent_transcript(snap_compare, tmp_path, size):
     async def run_before(pilot) -> None:
         from agent.ui.screens.transcript import TranscriptScreen
 
-        pilot.app.push_screen(TranscriptScreen("explore: Find where VERSION is defined · 1 tool call", TRANSCRIPT))
+        pilot.app.push_screen(
+            TranscriptScreen(
+                "explore: Find where VERSION is defined",
+                transcript(),
+                facts="done · 4s · $0.0012 · 2 tool calls",
+            )
+        )
         await settle(pilot)
 
     assert snap_compare(make_app(tmp_path), terminal_size=size, run_before=run_before)
