@@ -8,9 +8,7 @@ the test starts on the host.
 from __future__ import annotations
 
 import json
-import socket
 import sys
-import threading
 from collections.abc import Iterator
 
 import pytest
@@ -21,6 +19,7 @@ from agent.tools.permissions import ESCALATION_NOTE, Permissions
 from agent.tools.registry import ToolRegistry, default_registry
 from agent.tools.sandbox_hints import LOOPBACK_WHY, SandboxFailures, sandbox_note, sandbox_symptom
 from tests.fakes.approver import FakeApprover
+from tests.fakes.loopback_server import ping_script, pong_server
 from tests.tools.test_sandbox import needs_sandbox
 
 
@@ -76,28 +75,8 @@ def test_failures_are_remembered_per_command_and_forgotten_on_success():
 
 @pytest.fixture
 def host_server() -> Iterator[int]:
-    """A TCP server on the host's loopback that answers every connection with `pong`."""
-    server = socket.create_server(("127.0.0.1", 0))
-    stop = threading.Event()
-
-    def serve() -> None:
-        server.settimeout(0.1)
-        while not stop.is_set():
-            try:
-                conn, _ = server.accept()
-            except TimeoutError:
-                continue
-            except OSError:
-                return
-            with conn:
-                conn.sendall(b"pong")
-
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
-    yield server.getsockname()[1]
-    stop.set()
-    thread.join()
-    server.close()
+    with pong_server() as port:
+        yield port
 
 
 async def execute(registry: ToolRegistry, ctx: ToolContext, **args):
@@ -109,11 +88,7 @@ async def test_a_sandboxed_command_refused_by_localhost_is_told_why_and_the_ques
     """The walk's step: a rule lets the command run unasked, in the sandbox, where the host's
     server is out of reach; the model is told so, asks to run it outside, and the user's
     question says why; outside, it reaches the server; each result says where it ran."""
-    (workspace / "ping.py").write_text(
-        "import socket, sys\n"
-        f"conn = socket.create_connection(('127.0.0.1', {host_server}), timeout=5)\n"
-        "print(conn.recv(4).decode())\n"
-    )
+    (workspace / "ping.py").write_text(ping_script(host_server))
     command = f"{sys.executable} ping.py"
     approver = FakeApprover("once")
     ctx = ToolContext(
