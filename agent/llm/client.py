@@ -78,6 +78,9 @@ class ChatRequest:
     estimated_tokens: int | None = None
     # off | minimal | low | medium | high; None: the model's default (agent/llm/reasoning.py).
     reasoning_effort: str | None = None
+    # `[models."…"] supports_reasoning`: the model is (or is not) sent the effort whatever
+    # litellm's price map says; None: the map decides.
+    supports_reasoning: bool | None = None
     # `llm.client`: "auto" (the fast path where it applies, agent/llm/route.py) or "litellm".
     client: str = CLIENT_AUTO
     # The owner's pooled HTTP client for the fast path (the request builder's); None: one
@@ -156,7 +159,9 @@ async def stream_chat(
         remember_secret(key)
     result = into if into is not None else StreamResult()
     calls: dict[int, _CallBuffer] = {}
-    effort, max_tokens = request_params(request.model, request.reasoning_effort, request.max_tokens)
+    effort, max_tokens = request_params(
+        request.model, request.reasoning_effort, request.max_tokens, request.supports_reasoning
+    )
     if effort and thinks_in_blocks(request.model) and unsigned_tool_loop(request.messages):
         effort = {}  # Anthropic would refuse the request (see unsigned_tool_loop)
     messages = _thinking_for(request.model, request.messages, sends=bool(effort))

@@ -2,10 +2,12 @@
 
 The user picks an effort (`[llm] reasoning_effort`, `[models."…"] reasoning_effort`,
 `--effort`, `/effort`); unset, the model does what it does by default. The effort is sent
-only to a model whose price-map entry says it reasons: a model that does not would refuse
-the parameter. Claude turns an effort into extended thinking with a token budget taken
-out of the reply's `max_tokens`, and Anthropic refuses a budget that does not fit under it,
-so the reply's limit grows by the budget when it would not leave room for an answer.
+only to a model whose price-map entry says it reasons (a model that does not would refuse
+the parameter), or that the user declared reasoning (`[models."…"] supports_reasoning`: a
+local reasoning model the map does not know, behind `--api-base`). Claude turns an effort
+into extended thinking with a token budget taken out of the reply's `max_tokens`, and
+Anthropic refuses a budget that does not fit under it, so the reply's limit grows by the
+budget when it would not leave room for an answer.
 
 Thinking a model sends is kept with its message (`meta["thinking"]`, and for Claude the
 signed blocks, `meta["thinking_blocks"]`); Anthropic requires the signed blocks of a tool
@@ -45,38 +47,60 @@ def effort_for(settings: Settings, model: str, chosen: str | None = None) -> str
     return chosen or configured
 
 
+def reasons(model: str, declared: bool | None = None) -> bool:
+    """`model` is sent an effort: as `[models."…"] supports_reasoning` (`declared`) says when
+    set, else as litellm's price map does."""
+    from agent.llm.cost_map import model_info
+
+    if declared is not None:
+        return declared
+    info = model_info(model)
+    return info is not None and bool(info.supports_reasoning)
+
+
+def sent_effort(settings: Settings, model: str, chosen: str | None = None) -> str | None:
+    """The effort a request to `model` carries (`effort_for`), None where none is sent: no
+    effort asked, or a model that does not reason."""
+    from agent.settings.schema import model_override
+
+    effort = effort_for(settings, model, chosen)
+    return effort if effort is not None and reasons(model, model_override(settings, model).supports_reasoning) else None
+
+
 def thinks_in_blocks(model: str) -> bool:
     """A Claude model (Anthropic, Bedrock, Vertex AI …): thinking comes as signed blocks
     that must be sent back in a tool loop."""
     return "claude" in model.lower() or model.startswith("anthropic/")
 
 
-def request_params(model: str, effort: str | None, max_tokens: int | None) -> tuple[dict[str, Any], int | None]:
+def request_params(
+    model: str, effort: str | None, max_tokens: int | None, declared: bool | None = None
+) -> tuple[dict[str, Any], int | None]:
     """The completion arguments for `effort` on `model`, and the reply's limit to send.
 
-    Nothing for no effort, or for a model the price map does not say reasons."""
+    Nothing for no effort, or for a model that does not reason (`reasons`: `declared` is its
+    `[models."…"] supports_reasoning`)."""
     from agent.llm.cost_map import model_info
 
-    if effort is None or effort not in EFFORTS:
+    if effort is None or effort not in EFFORTS or not reasons(model, declared):
         return {}, max_tokens
-    info = model_info(model)
-    if info is None or not info.supports_reasoning:
-        return {}, max_tokens
+    info = model_info(model)  # None: a model only the user's setting says reasons
+    limit = info.max_output_tokens if info is not None else None
     if thinks_in_blocks(model):
         if effort == "off":
             return {}, max_tokens  # Claude does not think unless asked
         budget = THINKING_BUDGET[effort]
         if max_tokens is not None and max_tokens <= budget:
             grown = budget + max(max_tokens, ANSWER_ROOM_TOKENS)
-            max_tokens = min(grown, info.max_output_tokens) if info.max_output_tokens else grown
+            max_tokens = min(grown, limit) if limit else grown
         return {"reasoning_effort": effort}, max_tokens
     if effort == "off":
-        if info.supports_none_reasoning_effort:
+        if info is not None and info.supports_none_reasoning_effort:
             return {"reasoning_effort": "none"}, max_tokens
-        if info.supports_minimal_reasoning_effort:
+        if info is not None and info.supports_minimal_reasoning_effort:
             return {"reasoning_effort": "minimal"}, max_tokens
-        return {}, max_tokens  # cannot be turned off: its default
-    if effort == "minimal" and info.supports_minimal_reasoning_effort is False:
+        return {}, max_tokens  # cannot be turned off (or not known how): its default
+    if effort == "minimal" and info is not None and info.supports_minimal_reasoning_effort is False:
         effort = "low"
     return {"reasoning_effort": effort}, max_tokens
 

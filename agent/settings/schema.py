@@ -36,6 +36,10 @@ class ModelOverride(Section):
     # Unconstrained on purpose: an odd value warns where it is used (agent/context/budget.py).
     auto_condense_percent: float | None = None
     reasoning_effort: Effort | None = None  # wins over [llm] reasoning_effort for this model
+    # The model reasons, so it is sent the effort (agent/llm/reasoning.py): true for a reasoning
+    # model litellm's price map does not list (a local server's), false to never send one.
+    # Unset: the price map decides.
+    supports_reasoning: bool | None = None
 
 
 # Range checks: an out-of-range value (command_timeout = -5 would kill every command at

@@ -322,8 +322,17 @@ class CairnApp(KeyActions, TurnActions, ModeActions, NotifyActions, App):
         if runtime is None:
             self.status.set_info(model=self.settings.model if self.settings else None)
             return
+        from agent.llm.cost_map import model_info
+        from agent.llm.reasoning import sent_effort
+
+        effort, info = runtime.effort(), model_info(runtime.model)
         self.status.set_info(
-            model=runtime.model, title=runtime.session.title, window=runtime.context_window, effort=runtime.effort()
+            model=runtime.model,
+            title=runtime.session.title,
+            window=runtime.context_window,
+            effort=effort,
+            effort_sent=sent_effort(runtime.settings, runtime.model, runtime.chosen_effort) == effort,
+            priced=info is not None and info.priced,
         )
         if not self.turn_running:
             self._meter_stale = True

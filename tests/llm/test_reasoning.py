@@ -52,3 +52,11 @@ def test_blocks_are_rebuilt_from_pieces_signatures_and_redacted_blocks():
         {"type": "thinking", "thinking": "Second."},
     ]
     assert complete_blocks(collector.blocks) == collector.blocks[:2]
+
+
+def test_a_model_declared_reasoning_gets_the_effort_and_one_declared_not_does_not():
+    """`[models."…"] supports_reasoning` wins over the price map either way."""
+    local = "openai/some-local-model"
+    assert request_params(local, "high", None, declared=True) == ({"reasoning_effort": "high"}, None)
+    assert request_params(local, "off", None, declared=True) == ({}, None)  # not known how
+    assert request_params("openai/gpt-5.1", "high", None, declared=False) == ({}, None)

@@ -24,12 +24,14 @@ CHOICES = ("off", "minimal", "low", "medium", "high", "default")
 
 def _caveat(runtime: Runtime) -> str:
     """Why the effort set may not be what the model gets ("" when it is)."""
-    from agent.llm.cost_map import model_info
+    from agent.llm.reasoning import sent_effort
 
     model = runtime.model
-    info = model_info(model)
-    if runtime.effort(model) is not None and (info is None or not info.supports_reasoning):
-        return f" {model} is not listed as a reasoning model, so no effort is sent to it."
+    if runtime.effort(model) is not None and sent_effort(runtime.settings, model, runtime.chosen_effort) is None:
+        return (
+            f" {model} is not listed as a reasoning model, so no effort is sent to it"
+            f' (supports_reasoning = true in [models."{model}"] sends it).'
+        )
     return ""
 
 

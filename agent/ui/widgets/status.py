@@ -11,6 +11,7 @@ import math
 import time
 from typing import TYPE_CHECKING
 
+from rich.cells import cell_len, set_cell_size
 from rich.text import Text
 from textual.widgets import Static
 
@@ -22,6 +23,9 @@ if TYPE_CHECKING:
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 LOADING = "loading model library…"  # litellm's import, seconds on a small machine
+LEVELS = 6  # the line's compactions (StatusBar._pieces), whole to tightest
+MIN_TITLE_CELLS = 12  # less room than this: the title goes rather than "· pa…"
+TITLE_GOES_LEVEL = 2  # from this compaction on, the line may go without its title
 
 
 def human_tokens(n: int) -> str:
@@ -49,6 +53,8 @@ class StatusBar(Static):
         self.model_known = False  # the settings are loaded: no model then means none configured
         self.resuming = resuming  # until the session is open: "resuming…" in place of its title
         self.effort: str | None = None  # the reasoning effort asked of the model (/effort), when set
+        self.effort_sent = True  # False: the model does not reason, so the effort is not sent
+        self.priced = True  # False: no price is known for the model (its cost is not $0)
         self.context_tokens: int | None = None
         self.context_window: int | None = None
         self.cost: float = 0.0
@@ -81,11 +87,17 @@ class StatusBar(Static):
         window: int | None = None,
         yolo: bool | None = None,
         effort: str | None | bool = False,
+        effort_sent: bool | None = None,
+        priced: bool | None = None,
         mode: str | None = None,
     ) -> None:
         """Only what is given changes (`effort`: None clears it, False leaves it)."""
+        if priced is not None:
+            self.priced = priced
         if mode is not None:
             self.mode = mode
+        if effort_sent is not None:
+            self.effort_sent = effort_sent
         if effort is not False:
             self.effort = effort if isinstance(effort, str) and effort else None
         if yolo is not None:
@@ -208,7 +220,9 @@ class StatusBar(Static):
         self._frame = (self._frame + 1) % len(SPINNER)
         self.redraw()
 
-    def activity(self) -> str:
+    def activity(self, short: bool = False) -> str:
+        """What is going on; `short`: the form for a narrow line (the key's action and the
+        retry's reason go first: Esc is the key either way)."""
         if self._flash is not None:
             return self._flash
         now = time.monotonic()
@@ -216,47 +230,98 @@ class StatusBar(Static):
             if self._condensing is not None:
                 return "Condensing context…"
             return self.state or (LOADING if self.loading else "")
+        esc = "esc" if short else "esc to interrupt"
         if self._retry_until is not None and self._retry_until > now:
             left = math.ceil(self._retry_until - now)
-            # The countdown and attempt first: at 80 columns the line is cut at its end, and the
-            # reason is what can go (the chat shows the error when the retries run out).
+            if short:
+                return f"{SPINNER[self._frame]} Retry in {left}s {self._retry_label} · esc"
             why = f" · {self._retry_reason}" if self._retry_reason else ""
             return f"{SPINNER[self._frame]} Retrying in {left}s {self._retry_label} · esc to cancel{why}"
         elapsed = now - self._turn_started
         if self._condensing is not None:
-            size = f" ({human_tokens(self._condensing)} tokens)" if self._condensing else ""
-            return f"{SPINNER[self._frame]} Condensing context…{size} {elapsed:.0f}s · esc to interrupt"
-        doing = LOADING if self.loading else "Working"
-        return f"{SPINNER[self._frame]} {doing} {elapsed:.0f}s · esc to interrupt"
+            size = f" ({human_tokens(self._condensing)} tokens)" if self._condensing and not short else ""
+            doing = "Condensing…" if short else "Condensing context…"
+            return f"{SPINNER[self._frame]} {doing}{size} {elapsed:.0f}s · {esc}"
+        doing = LOADING if self.loading and not short else "Working"
+        return f"{SPINNER[self._frame]} {doing} {elapsed:.0f}s · {esc}"
 
-    def render_text(self) -> Text:
-        out = Text(no_wrap=True, overflow="ellipsis")
-        activity = self.activity()
+    def _cost_text(self, compact: bool) -> str:
+        if not self.priced and not self.cost:
+            return "$?" if compact else "price unknown"  # not free: no price is known for the model
+        shown = f"${self.cost:.4f}" if self.cost < 1 else f"${self.cost:.2f}"
+        return shown if self.priced else shown + "+?"  # an earlier model's cost, then an unpriced one
+
+    def _pieces(self, level: int) -> list[tuple[str, str]]:
+        """The line but its title, as (text, style) pieces, at compaction `level` (0: all of
+        it; each level drops or shortens what matters least while a turn runs: the cache share,
+        the activity's words, the effort, the context's figures, the model's provider)."""
+        out: list[tuple[str, str]] = []
+        activity = self.activity(short=level >= 2)
         if activity:
-            out.append(activity, style="bold" if self.running else "dim")
-            out.append("  │  ", style="dim")
+            out += [(activity, "bold" if self.running else "dim"), ("  │  " if level < 2 else " │ ", "dim")]
         badge = MODE_BADGES.get(self.mode, "")
         if badge:
-            out.append(badge, style="bold magenta" if self.mode == "acceptEdits" else "bold cyan")
-            out.append("  ")
+            out += [(badge, "bold magenta" if self.mode == "acceptEdits" else "bold cyan"), ("  ", "")]
         if self.yolo:
-            out.append(" YOLO ", style="bold reverse red")
-            out.append(" ")
+            out += [(" YOLO ", "bold reverse red"), (" ", "")]
         if self.model or self.model_known:
-            out.append(inert(self.model or "no model"), style="bold")
+            model = inert(self.model or "no model")
+            out.append((model.split("/", 1)[-1] if level >= 5 else model, "bold"))
         else:
-            out.append("…", style="dim")  # the settings are still loading
-        if self.effort:
-            out.append(f" · effort {self.effort}")
+            out.append(("…", "dim"))  # the settings are still loading
+        if self.effort and level < 3:
+            # A model that does not reason is sent no effort: said, not claimed (dim).
+            out.append(
+                (f" · effort {self.effort}", "") if self.effort_sent else (f" · effort {self.effort} (not sent)", "dim")
+            )
         if self.context_window:
             used = self.context_tokens or 0
             pct = 100 * used / self.context_window
-            out.append(f" · {human_tokens(used)}/{human_tokens(self.context_window)} ({pct:.0f}%)")
-        out.append(f" · ${self.cost:.4f}" if self.cost < 1 else f" · ${self.cost:.2f}")
-        if self.cache_share is not None:
-            out.append(f" · cache {self.cache_share:.0%}")
-        out.append(" · " + (inert(self.title) or ("resuming…" if self.resuming else "new session")), style="italic")
+            size = f"{human_tokens(used)}/{human_tokens(self.context_window)} " if level < 4 else ""
+            out.append((f" · {size}({pct:.0f}%)", ""))
+        out.append((" · " + self._cost_text(compact=level >= 2), ""))
+        if self.cache_share is not None and level < 1:
+            out.append((f" · cache {self.cache_share:.0%}", ""))
         return out
 
+    def render_text(self, width: int | None = None) -> Text:
+        """The line, fitted to `width` cells (None: whole). Pieces that matter least go first
+        (see `_pieces`); the title takes what room is left; anything cut ends with "…"."""
+        title = " · " + (inert(self.title) or ("resuming…" if self.resuming else "new session"))
+        for level in range(LEVELS):
+            pieces = self._pieces(level)
+            room = None if width is None else width - sum(cell_len(text) for text, _ in pieces)
+            if room is None or room >= cell_len(title):
+                return _joined([*pieces, (title, "italic")])
+            if room >= MIN_TITLE_CELLS:
+                return _joined([*pieces, (_cut(title, room), "italic")])
+            if room >= 0 and level >= TITLE_GOES_LEVEL:
+                return _joined(pieces)  # the title goes before the effort and the figures do
+        line = _joined(self._pieces(LEVELS - 1))
+        assert width is not None
+        return Text(_cut(line.plain, width), style="bold" if self.running else "")
+
+    def shown(self) -> Text:
+        """The line as the bar draws it, at its width."""
+        width = self.content_size.width
+        return self.render_text(width if width > 0 else None)
+
+    def on_resize(self) -> None:
+        self.redraw()
+
     def redraw(self) -> None:
-        self.update(self.render_text(), layout=False)
+        self.update(self.shown(), layout=False)
+
+
+def _joined(pieces: list[tuple[str, str]]) -> Text:
+    out = Text(no_wrap=True)
+    for text, style in pieces:
+        out.append(text, style=style)
+    return out
+
+
+def _cut(text: str, width: int) -> str:
+    """`text` in `width` cells, its end replaced by "…" when cut."""
+    if cell_len(text) <= width:
+        return text
+    return set_cell_size(text, max(0, width - 1)) + "…" if width > 0 else ""
