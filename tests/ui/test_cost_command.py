@@ -49,3 +49,22 @@ def test_cost_sums_answers_subagents_and_condenses_by_model():
 
 def test_cost_of_an_empty_session():
     assert "Nothing used yet" in format_cost(summarize([]))
+
+
+def test_an_unpriced_model_says_price_unknown_not_zero_dollars():
+    """Issue 46 item 26 (walk 21): a local model's $0 is unknown, not free."""
+    from agent.ui.commands.cost import unpriced
+
+    messages = [
+        _answer("openai/fake-model", 3_558, 16, 0, 0, 0.0),
+        _answer("anthropic/claude-sonnet-4-5", 1_000, 10, 0, 0, 0.004),
+    ]
+    summary = summarize(messages)
+    assert unpriced(summary) == {"openai/fake-model"}
+    text = format_cost(summary, unpriced(summary))
+    assert "Total cost          $0.0040 + unknown" in text
+    assert "openai/fake-model: price unknown · 1 request" in text
+    assert "Price unknown for openai/fake-model" in text
+    alone = summarize(messages[:1])
+    assert "Total cost          price unknown" in format_cost(alone, unpriced(alone))
+    assert "$0.0000" not in format_cost(alone, unpriced(alone))

@@ -24,7 +24,7 @@ def _result_rows(screen) -> list[str]:
 
     rows: list[str] = []
     for widget in screen.query(".transcript-result"):
-        strips = widget.render_lines(Region(0, 0, widget.size.width, widget.size.height))
+        strips = widget.render_lines(Region(0, 0, widget.outer_size.width, widget.outer_size.height))
         rows += [strip.text.rstrip() for strip in strips]
     return rows
 

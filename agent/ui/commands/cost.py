@@ -6,14 +6,19 @@ rewound branch was billed too. A subagent's child conversation counts under its 
 from its `subagent` result (`meta.subagent` tokens, `meta.cost`), and so does the model a
 condense summary asked (`meta.condensed.cost`). The cache share is the part of the prompt
 tokens the provider read from its prompt cache, as the status bar shows per request.
+
+A model the price map does not know (a local or custom one) reports no cost: its $0 is
+"price unknown", not free, and `/cost` says so rather than print `$0.0000` as a total.
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from agent.ui.commands.command import Command
+from agent.ui.commands.listing import show_list
 
 if TYPE_CHECKING:
     from agent.session.models import Message
@@ -93,13 +98,35 @@ def _share(usage: ModelUsage) -> str:
     return f"{min(1.0, usage.cache_read / usage.prompt):.0%}" if usage.prompt else "–"
 
 
-def format_cost(summary: CostSummary) -> str:
+def unpriced(summary: CostSummary) -> set[str]:
+    """The models used whose price is not known: their cost is unknown, not $0."""
+    from agent.llm.cost_map import model_info
+
+    out = set()
+    for name, usage in summary.by_model.items():
+        info = model_info(name)
+        if (
+            not usage.cost
+            and (usage.prompt or usage.completion or usage.requests)
+            and (info is None or not info.priced)
+        ):
+            out.add(name)
+    return out
+
+
+def _dollars(cost: float, unknown: bool) -> str:
+    if unknown:
+        return "price unknown" if not cost else f"${cost:.4f} + unknown"
+    return f"${cost:.4f}"
+
+
+def format_cost(summary: CostSummary, unpriced: Collection[str] = ()) -> str:
     total = summary.total
     if not summary.by_model:
         return "Cost\n  Nothing used yet in this session."
     lines = [
         "Cost of this session (every branch, subagents included)",
-        f"  Total cost          ${total.cost:.4f}",
+        f"  Total cost          {_dollars(total.cost, bool(unpriced))}",
         f"  Requests            {total.requests:,}",
         f"  Input tokens        {total.prompt:,}",
         f"  Output tokens       {total.completion:,}",
@@ -111,11 +138,17 @@ def format_cost(summary: CostSummary) -> str:
     ]
     for name, usage in sorted(summary.by_model.items(), key=lambda item: -item[1].cost):
         via = f" (incl. {', '.join(sorted(usage.via))})" if usage.via else ""
+        requests = f"{usage.requests:,} request{'s' * (usage.requests != 1)}"
         lines.append(
-            f"  {name}{via}: ${usage.cost:.4f} · {usage.requests:,} request{'s' * (usage.requests != 1)} · "
-            f"{usage.prompt:,} in · "
+            f"  {name}{via}: {_dollars(usage.cost, name in unpriced)} · {requests} · {usage.prompt:,} in · "
             f"{usage.completion:,} out · cache {usage.cache_read:,} read / {usage.cache_write:,} written"
         )
+    if unpriced:
+        names = ", ".join(sorted(unpriced))
+        lines += [
+            "",
+            f"Price unknown for {names}: cairn knows no price for it, so what it used is not in the cost.",
+        ]
     return "\n".join(lines)
 
 
@@ -124,7 +157,8 @@ async def run(app: Host, args: str) -> None:
         app.notice_not_ready()
         return
     messages = await app.runtime.billed_messages()
-    app.chat.add_notice(format_cost(summarize(messages)), kind="help")
+    summary = summarize(messages)
+    show_list(app, format_cost(summary, unpriced(summary)))  # a model's long line wraps under its name
 
 
 COMMAND = Command("cost", "show this session's tokens, cache share and cost by model", run)

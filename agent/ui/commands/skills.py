@@ -13,8 +13,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent.ui.commands.command import Command
+from agent.ui.commands.listing import show_list
 
 if TYPE_CHECKING:
+    from agent.skills.catalog import Skill
     from agent.ui.host import Host
 
 DESCRIPTION_CHARS = 300
@@ -37,35 +39,37 @@ async def run(app: Host, args: str) -> None:
             if len(description) > DESCRIPTION_CHARS:
                 description = description[: DESCRIPTION_CHARS - 1] + "…"
             only_you = "" if skill.model_invocable else " (only you invoke it: the model is not offered it)"
-            lines.append(f"  {skill.name} [{skill.source}: {_where(skill)}]{only_you}: {description}")
+            lines.append(f"  {skill.name} [{skill.source}: {_where(skill, app.workspace)}]{only_you}: {description}")
     else:
         from agent.skills.catalog import user_folders
 
         lines.append(
             f"No skills found. A skill is a folder with a SKILL.md (front matter `name`, `description`) in "
-            f"{_shown(user_folders()[-1])} (yours) or .cairn/skills/ (this project); .claude/skills/ and "
-            f".agents/skills/ are read too."
+            f"{_shown(user_folders()[-1], app.workspace)} (yours) or .cairn/skills/ (this project); "
+            f".claude/skills/ and .agents/skills/ are read too, again at each /skills and each turn."
         )
     if catalog.notices:
         lines.append("")
         lines.append("Skipped:")
         lines += [f"  {notice}" for notice in catalog.notices]
-    app.chat.add_notice("\n".join(lines), kind="help")
+    show_list(app, "\n".join(lines))  # a long description wraps under its skill, not at column 2
 
 
-def _where(skill) -> str:
+def _where(skill: Skill, workspace: Path) -> str:
     if skill.relative is not None:
         return skill.relative.as_posix()
-    return _shown(skill.folder)
+    return _shown(skill.folder, workspace)
 
 
-def _shown(path: Path) -> str:
-    """`~/…` for a path in the home folder: shorter, and the same on every machine."""
-    home = Path.home()
-    try:
-        return "~/" + path.relative_to(home).as_posix()
-    except ValueError:
-        return str(path)
+def _shown(path: Path, workspace: Path) -> str:
+    """Relative to the workspace when inside it, `~/…` in the home folder: shorter, and the
+    same on every machine."""
+    for base, prefix in ((workspace, ""), (Path.home(), "~/")):
+        try:
+            return prefix + path.relative_to(base).as_posix()
+        except ValueError:
+            continue
+    return str(path)
 
 
 COMMAND = Command("skills", "the skills the model can load, and the ones skipped", run)

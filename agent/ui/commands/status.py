@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent.ui.commands.command import Command
+from agent.ui.commands.listing import show_list
 
 if TYPE_CHECKING:
     from agent.ui.host import Host
@@ -50,7 +51,7 @@ def instruction_lines(workspace: Path) -> list[str]:
 
 
 async def run(app: Host, args: str) -> None:
-    app.chat.add_notice(status_text(app), kind="help")
+    show_list(app, status_text(app))  # a long value wraps under its column, not at column 2
 
 
 COMMAND = Command("status", "model, session, folder, mode, instruction files and config problems", run)
