@@ -33,7 +33,10 @@ TERMINAL_TOOL = "terminal-execute"
 def sources(agent: Agent, *more: CommandSource) -> list[CommandSource]:
     """Where the runtime looks a command up: the workspace's files, the agent's skills, `more`
     (where MCP prompts join: agent/runtime/runtime.py passes them)."""
-    return command_sources(agent.settings.workspace, agent.skills, *more)
+    from agent.skills.catalog import refreshed
+
+    workspace = agent.settings.workspace  # skills as they are now: one added since the last turn runs as /name
+    return command_sources(workspace, refreshed(agent.skills, workspace) or agent.skills, *more)
 
 
 def output_text(content: str) -> str:
