@@ -3,8 +3,9 @@
 No approval (it is the user's own command) and no model call: the runtime runs it in the
 workspace without cairn's keys (agent/runtime/shell.py) and stores its output as a note the
 model reads with the next prompt. It runs in the turn worker (agent/ui/turns.py), so Esc or
-Ctrl+C stops it and what is sent meanwhile is queued; while a turn runs it is refused (the
-text goes back into the prompt), because its note would land in the middle of the turn.
+Ctrl+C stops it and what is sent meanwhile is queued. Sent while a turn runs, it is queued
+like a prompt (its note would otherwise land in the middle of the turn) and runs on its own
+once the turn ends, before what was queued after it.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import asyncio
 from typing import TYPE_CHECKING
 
 from agent.runtime.ops import Shell
+from agent.ui.widgets.prompt import SHELL_PREFIX
 from agent.ui.widgets.shell_block import ShellBlock
 
 if TYPE_CHECKING:
@@ -20,20 +22,19 @@ if TYPE_CHECKING:
     from agent.ui.host import Host
     from agent.ui.widgets.chat import ChatView
 
-PREFIX = "!"
-
 
 def is_shell(text: str) -> bool:
-    return text.startswith(PREFIX)
+    return text.startswith(SHELL_PREFIX)
 
 
 def submit(app: Host, text: str) -> None:
     """A prompt starting with `!`: run the rest, if anything and if nothing else runs."""
-    command = text[len(PREFIX) :].strip()
+    command = text[len(SHELL_PREFIX) :].strip()
     if not command:
         app.chat.add_notice("Type a command after !, e.g. !git status", kind="warning")
         return
-    if app.still_working(text):
+    if app.turn_running:
+        app.send_prompt(text)  # queued: it runs after this turn (agent/ui/turns.py _send_queued)
         return
     if app.runtime is None:
         app.prompt.restore(text)

@@ -17,6 +17,8 @@ from textual import work
 from agent.runtime.ops import Compact, Interrupt, Prompt
 from agent.ui.error_text import readable
 
+STILL_WORKING_FLASH_S = 4.0  # long enough to read, gone before it is stale
+
 if TYPE_CHECKING:
     from textual.app import App
 
@@ -81,7 +83,8 @@ class TurnActions(_AppBase):
         if not self.turn_running:
             return False
         self.prompt.restore(text)
-        self.notify("Still working: press Esc to interrupt, then send again.", markup=False)
+        # In the status line, not a toast: a toast covers the queue's hint above the prompt.
+        self.status.flash("Still working: Esc interrupts, then send again", STILL_WORKING_FLASH_S)
         return True
 
     def send_prompt(self, shown: str, sent: str | None = None) -> None:
@@ -155,10 +158,18 @@ class TurnActions(_AppBase):
                 self.call_later(self._send_queued)
 
     def _send_queued(self) -> None:
-        """The turn ended: what was queued meanwhile goes as the next prompt (one turn)."""
+        """The turn ended: what was queued meanwhile goes as the next prompt (one turn); a
+        queued `!command` runs on its own, in its place (the prompts around it go before and
+        after it: the model reads its output with the next one)."""
         if self.turn_running or not self.queued.items:
             return
-        items = self.queued.take_all()
+        from agent.ui import shell
+        from agent.ui.widgets.prompt import SHELL_PREFIX
+
+        if shell.is_shell(self.queued.items[0].shown):
+            self.start_shell(self.queued.take_first().shown[len(SHELL_PREFIX) :].strip())
+            return
+        items = self.queued.take_until(lambda item: shell.is_shell(item.shown))
         shown = "\n\n".join(i.shown for i in items)
         sent = "\n\n".join(i.sent or i.shown for i in items)
         self.send_prompt(shown, sent if sent != shown else None)

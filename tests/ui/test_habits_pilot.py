@@ -95,7 +95,7 @@ async def test_bang_runs_the_command_unasked_and_the_model_sees_its_output(
         assert [b.command for b in shell_blocks(app)] == ['cat hello.txt; echo "key=$HABITS_KEY"; echo oops >&2']
 
 
-async def test_bang_is_interrupted_by_escape_and_refused_while_a_turn_runs(make_settings, server, workspace):
+async def test_bang_is_interrupted_by_escape_and_queued_while_a_turn_runs(make_settings, server, workspace):
     server.add(hang(seconds=60, text="thinking"))
     app = CairnApp(make_settings())
     async with app.run_test(size=SIZE) as pilot:
@@ -112,10 +112,11 @@ async def test_bang_is_interrupted_by_escape_and_refused_while_a_turn_runs(make_
         await send(pilot, "a long question")
         await wait_for(pilot, lambda: app.turn_running and server.requests, READY_TIMEOUT, "the turn to start")
         await send(pilot, "!ls")
-        assert app.prompt.text == "!ls"  # refused: back in the prompt
+        assert [i.shown for i in app.queued.items] == ["!ls"]  # queued: it runs after the turn
         assert len(shell_blocks(app)) == 1
-        await pilot.press("escape")  # interrupts the turn
+        await pilot.press("escape")  # interrupts the turn: the queue comes back, unsent
         await wait_for(pilot, lambda: not app.turn_running, what="the turn to stop")
+        assert app.prompt.text == "!ls" and len(shell_blocks(app)) == 1
 
 
 # -- @ completion and attachment ---------------------------------------------------------------

@@ -9,7 +9,9 @@ fuzzy matched on what follows; Tab/Enter put the chosen `@path` in place of the 
 Focus never leaves the TextArea: Tab outside completion does nothing (moving focus away
 would lose the keys typed next). Up on the first line / Down on the
 last walk the project's prompt history (agent/ui/prompt_history.py); Up in an empty
-prompt first takes back a message queued while the agent works.
+prompt first takes back a message queued while the agent works. A prompt starting with `!`
+is a shell command (agent/ui/shell.py): the border changes colour and says so, as Claude
+Code's bash mode does, so the user sees it will run rather than go to the model.
 """
 
 from __future__ import annotations
@@ -107,6 +109,10 @@ class SlashPopup(OptionList, can_focus=False):
             self.on_pick(event.option_id)
 
 
+SHELL_PREFIX = "!"  # a prompt starting with it is the user's shell command (agent/ui/shell.py)
+SHELL_HINT = "! shell command · runs in the workspace"
+
+
 class PromptInput(TextArea):
     BINDINGS = [
         Binding("enter", "submit", "Send", priority=True, show=False),
@@ -172,6 +178,10 @@ class PromptInput(TextArea):
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         self._update_popup()
+        shell = self.text.startswith(SHELL_PREFIX)
+        if shell != self.has_class("-shell"):
+            self.set_class(shell, "-shell")
+            self.border_subtitle = SHELL_HINT if shell else ""
 
     def on_text_area_selection_changed(self, event: TextArea.SelectionChanged) -> None:
         self._update_paths()  # the cursor left the `@path` (or came back to one)

@@ -9,6 +9,7 @@ sends them at once.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from rich.text import Text
@@ -39,6 +40,18 @@ class QueuedPrompts(Static):
         item = self.items.pop() if self.items else None
         self._redraw()
         return item
+
+    def take_first(self) -> Queued:
+        item = self.items.pop(0)
+        self._redraw()
+        return item
+
+    def take_until(self, stop: Callable[[Queued], bool]) -> list[Queued]:
+        """The items before the first one `stop` holds for (all of them when none)."""
+        end = next((i for i, item in enumerate(self.items) if stop(item)), len(self.items))
+        items, self.items = self.items[:end], self.items[end:]
+        self._redraw()
+        return items
 
     def take_all(self) -> list[Queued]:
         items, self.items = self.items, []
