@@ -32,6 +32,7 @@ from agent.turn.events import (
     AssistantFinished,
     ContextManaged,
     Event,
+    HookActed,
     LimitReached,
     ModeChanged,
     Notice,
@@ -131,7 +132,7 @@ def for_event(event: Event) -> list:
         if event.message.meta.get("limit") or event.message.meta.get("interrupted"):
             return [started(event.call), finished(event.call.id, event.message)]  # never announced as started
         return [finished(event.call.id, event.message), *plan(event.message)]
-    if isinstance(event, (TurnError, Notice, LimitReached)):
+    if isinstance(event, (TurnError, Notice, LimitReached, HookActed)):
         prefix = "Error: " if isinstance(event, TurnError) else "Note: "
         return [update_agent_message_text(f"\n\n{prefix}{event.message}\n")]
     if isinstance(event, ModeChanged):  # switched here, or a plan approved with exit-plan-mode

@@ -120,6 +120,7 @@ class Verdict:
     messages: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
     updated_input: dict[str, Any] | None = None
+    blockers: tuple[str, ...] = ()  # the short names of the hooks that blocked or stopped (runs.py fills it)
 
 
 _PERMISSION_RANK: dict[str | None, int] = {None: 0, "allow": 1, "ask": 2, "deny": 3}

@@ -112,7 +112,8 @@ class Hooks(SessionHooks):
             verdict = await self._run("UserPromptSubmit", {"prompt": prompt})
             if verdict.block is not None or verdict.stop is not None:
                 why = verdict.block if verdict.block is not None else verdict.stop or "no reason given"
-                raise HookBlocked(f"A UserPromptSubmit hook blocked the prompt: {why}")
+                hooks = ", ".join(verdict.blockers) or "a hook"
+                raise HookBlocked(f"UserPromptSubmit hook {hooks} blocked the prompt: {why}")
             if verdict.context:
                 context.append(f"[UserPromptSubmit hook]\n{verdict.context}")
         return "\n\n".join(context)

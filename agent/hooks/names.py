@@ -70,3 +70,14 @@ def claude_aliases(tool: str) -> list[str]:
 # UserPromptSubmit output). agent/context/rendered.py puts it after the message's text, so the
 # stored prompt stays what the user typed and every build renders the same request.
 HOOK_CONTEXT_META = "hook_context"
+
+
+def closest_event(name: str) -> str | None:
+    """The event `name` most likely misspells (`PretoolUse` → `PreToolUse`), or None."""
+    import difflib
+
+    by_lower = {event.lower(): event for event in EVENTS}
+    if name.lower() in by_lower:
+        return by_lower[name.lower()]
+    found = difflib.get_close_matches(name.lower(), list(by_lower), n=1, cutoff=0.7)
+    return by_lower[found[0]] if found else None

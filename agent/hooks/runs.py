@@ -17,6 +17,7 @@ from collections.abc import Awaitable, Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agent.hooks.acted import HookAction, actions_of, short_name
 from agent.hooks.answer import HookAnswer, Verdict, combine, read_answer
 from agent.hooks.claude_shape import cairn_input, claude_call
 from agent.hooks.matcher import matches
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
 # whose hooks ask PermissionRequest and tell Notification).
 TURN_EVENTS = frozenset({"UserPromptSubmit", "Stop", "SessionStart", "SessionEnd", "Notification", "PermissionRequest"})
 Warn = Callable[[str, str], None]  # (message, "info" | "warning")
+Acted = Callable[[HookAction], None]  # what a hook did, for the user (agent/hooks/acted.py)
 
 
 class HookRuns:
@@ -45,6 +47,7 @@ class HookRuns:
         session_id: Callable[[], str],
         permissions: Callable[[], Any],
         warn: Warn,
+        acted: Acted | None = None,
         turn_events: bool = True,
     ) -> None:
         specs, self.problems = load_specs(settings)
@@ -52,6 +55,7 @@ class HookRuns:
         self.session_id = session_id
         self.permissions = permissions  # the agent's Permissions (agent/tools/permissions.py), read per run
         self.warn = warn
+        self.acted: Acted = acted or (lambda action: None)
         self.sidechain = not turn_events  # a subagent's child: its transcript is a sidechain
         self.by_event: dict[str, list[HookSpec]] = {
             event: [s for s in specs if s.event == event and (turn_events or event not in TURN_EVENTS)]
@@ -124,11 +128,16 @@ class HookRuns:
             payload["tool_name"], payload["tool_input"] = claude_call(tool, fields["tool_input"], self.workspace)
         data = json.dumps(payload, ensure_ascii=False, default=str).encode("utf-8", errors="replace")
         answers = await asyncio.gather(*(self._one(spec, data, fields, tool, env) for spec in unique))
-        verdict = combine(list(answers))
+        names = [short_name(spec.command) for spec in unique]
+        blockers = tuple(n for n, a in zip(names, answers, strict=True) if a.block is not None or a.stop is not None)
+        verdict = dataclasses.replace(combine(list(answers)), blockers=blockers)
         for warning in verdict.warnings:
             self.warn(warning, "warning")
         for message in verdict.messages:
             self.warn(message, "info")
+        for name, answer in zip(names, answers, strict=True):
+            for action in actions_of(event, name, answer, tool, fields.get("tool_input")):
+                self.acted(action)
         return verdict
 
     async def _one(

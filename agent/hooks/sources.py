@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.hooks import matcher as matching
-from agent.hooks.names import DEFAULT_TIMEOUT, EVENTS
+from agent.hooks.names import DEFAULT_TIMEOUT, EVENTS, closest_event
 from agent.paths import claude_dir
 from agent.settings import trust
 
@@ -116,7 +116,11 @@ def claude_specs(table: dict[str, Any], shown: str, problems: list[str]) -> list
                     seconds = float(timeout)
                 specs.append(HookSpec(event, command, found if isinstance(found, str) else None, seconds, claude=True))
     if unknown:
-        problems.append(f"{shown}: cairn has no {', '.join(sorted(unknown)[:8])} hook event; those hooks do not run")
+        hints = [f"{name}: did you mean {close}?" for name in sorted(unknown)[:8] if (close := closest_event(name))]
+        hint = f" ({'; '.join(hints)})" if hints else ""
+        problems.append(
+            f"{shown}: cairn has no {', '.join(sorted(unknown)[:8])} hook event; those hooks do not run{hint}"
+        )
     return specs
 
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from agent.process.background import in_daemon_thread
 from agent.runtime.errors import NoModelConfigured, SessionNotFound
+from agent.runtime.notice_log import NoticeLog
 from agent.settings.schema import McpServerSettings, Settings
 from agent.turn.events import Event, Notice
 
@@ -57,6 +58,7 @@ class Opened:
     model: str
     source: str  # for the SessionStart hooks: startup | resume
     recovered: list[Recovered]
+    notices: NoticeLog  # the agent's event sink, which keeps a turn's lines (runtime/notice_log.py)
 
 
 async def open_parts(settings: Settings, front: FrontEnd, *, resume_id: str | None, continue_last: bool) -> Opened:
@@ -99,12 +101,13 @@ async def open_parts(settings: Settings, front: FrontEnd, *, resume_id: str | No
         if session is None:
             session = await store.create_session(cwd=str(settings.workspace), model=model)
             source = "startup"
+        notices = NoticeLog(store, front.on_event)
         agent = Agent(
             settings=settings,
             store=store,
             session=session,
             model=model,
-            on_event=front.on_event,
+            on_event=notices,
             approver=front.approver,
             guard=front.guard,
         )
@@ -121,7 +124,8 @@ async def open_parts(settings: Settings, front: FrontEnd, *, resume_id: str | No
         model=lambda: agent.model,
     )
     agent.ctx.plan_review = front.plan_review
-    return Opened(store=store, agent=agent, model=model, source=source, recovered=recovered)
+    notices.session = lambda: agent.session
+    return Opened(store=store, agent=agent, model=model, source=source, recovered=recovered, notices=notices)
 
 
 def mcp_manager(

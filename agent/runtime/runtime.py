@@ -19,10 +19,11 @@ from agent.process.background import in_daemon_thread
 from agent.runtime import ops
 from agent.runtime.backend_load import load_backend
 from agent.runtime.errors import SessionNotFound
+from agent.runtime.notice_log import NoticeLog, notices_among
 from agent.runtime.opening import FrontEnd, mcp_manager, open_parts
 from agent.runtime.sessions import SessionChanges
 from agent.runtime.windows import WindowDiscovery
-from agent.session.models import Message, Session, SessionSummary
+from agent.session.models import Message, Session, SessionNotice, SessionSummary
 from agent.settings.schema import Settings
 
 if TYPE_CHECKING:
@@ -60,6 +61,7 @@ class Runtime:
         self.windows = WindowDiscovery(settings, agent)  # a custom api_base's server asked for its window
         # Restores rolled forward at open (session/restore_journal.py), for a front end to mention.
         self.recovered: list[Recovered] = []
+        self.notices: NoticeLog | None = None  # what turns told the user, kept (runtime/notice_log.py)
         # MCP servers (agent/mcp/manager.py): started with the backend, behind the first screen.
         self.mcp: McpManager | None = None
         self.elicit: Elicit | None = None  # the front end's form for a server's elicitation (FrontEnd.elicit)
@@ -128,6 +130,8 @@ class Runtime:
         agent = opened.agent
         runtime = cls(settings, opened.store, agent, opened.model, settings.context.tokenizer if warm_up else None)
         runtime.recovered = opened.recovered
+        runtime.notices = opened.notices
+        opened.notices.recording = lambda: runtime.busy  # a turn's lines, not start-up's
         runtime.mcp = mcp_manager(settings, agent, front.editor_mcp, front.elicit)
         runtime.elicit = front.elicit
         agent.ctx.mode_changed = runtime._mode_changed
@@ -249,6 +253,10 @@ class Runtime:
         while tail and tail[0].role == "tool" and len(tail) == limit:
             tail.pop(0)  # its call is further back: show whole exchanges only
         return drop_unmatched_tool_calls(tail)
+
+    async def history_notices(self, shown: list[Message]) -> list[SessionNotice]:
+        """What turns told the user among the `shown` messages, in order (runtime/notice_log.py)."""
+        return await notices_among(self.store, self.session.id, shown)
 
     async def history(self) -> list[Message]:
         """The active path of the session, for display (seed 002's load-time view)."""
@@ -479,6 +487,8 @@ class Runtime:
             await self.agent.connections.aclose()
         except Exception:  # a connection that will not close cleanly: the process ends anyway
             log.warning("could not close the provider connections", exc_info=True)
+        if self.notices is not None:
+            await self.notices.settle()
         try:
             # A launch quit before anything was asked leaves no session behind (`--continue`
             # and `cairn session list` would only show it as noise).

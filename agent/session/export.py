@@ -51,7 +51,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
-from agent.session.models import Message, Session
+from agent.session.models import Message, Session, SessionNotice
 
 FORMAT = "cairn-session"
 VERSION = 1
@@ -234,17 +234,26 @@ def _message_markdown(message: Message) -> str:
 
 
 def export_markdown(
-    session: Session, messages: list[Message], subagents: Sequence[tuple[Session, list[Message]]] = ()
+    session: Session,
+    messages: list[Message],
+    subagents: Sequence[tuple[Session, list[Message]]] = (),
+    notices: Sequence[SessionNotice] = (),
 ) -> str:
     """A transcript of `messages` (the active path) under a short header about the session,
-    then each subagent's transcript (`subagents`: the session and its active path)."""
-    text = _transcript(session, messages, "#")
+    then each subagent's transcript (`subagents`: the session and its active path).
+    `notices`: what the turns told the user (errors, hooks' actions), each quoted after the
+    message it followed."""
+    text = _transcript(session, messages, "#", notices)
     for child, child_messages in subagents:
         text += "\n---\n\n" + _transcript(child, child_messages, "# Subagent:")
     return text
 
 
-def _transcript(session: Session, messages: list[Message], title: str) -> str:
+def _notice_markdown(notice: SessionNotice) -> str:
+    return _quoted({"error": "Error", "warning": "Warning"}.get(notice.kind, "Note"), notice.text)
+
+
+def _transcript(session: Session, messages: list[Message], title: str, notices: Sequence[SessionNotice] = ()) -> str:
     lines = [f"{title} {session.title or 'Untitled session'}", ""]
     facts = [
         ("Session", f"`{session.id}`"),
@@ -256,5 +265,10 @@ def _transcript(session: Session, messages: list[Message], title: str) -> str:
         ("Messages", str(len(messages))),
     ]
     lines += [f"- **{name}:** {value}" for name, value in facts if value]
-    body = [_message_markdown(m) for m in messages]
+    said: dict[str | None, list[str]] = {}
+    for notice in notices:
+        said.setdefault(notice.after_id, []).append(_notice_markdown(notice))
+    body = said.pop(None, [])
+    for m in messages:
+        body += [_message_markdown(m), *said.pop(m.id, [])]
     return "\n".join(lines) + "\n\n---\n\n" + "\n\n".join(body) + ("\n" if body else "")

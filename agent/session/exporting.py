@@ -1,7 +1,8 @@
 """A stored session read into the text of its export, for `cairn session export` and `/export`
 alike: both write the same file for the same session (agent/session/export.py formats it).
 
-Markdown is the active path as a reader sees it, then each subagent's. JSONL is every stored
+Markdown is the active path as a reader sees it (with what its turns told the user, quoted),
+then each subagent's. JSONL is every stored
 message of every branch, the images they name, the session's context files (each history
 archive its summaries name is rebuilt first, so it is carried) and its subagents' messages.
 """
@@ -24,10 +25,12 @@ async def export_text(
 
     children = await store.subagent_sessions(session.id)
     if fmt == "md":
+        path = await load_session_messages(store, session.id)
         return export_markdown(
             session,
-            await load_session_messages(store, session.id),
+            path,
             [(child, await store.active_path(child.id)) for child in children],
+            await store.notices(session.id, [None, *(m.id for m in path)]),
         )
     if fmt != "jsonl":
         raise ValueError(f"unknown export format '{fmt}' (use md or jsonl)")

@@ -106,6 +106,26 @@ class FileChange(BaseModel):
     created_at: int = Field(default_factory=now_ms)
 
 
+NoticeKind = Literal["info", "warning", "error"]
+
+
+class SessionNotice(BaseModel):
+    """A line the user was shown during a turn: an error, a notice, what a hook did.
+
+    Kept beside the messages, never among them (no request, export of the conversation or
+    import reads it as one): a resumed session shows it again, dimmed, after `after_id` (the
+    message it followed; None: before the first). `source` says what emitted it
+    (`error`, `notice`, `hook`)."""
+
+    id: int = 0
+    session_id: str
+    after_id: str | None = None
+    created_at: int = Field(default_factory=now_ms)
+    kind: NoticeKind = "info"
+    source: str = "notice"
+    text: str
+
+
 ContextAction = Literal["condense", "truncate"]
 ContextTrigger = Literal["auto", "manual", "overflow"]
 

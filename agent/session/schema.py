@@ -100,6 +100,21 @@ MIGRATIONS: list[str] = [
     ALTER TABLE sessions ADD COLUMN parent_call_id TEXT;
     CREATE INDEX sessions_parent ON sessions (parent_session_id);
     """,
+    # What the user was told during a turn (an error, a notice, a hook's action): never part
+    # of a request, so not a message; `after_id` is the message it followed (NULL: the session
+    # had none yet), which puts it back in its place when the history is shown again.
+    """
+    CREATE TABLE notices (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        after_id TEXT,
+        created_at INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        source TEXT NOT NULL,
+        text TEXT NOT NULL
+    );
+    CREATE INDEX notices_session ON notices (session_id, id);
+    """,
 ]
 
 # Newest first, as `--continue`, the picker and `cairn session list` mean it (store and peek).

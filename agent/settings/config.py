@@ -20,6 +20,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from agent.hooks.names import EVENTS as HOOK_EVENTS
+from agent.hooks.names import closest_event
 from agent.paths import config_dir
 from agent.process.secrets import remember_secret
 from agent.prompt import instruction_notices
@@ -168,7 +169,9 @@ def _drop_unknown_keys(data: dict[str, Any], warnings: list[str]) -> None:
     def check(table: dict[str, Any], known: set[str], prefix: list[Any]) -> None:
         for key in [k for k in table if k not in known]:
             del table[key]
-            warn(f"Unknown config key {_key_name(prefix + [key])} ignored")
+            close = closest_event(str(key)) if prefix == ["hooks"] else None  # `[[hooks.PretoolUse]]`
+            hint = f" (did you mean {close}?)" if close else ""
+            warn(f"Unknown config key {_key_name(prefix + [key])} ignored{hint}")
 
     check(data, set(Settings.model_fields), [])
     for name, section in _sections().items():

@@ -130,6 +130,20 @@ class Notice(BaseModel):
     kind: Literal["info", "warning"] = "warning"
 
 
+class HookActed(BaseModel):
+    """A hook did something the user would otherwise not see (agent/hooks/acted.py): blocked a
+    tool call, changed its input, added context for the model, sent the model back to work.
+    `message` is the whole line ("PreToolUse hook bash_guard.py blocked terminal-execute: …");
+    what the model is told is unchanged."""
+
+    type: Literal["hook_acted"] = "hook_acted"
+    hook_event_name: str  # PreToolUse, UserPromptSubmit, …
+    hook: str  # the command's short name
+    action: Literal["blocked", "changed_input", "added_context", "went_on"]
+    detail: str = ""
+    message: str
+
+
 class LimitReached(BaseModel):
     """A limit of an unattended run stopped it (agent/headless/limits.py): `--max-turns`,
     `--max-cost`, or a tool call outside `--allowed-tools` / inside `--disallowed-tools`.
@@ -169,6 +183,7 @@ Event = Union[  # noqa: UP007 - a discriminated union of many members reads bett
     CondenseStarted,
     ContextManaged,
     Notice,
+    HookActed,
     TurnError,
     LimitReached,
     ModeChanged,

@@ -1,8 +1,9 @@
 """The loop's side of the hooks (agent/hooks/): the agent's `Hooks`, and a Stop hook's "go on".
 
 The dispatcher decides what hooks say; this module does what that needs from a running
-session: it shows their warnings as notices, and stores a Stop hook's reason as a user-side
-note so the next request carries it (and a resumed session still shows why the model went on).
+session: it shows their warnings as notices and what they did as HookActed lines, and stores
+a Stop hook's reason as a user-side note so the next request carries it (and a resumed
+session still shows why the model went on).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from agent.hooks.dispatch import Hooks
 from agent.session.models import Message
 from agent.settings.schema import Settings
 from agent.tools.permissions import Permissions
-from agent.turn.events import Event, Notice
+from agent.turn.events import Event, HookActed, Notice
 from agent.turn.writer import SessionWriter
 
 STOP_NOTE = "[A Stop hook asks you to go on before you finish]\n{reason}"
@@ -35,6 +36,15 @@ def turn_hooks(
         session_id=session_id,
         permissions=permissions,
         warn=lambda message, kind: emit(Notice(message=message, kind=kind)),
+        acted=lambda action: emit(
+            HookActed(
+                hook_event_name=action.event,
+                hook=action.hook,
+                action=action.action,
+                detail=action.detail,
+                message=action.message,
+            )
+        ),
         turn_events=turn_events,
     )
 
@@ -50,5 +60,4 @@ async def stop_hook_goes_on(
     await writer.append(
         Message(role="user", kind="note", content=STOP_NOTE.format(reason=reason), meta={"hook": "Stop"})
     )
-    emit(Notice(message=f"A Stop hook asked the model to go on: {reason}", kind="info"))
-    return True
+    return True  # the hook's line (HookActed, "sent the model back to work") was shown as it answered

@@ -264,7 +264,7 @@ class CairnApp(KeyActions, TurnActions, ModeActions, NotifyActions, App):
         # Only what can be shown is read: a long session's screen comes up at once.
         history = await runtime.history_tail(MAX_MOUNTED)
         if history:
-            self.chat.show_history(history)
+            self.chat.show_history(history, await runtime.history_notices(history))
         else:
             self._header_allowed = True
             self.refresh_header()

@@ -69,6 +69,8 @@ class EventRenderer:
                 self._context_managed(event)
             case ev.Notice():  # e.g. the answer was cut off at the output limit
                 chat.add_notice(event.message[:1].upper() + event.message[1:], kind=event.kind)
+            case ev.HookActed():  # a hook blocked a call, changed its input, added context (dim, one line)
+                chat.add_notice(event.message, kind="info")
             case ev.TurnError():
                 status.condensing_done()
                 chat.add_error(event.message)

@@ -56,7 +56,7 @@ async def rerender(app: Host) -> None:
     history = await app.runtime.history_tail(MAX_MOUNTED)
     await app.chat.clear_messages()
     if history:
-        app.chat.show_history(history)
+        app.chat.show_history(history, await app.runtime.history_notices(history))
     app.todo_panel.restore(history, app.runtime)
     app.refresh_header()
     app.status.reset_session()

@@ -64,8 +64,8 @@ async def test_stop_hooks_that_never_let_go_are_bounded(server, open_runtime, tm
     # Asked each time the model stopped, until the bound: then the turn ends without asking.
     assert [e["stop_hook_active"] for e in seen(log)] == [False] + [True] * (MAX_STOP_CONTINUES - 1)
     assert of_type(runtime.events, "turn_finished")[-1].status == "ok"
-    notes = [n.message for n in of_type(runtime.events, "notice")]
-    assert sum("A Stop hook asked the model to go on: keep going" in n for n in notes) == MAX_STOP_CONTINUES
+    lines = [n.message for n in of_type(runtime.events, "hook_acted")]
+    assert lines == ["Stop hook stop.py sent the model back to work: keep going"] * MAX_STOP_CONTINUES
 
 
 async def test_a_stop_hooks_continue_false_ends_the_turn(server, open_runtime, tmp_path):

@@ -7,18 +7,20 @@ explicit session delete.
 
 `Store` is the one entry: one class made of a table group per module, all on one connection
 and one write lock (connection.py): sessions.py, messages.py, blobs.py (checkpoints),
-events.py, requests.py (the request sent last), tool_results.py (context files' facts).
+events.py, requests.py (the request sent last), tool_results.py (context files' facts),
+notices.py (what a turn told the user).
 """
 
 from __future__ import annotations
 
 from agent.session.store.events import ContextEventsTable
 from agent.session.store.messages import MessagesTable
+from agent.session.store.notices import NoticesTable
 from agent.session.store.requests import SentRequestsTable
 from agent.session.store.tool_results import ToolResultQueries
 
 
-class Store(MessagesTable, ToolResultQueries, ContextEventsTable, SentRequestsTable):
+class Store(MessagesTable, ToolResultQueries, ContextEventsTable, SentRequestsTable, NoticesTable):
     """The session database, open: `await Store.open()`, then `store.<method>` for every table."""
 
 

@@ -150,6 +150,7 @@ class SessionsTable(StoreConnection):
             await self.conn.execute("DELETE FROM file_changes WHERE session_id = ?", (session_id,))
             await self.conn.execute("DELETE FROM context_events WHERE session_id = ?", (session_id,))
             await self.conn.execute("DELETE FROM sent_requests WHERE session_id = ?", (session_id,))
+            await self.conn.execute("DELETE FROM notices WHERE session_id = ?", (session_id,))
             await self.conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
             await self.conn.execute(
                 "DELETE FROM blobs WHERE hash NOT IN (SELECT before_hash FROM file_changes"
@@ -167,7 +168,7 @@ class SessionsTable(StoreConnection):
             async with self.conn.execute("SELECT 1 FROM messages WHERE session_id = ? LIMIT 1", (session_id,)) as cur:
                 if await cur.fetchone() is not None:
                     return False
-            for table in ("file_changes", "context_events", "sent_requests"):
+            for table in ("file_changes", "context_events", "sent_requests", "notices"):
                 await self.conn.execute(f"DELETE FROM {table} WHERE session_id = ?", (session_id,))
             cur = await self.conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
             return cur.rowcount > 0

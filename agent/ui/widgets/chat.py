@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from textual.containers import VerticalScroll
@@ -25,6 +25,7 @@ from agent.fs.terminal_text import InertStream, inert
 from agent.ui.widgets.answer_markdown import text_only_markdown
 from agent.ui.widgets.condensed import CondensedMarker
 from agent.ui.widgets.history_marks import INTERRUPTED_TEXT, interrupted_turn_ends
+from agent.ui.widgets.stored_notice import notices_after
 from agent.ui.widgets.thinking import ThinkingBlock
 from agent.ui.widgets.tool_block import ToolBlock, diff_text  # noqa: F401 - diff_text: the approval's
 from agent.ui.widgets.user_message import UserMessage
@@ -32,7 +33,7 @@ from agent.ui.widgets.user_message import UserMessage
 if TYPE_CHECKING:
     from textual.await_remove import AwaitRemove
 
-    from agent.session.models import ContextEvent, Message, ToolCall
+    from agent.session.models import ContextEvent, Message, SessionNotice, ToolCall
 
 # Markdown (markdown-it, pygments) and Collapsible are imported where first used: they
 # are not needed for the first frame, which must come up fast.
@@ -341,7 +342,7 @@ class ChatView(VerticalScroll, can_focus=False):
         return block
 
     # -- history ----------------------------------------------------------------------
-    def show_history(self, messages: list[Message]) -> None:
+    def show_history(self, messages: list[Message], notices: Sequence[SessionNotice] = ()) -> None:
         """Render stored messages (a resumed session), newest MAX_MOUNTED only.
 
         Widgets are built only for the messages that will be mounted."""
@@ -356,7 +357,8 @@ class ChatView(VerticalScroll, can_focus=False):
                 widgets_needed += bool((m.content or "").strip() or stored_thinking(m)) + len(m.tool_calls)
             elif m.role == "user" or m.kind == "summary":
                 widgets_needed += 1
-        widgets: list[Widget] = []
+        said = notices_after(notices)  # what the turns told the user, after the message it followed
+        widgets: list[Widget] = [*said.pop(None, [])]
         blocks: dict[str, ToolBlock] = {}
         bodies: dict[str, str | None] = {}  # each command file read once
 
@@ -390,7 +392,7 @@ class ChatView(VerticalScroll, can_focus=False):
                     widget.add_class(CONDENSED)
             if m.id in interrupted:
                 built.append(Notice(INTERRUPTED_TEXT, "warning"))
-            widgets += built
+            widgets += [*built, *said.pop(m.id, [])]
         for block in blocks.values():
             if block.result is None:
                 block.mark_stopped("  ⎿ (no result)")
