@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
     from agent.runtime.runtime import Runtime
     from agent.tools.modes import PlanReview
+    from agent.ui.widgets.chat import ChatView
     from agent.ui.widgets.status import StatusBar
 
     _AppBase = App[Any]  # for the checker only: the mixin's methods run on CairnApp
@@ -41,9 +42,13 @@ class ModeActions(_AppBase):
         @property
         def status(self) -> StatusBar: ...
 
+        @property
+        def chat(self) -> ChatView: ...
+
     def action_cycle_mode(self) -> None:
         """default → acceptEdits → plan → default; effective at the next approval check."""
         from agent.tools.modes import MODE_INFO, next_mode
+        from agent.ui.widgets.header import SessionHeader
 
         runtime = self.runtime
         if runtime is None:
@@ -51,10 +56,14 @@ class ModeActions(_AppBase):
             return
         mode = next_mode(runtime.mode)
         runtime.submit(SetMode(mode))  # its ModeChanged event puts the mode in the status bar
+        self.query_one("#header", SessionHeader).set_mode(mode)  # shown while the chat is empty
         self.status.flash(f"{MODE_INFO[mode][0]} mode: {HINTS[mode]}", MODE_FLASH_SECONDS)
 
     async def review_plan(self, plan: str) -> PlanReview:
         """The runtime's `plan_review`: exit-plan-mode's plan in a modal, the user's answer."""
         from agent.ui.screens.plan_review import review
 
-        return await review(self, plan)
+        answer = await review(self, plan)
+        if answer.feedback:  # what the user said goes to the model in the tool's result: shown as theirs
+            self.chat.add_user(answer.feedback)
+        return answer

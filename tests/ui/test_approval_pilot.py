@@ -37,8 +37,8 @@ async def test_always_for_this_project_saves_the_rule_and_stops_asking(make_sett
         shown = options(app)
         assert shown[0] == "Yes, once  (y)" and shown[-2] == "No  (n / esc)"
         assert shown[-1] == "No, and tell cairn what to do instead  (t)"
-        assert "this session for `touch a`, `git status` commands" in shown[1]
-        assert "in this project for `touch a`, `git status` commands  (p)" in shown[2]
+        assert "always for `touch a`, `git status` commands this session  (a)" in shown[1]
+        assert "always for `touch a`, `git status` commands in this project  (p)" in shown[2]
         assert not app.screen.query("#approval-reason")
         await pilot.press("p")
         await wait_for(pilot, lambda: not app.turn_running, what="the turn to finish")
@@ -221,5 +221,5 @@ def test_always_offers_the_command_prefix_it_would_save(workspace):
     prepared, _ = Permissions(workspace=workspace).prepare(request)
     assert prepared.scopes == ["command:git diff"]
     labels = dict(choice_labels(prepared))
-    assert labels["always"] == "Yes, and don't ask again this session for `git diff` commands  (a)"
-    assert labels["always_project"] == "Yes, and don't ask again in this project for `git diff` commands  (p)"
+    assert labels["always"] == "Yes, always for `git diff` commands this session  (a)"
+    assert labels["always_project"] == "Yes, always for `git diff` commands in this project  (p)"

@@ -168,6 +168,8 @@ def test_approval_with_a_long_diff(snap_compare, tmp_path, size):
             key="edit:src/parse.py",
             scopes=["edit:src/parse.py"],
         )
+        pilot.app.chat.show_history(conversation()[:2])  # docked under the chat, which stays in view
+        await settle(pilot)
         pilot.app.push_screen(ApprovalScreen(request))
         await settle(pilot)
         hint = pilot.app.screen.query_one("#approval-hint")

@@ -10,19 +10,40 @@ target (.env, .git/, outside the workspace, a command cairn cannot analyse) offe
 from __future__ import annotations
 
 import asyncio
+import re
 
-from textual.actions import SkipAction
+from rich.cells import cell_len
+from rich.text import Text
 from textual.app import App
 from textual.binding import Binding
-from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from agent.tools.permissions import ApprovalRequest, Decision, describe_scopes
+from agent.ui.screens.diff_view import NumberedDiff
+from agent.ui.screens.docked import PanelBox
 from agent.ui.screens.fit import fit_scroll
-from agent.ui.widgets.chat import diff_text
+from agent.ui.screens.scroll_detail import HINT_LINES, DetailScroll, ScrollingQuestion
 from agent.ui.widgets.tool_render import inert
+
+# A choice is one row at 80 columns (the panel's text is 76 wide, an option's padding 2): a
+# long scope is cut with "…" rather than wrapping "(p)" onto a row of its own.
+LABEL_COLUMNS = 72
+
+
+def _fitted(template: str, scope: str) -> str:
+    """`template` with `scope` cut to fit LABEL_COLUMNS; a quoted command is cut inside its
+    quotes, so "`python -m pytest tests/…` commands" still reads as a command prefix."""
+    room = LABEL_COLUMNS - cell_len(template.format(scope=""))
+    if cell_len(scope) > room:
+        quoted = re.fullmatch(r"`([^`]*)`( commands)", scope)
+        if quoted:
+            inner, tail = quoted.groups()
+            keep = max(1, room - cell_len(tail) - 3)  # the quotes and the "…"
+            scope = f"`{inner[:keep]}…`{tail}"
+        else:
+            scope = scope[: max(1, room - 1)] + "…"
+    return template.format(scope=scope)
 
 
 def choice_labels(request: ApprovalRequest) -> list[tuple[str, str]]:
@@ -30,8 +51,8 @@ def choice_labels(request: ApprovalRequest) -> list[tuple[str, str]]:
     scope = inert(describe_scopes(request.scopes)) or "this"
     labels: dict[Decision, str] = {
         "once": "Yes, once  (y)",
-        "always": f"Yes, and don't ask again this session for {scope}  (a)",
-        "always_project": f"Yes, and don't ask again in this project for {scope}  (p)",
+        "always": _fitted("Yes, always for {scope} this session  (a)", scope),
+        "always_project": _fitted("Yes, always for {scope} in this project  (p)", scope),
         "deny": "No  (n / esc)",
     }
     shown = [(choice, labels[choice]) for choice in labels if choice in request.choices]
@@ -45,27 +66,6 @@ REDIRECT_LABEL = "No, and tell cairn what to do instead  (t)"
 
 MAX_DETAIL_LINES = 20  # a longer diff or command scrolls
 MIN_DETAIL_LINES = 1
-HINT_LINES = 1  # the scroll hint's line, under the diff
-# The keys that scroll the diff while the choices keep the focus: the modal's own (priority,
-# or the choice list would take PageDown as "last choice"). Up/Down only from the first
-# choice, so arrows still walk the choices once the diff is read.
-SCROLL_KEYS = [  # no descriptions: the scroll hint under the diff says them where they apply
-    Binding("pagedown", "scroll_detail('page_down')", show=False, priority=True),
-    Binding("pageup", "scroll_detail('page_up')", show=False, priority=True),
-    Binding("home", "scroll_detail('home')", show=False, priority=True),
-    Binding("end", "scroll_detail('end')", show=False, priority=True),
-    Binding("down", "scroll_detail('down')", show=False, priority=True),
-    Binding("up", "scroll_detail('up')", show=False, priority=True),
-]
-
-
-def scroll_hint(below: int, above: int) -> str:
-    """What the line under a diff that does not fit says: what is hidden, and the keys."""
-    if below > 0:
-        return f"↓ {below} more lines · PgDn/↓ to scroll"
-    if above > 0:
-        return f"↑ {above} lines above · PgUp/↑ to scroll back"
-    return ""
 
 
 def _looks_like_diff(text: str) -> bool:
@@ -85,26 +85,10 @@ class InsteadInput(Input):
         screen.back_to_choices()
 
 
-class DetailScroll(VerticalScroll, can_focus=False):
-    """The diff or command: scrolled by the modal's keys (the choices keep the focus, so
-    nothing invisible holds it), its hint kept up to date as it moves."""
-
-    def watch_scroll_y(self, old: float, new: float) -> None:
-        super().watch_scroll_y(old, new)
-        self._tell()
-
-    def on_resize(self) -> None:
-        self.call_after_refresh(self._tell)  # fitted to the screen: what is hidden changed
-
-    def _tell(self) -> None:
-        if self.is_attached and isinstance(self.screen, ApprovalScreen):
-            self.screen.update_hint()
-
-
-class ApprovalScreen(ModalScreen[Decision]):
+class ApprovalScreen(ScrollingQuestion[Decision]):
     AUTO_FOCUS = "#approval-choices"
+    BOX_ID, HINT_ID, CHOICES_ID = "approval-box", "approval-hint", "approval-choices"
     BINDINGS = [
-        *SCROLL_KEYS,
         Binding("y", "choose('once')", "Yes, once"),
         Binding("a", "choose('always')", "Always"),
         Binding("p", "choose('always_project')", "Always in this project"),
@@ -114,8 +98,12 @@ class ApprovalScreen(ModalScreen[Decision]):
     ]
 
     DEFAULT_CSS = """
-    #approval-reason { color: $warning; margin: 0 0 1 0; }
-    #approval-instead { display: none; }
+    #approval-title { text-wrap: nowrap; text-overflow: ellipsis; }
+    #approval-reason { color: $warning; }
+    #approval-instead {
+        display: none; height: 3; padding: 0 1; border: round $panel-lighten-2; background: transparent;
+    }
+    #approval-instead:focus { border: round $primary; }
     #approval-hint { display: none; height: 1; color: $text-muted; }
     """
 
@@ -129,16 +117,17 @@ class ApprovalScreen(ModalScreen[Decision]):
         # control characters become inert symbols so an ESC sequence cannot drive the terminal.
         r = self.request
         detail = inert(r.detail)
-        with Vertical(id="approval-box"):
-            yield Static(inert(r.title), markup=False, id="approval-title")
-            yield Static(inert(f"{r.tool} · {r.kind}"), markup=False, id="approval-tool")
+        with PanelBox(id="approval-box"):
+            title = Text(inert(r.title), style="bold")
+            title.append(inert(f"  {r.tool} · {r.kind}"), style="dim")
+            yield Static(title, id="approval-title")
             if r.reason:
                 yield Static(inert(f"Always asks: {r.reason}."), markup=False, id="approval-reason")
             if r.note:
                 yield Static(inert(r.note), markup=False, id="approval-note")
             if detail:
                 if _looks_like_diff(detail):
-                    body = Static(diff_text(detail), id="approval-detail")
+                    body = Static(NumberedDiff(detail), id="approval-detail")
                 elif r.kind == "command":
                     body = Static("$ " + detail, markup=False, id="approval-detail")
                 else:
@@ -169,47 +158,12 @@ class ApprovalScreen(ModalScreen[Decision]):
                 min_lines=MIN_DETAIL_LINES,
                 # Known before it is laid out: the choices must not lose a line to it meanwhile.
                 known={hint: HINT_LINES},
+                height=self.panel_height(),
             )
             self.call_after_refresh(self.update_hint)
 
-    def update_hint(self) -> None:
-        """Under a diff that does not fit: how many lines are hidden and how to see them
-        (it takes a line of its own, so the diff is fitted again when it appears or goes)."""
-        scrolls, hints = self.query(DetailScroll), self.query("#approval-hint").results(Static)
-        hint = next(hints, None)
-        if not scrolls or hint is None:
-            return  # still being mounted: asked again once it is laid out
-        scroll = scrolls.first()
-        below = max(0, round(scroll.max_scroll_y - scroll.scroll_y))
-        text = scroll_hint(below, round(scroll.scroll_y))
-        shown = bool(text)
-        hint.update(text)
-        if shown != hint.display:
-            hint.display = shown
-            self.call_after_refresh(self._fit)
-
-    def action_scroll_detail(self, where: str) -> None:
-        """PageUp/PageDown/Home/End scroll the diff; Up/Down do while the first choice is
-        highlighted and the diff has more that way, else they move through the choices."""
-        scrolls = self.query(DetailScroll)
-        typing = isinstance(self.focused, InsteadInput)
-        if not scrolls or (typing and where in ("home", "end", "up", "down")):
-            raise SkipAction()  # the input's own cursor keys, or the choices'
-        scroll = scrolls.first()
-        if where in ("up", "down"):
-            first = self.query_one("#approval-choices", OptionList).highlighted in (None, 0)
-            room = scroll.scroll_y < scroll.max_scroll_y if where == "down" else scroll.scroll_y > 0
-            if not (first and room):
-                raise SkipAction()
-        actions = {
-            "page_down": scroll.scroll_page_down,
-            "page_up": scroll.scroll_page_up,
-            "home": scroll.scroll_home,
-            "end": scroll.scroll_end,
-            "down": scroll.scroll_down,
-            "up": scroll.scroll_up,
-        }
-        actions[where](animate=False)
+    def refit(self) -> None:
+        self._fit()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()

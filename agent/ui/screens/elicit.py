@@ -5,6 +5,7 @@ the app shows this modal and the answer goes back to the server. Everything show
 the server (a repository's, perhaps), so it is inert text, and the form says whose it is.
 Enter sends (each value checked against its field's type and choices; a required field must
 be filled), Esc declines. Kept small: MCP forms are flat (strings, numbers, booleans, enums).
+Docked at the bottom like the approval (docked.py): the call that asks stays in view above it.
 """
 
 from __future__ import annotations
@@ -13,11 +14,10 @@ import asyncio
 
 from textual.app import App
 from textual.binding import Binding
-from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
 from agent.mcp.client_requests import ElicitAnswer, ElicitField, ElicitRequest
+from agent.ui.screens.docked import DockedQuestion, PanelBox
 from agent.ui.widgets.tool_render import inert
 
 TRUE_WORDS = ("y", "yes", "true", "1", "on")
@@ -44,12 +44,15 @@ def value_of(field: ElicitField, typed: str) -> str | int | float | bool | None:
     return typed
 
 
-class ElicitScreen(ModalScreen[ElicitAnswer]):
+class ElicitScreen(DockedQuestion[ElicitAnswer]):
     AUTO_FOCUS = "Input"
+    BOX_ID = "elicit-box"
     BINDINGS = [Binding("escape", "decline", "Decline"), Binding("enter", "send", "Send", show=False)]
     DEFAULT_CSS = """
-    ElicitScreen { align: center middle; }
-    #elicit-box { width: 80%; max-width: 100; height: auto; border: round $warning; padding: 0 1; }
+    ElicitScreen { align: center bottom; background: $background 0%; }
+    #elicit-box {
+        width: 100%; height: auto; max-height: 100%; border-top: solid $warning; padding: 0 1; background: $surface;
+    }
     #elicit-error { color: $error; }
     .elicit-hint { color: $text-muted; }
     """
@@ -60,7 +63,7 @@ class ElicitScreen(ModalScreen[ElicitAnswer]):
 
     def compose(self):
         r = self.request
-        with Vertical(id="elicit-box"):
+        with PanelBox(id="elicit-box"):
             yield Static(inert(f"MCP server '{r.server}' asks (its own words):"), markup=False, id="elicit-title")
             yield Static(inert(r.message), markup=False, id="elicit-message")
             for i, field in enumerate(r.fields):

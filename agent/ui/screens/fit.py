@@ -7,6 +7,8 @@ So the modal's one scrolling part (a diff, a list of keys) is sized to the rest.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from textual.screen import Screen
 from textual.widget import Widget
 
@@ -22,10 +24,14 @@ def fit_scroll(
     min_lines: int,
     passes: int = FIT_PASSES,
     known: dict[Widget, int] | None = None,
+    height: int | None = None,
+    then: Callable[[], None] | None = None,
 ) -> None:
     """Size `scroll` to the screen's height less everything else in `box`; measured again
     after the next layout while that changes the answer. `known`: parts whose height is
-    given, not measured (one just shown has no size until a later layout)."""
+    given, not measured (one just shown has no size until a later layout). `height`: the
+    rows the box may take (a docked question leaves the chat some); `then`: called once
+    the size holds."""
     known = known or {}
     # Measured from the parts: the box itself may already be cut at the screen's height.
     rest = (
@@ -37,17 +43,23 @@ def fit_scroll(
             if child is not scroll and child.display
         )
     )
-    lines = min(max(min_lines, screen.size.height - rest), max_lines)
-    if scroll.styles.max_height is None or scroll.styles.max_height.value != lines:
+    room = screen.size.height if height is None else min(height, screen.size.height)
+    lines = min(max(min_lines, room - rest), max_lines)
+    changed = scroll.styles.max_height is None or scroll.styles.max_height.value != lines
+    if changed:
         scroll.styles.max_height = lines
-        if passes > 1:
-            screen.call_after_refresh(
-                fit_scroll,
-                screen,
-                box,
-                scroll,
-                max_lines=max_lines,
-                min_lines=min_lines,
-                passes=passes - 1,
-                known=known,
-            )
+    if changed and passes > 1:
+        screen.call_after_refresh(
+            fit_scroll,
+            screen,
+            box,
+            scroll,
+            max_lines=max_lines,
+            min_lines=min_lines,
+            passes=passes - 1,
+            known=known,
+            height=height,
+            then=then,
+        )
+    elif then is not None:
+        screen.call_after_refresh(then)

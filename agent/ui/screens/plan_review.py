@@ -4,7 +4,13 @@ Three answers, as Claude Code gives them: approve and let file edits run unasked
 and keep asking before each edit (highlighted: the cautious one), or keep planning and say
 what should change (typed in the input that opens). Esc keeps planning without a word. The
 plan is Markdown the model wrote: its control characters are made inert before it is
-rendered, and it scrolls in what the terminal leaves once the choices are shown (fit.py).
+rendered, and it scrolls in what the terminal leaves once the choices are shown (fit.py),
+with the approval's keys and hint (scroll_detail.py): PgDn/PgUp/Home/End, and ↓/↑ while the
+highlighted default is unmoved.
+
+A plan cannot be approved unread by a habitual Enter: while part of it was never shown,
+Enter on a "Yes" reads on (a page down) instead of approving; the letters `a` and `y` are
+deliberate and approve at once, and "No, keep planning" is always one Enter away.
 """
 
 from __future__ import annotations
@@ -13,13 +19,13 @@ import asyncio
 
 from textual.app import App
 from textual.binding import Binding
-from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Input, Markdown, OptionList, Static
 from textual.widgets.option_list import Option
 
 from agent.tools.modes import PlanReview
+from agent.ui.screens.docked import PanelBox
 from agent.ui.screens.fit import fit_scroll
+from agent.ui.screens.scroll_detail import HINT_LINES, DetailScroll, ScrollingQuestion
 from agent.ui.widgets.answer_markdown import text_only_markdown
 from agent.ui.widgets.tool_render import inert
 
@@ -46,8 +52,10 @@ class FeedbackInput(Input):
         screen.back_to_choices()
 
 
-class PlanReviewScreen(ModalScreen[PlanReview]):
+class PlanReviewScreen(ScrollingQuestion[PlanReview]):
     AUTO_FOCUS = "#plan-choices"
+    BOX_ID, HINT_ID, CHOICES_ID = "plan-box", "plan-hint", "plan-choices"
+    DEFAULT_CHOICE = DEFAULT_CHOICE
     BINDINGS = [
         Binding("a", "choose('acceptEdits')", "Yes, and auto-accept edits"),
         Binding("y", "choose('default')", "Yes, and ask before edits"),
@@ -56,16 +64,20 @@ class PlanReviewScreen(ModalScreen[PlanReview]):
     ]
 
     DEFAULT_CSS = """
-    PlanReviewScreen { align: center middle; background: $background 60%; }
+    PlanReviewScreen { align: center bottom; background: $background 0%; }
     #plan-box {
-        width: 90%; max-width: 120; height: auto; max-height: 100%;
-        padding: 1 2; border: round $accent; background: $surface;
+        width: 100%; height: auto; max-height: 100%;
+        padding: 0 1; border-top: solid $accent; background: $surface;
     }
-    #plan-title { text-style: bold; margin: 0 0 1 0; }
-    #plan-scroll { height: auto; max-height: 40; margin: 0 0 1 0; background: $boost; padding: 0 1; }
+    #plan-title { text-style: bold; }
+    #plan-scroll { height: auto; max-height: 40; background: $boost; padding: 0 1; }
     #plan-body { margin: 0; padding: 0; background: transparent; }
+    #plan-hint { display: none; height: 1; color: $text-muted; }
     #plan-choices { height: auto; border: none; background: transparent; }
-    #plan-feedback { display: none; }
+    #plan-feedback {
+        display: none; height: 3; padding: 0 1; border: round $panel-lighten-2; background: transparent;
+    }
+    #plan-feedback:focus { border: round $primary; }
     """
 
     def __init__(self, plan: str) -> None:
@@ -73,10 +85,11 @@ class PlanReviewScreen(ModalScreen[PlanReview]):
         self.plan = plan
 
     def compose(self):
-        with Vertical(id="plan-box"):
+        with PanelBox(id="plan-box"):
             yield Static("Ready to code? Here is cairn's plan:", id="plan-title")
-            with VerticalScroll(id="plan-scroll"):
+            with DetailScroll(id="plan-scroll"):
                 yield Markdown(inert(self.plan), id="plan-body", parser_factory=text_only_markdown)
+            yield Static("", markup=False, id="plan-hint")
             yield OptionList(*(Option(label, id=value) for value, label in CHOICES), id="plan-choices")
             yield FeedbackInput(
                 placeholder="What should change in the plan? Enter sends, Esc goes back", id="plan-feedback"
@@ -97,10 +110,21 @@ class PlanReviewScreen(ModalScreen[PlanReview]):
             self.query_one("#plan-scroll"),
             max_lines=MAX_PLAN_LINES,
             min_lines=MIN_PLAN_LINES,
+            known={self.query_one("#plan-hint"): HINT_LINES},
+            height=self.panel_height(),
         )
+        self.call_after_refresh(self.update_hint)
+
+    def refit(self) -> None:
+        self._fit()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        """Enter: a "Yes" on a plan not yet read to its end reads on instead (a page)."""
         event.stop()
+        scroll = self.query_one("#plan-scroll", DetailScroll)
+        if event.option_id != KEEP_PLANNING and not scroll.read_to_end:
+            scroll.scroll_page_down(animate=False)
+            return
         if event.option_id is not None:  # always: each choice has its id
             self.action_choose(event.option_id)
 

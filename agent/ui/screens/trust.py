@@ -5,22 +5,28 @@ sets keys that need trust (agent/settings/trust.py) and the user has not trusted
 It shows those keys with their values (api keys masked) and what each would do. Keyboard
 first, and safe against what was being typed when it appeared (it comes up at start, while
 the user may be typing a prompt): "Not now" is highlighted, so Enter, `n` or Esc decline;
-trusting takes a deliberate ↑ then Enter. No letter trusts. Declined, the keys are ignored
-this time and cairn asks again next start. The app records the answer; this screen only asks.
+trusting takes a deliberate `t` (as every other question has a letter for its yes) or ↑ then
+Enter. A `t` that comes in a burst of typing (less than TYPING_GAP_S after the key before it,
+or after the question appeared) is taken for part of a prompt, not an answer. Declined, the
+keys are ignored this time and cairn asks again next start. The app records the answer; this
+screen only asks. Like the other questions it is docked at the bottom, full width
+(docked.py); at start the chat above is empty, so it may take the screen.
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import TYPE_CHECKING
 
+from textual import events
 from textual.binding import Binding
-from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen
+from textual.containers import VerticalScroll
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from agent.ui.error_text import readable
+from agent.ui.screens.docked import DockedQuestion, PanelBox
 from agent.ui.screens.fit import fit_scroll
 from agent.ui.widgets.tool_render import inert
 
@@ -29,8 +35,10 @@ if TYPE_CHECKING:
     from agent.settings.trust import ProjectTrust
     from agent.ui.host import Host
 
-TRUST_LABEL = "Trust this folder's .cairn/config.toml"
+TRUST_LABEL = "Trust this folder's .cairn/config.toml  (t)"
 NOT_NOW_LABEL = "Not now  (n / esc)"
+TYPING_GAP_S = 0.4  # keys closer together than this are typing (a prompt), not a deliberate answer
+TYPING_HINT = "Typing? Press t again, on its own, to trust."
 MAX_LIST_LINES = 16  # the keys and their effects; more scroll
 MIN_LIST_LINES = 2
 
@@ -45,8 +53,9 @@ def item_lines(pending: ProjectTrust) -> str:
     return inert("\n".join(lines))
 
 
-class TrustScreen(ModalScreen[bool]):
+class TrustScreen(DockedQuestion[bool]):
     AUTO_FOCUS = "#trust-choices"
+    BOX_ID = "trust-box"
     BINDINGS = [
         Binding("n", "choose(False)", "Not now"),
         Binding("escape", "choose(False)", "Not now"),
@@ -55,10 +64,23 @@ class TrustScreen(ModalScreen[bool]):
     def __init__(self, pending: ProjectTrust) -> None:
         super().__init__()
         self.pending = pending
+        self.last_key_at = time.monotonic()  # the question's appearance counts as a key
+
+    def on_key(self, event: events.Key) -> None:
+        """`t` trusts, unless it came amid typing (see TYPING_GAP_S)."""
+        now = time.monotonic()
+        gap, self.last_key_at = now - self.last_key_at, now
+        if event.key != "t":
+            return
+        event.stop()
+        if gap >= TYPING_GAP_S:
+            self.dismiss(True)
+        else:
+            self.query_one("#trust-hint", Static).update(TYPING_HINT)
 
     def compose(self):
         p = self.pending
-        with Vertical(id="trust-box"):
+        with PanelBox(id="trust-box"):
             yield Static("Trust this folder's project config?", markup=False, id="trust-title")
             yield Static(inert(str(p.config)), markup=False, id="trust-path")
             yield Static(
@@ -71,7 +93,7 @@ class TrustScreen(ModalScreen[bool]):
             # (which scrolls), never the choices.
             yield OptionList(Option(TRUST_LABEL, id="trust"), Option(NOT_NOW_LABEL, id="not-now"), id="trust-choices")
             yield Static(
-                "↑↓ choose · Enter confirm · n / Esc not now. Not now: these are ignored, "
+                "t trust · n / Esc / Enter not now. Not now: these are ignored, "
                 "everything else in the file applies. A changed file asks again.",
                 markup=False,
                 id="trust-hint",

@@ -4,6 +4,8 @@ few keys worth knowing before the first prompt.
 It sits above the chat only while the conversation is empty (the chat's space is worth
 more once there is something in it); the mode stays in the status bar after that, and
 yolo loudly, because "runs everything without asking" must never scroll out of sight.
+The mode it names is the one in force: `--permission-mode plan` is plan mode here as in the
+status bar, and Shift+Tab changes both (issue 46: the header said "asks first" in plan mode).
 """
 
 from __future__ import annotations
@@ -22,6 +24,12 @@ ASK_MODE = "asks before commands and edits"
 # line used to wrap mid-phrase ("asks before commands and / edits").
 YOLO_MODE_SHORT = "YOLO: runs unasked"
 ASK_MODE_SHORT = "asks first"
+# The other permission modes (agent/tools/modes.py), long and short; the short ones are the
+# status bar's badges, so the two agree.
+MODE_WORDS = {
+    "acceptEdits": ("edits run unasked, commands ask", "⏵⏵ accept edits"),
+    "plan": ("plan mode: read-only until you approve a plan", "⏸ plan mode"),
+}
 SEPARATOR = "  ·  "
 MIN_FOLDER = 12  # the folder's last characters kept when the line is short of room
 
@@ -35,12 +43,19 @@ def short_folder(path: Path) -> str:
         return str(path)
 
 
-def _first_line(folder: Path, model: str | None, yolo: bool, width: int | None) -> Text:
+def mode_words(yolo: bool, mode: str) -> tuple[str, str]:
+    """What the header says of the mode, long and short (yolo first: it overrides them all)."""
+    if yolo:
+        return YOLO_MODE, YOLO_MODE_SHORT
+    return MODE_WORDS.get(mode, (ASK_MODE, ASK_MODE_SHORT))
+
+
+def _first_line(folder: Path, model: str | None, yolo: bool, width: int | None, mode: str = "default") -> Text:
     """cairn, the folder, the model, the mode: shortened to `width` (the folder from its left,
     then the mode's shorter words, then the end cut with "…"), never wrapped."""
     full, name = inert(short_folder(folder)), inert(model or "no model")
     place = full
-    long_mode, short_mode = (YOLO_MODE, YOLO_MODE_SHORT) if yolo else (ASK_MODE, ASK_MODE_SHORT)
+    long_mode, short_mode = mode_words(yolo, mode)
     mode = long_mode
     fixed = len("cairn  ") + 2 * len(SEPARATOR) + len(name)
     if width is not None:
@@ -64,8 +79,8 @@ def _first_line(folder: Path, model: str | None, yolo: bool, width: int | None) 
     return out
 
 
-def header_text(folder: Path, model: str | None, yolo: bool, width: int | None = None) -> Text:
-    out = _first_line(folder, model, yolo, width)
+def header_text(folder: Path, model: str | None, yolo: bool, width: int | None = None, mode: str = "default") -> Text:
+    out = _first_line(folder, model, yolo, width, mode)
     out.append("\n")
     for i, (key, what) in enumerate(KEY_HINTS):
         if i:
@@ -79,9 +94,14 @@ class SessionHeader(Static):
     def __init__(self, **kwargs) -> None:
         super().__init__("", markup=False, **kwargs)
         self._shown: tuple[Path, str | None, bool] | None = None
+        self.mode = "default"  # the permission mode in force (agent/tools/modes.py)
 
-    def show(self, folder: Path, model: str | None, yolo: bool) -> None:
+    def show(self, folder: Path, model: str | None, yolo: bool, mode: str = "default") -> None:
         self._shown = (folder, model, yolo)
+        self.set_mode(mode)
+
+    def set_mode(self, mode: str) -> None:
+        self.mode = mode
         self._draw()
 
     def on_resize(self) -> None:
@@ -90,4 +110,4 @@ class SessionHeader(Static):
     def _draw(self) -> None:
         if self._shown is not None:
             width = self.content_size.width or (self.app.size.width - self.styles.gutter.width)
-            self.update(header_text(*self._shown, width=max(20, width)))
+            self.update(header_text(*self._shown, width=max(20, width), mode=self.mode))
