@@ -164,7 +164,8 @@ class CairnApp(KeyActions, TurnActions, ModeActions, NotifyActions, App):
         settings = self.settings
         assert settings is not None  # shown once loaded
         self.status.show_settings(settings.model, settings.yolo, settings.permission_mode)
-        self.query_one("#header", SessionHeader).show(settings.workspace, settings.model, settings.yolo)
+        header = self.query_one("#header", SessionHeader)
+        header.show(settings.workspace, settings.model, settings.yolo, settings.permission_mode)
         self.refresh_header()
         pending = self.project_trust  # its line waits for the trust question's answer
         for warning in self.config_warnings:  # in the chat, to stay: a toast covered the prompt, then went
