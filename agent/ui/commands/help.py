@@ -1,5 +1,9 @@
 """/help: the commands (built-in, then command files and skills) and key bindings.
 
+It opens at its top: longer than a screen at 80×24, it left the view at its end (the keys),
+the commands two PageUps away. The keys listed are every dialog's (approval, plan review,
+trust), as their bindings are (agent/ui/screens/).
+
 /help is one of the registry's commands (agent/ui/commands/__init__.py), so it cannot import
 the registry back: the registry hands it what to list (`command(rows_for)`), and
 `listing_rows` lays out the commands it is given.
@@ -29,8 +33,11 @@ KEYS: list[tuple[str, str]] = [
     ("Ctrl+O", "expand / collapse the tool output, long prompt or thinking in view"),
     ("PageUp / PageDown", "scroll the chat a page (Shift+PageUp / Shift+PageDown too)"),
     ("Ctrl+Home / Ctrl+End", "top of the chat / bottom, following new output again"),
-    ("y / a / n", "approve once / always this session / deny"),
-    ("PageDown / Down", "in an approval: scroll a diff that does not fit (PageUp, Up, Home, End)"),
+    ("y / a / p", "in an approval: yes once / always this session / always in this project"),
+    ("n / t / Esc", "in an approval: no / no, and tell the model what to do instead / no"),
+    ("a / y / n", "in a plan review: approve, edits auto-accepted / approve, ask before edits / keep planning"),
+    ("PageDown / Down", "in an approval or plan review: scroll the diff or plan (PageUp, Up, Home, End)"),
+    ("t / n", "in the trust question: trust this project's config / not now"),
 ]
 
 
@@ -76,6 +83,11 @@ def command(rows_for: Callable[[Host], list[tuple[str, int]]]) -> Command:
         shown = rows_for(app)
         notice = Notice("\n".join(line for line, _ in shown), "help")
         notice.update(Hanging(shown))  # a long description wraps under its column, not at the left edge
-        app.chat.add_block(notice)
+        chat = app.chat
+        chat.add_block(notice)
+        # Read from its top (the commands), not its end (the keys): the chat stops following the
+        # bottom until the next prompt, and scrolls the list's first line to the top of the view.
+        chat.release_anchor()
+        chat.call_after_refresh(lambda: chat.scroll_to_widget(notice, animate=False, top=True))
 
     return Command("help", "list commands and key bindings", run)
