@@ -11,12 +11,37 @@ from typing import Any
 
 from agent import __version__
 
+# The subcommands: a first positional word naming one is that command; any other is the prompt.
+COMMANDS = ("context", "session", "trust", "acp")
+COMMANDS_EPILOG = """commands (each has its own --help):
+  cairn session list|export|import   list, export and import sessions
+  cairn context SESSION_ID           what the next request of a session holds, pass by pass
+  cairn trust [DIR]                  trust a folder's project config as it is now
+  cairn acp                          serve the Agent Client Protocol on stdio (for editors)
+"""
 
-def build_parser() -> argparse.ArgumentParser:
+
+def build_parser(*, commands: bool = False, add_help: bool = True) -> argparse.ArgumentParser:
+    """The command line of SPEC §11. `commands`: the parser with the subcommands (a first
+    positional that names one); else the one taking a PROMPT positional. argparse cannot hold
+    both (an optional positional before subcommands eats the command's name), so parse_args
+    below picks one by the first positional word."""
     parser = argparse.ArgumentParser(
         prog="cairn",
+        usage=None if commands else "%(prog)s [options] [PROMPT]\n       %(prog)s {context,session,trust,acp} ...",
         description="cairn — a terminal coding agent. Run it in a project folder and ask for changes.",
+        epilog=None if commands else COMMANDS_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        add_help=add_help,
     )
+    if not commands:
+        parser.add_argument(
+            "prompt_text",
+            nargs="?",
+            metavar="PROMPT",
+            help='start the TUI with this prompt sent (as `claude "query"`); with -p, the headless prompt, '
+            "anywhere among the flags",
+        )
     parser.add_argument("--version", action="version", version=f"cairn {__version__}")
     parser.add_argument("--model", metavar="M", help="any litellm model string, e.g. anthropic/claude-sonnet-4-5")
     parser.add_argument("--api-base", metavar="URL", help="base URL of an OpenAI-compatible or custom endpoint")
@@ -49,15 +74,15 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="PROMPT",
         nargs="?",
         const="",
-        help="run one task headless and print the answer; text piped on stdin is appended to PROMPT "
-        "(-p alone: stdin is the whole prompt)",
+        help="run one task headless and print the answer; PROMPT may follow -p or stand anywhere among "
+        "the flags; text piped on stdin is appended to it (-p alone: stdin is the whole prompt)",
     )
     parser.add_argument(
         "--output-format",
         choices=("text", "json", "stream-json"),
         default="text",
-        help="headless output: the final answer, every stored message as JSON lines, or "
-        "every event as a JSON line as it happens (docs/headless.md)",
+        help="headless output: the final answer, one JSON result object (Claude Code's keys, cairn's "
+        "beside them), or every event as a JSON line as it happens (docs/headless.md)",
     )
     parser.add_argument(
         "--input-format",
@@ -86,6 +111,9 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="LIST",
         help="headless: never these tools or command prefixes; a call stops the run (exit 6)",
     )
+    if not commands:
+        parser.set_defaults(command=None)
+        return parser
     sub = parser.add_subparsers(dest="command", metavar="{context,session,trust,acp}")
     ctx = sub.add_parser("context", help="show what the next request of a session holds, pass by pass")
     ctx.add_argument("session_id", metavar="SESSION_ID", help="session id (or a unique prefix)")
@@ -120,6 +148,23 @@ IMPORT_FORMATS = (
     "mini-swe-agent",
     "openai",
 )
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    """`cairn session list` is a command, `cairn "fix the bug"` and `cairn -p --model m "x"`
+    a prompt: the first positional word (options and their values aside, found by a
+    help-less scan) decides which parser reads the line. With -p, a positional is its prompt."""
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    scanned, _unknown = build_parser(add_help=False).parse_known_args(args_list)
+    if scanned.prompt_text in COMMANDS:
+        return build_parser(commands=True).parse_args(args_list)
+    parser = build_parser()
+    args = parser.parse_args(args_list)
+    if args.prompt is not None and args.prompt_text is not None:
+        if args.prompt:
+            parser.error(f"two prompts given ({args.prompt!r} after -p and {args.prompt_text!r}); quote it as one")
+        args.prompt, args.prompt_text = args.prompt_text, None
+    return args
 
 
 def _add_session_parser(sub: argparse._SubParsersAction) -> None:
@@ -244,7 +289,7 @@ def _setup_logging(debug: bool, api_key: str | None = None) -> None:
 def main(argv: list[str] | None = None, *, warm: bool = True) -> int:
     """`warm`: a `-p` run may go to the warm backend (agent/headless/warm_client.py) when the
     user set CAIRN_WARM=1; the backend's own children run with warm=False."""
-    args = build_parser().parse_args(argv)
+    args = parse_args(argv)
     if warm and args.prompt is not None and not args.command:
         from agent.headless.warm_client import WarmUnavailable, run_warm, start_backend, warm_requested
 
@@ -396,7 +441,13 @@ def _run_tui(args: argparse.Namespace, workspace: Path, flags: dict) -> int:
     try:
         from agent.ui.app import CairnApp
 
-        app = CairnApp(workspace=workspace, flags=flags, resume_id=args.resume, continue_last=args.continue_last)
+        app = CairnApp(
+            workspace=workspace,
+            flags=flags,
+            resume_id=args.resume,
+            continue_last=args.continue_last,
+            initial_prompt=getattr(args, "prompt_text", None),
+        )
     except BaseException:
         if early is not None:
             early.abandon()

@@ -74,7 +74,9 @@ def test_headless_text_and_json(workspace):
         assert (workspace / "hello.txt").read_text() == "hi\n"
         out = run(*base, "--continue", "-p", "again", "--output-format", "json")
         assert out.returncode == 0, out.stderr
-        lines = [json.loads(line) for line in out.stdout.splitlines()]
+        result = json.loads(out.stdout)  # one object: Claude Code's result, the stored messages beside
+        assert result["result"] == "Second run." and result["is_error"] is False
+        lines = result["messages"]
         assert [m["role"] for m in lines] == ["user", "assistant"]
         assert lines[1]["content"] == "Second run." and lines[1]["parent_id"] == lines[0]["id"]
         # --continue sent the whole earlier conversation.
@@ -205,7 +207,7 @@ def test_headless_configured_output_limit(workspace):
         sent = srv.requests[-1]
     assert out.returncode == 0, out.stderr
     assert sent.get("max_tokens") == 512
-    answer = [json.loads(line) for line in out.stdout.splitlines()][-1]
+    answer = json.loads(out.stdout)["messages"][-1]
     assert answer["meta"]["finish_reason"] == "length" and answer["meta"]["max_output_tokens"] == 512
     assert "(llm.max_output_tokens = 512)" in out.stderr
 

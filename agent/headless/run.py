@@ -1,14 +1,15 @@
 """`cairn -p PROMPT`: one task without the TUI, same loop and store.
 
-Text mode prints the final answer on stdout; json mode prints every message stored by
-this run as one JSON object per line; stream-json prints the events as they happen
+Text mode prints the final answer on stdout; json mode prints one object when the run ends,
+Claude Code's result (`jq -r .result` is the answer) with cairn's keys and every message the
+run stored (`messages`) beside (agent/headless/result.py); stream-json prints the events as they happen
 (agent/headless/stream.py, docs/headless.md), and with `--input-format stream-json` reads
 follow-up messages from stdin (agent/headless/input.py). Run limits (--max-turns, --max-cost,
 --allowed-tools, --disallowed-tools) are agent/headless/limits.py. Errors go to stderr and
 give exit code 1.
 An answer cut off at the model's output limit (finish_reason "length") is still the answer:
 it is printed, stderr gets a `Note:` naming `llm.max_output_tokens`, and the exit code stays 0
-(the message's meta in json mode says `finish_reason: "length"`).
+(its message's meta in json mode's `messages` says `finish_reason: "length"`).
 Text from outside (the answer, a refused command quoted in a note, a config warning) is made
 inert (agent/fs/terminal_text.py): on stderr always (it is for people), on stdout when it is
 a terminal (piped, the answer's bytes are kept exactly); a JSON line keeps its values, with
@@ -24,15 +25,17 @@ their tools are in it; one that fails is a `Note:` and the run goes on without i
 from __future__ import annotations
 
 import asyncio
+import json
 import signal
 import sys
 from collections.abc import Sequence
-from typing import TextIO
+from typing import Any, TextIO
 
 from agent import __version__
 from agent.fs.terminal_text import inert_json, inert_on_terminal, inert_writer
 from agent.headless.input import StdinMessages
 from agent.headless.limits import RunGuard, RunLimits
+from agent.headless.result import RunTally
 from agent.headless.stream import SCHEMA_VERSION, StreamPrinter
 from agent.runtime.errors import NoModelConfigured, SessionNotFound
 from agent.runtime.opening import FrontEnd
@@ -42,15 +45,14 @@ from agent.runtime.termination import on_termination
 from agent.session.errors import StoreOpenError
 from agent.session.models import Message
 from agent.settings.schema import Settings
-from agent.tools.exit_plan_mode import recorded_plan
 from agent.turn.events import (
     AssistantFinished,
     ContextManaged,
     Event,
+    HookActed,
     Notice,
     ToolFinished,
     TurnError,
-    TurnFinished,
     UserMessage,
 )
 
@@ -61,54 +63,66 @@ NO_MODEL_HELP = (
 
 
 class _Printer:
+    """Text and json output: stderr's notes as they happen; the answer (text) or the one
+    result object (json: agent/headless/result.py, with `messages`: every message the run
+    stored) once the run has ended."""
+
     def __init__(self, output_format: str, out: TextIO, err: TextIO) -> None:
         self.output_format = output_format
         self.out = out
         self.err = err
-        self.final_text = ""
-        self.plan: str | None = None  # exit-plan-mode's plan, recorded as this prompt's answer
-        self.errors: list[str] = []
-        self.status = "ok"
+        self.tally = RunTally()
+        self.messages: list[dict[str, Any]] = []  # json mode: every message the run stored, in order
 
-    def _json(self, message: Message) -> None:
-        self.out.write(inert_json(message.model_dump_json()) + "\n")
-        self.out.flush()
+    @property
+    def final_text(self) -> str:
+        return self.tally.final_text
+
+    @property
+    def status(self) -> str:
+        return self.tally.status
+
+    @status.setter
+    def status(self, value: str) -> None:
+        self.tally.status = value
+
+    def _keep(self, message: Message) -> None:
+        if self.output_format == "json":
+            self.messages.append(message.model_dump(mode="json"))
 
     def __call__(self, event: Event) -> None:
-        if isinstance(event, UserMessage):
-            self.plan = None
-            if self.output_format == "json":
-                self._json(event.message)
-        elif isinstance(event, AssistantFinished):
-            if self.output_format == "json":
-                self._json(event.message)
-            if not event.message.tool_calls and event.message.content and self.plan is None:
-                self.final_text = event.message.content
+        self.tally(event)
+        if isinstance(event, (UserMessage, AssistantFinished)):
+            self._keep(event.message)
         elif isinstance(event, ToolFinished):
-            if self.output_format == "json":
-                self._json(event.message)
-            self.plan = recorded_plan(event.message.meta) or self.plan
-            self.final_text = self.plan or self.final_text
+            self._keep(event.message)
             refused = describe_refusal(event.message)
             if refused:
                 self.err.write(refused + "\n")
                 self.err.flush()
         elif isinstance(event, ContextManaged):
-            if event.summary is not None and self.output_format == "json":
-                self._json(event.summary)
-            if event.summary is not None and event.event.trigger == "manual":
-                self.final_text = event.summary.content or ""  # `-p "/compact …"` prints the summary
+            if event.summary is not None:
+                self._keep(event.summary)
             self.err.write(describe_context_event(event) + "\n")
             self.err.flush()
-        elif isinstance(event, Notice):  # e.g. the answer was cut off at the output limit
+        elif isinstance(event, (Notice, HookActed)):  # e.g. the answer was cut off; a hook blocked a call
             self.err.write(f"Note: {event.message}\n")
             self.err.flush()
         elif isinstance(event, TurnError):
-            self.errors.append(event.message)
             self.err.write(f"Error: {event.message}\n")
             self.err.flush()
-        elif isinstance(event, TurnFinished):
-            self.status = event.status
+
+    def result(self, *, exit_code: int, session_id: str | None, message: str | None = None) -> None:
+        """json mode: the one object, last thing on stdout (also when the run could not start)."""
+        if self.output_format != "json":
+            return
+        line = self.tally.result(exit_code=exit_code, session_id=session_id, message=message)
+        line["messages"] = self.messages
+        try:
+            self.out.write(inert_json(json.dumps(line, ensure_ascii=False)) + "\n")
+            self.out.flush()
+        except (BrokenPipeError, ValueError):  # the consumer went away: the run is stored all the same
+            pass
 
 
 def _stopped(signum: int, err: TextIO) -> int:
@@ -176,8 +190,7 @@ async def run_headless(
     session_id: list[str] = []
 
     def finish(code: int, message: str | None = None) -> int:
-        if isinstance(printer, StreamPrinter):
-            printer.result(exit_code=code, session_id=session_id[0] if session_id else None, message=message)
+        printer.result(exit_code=code, session_id=session_id[0] if session_id else None, message=message)
         return code
 
     for warning in warnings:

@@ -5,7 +5,7 @@ a CI step, another agent) sees the session start, each piece of the model's thin
 that reasons: `thinking`, before the answer's text), each text delta, each tool call with its
 arguments and its result (after a todo-write, the whole todo list too), retries, condenses and
 truncations, usage and cost per request, the end of each turn and one final `result` with the
-exit code. Events the schema does not name are not written: adding one to
+exit code and Claude Code's result keys. Events the schema does not name are not written: adding one to
 agent/turn/events.py never breaks a consumer's parser. Each line means to a parser what
 json.dumps wrote, and is inert on a terminal: the DEL, C1 and bidi controls json.dumps leaves
 raw are written as `\\u` escapes too (agent/fs/terminal_text.py).
@@ -17,7 +17,7 @@ import json
 from typing import Any, TextIO
 
 from agent.fs.terminal_text import inert_json
-from agent.tools.exit_plan_mode import recorded_plan
+from agent.headless.result import RunTally
 from agent.tools.todos import TOOL_NAME as TODO_WRITE
 from agent.tools.todos import todos_of
 from agent.turn.events import (
@@ -25,6 +25,7 @@ from agent.turn.events import (
     CondenseStarted,
     ContextManaged,
     Event,
+    HookActed,
     LimitReached,
     Notice,
     Retrying,
@@ -53,7 +54,8 @@ def _arguments(raw: str) -> Any:
 def to_json(event: Event) -> dict[str, Any] | None:
     """The line for one loop event, or None for events the stream does not carry."""
     if isinstance(event, UserMessage):
-        return {"type": "user", "message_id": event.message.id, "text": event.message.content or ""}
+        m = event.message
+        return {"type": "user", "message_id": m.id, "parent_id": m.parent_id, "text": m.content or ""}
     if isinstance(event, TextDelta):
         return {"type": "text", "message_id": event.message_id, "text": event.text}
     if isinstance(event, ThinkingDelta):
@@ -63,6 +65,7 @@ def to_json(event: Event) -> dict[str, Any] | None:
         answer: dict[str, Any] = {
             "type": "assistant",
             "message_id": m.id,
+            "parent_id": m.parent_id,
             "status": m.status,
             "text": m.content or "",
             "tool_calls": [{"id": c.id, "name": c.name, "arguments": _arguments(c.arguments)} for c in m.tool_calls],
@@ -118,6 +121,8 @@ def to_json(event: Event) -> dict[str, Any] | None:
         return line
     if isinstance(event, Notice):
         return {"type": "notice", "message": event.message}
+    if isinstance(event, HookActed):  # a notice, with which hook did what
+        return {"type": "notice", **event.model_dump(exclude={"type"})}
     if isinstance(event, TurnError):
         return {"type": "error", "message": event.message}
     if isinstance(event, LimitReached):
@@ -178,81 +183,43 @@ class StreamWriter:
 
 
 class StreamPrinter:
-    """The run's event sink in stream-json mode; remembers what the final `result` line says."""
+    """The run's event sink in stream-json mode; its tally is what the final `result` line
+    says (agent/headless/result.py: Claude Code's result object, cairn's keys beside)."""
 
     def __init__(self, out: TextIO, err: TextIO) -> None:
         self.writer = StreamWriter(out)
         self.err = err
-        self.final_text = ""
-        self.plan: str | None = None  # exit-plan-mode's plan, recorded as this prompt's answer
-        self.errors: list[str] = []
-        self.status = "ok"
-        self.limit: LimitReached | None = None
-        self.run_cost = 0.0
+        self.tally = RunTally()
         self.session_cost_before: float | None = None  # read from the agent at the first user message
-        self.requests = 0
         self.session_cost_of = lambda: 0.0  # the agent's running session cost (set by the run)
 
+    @property
+    def final_text(self) -> str:
+        return self.tally.final_text
+
+    @property
+    def status(self) -> str:
+        return self.tally.status
+
+    @status.setter
+    def status(self, value: str) -> None:
+        self.tally.status = value
+
     def __call__(self, event: Event) -> None:
-        if isinstance(event, UserMessage):
-            self.plan = None
-            if self.session_cost_before is None:
-                self.session_cost_before = self.session_cost_of()
+        if isinstance(event, UserMessage) and self.session_cost_before is None:
+            self.session_cost_before = self.session_cost_of()
+        self.tally(event)
         line = to_json(event)
         if line is not None:
             self.writer.write(line)
         todos = todo_line(event)
         if todos is not None:
             self.writer.write(todos)
-        if isinstance(event, AssistantFinished):
-            if event.message.status == "ok":
-                self.requests += 1
-                self.run_cost += float(event.message.meta.get("cost") or 0.0)
-                usage = usage_line(event.message, self.run_cost, (self.session_cost_before or 0.0) + self.run_cost)
-                if usage is not None:
-                    self.writer.write(usage)
-            if not event.message.tool_calls and event.message.content and self.plan is None:
-                self.final_text = event.message.content
-        elif isinstance(event, ToolFinished):
-            child = event.message.meta.get("subagent")
-            if child:  # a subagent's requests are this run's bill, and its count (as --max-turns counts them)
-                self.run_cost += float(event.message.meta.get("cost") or 0.0)
-                self.requests += int(child.get("requests") or 0) if isinstance(child, dict) else 0
-            self.plan = recorded_plan(event.message.meta) or self.plan
-            self.final_text = self.plan or self.final_text
-        elif isinstance(event, ContextManaged) and event.summary is not None:
-            condensed = event.summary.meta.get("condensed")  # a summary's request is the run's bill too
-            self.run_cost += float(condensed.get("cost") or 0.0) if isinstance(condensed, dict) else 0.0
-            if event.event.trigger == "manual":
-                self.final_text = event.summary.content or ""
-        elif isinstance(event, TurnError):
-            self.errors.append(event.message)
-        elif isinstance(event, LimitReached):
-            self.limit = event
-        elif isinstance(event, TurnFinished):
-            self.status = event.status
+        if isinstance(event, AssistantFinished) and event.message.status == "ok":
+            run_cost = self.tally.run_cost
+            usage = usage_line(event.message, run_cost, (self.session_cost_before or 0.0) + run_cost)
+            if usage is not None:
+                self.writer.write(usage)
 
     def result(self, *, exit_code: int, session_id: str | None, message: str | None = None) -> None:
-        status = (
-            "ok"
-            if exit_code == 0
-            else "interrupted"
-            if exit_code >= 128  # Ctrl-C, SIGTERM, SIGHUP
-            else "limit"
-            if self.limit is not None
-            else "error"
-        )
-        line: dict[str, Any] = {
-            "type": "result",
-            "status": status,
-            "exit_code": exit_code,
-            "session_id": session_id,
-            "requests": self.requests,
-            "run_cost": round(self.run_cost, 10),
-            "text": self.final_text,
-        }
-        if self.limit is not None:
-            line.update(limit=self.limit.limit, message=self.limit.message)
-        elif message or self.errors:
-            line["message"] = message or self.errors[-1]
-        self.writer.write(line)
+        self.writer.write(self.tally.result(exit_code=exit_code, session_id=session_id, message=message))

@@ -70,9 +70,11 @@ class CairnApp(KeyActions, TurnActions, ModeActions, NotifyActions, App):
         flags: dict | None = None,
         resume_id: str | None = None,
         continue_last: bool = False,
+        initial_prompt: str | None = None,
     ) -> None:
         """Give `settings`, or `workspace` + `flags` to load them after the first frame
-        (pydantic and the config files then stay off the path to the first screen)."""
+        (pydantic and the config files then stay off the path to the first screen).
+        `initial_prompt`: `cairn "fix the bug"`'s prompt, sent on mount as if typed."""
         super().__init__()
         self.settings = settings
         # What loading the settings found (agent/settings/config.py LoadedConfig): the problems,
@@ -93,6 +95,7 @@ class CairnApp(KeyActions, TurnActions, ModeActions, NotifyActions, App):
         self._meter_stale = False
         self._termination = Termination(self)  # SIGTERM/SIGHUP, handled while the app runs
         self.typeahead: TypeAhead | None = None  # typed on the first screen, before the app ran
+        self._initial_prompt = initial_prompt
         # A resumed session opens on its history: no header to push it down first.
         self._header_allowed = not (resume_id or continue_last)
 
@@ -152,6 +155,11 @@ class CairnApp(KeyActions, TurnActions, ModeActions, NotifyActions, App):
         self.call_after_refresh(self.open_runtime)
 
     def _take_typeahead(self) -> None:
+        initial, self._initial_prompt = self._initial_prompt, None
+        if initial and initial.strip():  # as if typed and Enter pressed; type-ahead queues behind it
+            if self.prompt.prompt_history is not None:
+                self.prompt.prompt_history.add(initial.strip("\n"))
+            self.prompt.post_message(PromptInput.Submitted(initial.strip("\n")))
         typed, self.typeahead = self.typeahead, None
         if typed is None or not typed.text:
             return

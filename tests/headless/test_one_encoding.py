@@ -67,7 +67,7 @@ def test_headless_run_loads_one_encoding(workspace):
     assert out.returncode == 0, out.stderr
     assert _marker(out.stderr, "ENCODINGS") == ["o200k_base"]
     assert _marker(out.stderr, "COUNTER") is True
-    answer = json.loads(out.stdout.splitlines()[-1])
+    answer = json.loads(out.stdout)["messages"][-1]
     assert answer["meta"]["cost"] > 0  # gpt-4o's price applied to the usage the server reported
 
 

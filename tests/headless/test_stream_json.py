@@ -129,18 +129,18 @@ def test_error_ends_the_run_with_a_result_line(workspace):
 def test_no_model_still_ends_with_a_result_line(workspace):
     out = cairn("--cwd", str(workspace), "-p", "hi", "--output-format", "stream-json")
     assert out.returncode == 2
-    assert events(out.stdout) == [
-        {
-            "type": "result",
-            "status": "error",
-            "exit_code": 2,
-            "session_id": None,
-            "requests": 0,
-            "run_cost": 0.0,
-            "text": "",
-            "message": events(out.stdout)[0]["message"],
-        }
-    ]
+    [final] = events(out.stdout)
+    assert {k: final[k] for k in ("type", "status", "exit_code", "session_id", "requests", "run_cost", "text")} == {
+        "type": "result",
+        "status": "error",
+        "exit_code": 2,
+        "session_id": None,
+        "requests": 0,
+        "run_cost": 0.0,
+        "text": "",
+    }
+    assert "no model configured" in final["message"]
+    assert (final["subtype"], final["is_error"], final["result"]) == ("error_during_execution", True, "")
 
 
 def test_stream_json_input_needs_stream_json_output(workspace):

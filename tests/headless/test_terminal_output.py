@@ -83,6 +83,10 @@ def test_json_lines_keep_their_values_and_are_inert(workspace):
         for raw in OBEYED:
             assert raw.decode() not in result.stdout, (output_format, raw)
         lines = events(result.stdout)
+        if output_format == "json":  # one result object: the answer, and the stored messages beside
+            [result_object] = lines
+            assert result_object["result"] == ANSWER
+            lines = result_object["messages"]
         answers = [
             line.get("content", line.get("text"))
             for line in lines

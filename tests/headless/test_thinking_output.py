@@ -1,10 +1,12 @@
 """Issue 28 headless: a model's thinking in `cairn -p`'s machine output, through the installed
 `cairn` against the fakes. stream-json: one `thinking` line per piece as it streams (before
 the answer's `text` lines, same message id), the whole text on the `assistant` line, the
-reasoning tokens on the `usage` line; never a signature. json: the stored message carries it
-(`meta.thinking`). text: only the answer."""
+reasoning tokens on the `usage` line; never a signature. json: the stored message in `messages`
+carries it (`meta.thinking`). text: only the answer."""
 
 from __future__ import annotations
+
+import json
 
 from tests.fakes.anthropic_server import Thinking, tool_use
 from tests.fakes.anthropic_server import text as claude_text
@@ -41,7 +43,7 @@ def test_json_and_text_output(workspace):
         as_json = cairn(*base_args(srv, workspace), "-p", "six times seven?", "--output-format", "json")
         as_text = cairn(*base_args(srv, workspace), "-p", "and now?")
     assert as_json.returncode == 0, as_json.stderr
-    [answer] = [m for m in events(as_json.stdout) if m["role"] == "assistant"]
+    [answer] = [m for m in json.loads(as_json.stdout)["messages"] if m["role"] == "assistant"]
     assert answer["meta"]["thinking"] == REASONING and answer["content"] == "Forty-two."
     assert as_text.returncode == 0, as_text.stderr
     assert as_text.stdout.strip() == "Still 42."  # the thinking is not the answer

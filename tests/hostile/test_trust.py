@@ -111,7 +111,7 @@ def test_repo_permissions_do_not_grant_themselves(workspace):
         out = run(*user_flags(srv, workspace), "-p", "go", "--output-format", "json")
     assert out.returncode == 0, out.stderr
     assert not (workspace / "pwned").exists() and not (workspace / "planted.txt").exists()
-    tools = [json.loads(line) for line in out.stdout.splitlines() if json.loads(line)["role"] == "tool"]
+    tools = [m for m in json.loads(out.stdout)["messages"] if m["role"] == "tool"]
     assert [m["meta"]["permission"]["decision"] for m in tools] == ["refused", "refused"]
     assert_untrusted_note(out.stderr, "permissions.allow_commands", "permissions.allow")
 
@@ -121,7 +121,7 @@ def test_the_rest_of_an_untrusted_file_applies(workspace):
     with FakeLLMServer([tool_calls([("c1", "terminal-execute", {"command": "sleep 5"})]), text("ok")]) as srv:
         out = run(*user_flags(srv, workspace), "--yolo", "-p", "go", "--output-format", "json")
     assert out.returncode == 0, out.stderr
-    [tool] = [json.loads(line) for line in out.stdout.splitlines() if json.loads(line)["role"] == "tool"]
+    [tool] = [m for m in json.loads(out.stdout)["messages"] if m["role"] == "tool"]
     assert "timed out" in tool["content"].lower() or "timeout" in tool["content"].lower(), tool["content"]
 
 

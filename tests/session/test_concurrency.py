@@ -195,7 +195,7 @@ class Writers:
 
 def run_writers(home: Path, workers: list[tuple[str, Path, tuple[str, ...]]], seconds: float) -> dict[str, list]:
     """Start every worker at once; wait; check each exited 0 with a clean stderr. Returns the
-    messages each printed (json mode prints every message once it is stored)."""
+    messages each printed (json mode's result object holds every message the run stored)."""
     writers = Writers(len(workers), seconds)
     try:
         procs = {tag: writers.start(home, ws, tag, *extra) for tag, ws, extra in workers}
@@ -203,7 +203,7 @@ def run_writers(home: Path, workers: list[tuple[str, Path, tuple[str, ...]]], se
         for tag, proc in procs.items():
             out, err = proc.communicate(timeout=START_TIMEOUT + seconds + 60)
             assert proc.returncode == 0 and err == "", f"worker {tag}: exit {proc.returncode}, stderr {err!r}"
-            printed[tag] = [json.loads(line) for line in out.splitlines()]
+            printed[tag] = json.loads(out)["messages"]
             assert printed[tag][-1]["content"].startswith(f"{tag} done"), f"worker {tag} did not finish its turn"
         return printed
     finally:

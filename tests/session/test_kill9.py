@@ -3,10 +3,10 @@
 Each test runs the installed `cairn -p` against the fake LLM server in its own process
 group, watches the database (read-only, plain sqlite3) until the turn is mid-way — a
 streamed answer partly flushed, or a tool call finalised and its command running — and
-SIGKILLs the group. Then: every message the run printed (`--output-format json`) is
-stored unchanged, the partial text is there, the database is intact, and
-`cairn -p --resume` sends a valid request (the orphaned tool call left out) and succeeds,
-without changing the stored rows.
+SIGKILLs the group. Then: every message the run printed (`--output-format stream-json`
+prints each `user` and `assistant` line once it is stored) is stored unchanged, the partial
+text is there, the database is intact, and `cairn -p --resume` sends a valid request (the
+orphaned tool call left out) and succeeds, without changing the stored rows.
 """
 
 from __future__ import annotations
@@ -72,7 +72,7 @@ def _wait_for(proc: subprocess.Popen, db: Path, ready, what: str) -> list[dict]:
     pytest.fail(f"timed out waiting for {what}; rows: {rows}")
 
 
-def _cairn_args(srv: FakeLLMServer, workspace: Path, prompt: str, *extra: str) -> list[str]:
+def _cairn_args(srv: FakeLLMServer, workspace: Path, prompt: str, *extra: str, output: str = "json") -> list[str]:
     return [
         str(CAIRN),
         "-p",
@@ -87,7 +87,7 @@ def _cairn_args(srv: FakeLLMServer, workspace: Path, prompt: str, *extra: str) -
         "--cwd",
         str(workspace),
         "--output-format",
-        "json",
+        output,
         *extra,
     ]
 
@@ -109,9 +109,14 @@ def _kill9(proc: subprocess.Popen) -> None:
 
 
 def _printed(stdout_path: Path) -> list[dict]:
-    """Messages the run reported as stored (json mode prints each one once it is written)."""
-    lines = stdout_path.read_text(encoding="utf-8").splitlines()
-    return [json.loads(line) for line in lines if line.strip()]
+    """Messages the killed run reported as stored (stream-json prints a `user` line once the
+    prompt is stored, an `assistant` line once the answer is final)."""
+    lines = [json.loads(line) for line in stdout_path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [
+        {"id": e["message_id"], "parent_id": e["parent_id"], "role": e["type"], "content": e["text"]}
+        for e in lines
+        if e["type"] in ("user", "assistant")
+    ]
 
 
 def _assert_printed_are_stored(printed: list[dict], rows: list[dict]) -> None:
@@ -119,7 +124,7 @@ def _assert_printed_are_stored(printed: list[dict], rows: list[dict]) -> None:
     for message in printed:
         row = by_id.get(message["id"])
         assert row is not None, f"printed message {message['id']} ({message['role']}) is not stored"
-        assert row["role"] == message["role"] and row["content"] == message["content"]
+        assert row["role"] == message["role"] and (row["content"] or "") == message["content"]
         assert row["parent_id"] == message["parent_id"]
 
 
@@ -160,7 +165,7 @@ def test_kill9_mid_stream_keeps_partial_text_and_resumes(workspace, tmp_path):
     answer = filler_text(3000)
     with FakeLLMServer([text(answer, chunk_size=8, delay=0.02)]) as srv:
         stdout_path = tmp_path / "run1.jsonl"
-        proc = _start(_cairn_args(srv, workspace, "explain the project"), home, stdout_path)
+        proc = _start(_cairn_args(srv, workspace, "explain the project", output="stream-json"), home, stdout_path)
         try:
 
             def partial_flushed(rows):  # more than the first chunk: the periodic flush ran
@@ -219,7 +224,7 @@ def test_kill9_mid_tool_leaves_orphan_out_of_next_request(workspace, tmp_path):
         ]
     ) as srv:
         stdout_path = tmp_path / "run1.jsonl"
-        proc = _start(_cairn_args(srv, workspace, "run the slow thing"), home, stdout_path)
+        proc = _start(_cairn_args(srv, workspace, "run the slow thing", output="stream-json"), home, stdout_path)
         tool_pgid = None
         try:
 
@@ -274,4 +279,5 @@ def test_kill9_mid_tool_leaves_orphan_out_of_next_request(workspace, tmp_path):
 
 
 def _printed_from(stdout: str) -> list[dict]:
-    return [json.loads(line) for line in stdout.splitlines() if line.strip()]
+    """A finished json run's stored messages (its one result object's `messages`)."""
+    return json.loads(stdout)["messages"]
