@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from agent.ui.widgets.chat import ChatView
     from agent.ui.widgets.status import StatusBar
     from agent.ui.widgets.todo import TodoPanel
+    from agent.ui.widgets.tool_block import ToolBlock
 
 
 class TurnSide(Protocol):
@@ -33,9 +34,13 @@ class EventRenderer:
         self.todos = todos
         self.app = app
         self.truncation_shown = False  # one "request shortened" line per turn is enough
+        # A turn's todo-write line: the newest stands for the earlier ones (the list is in its
+        # panel), so a task of eight updates is one "Updated todos" line, not eight.
+        self.todo_line: ToolBlock | None = None
 
     def turn_started(self) -> None:
         self.truncation_shown = False
+        self.todo_line = None
 
     def render(self, event: ev.Event) -> None:
         from agent.turn import events as ev  # pydantic: off the path to the first frame
@@ -54,7 +59,7 @@ class EventRenderer:
             case ev.AssistantFinished():
                 chat.finish_assistant(event.message)
             case ev.ToolStarted():
-                chat.tool_started(event.call)
+                self._tool_started(event)
             case ev.ToolOutput():
                 chat.tool_output(event.call_id, event.text)
             case ev.ToolFinished():
@@ -82,6 +87,15 @@ class EventRenderer:
                 self.todos.turn_finished()
                 self.app.refresh_status()
             # UserMessage: already shown when the prompt was sent; LimitReached: only `cairn -p` sets limits.
+
+    def _tool_started(self, event: ev.ToolStarted) -> None:
+        from agent.ui.widgets.tool_render import TODO_WRITE
+
+        block = self.chat.tool_started(event.call)
+        if event.call.name == TODO_WRITE:
+            if self.todo_line is not None:
+                self.todo_line.display = False
+            self.todo_line = block
 
     def _tool_finished(self, event: ev.ToolFinished) -> None:
         self.chat.tool_finished(event.call, event.message)

@@ -1,7 +1,8 @@
 """The todo list pinned above the prompt (issue 29), as SVG snapshots at 80×24 and 120×40: a
 list of seven, three done, one in progress. At 80×24 the panel keeps to five lines (the title,
 the item in progress with the one before it, "… N done" / "… N more"); at 120×40 it shows the
-whole list. The todo-write call in the chat is one line ("Updated todos 3/7"). Collapsed
+whole list; an item too long for the row ends with "…". The todo-write call in the chat is
+one line ("Updated todos 3/7"). Collapsed
 (Ctrl+T), the panel is its title line with the item in progress. Same rules as
 test_snapshots.py: fixed messages and events, no runtime, no clock; accept a deliberate change
 with `pytest tests/ui/test_todo_snapshot.py --snapshot-update` and look at the pictures."""
@@ -17,7 +18,10 @@ TODOS = [
     {"content": "Read the parser and its tests", "status": "completed"},
     {"content": "Find where Vec<T> leaks into the Python API", "status": "completed"},
     {"content": "Write a failing test for parse()", "status": "completed"},
-    {"content": "Fix the return type of parse() to list[str]", "status": "in_progress"},
+    {
+        "content": "Fix the return type of parse() to list[str] where it is called, with a migration note for users",
+        "status": "in_progress",
+    },
     {"content": "Run pytest", "status": "pending"},
     {"content": "Run mypy on src/", "status": "pending"},
     {"content": "Update the changelog", "status": "pending"},
