@@ -261,7 +261,21 @@ class Run:
         return self.wait() == -signal.SIGKILL
 
     def printed(self) -> list[dict]:
-        return [json.loads(line) for line in self.out.read_text().splitlines() if line.startswith("{")]
+        """The messages the run reported as stored: stream-json's `user` and `assistant` lines,
+        each printed once it is stored (so a killed run's are there too)."""
+        lines = [json.loads(line) for line in self.out.read_text().splitlines() if line.startswith("{")]
+        session = next((e["session_id"] for e in lines if e.get("type") == "session"), None)
+        return [
+            {
+                "id": e["message_id"],
+                "session_id": session,
+                "parent_id": e["parent_id"],
+                "role": e["type"],
+                "content": e["text"],
+            }
+            for e in lines
+            if e.get("type") in ("user", "assistant")
+        ]
 
 
 # -- the database, read-only -----------------------------------------------------------------
@@ -332,7 +346,7 @@ class Lane:
             "--cwd",
             str(self.ws[kind]),
             "--output-format",
-            "json",
+            "stream-json",
             "--continue",
         ]
         pid = self.launcher.spawn(
@@ -362,7 +376,8 @@ class Lane:
         _assert_kept(before, after, exact=False, where=where)
         for message in run.printed():  # printed means stored: exactly as printed
             row = after.get(message["id"])
-            assert row and row["content"] == message["content"] and row["parent_id"] == message["parent_id"], where
+            assert row and (row["content"] or "") == message["content"], where
+            assert row["parent_id"] == message["parent_id"], where
         return before, after
 
     def verify_next(self, kind: str, after: dict, where: str) -> dict:
