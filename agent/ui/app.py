@@ -396,7 +396,8 @@ class CairnApp(KeyActions, TurnActions, ModeActions, NotifyActions, App):
         """The Approver given to the runtime: show the modal, wait for the choice."""
         from agent.ui.screens.approval import ask
 
-        self.approval_waits(request.title)  # the bell, if the user is elsewhere (agent/ui/notify.py)
+        command = request.detail if request.kind == "command" else ""  # an edit's title names its file
+        self.approval_waits(request.title, command)  # the bell, if the user is elsewhere (agent/ui/notify.py)
         return await ask(self, request)
 
     async def elicit(self, request: ElicitRequest) -> ElicitAnswer:

@@ -224,11 +224,12 @@ async def test_a_long_turn_and_an_approval_ring_unless_the_terminal_is_focused(m
     async with app.run_test(size=SIZE) as pilot:
         await wait_ready(pilot)
         await run_prompt(pilot, "quick")
-        assert app.notifications_sent == ["cairn finished: your turn"]  # no focus reported: always
+        who = f"cairn ({workspace.name})"  # which cairn: the project's folder
+        assert app.notifications_sent == [f"{who} finished: your turn"]  # no focus reported: always
 
         await send(pilot, "make it")
         await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), READY_TIMEOUT, "the approval")
-        assert app.notifications_sent[-1] == "cairn needs your permission: Run command"
+        assert app.notifications_sent[-1] == f"{who} needs your permission: Run command: touch made"
         await pilot.press("y")
         await wait_for(pilot, lambda: not app.turn_running, what="the turn to finish")
         await app.workers.wait_for_complete()
@@ -244,7 +245,7 @@ async def test_a_long_turn_and_an_approval_ring_unless_the_terminal_is_focused(m
         await wait_for(pilot, lambda: not app.app_focus, what="the blur event")
         app.prompt.post_message(PromptInput.Submitted("and again"))  # sent without a key press (that refocuses)
         await wait_for(pilot, lambda: len(app.notifications_sent) > rung, READY_TIMEOUT, "the bell")
-        assert app.notifications_sent[-1] == "cairn finished: your turn"
+        assert app.notifications_sent[-1] == f"{who} finished: your turn"
         await wait_for(pilot, lambda: not app.turn_running, what="the turn to finish")
         await app.workers.wait_for_complete()
 
