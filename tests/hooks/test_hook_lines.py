@@ -118,3 +118,19 @@ def test_a_misspelled_event_gets_a_did_you_mean(workspace, tmp_path, monkeypatch
     (Path(os.environ["CAIRN_HOME"]) / "config.toml").write_text("")
     (problem,) = load_specs(load_settings(workspace))[1]
     assert problem.endswith("cairn has no stop hook event; those hooks do not run (stop: did you mean Stop?)")
+
+
+def test_headless_outputs_carry_the_line():
+    """`-p` prints it as a `Note:`, stream-json as a notice naming the hook (agent/headless/)."""
+    from agent.headless.stream import to_json
+    from agent.turn.events import HookActed
+
+    line = HookActed(hook_event_name="PreToolUse", hook="g.py", action="blocked", detail="no", message="Blocked by x")
+    assert to_json(line) == {
+        "type": "notice",
+        "message": "Blocked by x",
+        "hook_event_name": "PreToolUse",
+        "hook": "g.py",
+        "action": "blocked",
+        "detail": "no",
+    }

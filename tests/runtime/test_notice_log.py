@@ -77,3 +77,19 @@ async def test_the_next_request_is_the_same_with_or_without_a_stored_notice(serv
         bodies.append(body)
     assert bodies[0] == bodies[1]
     assert [m["content"] for m in bodies[0]["messages"] if m["role"] == "user"][-2:] == ["hello again", "try again"]
+
+
+async def test_a_missing_attachments_line_follows_its_prompt(server, open_runtime):
+    """`@missing.py: … not attached` is said after the prompt was stored: it follows it."""
+    server.add(text("ok"))
+    runtime = await open_runtime()
+    try:
+        await runtime.submit(Prompt("look at @missing.py"))
+        history = await runtime.history()
+        notices = await runtime.history_notices(history)
+    finally:
+        await runtime.close()
+    said = [e.message for e in runtime.events if e.type == "notice"]
+    assert any("missing.py" in s for s in said)
+    assert [n.text for n in notices if "missing.py" in n.text] == [s for s in said if "missing.py" in s]
+    assert all(n.after_id == history[0].id for n in notices if "missing.py" in n.text)
