@@ -17,7 +17,7 @@ from typing import Any
 from agent.session.schema import ACTIVE_PATH_SQL, LATEST_FIRST
 
 PEEK_MESSAGES = 30  # more than a screen holds: tool results fold into their call's lines
-_COLUMNS = "role, content, tool_calls, tool_call_id, tool_name, status, kind, meta"
+_COLUMNS = "messages.id, role, content, tool_calls, tool_call_id, tool_name, status, kind, meta"
 
 
 def _session_head(conn: sqlite3.Connection, resume_id: str | None, cwd: str | None) -> tuple[str, str] | None:
@@ -71,11 +71,12 @@ def peek_tail(
             ACTIVE_PATH_SQL.format(columns=_COLUMNS),
             (head_id, session_id, session_id, limit - 1),
         ).fetchall()
+        said = _notices(conn, session_id, [row[0] for row in rows])
     except sqlite3.Error:
         return None
     finally:
         conn.close()
-    names = [c.strip() for c in _COLUMNS.split(",")]
+    names = [c.strip().removeprefix("messages.") for c in _COLUMNS.split(",")]
     out: list[dict[str, Any]] = []
     for row in rows:
         message = dict(zip(names, row, strict=False))
@@ -84,5 +85,24 @@ def peek_tail(
             message["meta"] = json.loads(message["meta"] or "{}")
         except ValueError:
             return None
-        out.append(message)
+        out += [message, *said.get(message["id"], [])]
+    return out
+
+
+def _notices(conn: sqlite3.Connection, session_id: str, ids: list[str]) -> dict[str, list[dict[str, Any]]]:
+    """What the turns told the user after each of `ids` (agent/session/store/notices.py), as
+    `{"role": "notice", "kind": …, "content": …}` dicts; none in a database from before them."""
+    if not ids:
+        return {}
+    try:
+        marks = ",".join("?" * len(ids))
+        rows = conn.execute(
+            f"SELECT after_id, kind, text FROM notices WHERE session_id = ? AND after_id IN ({marks}) ORDER BY id",
+            (session_id, *ids),
+        ).fetchall()
+    except sqlite3.OperationalError:  # no such table yet: the store adds it when it opens
+        return {}
+    out: dict[str, list[dict[str, Any]]] = {}
+    for after_id, kind, text in rows:
+        out.setdefault(after_id, []).append({"role": "notice", "kind": kind, "content": text, "meta": {}})
     return out

@@ -67,7 +67,10 @@ def history_lines(messages: list[dict[str, Any]], width: int) -> list[str]:
         content = m.get("content") or ""
         if (m.get("meta") or {}).get("restated_from"):
             continue  # a prompt restated after a condense summary: shown where it was typed
-        if m.get("kind") == "summary":
+        if m["role"] == "notice":  # what a turn told the user (agent/session/peek.py), dimmed as the chat shows it
+            lines.append("")
+            lines += [f"  {DIM}{line}{RESET}" for line in _wrap(content, inner)]
+        elif m.get("kind") == "summary":
             lines += ["", f"  {DIM}── Context condensed ──{RESET}"]
         elif m["role"] == "user" and isinstance((m.get("meta") or {}).get("shell"), dict):
             lines.append("")

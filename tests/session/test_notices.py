@@ -67,3 +67,26 @@ def test_the_markdown_export_quotes_each_notice_after_its_message():
     notice = SessionNotice(session_id="s", after_id="u", kind="error", text="Authentication failed")
     text = export_markdown(session, [user], notices=[notice])
     assert text.index("hello again") < text.index("> **Error**\n>\n> Authentication failed")
+
+
+async def test_the_first_screen_shows_them_too(tmp_path):
+    """`--continue`'s first frame (agent/session/peek.py, agent/ui/early_history.py) shows the
+    stored error under its prompt, dimmed, as the chat does a moment later."""
+    from agent.session.peek import peek_tail
+    from agent.ui.early_history import DIM, history_lines
+
+    path = tmp_path / "sessions.db"
+    store = await Store.open(path)
+    try:
+        session = await store.create_session(cwd="/w")
+        user = await store.append(session, Message(role="user", content="hello again"))
+        await store.add_notice(
+            SessionNotice(session_id=session.id, after_id=user.id, kind="error", text="Authentication failed")
+        )
+    finally:
+        await store.close()
+    peeked = peek_tail(path, resume_id=session.id)
+    assert [(m["role"], m["content"]) for m in peeked] == [("user", "hello again"), ("notice", "Authentication failed")]
+    lines = history_lines(peeked, width=80)
+    assert lines[-1] == f"  {DIM}Authentication failed\x1b[0m"
+    assert "hello again" in lines[-3]
