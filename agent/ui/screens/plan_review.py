@@ -72,6 +72,7 @@ class PlanReviewScreen(ScrollingQuestion[PlanReview]):
     #plan-title { text-style: bold; }
     #plan-scroll { height: auto; max-height: 40; background: $boost; padding: 0 1; }
     #plan-body { margin: 0; padding: 0; background: transparent; }
+    #plan-body MarkdownH1, #plan-body MarkdownH2, #plan-body MarkdownH3 { margin: 0 0 1 0; }  /* rows are scarce */
     #plan-hint { display: none; height: 1; color: $text-muted; }
     #plan-choices { height: auto; border: none; background: transparent; }
     #plan-feedback {
