@@ -11,7 +11,10 @@ would lose the keys typed next). Up on the first line / Down on the
 last walk the project's prompt history (agent/ui/prompt_history.py); Up in an empty
 prompt first takes back a message queued while the agent works. A prompt starting with `!`
 is a shell command (agent/ui/shell.py): the border changes colour and says so, as Claude
-Code's bash mode does, so the user sees it will run rather than go to the model.
+Code's bash mode does, so the user sees it will run rather than go to the model. A long
+paste shows as one placeholder, `[Pasted text #1 +60 lines]` as in Claude Code, rather than
+filling the box; what is sent, queued or kept in the history is the real text (`expanded`),
+and the placeholder stands for it while it is in the draft (Ctrl+Z, history walks included).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from typing import Protocol
 
 from rich.table import Table
 from rich.text import Text
+from textual import events
 from textual.actions import SkipAction
 from textual.binding import Binding
 from textual.message import Message
@@ -109,6 +113,8 @@ class SlashPopup(OptionList, can_focus=False):
             self.on_pick(event.option_id)
 
 
+PASTE_FOLD_LINES = 10  # a paste of more lines than the box shows (early.PROMPT_MAX_ROWS) …
+PASTE_FOLD_CHARS = 1000  # … or this long (one long line wraps as tall) shows as a placeholder
 SHELL_PREFIX = "!"  # a prompt starting with it is the user's shell command (agent/ui/shell.py)
 SHELL_HINT = "! shell command · runs in the workspace"
 
@@ -149,6 +155,26 @@ class PromptInput(TextArea):
         self._walk: HistoryWalk | None = None
         # Set by the app: takes back the newest message queued while a turn runs (None: none).
         self.take_queued: Callable[[], str | None] | None = None
+        self.pastes: dict[str, str] = {}  # a long paste's placeholder → what was pasted
+
+    # -- long pastes --------------------------------------------------------------------
+    async def _on_paste(self, event: events.Paste) -> None:
+        """A long paste goes in as its placeholder (one edit: Ctrl+Z takes it out)."""
+        pasted = event.text.replace("\r\n", "\n").replace("\r", "\n")
+        lines = pasted.count("\n") + 1
+        if self.read_only or (lines <= PASTE_FOLD_LINES and len(pasted) <= PASTE_FOLD_CHARS):
+            return  # TextArea's own handler inserts it
+        event.prevent_default()
+        label = f"[Pasted text #{len(self.pastes) + 1} +{lines} lines]"
+        self.pastes[label] = pasted
+        result = self.replace(label, *self.selection)
+        self.move_cursor(result.end_location)
+
+    def expanded(self, text: str) -> str:
+        """`text` with each paste placeholder in it replaced by what was pasted."""
+        for label, pasted in self.pastes.items():
+            text = text.replace(label, pasted)
+        return text
 
     # -- popup ------------------------------------------------------------------------
     def _update_popup(self) -> None:
@@ -254,7 +280,7 @@ class PromptInput(TextArea):
             if command is not None:
                 self.text = f"/{name}"
             self.popup.hide()
-        text = self.text
+        text = self.expanded(self.text)
         if not text.strip():
             return
         self.clear()
