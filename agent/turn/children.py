@@ -40,7 +40,16 @@ from agent.tools.base import Tool, ToolContext, ToolResult
 from agent.tools.modes import Mode
 from agent.tools.permissions import ApprovalRequest, Approver, Decision, Permissions
 from agent.tools.registry import ToolRegistry
-from agent.turn.events import Event, LimitReached, Notice, Retrying, ToolStarted, TurnError, TurnFinished
+from agent.turn.events import (
+    Event,
+    LimitReached,
+    Notice,
+    Retrying,
+    ToolFinished,
+    ToolStarted,
+    TurnError,
+    TurnFinished,
+)
 from agent.turn.hook_steps import STOP_NOTE
 from agent.turn.policies import RunPolicy
 from agent.turn.state import TurnState
@@ -151,7 +160,7 @@ class ChildRunner:
             session=session,
             model=model,
             on_event=watcher,
-            approver=_naming(definition.name, self.ctx.permissions.approver),
+            approver=_naming(definition.name, task, self.ctx.permissions.approver),
         )
         self._confine(child, definition)
         hooks: Hooks | None = self.ctx.hooks  # SubagentStart/SubagentStop are the parent's events
@@ -264,6 +273,8 @@ class _ChildEvents:
             if len(arguments) > PROGRESS_ARGUMENT_CHARS:
                 arguments = arguments[: PROGRESS_ARGUMENT_CHARS - 1] + "…"
             self._say(f"{event.call.name} {arguments}".rstrip())
+        elif isinstance(event, ToolFinished) and event.message.status == "error":
+            self._say(f"{FAILED_MARK} {_failure(event.message)}")  # told apart from a call that ran
         elif isinstance(event, Retrying):
             self._say(f"retrying ({event.attempt}/{event.max_attempts}): {event.reason}")
         elif isinstance(event, TurnError):
@@ -280,13 +291,36 @@ class _ChildEvents:
             self.progress(f"{line}\n")
 
 
-def _naming(name: str, approver: Approver | None) -> Approver | None:
-    """The parent's approver, asked with the agent's name in the question."""
+FAILED_MARK = "✗"  # a progress line saying the call before it was refused or failed
+REFUSALS = frozenset({"deny", "refused", "plan"})  # permission decisions (agent/tools/permissions.py)
+
+
+def _failure(message: Message) -> str:
+    """ "refused: …" (the user, the mode or a PreToolUse hook said no) or "failed: …", with the
+    result's first line."""
+    permission = message.meta.get("permission") or {}
+    said_no = isinstance(permission, dict) and permission.get("decision") in REFUSALS
+    word = "refused" if said_no or message.meta.get("hook") == "PreToolUse" else "failed"
+    first = next((line.strip() for line in (message.content or "").splitlines() if line.strip()), "")
+    first = first.removeprefix("Error:").strip()
+    if len(first) > PROGRESS_ARGUMENT_CHARS:
+        first = first[: PROGRESS_ARGUMENT_CHARS - 1] + "…"
+    return f"{word}: {first}" if first else word
+
+
+ASKER_TASK_CHARS = 40  # of the child's task in its approvals' titles: two children's questions told apart
+
+
+def _naming(name: str, task: str, approver: Approver | None) -> Approver | None:
+    """The parent's approver, asked with the agent's name and its task (shortened) in the
+    question: two children running at once each ask as `[general agent] Run command` else."""
     if approver is None:
         return None
+    words = " ".join(task.split())
+    said = words if len(words) <= ASKER_TASK_CHARS else words[: ASKER_TASK_CHARS - 1].rstrip() + "…"
 
     async def ask(request: ApprovalRequest) -> Decision:
-        return await approver(request.model_copy(update={"title": f"[{name} agent] {request.title}"}))
+        return await approver(request.model_copy(update={"title": f"[{name} agent: {said}] {request.title}"}))
 
     return ask
 

@@ -35,7 +35,9 @@ ESC_WINDOW = 0.5  # two ESC presses within this many seconds = "ESC twice"
 CTRL_C_WINDOW = 2.0
 
 # Actions that act on the main screen only: a modal answers these keys itself.
-MAIN_SCREEN_ACTIONS = frozenset({"escape", "scroll_chat", "toggle_output", "toggle_todos", "cycle_mode"})
+MAIN_SCREEN_ACTIONS = frozenset(
+    {"escape", "scroll_chat", "toggle_output", "select_block", "open_selected", "toggle_todos", "cycle_mode"}
+)
 
 APP_BINDINGS: list[BindingType] = [
     Binding("escape", "escape", "Close the popup · interrupt the turn · twice: rewind", show=False, priority=True),
@@ -46,13 +48,18 @@ APP_BINDINGS: list[BindingType] = [
     ),
     Binding("ctrl+home", "scroll_chat('home')", "Scroll to the top of the chat", show=False, priority=True),
     Binding("ctrl+end", "scroll_chat('end')", "Scroll to the bottom and follow new output", show=False, priority=True),
+    # Reaching every folded block, older ones too: agent/ui/widgets/block_select.py.
     Binding(
         "ctrl+o",
         "toggle_output",
-        "Expand / collapse the tool output, long prompt or thinking in view (the newest)",
+        "Expand / collapse the selected block, else the newest output, long prompt or thinking in view",
         show=False,
         priority=True,
     ),
+    Binding("ctrl+up", "select_block(-1)", "Select the folded block above", show=False, priority=True),
+    Binding("ctrl+down", "select_block(1)", "Select the folded block below", show=False, priority=True),
+    # Over the prompt's Enter only while a block is selected and the prompt is empty.
+    Binding("enter", "open_selected", "Expand / collapse the selected block (prompt empty)", show=False, priority=True),
     Binding("ctrl+t", "toggle_todos", "Collapse / expand the todo list", show=False, priority=True),
     # Over the prompt's own Shift+Tab (it keeps the focus there) and Textual's focus_previous;
     # the action is in agent/ui/modes.py.
@@ -111,6 +118,9 @@ class KeyActions(_AppBase):
         if self.turn_running:
             self.interrupt_turn()
             return
+        if self.chat.selection.clear():  # a selected block: Esc lets it go first
+            self._last_escape = 0.0
+            return
         now = time.monotonic()
         if now - self._last_escape < ESC_WINDOW:
             self._last_escape = 0.0
@@ -160,6 +170,17 @@ class KeyActions(_AppBase):
     def action_toggle_output(self) -> None:
         if not self.chat.toggle_output_in_view():
             self.status.flash("No tool output to expand yet", CTRL_C_WINDOW)
+
+    def action_select_block(self, step: int) -> None:
+        if not self.chat.selection.move(step):
+            where = "No folded block to select" if not self.chat.selection.blocks() else "No folded block below"
+            self.status.flash(where, CTRL_C_WINDOW)
+
+    def action_open_selected(self) -> None:
+        """Enter on a selected block opens it; otherwise Enter is the prompt's (sends)."""
+        prompt = self.prompt
+        if self.focused is not prompt or prompt.text.strip() or not self.chat.selection.toggle_selected():
+            raise SkipAction()
 
     def action_toggle_todos(self) -> None:
         if not self.todo_panel.toggle():

@@ -1,6 +1,7 @@
 """A collapsed tool block's one line at 80×24 (issue 32, items 7 and 8): a summary too long
 for the row ends in `…` (at a word boundary when one is near) instead of stopping mid-word,
-and every collapsed block with room for it names the key that opens it."""
+and every collapsed block with room for it names the key that reaches it: Ctrl+O on the one
+that key opens, Ctrl+↑ on the older ones (agent/ui/widgets/block_select.py)."""
 
 from __future__ import annotations
 
@@ -10,10 +11,13 @@ from textual.widgets import Collapsible, Static
 
 from agent.session.models import Message
 from agent.ui.early_history import history_lines
-from agent.ui.widgets.tool_block import EXPAND_HINT
+from agent.ui.widgets.tool_block import HINT_SEP
 from agent.ui.widgets.tool_render import cells, fit_line
+from tests.ui.conftest import wait_for
 from tests.ui.test_snapshots import call, command_result, fixed_home, make_app, settle  # noqa: F401 - autouse
 
+EXPAND_HINT = HINT_SEP + "Ctrl+O to expand"
+SELECT_HINT = HINT_SEP + "Ctrl+↑ to select"
 LONG_ERROR = "Error: the configuration file could not be parsed because the table on line twelve is declared twice"
 
 
@@ -91,17 +95,17 @@ async def test_collapsed_blocks_name_the_key_that_opens_them(tmp_path):
         app.chat.show_history(history())
         await settle(pilot)
         (first, _), (long_error, _), (newest, box) = _titles(app)
-        assert first.render().plain == "▶ exit 3 · 6 lines" + EXPAND_HINT  # type: ignore[union-attr]
+        assert first.render().plain == "▶ exit 3 · 6 lines" + SELECT_HINT  # type: ignore[union-attr]
         assert newest.render().plain == "▶ exit 3 · 6 lines" + EXPAND_HINT  # type: ignore[union-attr]
         assert "Ctrl+O" in EXPAND_HINT and cells(newest.render().plain) <= _room(newest, box)  # type: ignore[union-attr]
-        assert "Ctrl+O" not in long_error.render().plain  # type: ignore[union-attr]  # no room: the summary comes first
+        assert "Ctrl+" not in long_error.render().plain  # type: ignore[union-attr]  # no room: the summary comes first
         for title, _ in _titles(app):  # laid out to show it all (not the width of an older, shorter text)
             assert title.content_region.width >= cells(title.render().plain)  # type: ignore[union-attr]
 
         await pilot.press("ctrl+o")  # the key it names opens the newest in view
         await pilot.pause()
         assert not box.collapsed
-        assert newest.render().plain == "▼ exit 3 · 6 lines"  # type: ignore[union-attr]  # open: no hint
+        assert newest.render().plain == "▼ exit 3 · 6 lines · Ctrl+O to collapse"  # type: ignore[union-attr]
         await pilot.press("ctrl+o")
         await pilot.pause()
         assert box.collapsed and newest.render().plain.endswith(EXPAND_HINT)  # type: ignore[union-attr]
@@ -123,6 +127,7 @@ async def test_a_result_arriving_live_names_the_key_at_once(tmp_path):
         [block] = app.chat.tool_blocks
         block.set_result(command_result("c1", c1.arguments, six, "", 3))
         await settle(pilot)
+        await wait_for(pilot, lambda: _titles(app), what="the result")
         [(title, _)] = _titles(app)
         assert title.render().plain == "▶ exit 3 · 6 lines" + EXPAND_HINT  # type: ignore[union-attr]
         assert title.content_region.width >= cells(title.render().plain)  # type: ignore[union-attr]

@@ -114,8 +114,9 @@ def test_mode_badge(snap_compare, tmp_path, size):
 
 @pytest.mark.parametrize("size", SIZES)
 def test_subagent_blocks(snap_compare, tmp_path, size):
-    """A finished subagent (its cost on the collapsed line) and one still running (its tools
-    as live lines)."""
+    """A finished subagent (its cost on the collapsed line, its answer opened: Markdown, as the
+    chat's) and one still running (its tools as live lines, as the parent's calls read; a
+    refused one marked ✗)."""
 
     async def run_before(pilot) -> None:
         app = pilot.app
@@ -129,7 +130,7 @@ def test_subagent_blocks(snap_compare, tmp_path, size):
                     role="tool",
                     tool_call_id="s1",
                     tool_name="subagent",
-                    content="VERSION is defined in version.py line 1.\nNothing else assigns it.",
+                    content="VERSION is defined in `version.py` line 1.\nNothing else **assigns** it.",
                     meta={"subagent": {"tool_calls": 3}, "cost": 0.0123},
                 ),
             ]
@@ -140,7 +141,11 @@ def test_subagent_blocks(snap_compare, tmp_path, size):
         await wait_for(pilot, lambda: block.is_mounted, what="the running block")  # output comes later
         app.chat.tool_output("s2", 'filesystem-read {"filePath": "version.py"}\n')
         app.chat.tool_output("s2", 'filesystem-search {"pattern": "VERSION", "path": "src"}\n')
-        await wait_for(pilot, lambda: "filesystem-search" in block.pending_text, what="the live lines")
+        app.chat.tool_output("s2", 'terminal-execute {"command": "rm -rf build && echo cleaned"}\n')
+        app.chat.tool_output("s2", "✗ refused: the user said no\n")
+        await wait_for(pilot, lambda: "refused" in block.pending_text, what="the live lines")
+        app.chat.tool_blocks[0].toggle_fold()  # the finished child's answer, opened
+        await wait_for(pilot, lambda: app.chat.tool_blocks[0].query("MarkdownBlock"), what="its answer drawn")
         await settle(pilot)
 
     assert snap_compare(make_app(tmp_path), terminal_size=size, run_before=run_before)

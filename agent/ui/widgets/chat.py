@@ -23,6 +23,7 @@ from textual.widgets import Static
 
 from agent.fs.terminal_text import InertStream, inert
 from agent.ui.widgets.answer_markdown import text_only_markdown
+from agent.ui.widgets.block_select import BlockSelection
 from agent.ui.widgets.condensed import CondensedMarker
 from agent.ui.widgets.history_marks import INTERRUPTED_TEXT, interrupted_turn_ends
 from agent.ui.widgets.stored_notice import notices_after
@@ -156,6 +157,27 @@ class AssistantMessage(Widget):
         if self.thinking is not None:
             self.thinking.toggle()
 
+    # -- the keyboard's side (agent/ui/widgets/block_select.py): its thinking ------------
+    @property
+    def can_fold(self) -> bool:
+        return self.thinking_collapsible
+
+    @property
+    def folded(self) -> bool:
+        return self.thinking is None or self.thinking.collapsed
+
+    @property
+    def fold_hint(self) -> str:
+        return self.thinking.hint if self.thinking is not None else ""
+
+    def toggle_fold(self) -> None:
+        self.toggle_thinking()
+
+    def show_fold_hint(self, hint: str) -> None:
+        if self.thinking is not None:
+            self.thinking.hint = hint
+            self.thinking.redraw()
+
     def on_mount(self) -> None:
         if not self._static:
             self.run_worker(self._drain(), group="stream", exit_on_error=False)
@@ -218,13 +240,6 @@ class AssistantMessage(Widget):
             await stream.stop()
 
 
-def _toggler(collapsible) -> Callable[[], None]:
-    def toggle() -> None:
-        collapsible.collapsed = not collapsible.collapsed
-
-    return toggle
-
-
 class ChatView(VerticalScroll, can_focus=False):
     """Renders what happened; it owns no state beyond the widgets it shows."""
 
@@ -236,6 +251,7 @@ class ChatView(VerticalScroll, can_focus=False):
         self._assistants: dict[str, AssistantMessage] = {}
         self._tools: dict[str, ToolBlock] = {}
         self._older: list[Widget] = []  # history built but not mounted yet (oldest first)
+        self.selection = BlockSelection(self)  # the keyboard's way to every folded block
         # Set by the app: a project command's current body, to show stored expansions compactly.
         self.command_body: Callable[[str], str | None] | None = None
 
@@ -247,6 +263,7 @@ class ChatView(VerticalScroll, can_focus=False):
         self._note_filled()
         self.mount_all(widgets)
         self._trim()
+        self.selection.schedule()
 
     def _note_filled(self) -> None:
         if not self.children:
@@ -267,6 +284,7 @@ class ChatView(VerticalScroll, can_focus=False):
 
     def add_user(self, text: str) -> UserMessage:
         widget = UserMessage(text)
+        self.selection.clear()
         self._add(widget)
         self.anchor()  # sending a prompt follows the answer again
         return widget
@@ -405,6 +423,7 @@ class ChatView(VerticalScroll, can_focus=False):
             self.mount_all(first)
         self._trim()
         self.anchor()
+        self.selection.schedule()
         if rest:
             self.call_after_refresh(self._mount_before_first, rest)
 
@@ -423,6 +442,7 @@ class ChatView(VerticalScroll, can_focus=False):
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
+        self.selection.schedule()  # the hints follow what is in view
         if new_value <= 0 and old_value > 0 and self._older:
             self.call_later(self._mount_older)
 
@@ -442,37 +462,27 @@ class ChatView(VerticalScroll, can_focus=False):
         self._tools.clear()
         return self.remove_children()
 
-    # -- keyboard ---------------------------------------------------------------------
+    # -- keyboard (agent/ui/widgets/block_select.py) ---------------------------------------
     def toggle_output_in_view(self) -> bool:
-        """Ctrl+O: expand or collapse the newest tool output, condense summary, model's
-        thinking or long pasted prompt the view shows, else the newest there is; False when
-        there is none."""
-        from textual.geometry import Region
-        from textual.widgets import Collapsible
+        """Ctrl+O: expand or collapse the selected block, else the newest folded block in view
+        (tool output, `!command` output, condense summary, thinking, long pasted prompt);
+        False when there is none."""
+        return self.selection.toggle_target()
 
-        candidates: list[tuple[Widget, Callable[[], None]]] = []
-        for widget in self.children:
-            if not widget.display:
-                continue
-            if isinstance(widget, UserMessage) and widget.collapsible:
-                candidates.append((widget, widget.toggle))
-            elif isinstance(widget, AssistantMessage) and widget.thinking_collapsible:
-                candidates.append((widget, widget.toggle_thinking))
-            elif isinstance(widget, (ToolBlock, CondensedMarker)):
-                found = widget.query(Collapsible)
-                if found:
-                    candidates.append((widget, _toggler(found.first())))
-        if not candidates:
-            return False
-        window = Region(
-            0,
-            round(self.scroll_y),
-            self.scrollable_content_region.width or 1,
-            self.scrollable_content_region.height or 1,
-        )
-        in_view = [toggle for w, toggle in candidates if w.virtual_region.overlaps(window)]
-        (in_view or [toggle for _, toggle in candidates])[-1]()
-        return True
+    def on_resize(self) -> None:
+        self.selection.schedule()
+
+    def on_click(self) -> None:
+        self.selection.schedule()  # a block opened or closed by the mouse: its hint changes
+
+    def on_collapsible_expanded(self) -> None:
+        self.selection.schedule()
+
+    def on_fold_changed(self) -> None:
+        self.selection.schedule()
+
+    def on_collapsible_collapsed(self) -> None:
+        self.selection.schedule()
 
     # -- queries (tests, status) ------------------------------------------------------
     @property

@@ -17,9 +17,13 @@ from textual.widgets import Static
 from agent.fs.terminal_text import inert
 
 if TYPE_CHECKING:
+    from textual.content import Content
+    from textual.widgets import Collapsible
+
     from agent.session.models import ContextEvent, Message
 
 FAILED_PREFIX = "Condensing failed: "
+TITLE_CHROME = 2 + 2  # the title's padding (app.tcss: `0 1`) and its "▶ " symbol
 # The summary the model reads wraps its appendices (archive, recent prompts, environment) in
 # these tags; on screen they are noise, the sections' own headings say what each one is.
 _REMINDER = re.compile(r"<system-reminder>\n?(.*?)\n?</system-reminder>", re.S)
@@ -100,6 +104,7 @@ class CondensedMarker(Vertical):
         self.summary_id = summary_id
         self.text = marker_title(trigger, tokens_before, tokens_after, duration_ms)
         self._body_pending = True
+        self.fold_hint = ""  # set by the chat: which key opens it
 
     @classmethod
     def from_event(cls, record: ContextEvent, summary: Message | None) -> CondensedMarker:
@@ -133,10 +138,47 @@ class CondensedMarker(Vertical):
         )
 
     def compose(self):
-        from textual.content import Content
         from textual.widgets import Collapsible
 
-        yield Collapsible(title=Content(self.text), collapsed=True)  # type: ignore[arg-type]  # textual takes Content (typed str)
+        yield Collapsible(title=self._title(), collapsed=True)  # type: ignore[arg-type]  # textual takes Content (typed str)
+
+    def _title(self) -> Content:
+        """The rule-like line, then the chat's hint when the row has room for both."""
+        from textual.content import Content
+
+        hint = f" {self.fold_hint}" if self.fold_hint else ""
+        fits = len(self.text) + len(hint) <= self.size.width - TITLE_CHROME
+        return Content.assemble(self.text, (hint if fits else "", "dim"))
+
+    def on_resize(self) -> None:
+        self.show_fold_hint(self.fold_hint)
+
+    # -- the keyboard's side (agent/ui/widgets/block_select.py) ---------------------------
+    def _collapsible(self) -> Collapsible | None:
+        from textual.widgets import Collapsible
+
+        found = self.query_children(Collapsible)
+        return found.first() if found else None
+
+    @property
+    def can_fold(self) -> bool:
+        return self._collapsible() is not None
+
+    @property
+    def folded(self) -> bool:
+        collapsible = self._collapsible()
+        return collapsible is None or collapsible.collapsed
+
+    def toggle_fold(self) -> None:
+        collapsible = self._collapsible()
+        if collapsible is not None:
+            collapsible.collapsed = not collapsible.collapsed
+
+    def show_fold_hint(self, hint: str) -> None:
+        self.fold_hint = hint
+        collapsible = self._collapsible()
+        if collapsible is not None:
+            collapsible.title = self._title()  # type: ignore[assignment]  # textual takes Content (typed str)
 
     def on_collapsible_expanded(self, event) -> None:
         if self._body_pending:

@@ -3,7 +3,8 @@
 It is the user's own command (agent/runtime/shell.py), so it reads as theirs: `! command`
 in the user's colours, the output under it. While it runs, the last lines are redrawn at most
 LIVE_HZ times a second however fast it prints; a long output is shown by its last lines, and
-a click shows it whole (the model got it whole, up to the note's bound). Once it ended, what
+a click, or the chat's keys (agent/ui/widgets/block_select.py: Ctrl+O), show it whole (the
+model got it whole, up to the note's bound). Once it ended, what
 it wrote to stderr is told apart (STDERR_STYLE): the two come on separate pipes, but live they
 arrive as one stream, so the marking comes with the stored note.
 """
@@ -17,6 +18,7 @@ from textual.containers import Vertical
 from textual.widgets import Static
 
 from agent.fs.terminal_text import inert
+from agent.ui.widgets.block_select import FoldChanged
 from agent.ui.widgets.tool_block import STDERR_STYLE
 
 if TYPE_CHECKING:
@@ -43,6 +45,7 @@ class ShellBlock(Vertical):
         self.finished = False
         self.expanded = False
         self.stderr_from: int | None = None  # the output's first line from stderr (None: none)
+        self.fold_hint = ""  # set by the chat: which key shows it all
         self._timer: Timer | None = None
 
     @classmethod
@@ -70,7 +73,7 @@ class ShellBlock(Vertical):
         shown, hidden = (self.output.rstrip("\n"), 0) if self.expanded else _tail(self.output, SHOWN_LINES)
         body = Text()
         if hidden:
-            more = " · click to show all" if self.finished else ""
+            more = f" · {self.fold_hint}" if self.finished and self.fold_hint else ""
             body.append(f"… {hidden} more line{'s' * (hidden > 1)} above{more}\n", style="dim italic")
         first = len(self.output.rstrip("\n").split("\n")) - len(shown.split("\n"))  # shown[0]'s index
         for index, line in enumerate(shown.split("\n"), start=first):
@@ -102,14 +105,19 @@ class ShellBlock(Vertical):
         else:
             self.status = "" if self.output.strip() else "(no output)"
         self.set_class(bool(self.status and self.status != "(no output)"), "-error")
-        self._redraw()
+        self._ended()
 
     def stop(self, status: str) -> None:
         """It ended without a note: stopped before it ran, or it could not start."""
         self.finished = True
         self.status = status
         self.add_class("-error")
+        self._ended()
+
+    def _ended(self) -> None:
         self._redraw()
+        if self.is_attached:
+            self.post_message(FoldChanged())  # its output may fold now
 
     def _redraw(self) -> None:
         self._timer = None
@@ -117,6 +125,23 @@ class ShellBlock(Vertical):
             self.query_one(".shell-output", Static).update(self._body())
 
     def on_click(self) -> None:
+        self.toggle_fold()
+
+    # -- the keyboard's side (agent/ui/widgets/block_select.py) ---------------------------
+    @property
+    def can_fold(self) -> bool:
+        """Finished with more lines than it shows (or shown whole already)."""
+        return self.finished and (self.expanded or _tail(self.output, SHOWN_LINES)[1] > 0)
+
+    @property
+    def folded(self) -> bool:
+        return not self.expanded
+
+    def toggle_fold(self) -> None:
         if self.finished:
             self.expanded = not self.expanded
             self._redraw()
+
+    def show_fold_hint(self, hint: str) -> None:
+        self.fold_hint = hint
+        self._redraw()

@@ -2,10 +2,11 @@
 
 While the model reasons its text shows as it arrives (redrawn at most LIVE_HZ times a second
 however fast it streams). When the answer starts (its first text, or the message ends in a
-tool call) the block collapses to "✻ Thought for 12 s"; Ctrl+O (or a click) opens it again,
-as it does a tool's output. The seconds are those between the first and the last piece of
-thinking that streamed here; a stored message (a resumed session) has no such timing, so
-its line says how long the thinking is instead: "✻ Thought (230 words)".
+tool call) the block collapses to "✻ Thought for 12 s"; a click, or the chat's keys
+(agent/ui/widgets/block_select.py: Ctrl+O), open it again, as they do a tool's output. The
+seconds are those between the first and the last piece of thinking that streamed here; a
+stored message (a resumed session) has no such timing, so its line says how long the
+thinking is instead: "✻ Thought (230 words)".
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from agent.fs.terminal_text import inert
+from agent.ui.widgets.block_select import FoldChanged
 
 if TYPE_CHECKING:
     from textual.timer import Timer
@@ -45,6 +47,7 @@ class ThinkingBlock(Static):
         self._last: float | None = None
         self._ready = False
         self._timer: Timer | None = None
+        self.hint = ""  # set by the chat: which key opens or closes it
         self.display = bool(text)
 
     @property
@@ -87,6 +90,8 @@ class ThinkingBlock(Static):
             self.streaming = False
             self.collapsed = True
             self.redraw()
+            if self.is_attached and self.text:
+                self.post_message(FoldChanged())
 
     def toggle(self) -> None:
         if self.collapsible:
@@ -105,9 +110,9 @@ class ThinkingBlock(Static):
             out = Text(MARK + "Thinking…", style="italic")
             out.append("\n" + inert(self.text.strip("\n")))
             return out
-        hint = "expand" if self.collapsed else "collapse"
         out = Text(MARK + self.label, style="italic")
-        out.append(f" · Ctrl+O to {hint}")
+        if self.hint:
+            out.append(f" · {self.hint}")
         if not self.collapsed:
             out.append("\n" + inert(self.text.strip("\n")))
         return out

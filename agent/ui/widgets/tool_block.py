@@ -6,11 +6,9 @@ a command runs, the last lines it printed show under the header, redrawn at most
 times a second however fast it prints; an interrupt leaves them there.
 
 A collapsed result is one line, fitted to the row: a summary too long for it ends in `…`
-(the row's edge would cut it mid-word with no sign). Where the row has room, it names the
-key that opens it, as a collapsed thought and a long pasted prompt do. Every collapsed block
-says so, each from its own summary and width alone: a hint kept on the newest block only had
-to be moved as blocks mounted, in an order a resumed session does not fix, and was drawn or
-not by which came first.
+(the row's edge would cut it mid-word with no sign). Where the row has room, it ends in the
+hint the chat gives it (agent/ui/widgets/block_select.py: "Ctrl+O to expand" on the block that
+key opens, "Ctrl+↑ to select" on the others), true for that block.
 """
 
 from __future__ import annotations
@@ -23,20 +21,26 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from agent.ui.widgets import tool_render
+from agent.ui.widgets.block_select import FoldChanged
 
 if TYPE_CHECKING:
     from textual.content import Content
     from textual.timer import Timer
+    from textual.widgets import Collapsible
 
     from agent.session.models import Message, ToolCall
 
 DIFF_EXPANDED_MAX_LINES = 40
 LIVE_TAIL_LINES = 8  # of a running command's output
 LIVE_HZ = 10
-EXPAND_HINT = " · Ctrl+O to expand"  # the key: APP_BINDINGS' toggle_output (agent/ui/keys.py)
+HINT_SEP = " · "  # between a collapsed title's summary and its key hint
 TITLE_CHROME = 4 + 2  # a collapsed title's padding (app.tcss: `0 2`) and its "▶ " symbol
 STDERR_STYLE = "red"  # a command's stderr lines in its expanded output (as in a `!command`'s)
 HEADER_INDENT = 2  # a header too long for its row goes on under the name, past the "● "
+SUBAGENT = "subagent"  # its live lines are its child's calls (agent/turn/children.py)
+CHILD_CALL_MARK = "    · "  # before each of a running child's calls
+CHILD_FAILED_STYLE = "red"  # a child's call that was refused or failed
+MARKDOWN_RESULTS = frozenset({SUBAGENT, tool_render.EXIT_PLAN_MODE})  # results the model wrote as Markdown
 
 
 def diff_text(diff: str) -> Text:
@@ -58,22 +62,48 @@ def diff_text(diff: str) -> Text:
     return out
 
 
+def _child_lines(lines: list[str]) -> Text:
+    """A running subagent's progress lines: its calls as the parent's read (`terminal-execute
+    $ git log`), one refused or failed marked ✗ and red with why, other lines as they came."""
+    rows: list[Text] = []
+    for line in lines:
+        failure = tool_render.child_failure(line)
+        if failure is not None and rows and rows[-1].plain.startswith(CHILD_CALL_MARK):
+            call = rows[-1]
+            rows[-1] = Text.assemble(
+                ("    " + tool_render.CHILD_FAILED_MARK, CHILD_FAILED_STYLE), call[len(CHILD_CALL_MARK) - 1 :]
+            )
+            rows[-1].append(f" · {failure}", style=CHILD_FAILED_STYLE)
+            continue
+        pretty = tool_render.child_call(line)
+        if pretty is not None:
+            rows.append(Text(CHILD_CALL_MARK + pretty))
+        elif failure is not None:
+            rows.append(Text(f"    {tool_render.CHILD_FAILED_MARK} {failure}", style=CHILD_FAILED_STYLE))
+        else:
+            rows.append(Text("    " + tool_render.inert(line)))
+    # One row each, cut with `…` at the edge (app.tcss: `.-subagent .tool-running`): wrapped,
+    # a long command ran back to the left edge.
+    return Text("\n").join(rows)
+
+
 class ToolBlock(Vertical):
     """One tool call: `name args` header, then a collapsed result with a one-line summary."""
 
     def __init__(self, call: ToolCall) -> None:
-        super().__init__(classes="tool-block")
+        super().__init__(classes="tool-block -subagent" if call.name == SUBAGENT else "tool-block")
         self.call = call
         self.summary = ""
         self.result: Message | None = None
         self._ready = False
         self._body_pending = False
-        self.pending_text = "  ⎿ running…"
+        self.pending_text: Text | str = "  ⎿ running…"
         self.live: list[str] = []  # output arrived since the last redraw
         self._tail = ""  # the last lines of output so far
         self._live_timer: Timer | None = None
         self.foldable = False  # its result sits in a Collapsible (Ctrl+O can open or close it)
         self._fitted_width = 0  # the width the header and the title were last fitted to
+        self.fold_hint = ""  # set by the chat (block_select.py): which key reaches this block
 
     def _header(self) -> Text:
         header = Text()
@@ -82,6 +112,9 @@ class ToolBlock(Vertical):
         args = tool_render.format_args(self.call)
         if args:
             header.append(" " + args)
+        ran = tool_render.where_it_ran(self.result) if self.result is not None else ""
+        if ran:  # a command: in cairn's sandbox, or with the user's access
+            header.append(" · " + ran, style="dim")
         if self.result is not None and tool_render.one_line(self.result):
             header.append(" · " + self.summary, style="red" if tool_render.is_error(self.result) else "")
         return self._hang(header)
@@ -125,7 +158,7 @@ class ToolBlock(Vertical):
         """The call will get no result (interrupted turn, or an orphan in history); what it
         printed so far stays above the line."""
         self._flush_live()
-        self.pending_text = f"{self._live_text()}\n{text}" if self._tail else text
+        self.pending_text = Text.assemble(self._live_text(), "\n", text) if self._tail else text
         self._show_pending()
 
     def add_output(self, text: str) -> None:
@@ -144,12 +177,14 @@ class ToolBlock(Vertical):
         self._live_timer = None
         self._flush_live()
         if self.result is None and self._tail:
-            self.pending_text = self._live_text() + "\n  ⎿ running…"
+            self.pending_text = Text.assemble(self._live_text(), "\n  ⎿ running…")
             self._show_pending()
 
-    def _live_text(self) -> str:
+    def _live_text(self) -> Text:
         shown = self._tail.rstrip("\n").split("\n")[-LIVE_TAIL_LINES:]
-        return "\n".join("    " + tool_render.inert(line) for line in shown)
+        if self.call.name == SUBAGENT:
+            return _child_lines(shown)
+        return Text("\n".join("    " + tool_render.inert(line) for line in shown))
 
     def _show_pending(self) -> None:
         if self.result is None and self._ready:
@@ -167,6 +202,7 @@ class ToolBlock(Vertical):
                 self.query_one(".tool-header", Static).update(self._header())
             else:
                 self.mount(self._result_widget())
+                self.post_message(FoldChanged())
 
     def _result_widget(self) -> Widget:
         from textual.widgets import Collapsible
@@ -188,29 +224,57 @@ class ToolBlock(Vertical):
 
     def _title(self, *, collapsed: bool) -> Content:
         """The summary within the row (before the first layout the width is unknown: whole),
-        then, when collapsed and the whole line fits, the key that opens it."""
+        then, when the whole line fits, the chat's hint for it."""
         from textual.content import Content
 
         width = self.size.width - TITLE_CHROME
         if width <= 0:
             return Content(self.summary)
-        if collapsed and tool_render.cells(self.summary) + tool_render.cells(EXPAND_HINT) <= width:
-            return Content.assemble(self.summary, (EXPAND_HINT, "dim"))
+        hint = HINT_SEP + self.fold_hint if self.fold_hint else ""
+        if tool_render.cells(self.summary) + tool_render.cells(hint) <= width:
+            return Content.assemble(self.summary, (hint, "dim"))
         return Content(tool_render.fit_line(self.summary, width))
 
     def _refit_title(self) -> None:
-        from textual.widgets import Collapsible
-
-        for collapsible in self.query_children(Collapsible).results(Collapsible):
+        for collapsible in self._collapsibles():
             collapsible.title = self._title(collapsed=collapsible.collapsed)  # type: ignore[assignment]  # textual takes Content (typed str)
 
-    def _body(self) -> Static:
+    def _collapsibles(self) -> list[Collapsible]:
+        from textual.widgets import Collapsible
+
+        return list(self.query_children(Collapsible).results(Collapsible))
+
+    # -- the keyboard's side (agent/ui/widgets/block_select.py) ---------------------------
+    @property
+    def can_fold(self) -> bool:
+        return self.foldable and bool(self._collapsibles())
+
+    @property
+    def folded(self) -> bool:
+        return all(c.collapsed for c in self._collapsibles())
+
+    def toggle_fold(self) -> None:
+        for collapsible in self._collapsibles():
+            collapsible.collapsed = not collapsible.collapsed
+
+    def show_fold_hint(self, hint: str) -> None:
+        self.fold_hint = hint
+        self._refit_title()
+
+    def _body(self) -> Widget:
         message = self.result
         assert message is not None
         diff = tool_render.result_diff(message)
         if diff is not None and not tool_render.is_error(message):
             return Static(diff_text(diff), classes="tool-diff")
         body = tool_render.result_body(message)
+        if self.call.name in MARKDOWN_RESULTS and not tool_render.is_error(message):
+            # A child's answer, a plan: Markdown the model wrote, drawn as the chat draws answers.
+            from textual.widgets import Markdown
+
+            from agent.ui.widgets.answer_markdown import text_only_markdown
+
+            return Markdown(body, parser_factory=text_only_markdown, classes="tool-markdown")
         stderr = tool_render.stderr_from(message)
         if stderr is None:
             return Static(body, markup=False, classes="tool-output")
@@ -222,10 +286,10 @@ class ToolBlock(Vertical):
         return Static(text, classes="tool-output")
 
     def on_collapsible_expanded(self, event) -> None:
-        self._refit_title()  # open: its hint goes
+        self._refit_title()
         if self._body_pending:
             self._body_pending = False
             event.collapsible.query_one("Contents").mount(self._body())
 
     def on_collapsible_collapsed(self) -> None:
-        self._refit_title()  # closed again: the hint is back
+        self._refit_title()

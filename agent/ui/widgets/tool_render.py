@@ -16,6 +16,7 @@ stops mid-word with no sign that anything is missing.
 from __future__ import annotations
 
 import json
+import re
 import unicodedata
 from typing import Any, Protocol
 
@@ -135,7 +136,7 @@ def _format_args(call: CallView) -> str:
     if name == TODO_WRITE:  # the list is in the panel above the prompt; its result line says how far
         return ""
     if name == EXIT_PLAN_MODE:  # the plan's first line; the expanded result is the whole plan
-        first = next((line.strip("# ").strip() for line in str(args.get("plan", "")).splitlines() if line.strip()), "")
+        first = next((plain_title(line) for line in str(args.get("plan", "")).splitlines() if line.strip()), "")
         return _clip(first)
     if name == "filesystem-search":
         where = args.get("path") or args.get("glob")
@@ -146,6 +147,70 @@ def _format_args(call: CallView) -> str:
         extra = args.get("pattern") or args.get("kind") or ""
         return _clip(" ".join(str(x) for x in (args.get("id", ""), extra) if x))
     return _clip(", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in args.items()))
+
+
+class _Call:
+    """A call as a subagent's progress line names it (CallView's shape)."""
+
+    def __init__(self, name: str, arguments: str) -> None:
+        self.name = name
+        self.arguments = arguments
+
+
+_PROGRESS_CALL = re.compile(r"([A-Za-z0-9_.:-]+) (\{.*)")
+CHILD_FAILED_MARK = "✗"  # agent/turn/children.py's line after a call that was refused or failed
+
+
+def _whole_json(text: str) -> str:
+    """Arguments the progress line cut to its length (ending in `…`), closed again so the
+    call's own rendering can read what is there (else the text as it came)."""
+    if not text.endswith("…"):
+        return text
+    head = text[:-1]
+    for tail in ('"}', "}", '"]}', "]}"):
+        try:
+            json.loads(head + tail)
+        except json.JSONDecodeError:
+            continue
+        return head + "…" + tail if tail.startswith('"') else head + tail
+    return text
+
+
+def child_call(line: str) -> str | None:
+    """A subagent's progress line `name {json}` as the parent's own calls read
+    (`terminal-execute $ grep -rn want_bytes src`); None for any other line."""
+    match = _PROGRESS_CALL.fullmatch(line.strip())
+    if match is None:
+        return None
+    name, arguments = match.groups()
+    args = format_args(_Call(name, _whole_json(arguments)))
+    return inert(name) + (" " + args if args else "")
+
+
+def child_failure(line: str) -> str | None:
+    """`refused: …` / `failed: …` from a subagent's line after a call that did not run well."""
+    text = line.strip()
+    return inert(text[len(CHILD_FAILED_MARK) :].strip()) if text.startswith(CHILD_FAILED_MARK + " ") else None
+
+
+def plain_title(line: str) -> str:
+    """A Markdown line as a one-line title: "Plan: add a `sha256` default" → "Plan: add a
+    sha256 default" (heading marks, emphasis, code ticks and link targets off)."""
+    text = line.strip().lstrip("#").strip()
+    text = re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", text)  # [text](url) → text
+    text = re.sub(r"`+([^`]*)`+", r"\1", text)
+    text = re.sub(r"(\*\*|__)(.+?)\1", r"\2", text)
+    text = re.sub(r"(?<![\w*])([*_])(?!\s)(.+?)(?<!\s)\1(?![\w*])", r"\2", text)
+    return text
+
+
+def where_it_ran(message: ResultView) -> str:
+    """ "sandboxed" or "outside sandbox" for a command's result (agent/tools/terminal.py's
+    meta), "" for any other result or one stored before that was recorded."""
+    meta = message.meta or {}
+    if meta.get("sandbox"):
+        return "sandboxed"
+    return "outside sandbox" if meta.get("outsideSandbox") else ""
 
 
 def _count_lines(text: str) -> int:
