@@ -49,9 +49,7 @@ def turn_hooks(
     )
 
 
-async def stop_hook_goes_on(
-    hooks: Hooks, writer: SessionWriter, emit: Callable[[Event], None], *, active: bool
-) -> bool:
+async def stop_hook_goes_on(hooks: Hooks, writer: SessionWriter, *, active: bool) -> bool:
     """Run the Stop hooks as the turn would end; True when one sent the model back to work
     (its reason is stored for the next request). `active`: this turn already went on once."""
     reason = await hooks.stop(active)
@@ -60,4 +58,4 @@ async def stop_hook_goes_on(
     await writer.append(
         Message(role="user", kind="note", content=STOP_NOTE.format(reason=reason), meta={"hook": "Stop"})
     )
-    return True  # the hook's line (HookActed, "sent the model back to work") was shown as it answered
+    return True  # its line ("Stop hook x sent the model back to work: …", HookActed) was shown as it answered

@@ -400,7 +400,7 @@ class Agent:
                     break
                 if not assistant.tool_calls:
                     if stops < MAX_STOP_CONTINUES and await stop_hook_goes_on(
-                        self.hooks, self.writer, self.emit, active=stops > 0
+                        self.hooks, self.writer, active=stops > 0
                     ):
                         stops += 1  # a Stop hook sent the model back to work, with its reason
                         continue
