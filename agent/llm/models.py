@@ -266,6 +266,28 @@ def probe_window(
     return None
 
 
+def server_models(
+    api_base: str, api_key: str | None = None, timeout: float = DISCOVERY_TIMEOUT_S
+) -> list[tuple[str, int | None]] | None:
+    """The models an OpenAI-compatible server lists (`GET {base}/models`), each with the window
+    it reports (vLLM's `max_model_len`; else None), in its order; None when it does not answer
+    with a list (`/model` then offers the price map's). Blocking, bounded by `timeout`; never raises."""
+    try:
+        base = api_base.strip().rstrip("/")
+        if not base.lower().startswith(("http://", "https://")):
+            return None
+        url = f"{base}/models" if _VERSION_SEGMENT.search(base) else f"{base}/v1/models"
+        answer = _request_json(url, api_key, timeout)
+    except _Unreachable as exc:
+        log.debug("model list: %s unreachable (%s)", api_base, exc)
+        return None
+    data = answer.get("data") if isinstance(answer, dict) else None
+    if not isinstance(data, list):
+        return None
+    found = [(e.get("id"), _positive_int(e.get("max_model_len"))) for e in data if isinstance(e, dict)]
+    return [(name, window) for name, window in found if isinstance(name, str) and name.strip()]
+
+
 def discover_window(
     api_base: str, model: str, api_key: str | None = None, timeout: float = DISCOVERY_TIMEOUT_S
 ) -> int | None:

@@ -1,7 +1,15 @@
-"""Which models `/model` offers: those of providers a key is set for, with their windows.
+"""Which models `/model` offers: a custom server's own, then those of providers a key is set
+for, with their windows.
 
-Read from litellm's bundled price map through agent/llm/cost_map.py (a JSON file, no
-litellm import), so the picker opens fast even before the backend loaded. A key counts
+With a custom `api_base` the server is asked what it serves (`GET {base}/models`, the
+OpenAI-compatible list, agent/llm/models.py `server_models`, a bounded wait): its models come
+first, all of them, named for the current model's provider (`openai/<id>`), and the price
+map's models of that provider are left out: they would be sent to the same server, which
+does not serve them (the picker listed OpenAI's 98 public models for a local server). A server
+that does not answer leaves the price map's list, and the picker says so.
+
+The rest is read from litellm's bundled price map through agent/llm/cost_map.py (a JSON file,
+no litellm import), so the picker opens fast even before the backend loaded. A key counts
 when the user set it (the environment, or cairn's own api_key for the current model's
 provider); nothing is asked of a provider.
 """
@@ -81,3 +89,33 @@ def with_known_windows(choices: list[ModelChoice], windows: Mapping[str, int]) -
     for model, tokens in windows.items():
         by_model[model] = ModelChoice(model, tokens)
     return sorted(by_model.values(), key=lambda c: c.model)
+
+
+@dataclass(frozen=True)
+class Offered:
+    """What the picker lists and how it titles the list."""
+
+    choices: list[ModelChoice]
+    title: str
+
+
+def served_first(
+    served: list[tuple[str, int | None]] | None, catalogue: list[ModelChoice], current: str | None, api_base: str
+) -> Offered:
+    """The server's models (None: it did not answer), then the catalogue's of other providers;
+    the current model is always offered."""
+    if served is None:
+        note = f" (the server at {api_base} did not list its models)" if api_base else ""
+        return Offered(catalogue, f"Choose a model — {len(catalogue)} with a key set{note}")
+    provider = current.split("/", 1)[0] if current and "/" in current else "openai"
+    own = [
+        ModelChoice(name if name.startswith(f"{provider}/") else f"{provider}/{name}", window)
+        for name, window in served
+    ]
+    names = {c.model for c in own}
+    if current and current not in names:
+        own.insert(0, ModelChoice(current, None))
+        names.add(current)
+    others = [c for c in catalogue if not c.model.startswith(f"{provider}/") and c.model not in names]
+    more = f" · {len(others)} more with a key set" if others else ""
+    return Offered([*own, *others], f"Choose a model — {len(served)} served by {api_base}{more}")

@@ -12,6 +12,8 @@ from agent.ui.screens.model_picker import ModelPicker
 from tests.ui.conftest import chat_text, send, wait_for, wait_ready
 
 SIZE = (100, 30)
+CLOSED = "http://127.0.0.1:9/v1"  # the discard port: nothing listens, the connection is refused
+SERVED = ["qwen-coder", "llama-3.1-8b", "mistral-small"]
 
 
 def clear_keys(monkeypatch) -> None:
@@ -67,7 +69,7 @@ async def test_model_without_a_name_picks_from_the_keyed_models(make_settings, s
 
 async def test_model_without_a_name_and_no_key_says_how(make_settings, server, monkeypatch):
     clear_keys(monkeypatch)
-    app = CairnApp(make_settings(api_key=None))
+    app = CairnApp(make_settings(api_key=None, api_base=CLOSED))  # and no server to ask
     async with app.run_test(size=SIZE) as pilot:
         await wait_ready(pilot)
         await send(pilot, "/model")
@@ -90,4 +92,45 @@ async def test_a_window_the_server_reported_is_the_one_shown(make_settings, serv
         await wait_for(pilot, lambda: isinstance(app.screen, ModelPicker), what="the model picker")
         options = app.screen.query_one("#picker-list")
         rows = [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
-        assert rows == [f"{app.runtime.model}  32.8k window  (current)"]
+        # The server's model (it lists `fake-model`) after the current one, which it does not list.
+        assert rows == [f"{app.runtime.model}  32.8k window  (current)", "openai/fake-model  window unknown"]
+
+
+async def test_a_custom_servers_own_models_are_listed_not_the_public_catalogue(workspace, monkeypatch):
+    """Issue 46 item 19 (walk 22): with --api-base, /model lists what the server serves
+    (GET /v1/models), every one, the current one marked, and not OpenAI's public models."""
+    from agent.settings.config import load_settings
+    from tests.fakes.llm_server import FakeLLMServer
+
+    clear_keys(monkeypatch)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")  # OpenAI's public list would be offered
+    listed = {"object": "list", "data": [{"id": i, "object": "model"} for i in SERVED]}
+    listed["data"][1]["max_model_len"] = 32_768
+    with FakeLLMServer(extra_get={"/v1/models": listed}) as srv:
+        flags = {"model": "openai/qwen-coder", "api_base": srv.base_url, "api_key": "sk-test"}
+        app = CairnApp(load_settings(workspace, flags=flags))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_ready(pilot)
+            await send(pilot, "/model")
+            await wait_for(pilot, lambda: isinstance(app.screen, ModelPicker), what="the model picker")
+            picker = app.screen
+            assert [c.model for c in picker.choices] == [f"openai/{i}" for i in SERVED]  # only the server's
+            title = str(picker.query_one("#picker-title").content)
+            assert title.startswith(f"Choose a model — 3 served by {srv.base_url}")
+            options = picker.query_one("#picker-list")
+            rows = [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
+            assert rows[0] == "openai/qwen-coder  window unknown  (current)" and options.highlighted == 0
+            assert rows[1] == "openai/llama-3.1-8b  32.8k window"
+            await pilot.press("escape")
+
+
+def test_a_server_that_does_not_answer_leaves_the_catalogue_and_says_so():
+    from agent.ui.model_choices import ModelChoice, served_first
+
+    catalogue = [ModelChoice("openai/gpt-4o", 128_000)]
+    offered = served_first(None, catalogue, "openai/qwen", "http://127.0.0.1:8000/v1")
+    assert offered.choices == catalogue
+    assert (
+        offered.title
+        == "Choose a model — 1 with a key set (the server at http://127.0.0.1:8000/v1 did not list its models)"
+    )

@@ -18,7 +18,10 @@ from agent.runtime.ops import SetModel
 from agent.ui.commands.command import Command
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from agent.ui.host import Host
+    from agent.ui.model_choices import ModelChoice
 
 NEAREST = 3  # names offered for one that is refused or unknown
 NEAREST_CUTOFF = 0.6  # difflib's similarity, 0..1, below which a name is no suggestion
@@ -123,13 +126,22 @@ async def pick_model(app: Host) -> None:
     """No name: a picker of the models a key is set for (none: say how to set one)."""
     import asyncio
 
-    from agent.ui.model_choices import available_models, with_known_windows
+    from agent.ui.model_choices import available_models, served_first, with_known_windows
     from agent.ui.screens.model_picker import ModelPicker
 
     current = app.runtime.model if app.runtime else (app.settings.model if app.settings else None)
     own_key = bool(app.settings and app.settings.api_key)
-    choices = await asyncio.to_thread(available_models, current, own_key)
-    choices = with_known_windows(choices, app.runtime.known_windows() if app.runtime else {})
+    api_base = (app.settings.api_base or "") if app.settings else ""
+    catalogue = await asyncio.to_thread(available_models, current, own_key)
+    served = None
+    if api_base:  # a custom server: what it serves, asked off the event loop, a bounded wait
+        from agent.llm.models import server_models
+
+        key = app.settings.api_key if app.settings else None
+        served = await asyncio.to_thread(server_models, api_base, key)
+    offered = served_first(served, catalogue, current, api_base)
+    windows = app.runtime.known_windows() if app.runtime else {}
+    choices = with_known_windows(offered.choices, windows) if served is None else _windows(offered.choices, windows)
     if not choices:
         text = f"Model: {current}. " if current else "No model configured. "
         app.chat.add_notice(
@@ -137,10 +149,17 @@ async def pick_model(app: Host) -> None:
             "from; set one with /model <provider/name>."
         )
         return
-    chosen = await app.push_screen_wait(ModelPicker(choices, current))
+    chosen = await app.push_screen_wait(ModelPicker(choices, current, title=offered.title))
     app.prompt.focus()
     if chosen and chosen != current:
         await use_model(app, chosen)
+
+
+def _windows(choices: list[ModelChoice], windows: Mapping[str, int]) -> list[ModelChoice]:
+    """The windows the servers reported, in place (the server's order kept)."""
+    from agent.ui.model_choices import ModelChoice
+
+    return [ModelChoice(c.model, windows.get(c.model, c.window)) for c in choices]
 
 
 async def use_model(app: Host, name: str) -> None:

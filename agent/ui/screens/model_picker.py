@@ -1,4 +1,5 @@
-"""`/model` without a name: pick one of the models a key is set for, window shown.
+"""`/model` without a name: pick one of a custom server's models or those a key is set for
+(agent/ui/model_choices.py), window shown, the current one marked and highlighted.
 
 Type to filter (every word must appear), ↑↓ to move, Enter to choose, Esc to close.
 Dismisses with the model string, or None.
@@ -36,14 +37,15 @@ class ModelPicker(ModalScreen[str | None]):
         Binding("down", "move(1)", show=False, priority=True),
     ]
 
-    def __init__(self, choices: list[ModelChoice], current: str | None) -> None:
+    def __init__(self, choices: list[ModelChoice], current: str | None, *, title: str | None = None) -> None:
         super().__init__()
         self.choices = choices
         self.current = current
+        self.title_text = title or f"Choose a model — {len(choices)} with a key set"
 
     def compose(self):
         with Vertical(id="picker-box"):
-            yield Static(f"Choose a model — {len(self.choices)} with a key set", id="picker-title", markup=False)
+            yield Static(self.title_text, id="picker-title", markup=False)
             yield Input(placeholder="filter: provider or name", id="model-filter")
             yield OptionList(id="picker-list")
             yield Static(HINT, id="picker-hint", markup=False)
