@@ -73,6 +73,9 @@ LAUNCHING_SUBCOMMANDS = {
 }
 # Launcher flags that take no value, so the word after them is still what runs.
 RUNNER_FLAGS = {"-y", "--yes", "-q", "--quiet", "--no-install", "--offline", "--frozen", "--locked", "--no-sync"}
+# Programs whose subcommand says what runs: options before it (`git -C sub commit`) keep the
+# scope going to the subcommand, not back to every command of the program.
+SUBCOMMAND_PROGRAMS = {"git", "cargo", "go", "docker", "podman", "kubectl", "helm", "gh", "pip", "pip3", "make"}
 # Runners that take the command to run, scoped in turn (`uv run python -m pytest`).
 NESTING_RUNNERS = {"uv", "uvx", "poetry", "pdm", "hatch", "pipenv", "rye", "pipx"}
 
@@ -144,6 +147,8 @@ def scope_words(words: list[str]) -> list[str]:
         return _launched_scope(words, 2)
     if _subcommand(second):
         return words[:2]
+    if base in SUBCOMMAND_PROGRAMS and second.startswith("-"):
+        return _launched_scope(words, 1)
     return words[:1]
 
 

@@ -174,7 +174,7 @@ def test_git_flags_of_a_plan():
     [
         (["git", "status"], "git status"),
         (["git"], "git"),
-        (["git", "-x"], "git"),
+        (["git", "-x"], "git -x"),  # an option before the subcommand: not every git command
         (["npm", "run:dev"], "npm run:dev"),
         (["a", "b_c-d9"], "a b_c-d9"),
         (["ls", "a.txt"], "ls"),

@@ -49,6 +49,10 @@ from tests.tools.test_terminal import run
         ("go test ./...", "go test"),
         ("cargo test --release", "cargo test"),
         ("git commit -m x", "git commit"),
+        ("git -C sub commit -m x", "git -C sub commit -m x"),  # -C takes a value: the whole command
+        ("git --no-pager log -1", "git --no-pager log -1"),
+        ("git --version", "git --version"),
+        ("make -j4", "make -j4"),
         ("make test", "make test"),
         ("pytest -q tests", "pytest"),
     ],
