@@ -413,6 +413,11 @@ class CairnApp(KeyActions, TurnActions, ModeActions, NotifyActions, App):
         if shell.is_shell(text):  # `!command`: the user's own, in their shell (agent/ui/shell.py)
             shell.submit(self, text)
             return
+        from agent.ui.commands import memory  # light, and loaded only once a prompt is sent
+
+        if memory.is_memory(text):  # `# note`: into the project's memory file, not to the model
+            memory.remember(self, text)
+            return
         parsed = commands.parse(text)
         if parsed is None:
             self.send_prompt(text)

@@ -9,6 +9,7 @@ command handler or a flow is given the app).
 from __future__ import annotations
 
 from collections.abc import Coroutine
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
@@ -67,6 +68,7 @@ class Host(Protocol):
         self, screen: Screen[ResultT], callback: ScreenResultCallbackType[ResultT] | None = None
     ) -> object: ...
     async def push_screen_wait(self, screen: Screen[ResultT]) -> ResultT: ...
+    def suspend(self) -> AbstractContextManager[None]: ...  # the terminal to another program (/memory's editor)
     def run_worker(
         self, work: Coroutine[Any, Any, None], *, group: str = ..., exclusive: bool = ..., exit_on_error: bool = ...
     ) -> object: ...
