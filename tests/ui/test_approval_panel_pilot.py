@@ -46,6 +46,7 @@ async def test_the_approval_is_docked_under_the_chat_with_every_choice_on_one_ro
     app = CairnApp(make_settings())
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_ready(pilot)
+        app.chat.add_notice("\n".join(f"earlier line {i}" for i in range(16)))  # the chat is full
         await send(pilot, "run the tests")
         await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), READY_TIMEOUT, "the approval")
         screen = app.screen
@@ -56,9 +57,10 @@ async def test_the_approval_is_docked_under_the_chat_with_every_choice_on_one_ro
         [said] = [w for w in app.chat.query(AssistantMessage) if EXPLANATION in w.text]
         await wait_for(
             pilot,
-            lambda: said.region.y >= 0 and said.region.bottom <= box.region.y,
+            lambda: said.region.height > 0 and said.region.y >= 0 and said.region.bottom <= box.region.y,
             what="the model's explanation above the panel, in view",
         )
+        await wait_for(pilot, lambda: app.chat.region.bottom <= box.region.y, what="the chat ending above the panel")
         await pilot.press("n")
         await wait_for(pilot, lambda: not app.turn_running, READY_TIMEOUT, "the turn to finish")
         await app.workers.wait_for_complete()

@@ -30,6 +30,7 @@ async def open_review(pilot, server) -> PlanReviewScreen:
     )
     app = pilot.app
     await wait_ready(pilot)
+    app.chat.add_notice("\n".join(f"earlier line {i}" for i in range(16)))  # the chat is full
     await send(pilot, "plan it")
     await wait_for(pilot, lambda: isinstance(app.screen, PlanReviewScreen), READY_TIMEOUT, "the plan review")
     scroll = app.screen.query_one("#plan-scroll")
@@ -96,9 +97,10 @@ async def test_the_review_is_docked_under_the_chat_whose_last_words_stay_in_view
         [said] = [w for w in app.chat.query(AssistantMessage) if EXPLANATION in w.text]
         await wait_for(
             pilot,
-            lambda: said.region.y >= 0 and said.region.bottom <= box.region.y,
+            lambda: said.region.height > 0 and said.region.y >= 0 and said.region.bottom <= box.region.y,
             what="the model's explanation above the panel, in view",
         )
+        await wait_for(pilot, lambda: app.chat.region.bottom <= box.region.y, what="the chat ending above the panel")
         await pilot.press("escape")
         await wait_for(pilot, lambda: not app.turn_running, READY_TIMEOUT, "the turn to finish")
         await app.workers.wait_for_complete()
