@@ -77,9 +77,9 @@ async def expand(pilot, marker: CondensedMarker) -> str:
 def test_marker_title():
     assert (
         marker_title("auto", 120_431, 8_210, 3_200)
-        == "── Context condensed (auto) · 120,431 → 8,210 tokens (−93%) · 3.2 s ──"
+        == "── Context condensed (auto) · history 120,431 → 8,210 tokens (−93%) · 3.2 s ──"
     )
-    assert marker_title("manual", 1000, 1000) == "── Context condensed (manual) · 1,000 → 1,000 tokens (+0%) ──"
+    assert marker_title("manual", 1000, 1000) == "── Context condensed (manual) · history 1,000 → 1,000 tokens (+0%) ──"
     assert marker_title("manual", None, None) == "── Context condensed (manual) ──"
 
 
@@ -111,7 +111,7 @@ async def test_condense_marker_dims_what_came_before(make_settings):
         assert "Condensing context" not in app.status.render_text().plain
         [marker] = markers(app)
         # The summary's stored numbers: the same marker a resumed history shows.
-        assert marker.text == "── Context condensed (auto) · 120,431 → 8,210 tokens (−93%) ──"
+        assert marker.text == "── Context condensed (auto) · history 120,431 → 8,210 tokens (−93%) ──"
         assert marker.text == CondensedMarker.from_summary(summary_message()).text
         assert marker.text in str(marker.query_one("CollapsibleTitle").render())
         assert all(w.has_class("condensed") for w in before)
@@ -129,7 +129,7 @@ async def test_condense_marker_dims_what_came_before(make_settings):
         await pilot.pause()
         first, second = markers(app)
         assert first.has_class("condensed") and after.has_class("condensed")
-        assert second.text == "── Context condensed (overflow) · 120,431 → 8,210 tokens (−93%) ──"
+        assert second.text == "── Context condensed (overflow) · history 120,431 → 8,210 tokens (−93%) ──"
 
 
 async def test_failed_condense_and_truncation_once_per_turn(make_settings):
@@ -209,7 +209,7 @@ async def test_history_shows_summary_as_marker_and_dims_condensed(make_settings)
         widgets = list(app.chat.children)
         assert [w.has_class("condensed") for w in widgets] == [True] * 4 + [False] * 3
         [marker] = markers(app)
-        assert marker.text == "── Context condensed (manual) · 120,431 → 8,210 tokens (−93%) ──"
+        assert marker.text == "── Context condensed (manual) · history 120,431 → 8,210 tokens (−93%) ──"
         # The summary is not shown as something the user typed.
         assert [u.text for u in app.chat.query(UserMessage)] == ["fix the parser", "now the lexer"]
         assert "the parser was fixed" in await expand(pilot, marker)
@@ -351,7 +351,7 @@ async def test_marker_is_the_same_live_and_resumed_and_its_summary_reads_without
         assert (
             live.text
             == CondensedMarker.from_summary(summary).text
-            == "── Context condensed (auto) · 5,900 → 700 tokens (−88%) ──"
+            == "── Context condensed (auto) · history 5,900 → 700 tokens (−88%) ──"
         )
         await pilot.press("ctrl+o")
         await wait_for(pilot, lambda: live.query(".condensed-summary"), what="the expanded summary")

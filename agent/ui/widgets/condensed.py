@@ -39,10 +39,12 @@ def _change(before: int, after: int) -> str:
 
 
 def marker_title(trigger: str, before: int | None, after: int | None, duration_ms: int = 0) -> str:
-    """ "── Context condensed (auto) · 120,431 → 8,210 tokens (−93%) · 3.2 s ──"."""
+    """ "── Context condensed (auto) · history 120,431 → 8,210 tokens (−93%) · 3.2 s ──": the
+    conversation's tokens, not the whole request's (the status bar's figure also holds the
+    system prompt and the tools, which condensing leaves as they are)."""
     parts = [f"Context condensed ({trigger})"]
     if before and after is not None:
-        parts.append(f"{before:,} → {after:,} tokens ({_change(before, after)})")
+        parts.append(f"history {before:,} → {after:,} tokens ({_change(before, after)})")
     if duration_ms:
         parts.append(f"{duration_ms / 1000:.1f} s")
     return "── " + " · ".join(parts) + " ──"
