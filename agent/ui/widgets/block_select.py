@@ -14,12 +14,13 @@ or a block's state changes (only the blocks whose hint changed are redrawn).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import TYPE_CHECKING
 
 from textual.message import Message
 
 if TYPE_CHECKING:
     from textual.containers import VerticalScroll
+    from textual.geometry import Region
     from textual.widget import Widget
 
 SELECTED = "selected-block"  # app.tcss marks the selected block with it
@@ -33,26 +34,28 @@ class FoldChanged(Message):
     of a command): the chat recomputes its hints."""
 
 
-@runtime_checkable
-class Foldable(Protocol):
-    """What a chat block that can hide part of itself offers the keyboard."""
+class Foldable:
+    """Mixed into a chat block that can hide part of itself: what it offers the keyboard.
+    (A plain class, not a Protocol: the chat asks every block at each scroll, and a
+    Protocol's isinstance check costs a lookup per member.)"""
+
+    fold_hint = ""  # the hint drawn now ("Ctrl+O to expand"; "" for none)
 
     @property
     def can_fold(self) -> bool:
         """It has something to hide or show now (a short output has not)."""
-        ...
+        return False
 
     @property
-    def folded(self) -> bool: ...
+    def folded(self) -> bool:
+        return True
 
-    @property
-    def fold_hint(self) -> str: ...
-
-    def toggle_fold(self) -> None: ...
+    def toggle_fold(self) -> None:
+        """Open it if folded, else fold it."""
 
     def show_fold_hint(self, hint: str) -> None:
-        """Draw `hint` ("Ctrl+O to expand"; "" for none) where the block says what it hides."""
-        ...
+        """Draw `hint` where the block says what it hides."""
+        self.fold_hint = hint
 
 
 def folding(widget: Widget) -> Foldable:
@@ -83,17 +86,16 @@ class BlockSelection:
         """The chat's foldable blocks, oldest first."""
         return [w for w in self.chat.children if w.display and isinstance(w, Foldable) and w.can_fold]
 
-    def _in_view(self, widget: Widget) -> bool:
+    def _window(self) -> Region:
+        """The part of the chat's content on screen."""
         from textual.geometry import Region
 
         chat = self.chat
-        window = Region(
-            0,
-            round(chat.scroll_y),
-            chat.scrollable_content_region.width or 1,
-            chat.scrollable_content_region.height or 1,
-        )
-        return widget.virtual_region.overlaps(window)
+        region = chat.scrollable_content_region
+        return Region(0, round(chat.scroll_y), region.width or 1, region.height or 1)
+
+    def _in_view(self, widget: Widget) -> bool:
+        return widget.virtual_region.overlaps(self._window())
 
     def target(self, blocks: list[Widget] | None = None) -> Widget | None:
         """What Ctrl+O acts on: the selection in view, else the newest block in view, else
@@ -101,10 +103,17 @@ class BlockSelection:
         blocks = self.blocks() if blocks is None else blocks
         if not blocks:
             return None
-        if self.selected is not None and self.selected in blocks and self._in_view(self.selected):
+        window = self._window()
+        if self.selected is not None and self.selected in blocks and self.selected.virtual_region.overlaps(window):
             return self.selected
-        in_view = [w for w in blocks if self._in_view(w)]
-        return (in_view or blocks)[-1]
+        # The newest in view: searched from the newest (the view is mostly at the bottom).
+        for widget in reversed(blocks):
+            region = widget.virtual_region
+            if region.overlaps(window):
+                return widget
+            if region.bottom <= window.y:
+                break  # it and every older block are above the view
+        return blocks[-1]
 
     # -- keys ----------------------------------------------------------------------------
     def toggle_target(self) -> bool:

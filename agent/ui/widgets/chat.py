@@ -23,7 +23,7 @@ from textual.widgets import Static
 
 from agent.fs.terminal_text import InertStream, inert
 from agent.ui.widgets.answer_markdown import text_only_markdown
-from agent.ui.widgets.block_select import BlockSelection
+from agent.ui.widgets.block_select import BlockSelection, Foldable
 from agent.ui.widgets.condensed import CondensedMarker
 from agent.ui.widgets.history_marks import INTERRUPTED_TEXT, interrupted_turn_ends
 from agent.ui.widgets.stored_notice import notices_after
@@ -100,7 +100,7 @@ def stored_thinking(message: Message) -> str:
     return thinking if isinstance(thinking, str) and thinking.strip() else ""
 
 
-class AssistantMessage(Widget):
+class AssistantMessage(Widget, Foldable):
     """Assistant text, streamed through `Markdown.get_stream`, under the model's thinking
     (widgets/thinking.py) when it reasoned first.
 
@@ -166,14 +166,11 @@ class AssistantMessage(Widget):
     def folded(self) -> bool:
         return self.thinking is None or self.thinking.collapsed
 
-    @property
-    def fold_hint(self) -> str:
-        return self.thinking.hint if self.thinking is not None else ""
-
     def toggle_fold(self) -> None:
         self.toggle_thinking()
 
     def show_fold_hint(self, hint: str) -> None:
+        self.fold_hint = hint
         if self.thinking is not None:
             self.thinking.hint = hint
             self.thinking.redraw()

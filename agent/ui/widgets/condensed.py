@@ -15,6 +15,7 @@ from textual.containers import Vertical
 from textual.widgets import Static
 
 from agent.fs.terminal_text import inert
+from agent.ui.widgets.block_select import Foldable
 
 if TYPE_CHECKING:
     from textual.content import Content
@@ -81,7 +82,7 @@ def truncated_text(record: ContextEvent) -> str:
     )
 
 
-class CondensedMarker(Vertical):
+class CondensedMarker(Vertical, Foldable):
     """One condense: a collapsed rule-like title; expanding shows the summary text."""
 
     def __init__(
@@ -164,7 +165,7 @@ class CondensedMarker(Vertical):
 
     @property
     def can_fold(self) -> bool:
-        return self._collapsible() is not None
+        return True  # its summary, always behind its line
 
     @property
     def folded(self) -> bool:

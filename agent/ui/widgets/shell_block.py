@@ -18,7 +18,7 @@ from textual.containers import Vertical
 from textual.widgets import Static
 
 from agent.fs.terminal_text import inert
-from agent.ui.widgets.block_select import FoldChanged
+from agent.ui.widgets.block_select import Foldable, FoldChanged
 from agent.ui.widgets.tool_block import STDERR_STYLE
 
 if TYPE_CHECKING:
@@ -36,7 +36,7 @@ def _tail(text: str, lines: int) -> tuple[str, int]:
     return "\n".join(parts[-lines:]), max(0, len(parts) - lines)
 
 
-class ShellBlock(Vertical):
+class ShellBlock(Vertical, Foldable):
     def __init__(self, command: str) -> None:
         super().__init__(classes="shell-block")
         self.command = command

@@ -21,7 +21,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from agent.ui.widgets import tool_render
-from agent.ui.widgets.block_select import FoldChanged
+from agent.ui.widgets.block_select import Foldable, FoldChanged
 
 if TYPE_CHECKING:
     from textual.content import Content
@@ -87,7 +87,7 @@ def _child_lines(lines: list[str]) -> Text:
     return Text("\n").join(rows)
 
 
-class ToolBlock(Vertical):
+class ToolBlock(Vertical, Foldable):
     """One tool call: `name args` header, then a collapsed result with a one-line summary."""
 
     def __init__(self, call: ToolCall) -> None:
@@ -102,6 +102,7 @@ class ToolBlock(Vertical):
         self._tail = ""  # the last lines of output so far
         self._live_timer: Timer | None = None
         self.foldable = False  # its result sits in a Collapsible (Ctrl+O can open or close it)
+        self._fold: Collapsible | None = None  # that Collapsible
         self._fitted_width = 0  # the width the header and the title were last fitted to
         self.fold_hint = ""  # set by the chat (block_select.py): which key reaches this block
 
@@ -216,11 +217,13 @@ class ToolBlock(Vertical):
         if (diff is not None and not failed and len(diff.splitlines()) <= DIFF_EXPANDED_MAX_LINES) or (
             diff is None and tool_render.shown_open(message)
         ):
-            return Collapsible(self._body(), title=self._title(collapsed=False), collapsed=False)  # type: ignore[arg-type]  # textual takes Content (typed str)
+            self._fold = Collapsible(self._body(), title=self._title(collapsed=False), collapsed=False)  # type: ignore[arg-type]  # textual takes Content (typed str)
+            return self._fold
         # Collapsed: the body is built on first expand. Laying out hundreds of hidden
         # outputs made resuming a long session take seconds.
         self._body_pending = True
-        return Collapsible(title=self._title(collapsed=True), collapsed=True)  # type: ignore[arg-type]  # textual takes Content (typed str)
+        self._fold = Collapsible(title=self._title(collapsed=True), collapsed=True)  # type: ignore[arg-type]  # textual takes Content (typed str)
+        return self._fold
 
     def _title(self, *, collapsed: bool) -> Content:
         """The summary within the row (before the first layout the width is unknown: whole),
@@ -247,15 +250,15 @@ class ToolBlock(Vertical):
     # -- the keyboard's side (agent/ui/widgets/block_select.py) ---------------------------
     @property
     def can_fold(self) -> bool:
-        return self.foldable and bool(self._collapsibles())
+        return self.foldable  # (asked of every block as the chat scrolls: no query here)
 
     @property
     def folded(self) -> bool:
-        return all(c.collapsed for c in self._collapsibles())
+        return self._fold is None or self._fold.collapsed
 
     def toggle_fold(self) -> None:
-        for collapsible in self._collapsibles():
-            collapsible.collapsed = not collapsible.collapsed
+        if self._fold is not None:
+            self._fold.collapsed = not self._fold.collapsed
 
     def show_fold_hint(self, hint: str) -> None:
         self.fold_hint = hint

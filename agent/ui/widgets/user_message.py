@@ -12,6 +12,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from agent.fs.terminal_text import inert
+from agent.ui.widgets.block_select import Foldable
 
 PASTE_COLLAPSE_LINES = 20  # longer than this: shown collapsed
 PASTE_PREVIEW_LINES = 3
@@ -25,7 +26,7 @@ def collapsed_text(text: str, hint: str = "") -> Text:
     return out
 
 
-class UserMessage(Static):
+class UserMessage(Static, Foldable):
     def __init__(self, text: str) -> None:
         self.text = text
         self.collapsible = text.count("\n") + 1 > PASTE_COLLAPSE_LINES
