@@ -173,8 +173,10 @@ class KeyActions(_AppBase):
 
     def action_select_block(self, step: int) -> None:
         if not self.chat.selection.move(step):
-            where = "No folded block to select" if not self.chat.selection.blocks() else "No folded block below"
-            self.status.flash(where, CTRL_C_WINDOW)
+            if not self.chat.selection.blocks():
+                self.status.flash("No folded block to select", CTRL_C_WINDOW)
+            else:
+                self.status.flash("No older folded block" if step < 0 else "No newer folded block", CTRL_C_WINDOW)
 
     def action_open_selected(self) -> None:
         """Enter on a selected block opens it; otherwise Enter is the prompt's (sends)."""

@@ -126,3 +126,16 @@ async def test_a_long_shell_output_opens_from_the_keyboard(tmp_path):
         assert "click" not in shown(shell)
         await pilot.press("ctrl+o")
         await wait_for(pilot, lambda: shell.expanded and "more lines" not in shown(shell), what="all of it")
+
+
+async def test_ctrl_up_past_the_oldest_block_says_so(tmp_path):
+    app = make_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        app.chat.show_history(four_blocks())
+        await settle(pilot)
+        read = app.chat.tool_blocks[0]
+        await pilot.press("ctrl+up", "ctrl+up", "ctrl+up")
+        await wait_for(pilot, lambda: read.has_class(SELECTED), what="the oldest selected")
+        await pilot.press("ctrl+up")
+        await wait_for(pilot, lambda: "No older folded block" in app.status.render_text().plain, what="the flash")
+        assert read.has_class(SELECTED)

@@ -150,6 +150,8 @@ class BlockSelection:
             self.chat.scroll_end(animate=False)
             self.chat.anchor()
             return True
+        if index < 0 and self.selected is blocks[0]:
+            return False  # the oldest is selected already
         self.select(blocks[max(index, 0)])
         return True
 
