@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from textual import events
 from textual.binding import Binding
-from textual.containers import VerticalScroll
+from textual.containers import Vertical, VerticalScroll
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -43,18 +43,19 @@ MAX_LIST_LINES = 16  # the keys and their effects; more scroll
 MIN_LIST_LINES = 2
 
 
-def item_lines(pending: ProjectTrust) -> str:
+def items(pending: ProjectTrust) -> list[tuple[str, str]]:
+    """(`key = value`, what it would do) for each key the file sets, inert."""
     from agent.settings.trust import EFFECTS
 
-    lines = []
-    for name, shown in pending.items:
-        effect = EFFECTS.get(name, "")
-        lines.append(f"{name} = {shown}" + (f"\n    {effect}" if effect else ""))
-    return inert("\n".join(lines))
+    return [(inert(f"{name} = {shown}"), inert(EFFECTS.get(name, ""))) for name, shown in pending.items]
 
 
 class TrustScreen(DockedQuestion[bool]):
     AUTO_FOCUS = "#trust-choices"
+    DEFAULT_CSS = """
+    #trust-items { height: auto; }
+    .trust-effect { padding: 0 0 0 4; color: $text-muted; }
+    """
     BOX_ID = "trust-box"
     BINDINGS = [
         Binding("n", "choose(False)", "Not now"),
@@ -98,8 +99,11 @@ class TrustScreen(DockedQuestion[bool]):
                 markup=False,
                 id="trust-hint",
             )
-            with VerticalScroll(id="trust-scroll"):
-                yield Static(item_lines(p), markup=False, id="trust-items")
+            with VerticalScroll(id="trust-scroll"), Vertical(id="trust-items"):
+                for line, effect in items(p):
+                    yield Static(line, markup=False, classes="trust-key")
+                    if effect:  # wrapped under itself, not back at the key's column
+                        yield Static(effect, markup=False, classes="trust-effect")
 
     def on_mount(self) -> None:
         self.query_one("#trust-choices", OptionList).highlighted = 1  # Enter alone does not trust
