@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from agent.session.models import Message, Session
 
-TITLE_CHARS = 60  # a child's stored title is its task cut here (agent/turn/children.py)
+TITLE_CHARS = 60  # a child's stored title is `agent: ` and its task cut here (agent/turn/children.py)
 
 
 @dataclass(frozen=True)
@@ -23,30 +23,31 @@ class AgentRun:
     session: Session
     status: str  # "running" | "done" | "failed" | "interrupted"
     seconds: float
-    cost: float | None  # None: not known yet (still running)
+    cost: float | None  # None: not known (still running, or the model has no known price)
     tool_calls: int | None = None
 
     @property
     def title(self) -> str:
         """The task as stored, with `…` where it was cut (at a word, not mid-word)."""
-        return shown_title(self.session.title)
+        return shown_title(self.session.title, self.session.agent)
 
     def facts(self) -> str:
         """`done · 12s · $0.0031 · 3 tool calls`"""
         parts = [self.status, duration(self.seconds)]
-        if self.cost is not None:
-            parts.append(f"${self.cost:.4f}")
+        parts.append(f"${self.cost:.4f}" if self.cost is not None else "cost unknown")
         if self.tool_calls is not None:
             parts.append(f"{self.tool_calls} tool call{'s' * (self.tool_calls != 1)}")
         return " · ".join(parts)
 
 
-def shown_title(title: str) -> str:
-    title = " ".join(title.split())
-    if len(title) < TITLE_CHARS:
+def shown_title(title: str, agent: str | None = None) -> str:
+    """`agent: task` as stored, with `…` where the task was cut (at a word, not mid-word)."""
+    prefix = f"{agent}: " if agent and title.startswith(f"{agent}: ") else ""
+    task = title[len(prefix) :]
+    if len(task) < TITLE_CHARS:
         return title
-    cut = title.rsplit(" ", 1)[0] if " " in title[TITLE_CHARS // 2 :] else title
-    return cut.rstrip(" ,.;:") + "…"
+    words = task.rsplit(" ", 1)[0] if " " in task[TITLE_CHARS // 2 :] else task
+    return prefix + words.rstrip(" ,.;:") + "…"
 
 
 def duration(seconds: float) -> str:
@@ -56,6 +57,13 @@ def duration(seconds: float) -> str:
     if seconds < 3600:
         return f"{seconds // 60}m {seconds % 60:02d}s"
     return f"{seconds // 3600}h {seconds % 3600 // 60:02d}m"
+
+
+def _unpriced(model: str) -> bool:
+    from agent.llm.cost_map import model_info
+
+    info = model_info(model) if model else None
+    return info is None or not info.priced
 
 
 def agent_runs(runs: list[Session], billed: list[Message], *, busy: bool, now_ms: int) -> list[AgentRun]:
@@ -79,6 +87,8 @@ def agent_runs(runs: list[Session], billed: list[Message], *, busy: bool, now_ms
         else:
             status = "done"
         cost = meta.get("cost")
+        if not cost and _unpriced(str(child.get("model") or "")):
+            cost = None  # a local model's $0 is unknown, not free
         calls = child.get("tool_calls")
         out.append(
             AgentRun(
