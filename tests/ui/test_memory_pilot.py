@@ -20,7 +20,8 @@ async def test_a_hash_note_goes_to_the_project_memory_not_the_model(make_setting
         await send(pilot, "# always run ruff before committing")
         await wait_for(pilot, lambda: "Remembered in AGENTS.md" in chat_text(app), what="the notice")
         assert server.requests == []  # not a prompt
-        assert (workspace / "AGENTS.md").read_text() == "# Rules\n- keep it short\n- always run ruff before committing\n"
+        expected = "# Rules\n- keep it short\n- always run ruff before committing\n"
+        assert (workspace / "AGENTS.md").read_text() == expected
         assert not (workspace / "CLAUDE.md").exists()
 
 
