@@ -21,6 +21,7 @@ from textual.message import Message
 if TYPE_CHECKING:
     from textual.containers import VerticalScroll
     from textual.geometry import Region
+    from textual.screen import Screen
     from textual.widget import Widget
 
 SELECTED = "selected-block"  # app.tcss marks the selected block with it
@@ -79,7 +80,7 @@ class BlockSelection:
     def __init__(self, chat: VerticalScroll) -> None:
         self.chat = chat
         self.selected: Widget | None = None
-        self._scheduled = False
+        self._scheduled_on: Screen | None = None  # the screen a pending recompute waits on
 
     # -- what is where -----------------------------------------------------------------
     def blocks(self) -> list[Widget]:
@@ -176,13 +177,21 @@ class BlockSelection:
 
     # -- hints -----------------------------------------------------------------------------
     def schedule(self) -> None:
-        """Recompute the hints once the chat is laid out again (at most one pending)."""
-        if not self._scheduled and self.chat.is_attached:
-            self._scheduled = True
+        """Recompute the hints once the chat is laid out again (at most one pending).
+
+        Textual runs an after-refresh callback on the screen current when it is asked for: one
+        asked while an approval was up was dropped with the approval, and the chat's hints
+        then never changed again. So a pending recompute is per screen: asked again once
+        another screen is current."""
+        if not self.chat.is_attached:
+            return
+        screen = self.chat.app.screen
+        if self._scheduled_on is not screen:
+            self._scheduled_on = screen
             self.chat.call_after_refresh(self.update_hints)
 
     def update_hints(self) -> None:
-        self._scheduled = False
+        self._scheduled_on = None
         blocks = self.blocks()
         selected = self.selected
         if selected is not None and (selected not in blocks or not self._in_view(selected)):
