@@ -56,8 +56,13 @@ class SessionChanges:
         return session
 
     async def new(self) -> Session:
+        """A fresh session reads the instruction files again (CLAUDE.md, AGENTS.md and their
+        imports, as Claude Code's /clear does): a `# note` or an edit made since is in it."""
+        from agent.prompt import build_system_prompt
+
         session = await self._store.create_session(cwd=str(self._settings.workspace), model=self._model())
         await self._switch(session)
+        self._agent.system_prompt = build_system_prompt(self._settings.workspace)
         self._agent.hooks.session_started("clear")
         return session
 

@@ -10,8 +10,9 @@ prompt starting with `#` and no space (`#123 fails`) stays a prompt.
 
 /memory lists the files a session here loads, numbered, with the user's and the project's
 memory files even before they exist; `/memory N` opens one in $VISUAL or $EDITOR, the app
-suspended meanwhile (no editor set: it says the paths). The files are read when cairn starts
-(the system prompt is built then), which the notices say.
+suspended meanwhile (no editor set: it says the paths). The files are read when a session starts
+(cairn's start, `/clear`: the system prompt is built then; a session keeps its prompt so its
+cached prefix holds), which the notices say.
 """
 
 from __future__ import annotations
@@ -70,7 +71,7 @@ def remember(app: Host, text: str) -> None:
         app.chat.add_error(f"Could not add the note to {_shown(path, app.workspace)}: {exc.strerror or exc}")
         return
     app.chat.add_notice(
-        f"Remembered in {_shown(path, app.workspace)} (this project's memory, read when cairn starts): {note}\n"
+        f"Remembered in {_shown(path, app.workspace)} (this project's memory; new sessions read it: /clear): {note}\n"
         f"For every project, put it in {_shown(user_memory(), app.workspace)} instead: /memory opens it."
     )
 
@@ -144,7 +145,7 @@ def _open(app: Host, path: Path) -> None:
     if done.returncode != 0:
         app.chat.add_notice(f"{command[0]} exited with {done.returncode} ({shown}).", kind="warning")
         return
-    app.chat.add_notice(f"Edited {shown}: cairn reads it when it starts.")
+    app.chat.add_notice(f"Edited {shown}: new sessions read it (/clear starts one).")
 
 
 COMMAND = Command("memory", "the instruction files cairn loads; /memory N opens one in $EDITOR", run, usage="[N]")
