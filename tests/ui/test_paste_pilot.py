@@ -74,3 +74,16 @@ async def test_a_short_paste_goes_in_as_it_is(make_settings, server):
         app.post_message(events.Paste("two\nlines"))
         await wait_for(pilot, lambda: app.prompt.text, what="the paste")
         assert app.prompt.text == "two\nlines"
+
+
+async def test_a_paste_ending_in_a_line_break_counts_its_lines_as_wc_does(make_settings, server):
+    """A terminal paste of a file (`seq 60`) ends with a line break: 60 lines, not 61."""
+    from textual import events
+
+    sixty = "".join(f"line {n}\n" for n in range(1, 61))
+    app = CairnApp(make_settings())
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(pilot)
+        app.post_message(events.Paste(sixty))
+        await wait_for(pilot, lambda: "[Pasted" in app.prompt.text, what="the paste")
+        assert app.prompt.text == "[Pasted text #1 +60 lines]"

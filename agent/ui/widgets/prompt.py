@@ -161,7 +161,7 @@ class PromptInput(TextArea):
     async def _on_paste(self, event: events.Paste) -> None:
         """A long paste goes in as its placeholder (one edit: Ctrl+Z takes it out)."""
         pasted = event.text.replace("\r\n", "\n").replace("\r", "\n")
-        lines = pasted.count("\n") + 1
+        lines = len(pasted.splitlines()) or 1  # a final line break ends the last line, as `wc -l` counts
         if self.read_only or (lines <= PASTE_FOLD_LINES and len(pasted) <= PASTE_FOLD_CHARS):
             return  # TextArea's own handler inserts it
         event.prevent_default()
