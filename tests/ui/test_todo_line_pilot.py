@@ -9,7 +9,7 @@ import json
 from agent.ui.app import CairnApp
 from agent.ui.widgets.tool_block import ToolBlock
 from tests.fakes.llm_server import text, tool_calls
-from tests.ui.conftest import run_prompt, wait_ready
+from tests.ui.conftest import run_prompt, wait_for, wait_ready
 
 SIZE = (80, 24)
 LONG = "Fix the return type of parse() everywhere it is called and add a migration note for users"
@@ -44,3 +44,9 @@ async def test_one_todo_line_per_turn_and_long_items_end_with_an_ellipsis(make_s
         rows = [w for w in app.todo_panel.query(".todo-row") if w.display]
         drawn = [strip.text.rstrip() for row in rows for strip in row.render_lines(row.region.reset_offset)]
         assert drawn and all(line.endswith("…") for line in drawn), drawn
+        await app.quit_app()
+    again = CairnApp(make_settings(yolo=True), continue_last=True)  # the resumed history draws the same
+    async with again.run_test(size=SIZE) as pilot:
+        await wait_ready(pilot)
+        await wait_for(pilot, lambda: again.chat.query(ToolBlock), what="the resumed history")
+        assert todo_lines(again) == ["Updated todos 2/2", "Updated todos 1/2"]

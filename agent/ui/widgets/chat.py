@@ -29,6 +29,7 @@ from agent.ui.widgets.history_marks import INTERRUPTED_TEXT, interrupted_turn_en
 from agent.ui.widgets.stored_notice import notices_after
 from agent.ui.widgets.thinking import ThinkingBlock
 from agent.ui.widgets.tool_block import ToolBlock, diff_text  # noqa: F401 - diff_text: the approval's
+from agent.ui.widgets.tool_render import TODO_WRITE
 from agent.ui.widgets.user_message import UserMessage
 
 if TYPE_CHECKING:
@@ -383,8 +384,11 @@ class ChatView(VerticalScroll, can_focus=False):
             return bodies[name]
 
         interrupted = interrupted_turn_ends(messages)  # each shows its `Interrupted` line, as live
+        todo_line: ToolBlock | None = None  # a turn's newest todo-write stands for its others, as live
         for m in messages[start:]:
             built: list[Widget] = []
+            if m.role == "user":
+                todo_line = None
             if m.kind == "summary":
                 built.append(CondensedMarker.from_summary(m))
             elif m.role == "user" and m.kind == "note" and m.meta.get("shell"):  # agent/runtime/shell.py
@@ -400,6 +404,10 @@ class ChatView(VerticalScroll, can_focus=False):
                 for call in m.tool_calls:
                     blocks[call.id] = ToolBlock(call)
                     built.append(blocks[call.id])
+                    if call.name == TODO_WRITE:
+                        if todo_line is not None:
+                            todo_line.display = False
+                        todo_line = blocks[call.id]
             elif m.role == "tool" and m.tool_call_id in blocks:
                 blocks[m.tool_call_id].set_result(m)
             if m.meta.get("condensed_by"):
