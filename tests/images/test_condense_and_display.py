@@ -8,7 +8,7 @@ import json
 from agent.context.condense import restated
 from agent.runtime.ops import Compact, Prompt
 from agent.session.models import Message
-from agent.ui.widgets.chat import shown_user_text
+from agent.ui.widgets.command_text import shown_user_text
 from tests.fakes.llm_server import text
 from tests.images.fixtures import png
 

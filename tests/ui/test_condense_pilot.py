@@ -6,7 +6,8 @@ from __future__ import annotations
 from agent.session.models import ContextEvent, Message, ToolCall
 from agent.turn.events import CondenseStarted, ContextManaged, TurnFinished
 from agent.ui.app import CairnApp
-from agent.ui.widgets.chat import AssistantMessage, Notice, UserMessage, shown_user_text
+from agent.ui.widgets.chat import AssistantMessage, Notice, UserMessage
+from agent.ui.widgets.command_text import shown_user_text
 from agent.ui.widgets.condensed import CondensedMarker, marker_title
 from tests.fakes.llm_server import hang, text
 from tests.ui.conftest import run_prompt, send, wait_for, wait_ready

@@ -65,6 +65,12 @@ async def test_pagedown_down_and_end_scroll_the_plan_with_the_approval_hint(make
         await app.workers.wait_for_complete()
         said = [w.text for w in app.chat.query(UserMessage)]
         assert said[-1] == "also bump the version"  # the feedback, in the chat as the user's words
+        await app.quit_app()
+    again = CairnApp(make_settings(permission_mode="plan"), continue_last=True)
+    async with again.run_test(size=(80, 24)) as pilot:  # and there again in the resumed history
+        await wait_ready(pilot)
+        await wait_for(pilot, lambda: again.chat.query(AssistantMessage), what="the resumed history")
+        assert [w.text for w in again.chat.query(UserMessage)] == ["plan it", "also bump the version"]
 
 
 async def test_enter_on_yes_reads_on_until_the_plan_was_shown_to_its_end(make_settings, server):

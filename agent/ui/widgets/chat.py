@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import re
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -24,6 +23,7 @@ from textual.widgets import Static
 from agent.fs.terminal_text import InertStream, inert
 from agent.ui.widgets.answer_markdown import text_only_markdown
 from agent.ui.widgets.block_select import BlockSelection, Foldable
+from agent.ui.widgets.command_text import shown_user_text
 from agent.ui.widgets.condensed import CondensedMarker
 from agent.ui.widgets.history_marks import INTERRUPTED_TEXT, interrupted_turn_ends
 from agent.ui.widgets.stored_notice import notices_after
@@ -48,42 +48,6 @@ FIRST_PAINT = 12  # of those, the newest ones that fill a screen: laid out in th
 OLDER_BATCH = 40
 DRAIN_HZ = 20
 CONDENSED = "condensed"  # the class of what a condense replaced (dimmed, still readable)
-_COMMAND = re.compile(r'<command name="([a-z0-9_-]+)">\n(.*?)\n</command>(?:\n\n(.*))?', re.S)
-_COMMAND_NAME = re.compile(r'<command name="([a-z0-9_-]+)">')
-
-
-def command_arguments(template: str, body: str) -> str | None:
-    """What `$ARGUMENTS` stood for, given the command's body and its expansion (None: no match)."""
-    parts = template.split("$ARGUMENTS")
-    if len(parts) < 2:
-        return None
-    pattern = re.escape(parts[0]) + "(.*?)" + re.escape(parts[1]) + "".join(r"\1" + re.escape(p) for p in parts[2:])
-    match = re.fullmatch(pattern, body, re.S)
-    return match.group(1) if match else None
-
-
-def shown_user_text(
-    content: str, command_body: Callable[[str], str | None] | None = None, images: dict | None = None
-) -> str:
-    """A stored project-command expansion as the user typed it, `/name args`; else `content`.
-    `command_body(name)` gives the command's current body, to recover substituted arguments.
-    `images`: the message's meta; each attached image is shown as `[image: name, WxH]`."""
-    if images and images.get("images"):
-        from agent.images import refs_of, with_labels
-
-        return with_labels(shown_user_text(content, command_body), refs_of(images))
-    name = _COMMAND_NAME.match(content)
-    if name is None:
-        return content
-    match = _COMMAND.fullmatch(content)
-    if match is None:
-        return f"/{name.group(1)}"
-    name_text, body, appended = match.groups()
-    args = appended or ""
-    if not args and command_body is not None:
-        template = command_body(name_text)
-        args = (command_arguments(template, body) or "") if template else ""
-    return f"/{name_text} {args.strip()}".rstrip()
 
 
 class Notice(Static):
@@ -410,6 +374,8 @@ class ChatView(VerticalScroll, can_focus=False):
                         todo_line = blocks[call.id]
             elif m.role == "tool" and m.tool_call_id in blocks:
                 blocks[m.tool_call_id].set_result(m)
+                if m.meta.get("review") == "keep_planning" and m.meta.get("feedback"):  # said after "n", as live
+                    built.append(UserMessage(str(m.meta["feedback"])))
             if m.meta.get("condensed_by"):
                 for widget in built:
                     widget.add_class(CONDENSED)
