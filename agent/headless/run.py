@@ -74,18 +74,6 @@ class _Printer:
         self.tally = RunTally()
         self.messages: list[dict[str, Any]] = []  # json mode: every message the run stored, in order
 
-    @property
-    def final_text(self) -> str:
-        return self.tally.final_text
-
-    @property
-    def status(self) -> str:
-        return self.tally.status
-
-    @status.setter
-    def status(self, value: str) -> None:
-        self.tally.status = value
-
     def _keep(self, message: Message) -> None:
         if self.output_format == "json":
             self.messages.append(message.model_dump(mode="json"))
@@ -258,11 +246,11 @@ async def run_headless(
                 text = await inputs.next(lambda m: _input_error(printer, m))
             while text is not None:
                 await _one_prompt(runtime, settings, text)
-                if printer.status != "ok" or inputs is None:
+                if printer.tally.status != "ok" or inputs is None:
                     break
                 text = await inputs.next(lambda m: _input_error(printer, m))
         except asyncio.CancelledError:
-            printer.status = "interrupted"
+            printer.tally.status = "interrupted"
         finally:
             closing = True  # a signal now would cut the clean-up short: it is on its way anyway
             await runtime.close()
@@ -273,10 +261,10 @@ async def run_headless(
     if guard is not None and guard.reached is not None:
         err.write(f"{guard.reached.message}\n")  # a limit the user set: said, not an error
         return finish(guard.reached.exit_code)
-    if printer.status != "ok":
-        return finish(130 if printer.status == "interrupted" else 1)
+    if printer.tally.status != "ok":
+        return finish(130 if printer.tally.status == "interrupted" else 1)
     if output_format == "text":
-        out.write(printer.final_text.rstrip("\n") + "\n")
+        out.write(printer.tally.final_text.rstrip("\n") + "\n")
         out.flush()
     return finish(0)
 

@@ -193,18 +193,6 @@ class StreamPrinter:
         self.session_cost_before: float | None = None  # read from the agent at the first user message
         self.session_cost_of = lambda: 0.0  # the agent's running session cost (set by the run)
 
-    @property
-    def final_text(self) -> str:
-        return self.tally.final_text
-
-    @property
-    def status(self) -> str:
-        return self.tally.status
-
-    @status.setter
-    def status(self, value: str) -> None:
-        self.tally.status = value
-
     def __call__(self, event: Event) -> None:
         if isinstance(event, UserMessage) and self.session_cost_before is None:
             self.session_cost_before = self.session_cost_of()

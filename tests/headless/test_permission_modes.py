@@ -99,4 +99,4 @@ def test_stream_json_result_text_is_the_recorded_plan():
     # the next prompt's answer is its own
     printer(UserMessage(message=Message(role="user", content="and now?")))
     printer(AssistantFinished(message=Message(role="assistant", content="Nothing more.")))
-    assert printer.final_text == "Nothing more."
+    assert printer.tally.final_text == "Nothing more."

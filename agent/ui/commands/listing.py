@@ -8,6 +8,7 @@ value, `  1. item` under the item, any other indented row two columns further in
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -47,3 +48,14 @@ def show_rows(app: Host, rows: list[tuple[str, int]], kind: str = "help") -> Not
 
 def show_list(app: Host, text: str, kind: str = "help") -> Notice:
     return show_rows(app, auto_rows(text), kind)
+
+
+def short_path(path: Path, workspace: Path) -> str:
+    """Relative to the workspace when inside it, `~/…` in the home folder: shorter, and the
+    same on every machine."""
+    for base, prefix in ((workspace, ""), (Path.home(), "~/")):
+        try:
+            return prefix + path.relative_to(base).as_posix()
+        except ValueError:
+            continue
+    return str(path)

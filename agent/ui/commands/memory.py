@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent.ui.commands.command import Command
-from agent.ui.commands.listing import show_list
+from agent.ui.commands.listing import short_path, show_list
 
 if TYPE_CHECKING:
     from agent.ui.host import Host
@@ -68,21 +68,13 @@ def remember(app: Host, text: str) -> None:
     try:
         append_line(path, note)
     except OSError as exc:
-        app.chat.add_error(f"Could not add the note to {_shown(path, app.workspace)}: {exc.strerror or exc}")
+        app.chat.add_error(f"Could not add the note to {short_path(path, app.workspace)}: {exc.strerror or exc}")
         return
+    where, user = short_path(path, app.workspace), short_path(user_memory(), app.workspace)
     app.chat.add_notice(
-        f"Remembered in {_shown(path, app.workspace)} (this project's memory; new sessions read it: /clear): {note}\n"
-        f"For every project, put it in {_shown(user_memory(), app.workspace)} instead: /memory opens it."
+        f"Remembered in {where} (this project's memory; new sessions read it: /clear): {note}\n"
+        f"For every project, put it in {user} instead: /memory opens it."
     )
-
-
-def _shown(path: Path, workspace: Path) -> str:
-    for base, prefix in ((workspace, ""), (Path.home(), "~/")):
-        try:
-            return prefix + path.relative_to(base).as_posix()
-        except ValueError:
-            continue
-    return str(path)
 
 
 def memory_files(workspace: Path) -> list[tuple[Path, str]]:
@@ -117,16 +109,16 @@ async def run(app: Host, args: str) -> None:
         _open(app, files[int(wanted) - 1][0])
         return
     lines = ["Memory files (instructions every session here starts with):"]
-    lines += [f"  {i}. {_shown(path, app.workspace)} ({what})" for i, (path, what) in enumerate(files, start=1)]
+    lines += [f"  {i}. {short_path(path, app.workspace)} ({what})" for i, (path, what) in enumerate(files, start=1)]
     lines.append("")
-    lines.append(f"`# note` adds a line to {_shown(project_memory(app.workspace), app.workspace)}.")
+    lines.append(f"`# note` adds a line to {short_path(project_memory(app.workspace), app.workspace)}.")
     lines.append("/memory N opens one in your editor." if editor() else "Set $EDITOR to open one from /memory N.")
     show_list(app, "\n".join(lines))
 
 
 def _open(app: Host, path: Path) -> None:
     command = editor()
-    shown = _shown(path, app.workspace)
+    shown = short_path(path, app.workspace)
     if command is None:
         app.chat.add_notice(f"No editor set ($VISUAL or $EDITOR): open {path} yourself.", kind="warning")
         return

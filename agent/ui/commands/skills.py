@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent.ui.commands.command import Command
-from agent.ui.commands.listing import show_list
+from agent.ui.commands.listing import short_path, show_list
 
 if TYPE_CHECKING:
     from agent.skills.catalog import Skill
@@ -45,7 +45,7 @@ async def run(app: Host, args: str) -> None:
 
         lines.append(
             f"No skills found. A skill is a folder with a SKILL.md (front matter `name`, `description`) in "
-            f"{_shown(user_folders()[-1], app.workspace)} (yours) or .cairn/skills/ (this project); "
+            f"{short_path(user_folders()[-1], app.workspace)} (yours) or .cairn/skills/ (this project); "
             f".claude/skills/ and .agents/skills/ are read too, again at each /skills and each turn."
         )
     if catalog.notices:
@@ -58,18 +58,7 @@ async def run(app: Host, args: str) -> None:
 def _where(skill: Skill, workspace: Path) -> str:
     if skill.relative is not None:
         return skill.relative.as_posix()
-    return _shown(skill.folder, workspace)
-
-
-def _shown(path: Path, workspace: Path) -> str:
-    """Relative to the workspace when inside it, `~/…` in the home folder: shorter, and the
-    same on every machine."""
-    for base, prefix in ((workspace, ""), (Path.home(), "~/")):
-        try:
-            return prefix + path.relative_to(base).as_posix()
-        except ValueError:
-            continue
-    return str(path)
+    return short_path(skill.folder, workspace)
 
 
 COMMAND = Command("skills", "the skills the model can load, and the ones skipped", run)
