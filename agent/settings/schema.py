@@ -178,6 +178,14 @@ class WebSettings(Section):
     allow_private: bool = False
     timeout: float = Field(30.0, gt=0)  # seconds for the whole fetch, redirects included
     max_bytes: int = Field(5 * 1024 * 1024, ge=1)  # of the response body read; the rest is not downloaded
+    # `web-search` (agent/tools/web_search.py): a SearXNG-compatible JSON endpoint for any model, and
+    # for Claude models Anthropic's own server-side search (agent/llm/server_search.py). Where queries
+    # go and what they cost: a project config sets either only once trusted (agent/settings/trust.py).
+    search_url: str | None = None
+    native_search: bool = False
+    search_max_results: int = Field(8, ge=1, le=20)  # results a search returns to the model
+    native_max_uses: int = Field(5, ge=1, le=50)  # Anthropic's `max_uses`: searches per request
+    search_blocked_domains: list[str] = Field(default_factory=list)  # never in results, either backend
 
 
 class SandboxSettings(Section):

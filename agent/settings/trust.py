@@ -56,6 +56,8 @@ TABLE_KEYS = ("permissions", "mcp", "mcp_servers", "hooks")  # each entry of the
 NESTED_KEYS = (
     ("context", "condense_model"),
     ("web", "allow_private"),
+    ("web", "search_url"),
+    ("web", "native_search"),
     ("sandbox", "rules"),
     ("sandbox", "approved"),
     ("sandbox", "env_passthrough"),
@@ -86,6 +88,8 @@ EFFECTS = {
     "sandbox.rules": "commands allowed by a rule run outside the sandbox (writes anywhere, network)",
     "sandbox.approved": "commands you approve run unconfined even where your own config sandboxes them",
     "permissions.allow_commands": "these commands run without asking",
+    "web.search_url": "the model's web searches (what it looks for) are sent to this address",
+    "web.native_search": "Claude searches the web on Anthropic's servers, billed per search",
     "permissions.allow": "these actions run without asking",
     "sandbox.env_passthrough": "these environment variables (tokens, keys) stay visible to sandboxed commands: "
     "to the repository's own code",

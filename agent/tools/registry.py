@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
@@ -21,6 +21,9 @@ from agent.session.models import ToolCall
 from agent.tools.base import Tool, ToolContext, ToolError, ToolResult
 from agent.tools.modes import PLAN_REFUSAL
 from agent.tools.permissions import CallRecord, current_call
+
+if TYPE_CHECKING:
+    from agent.settings.schema import WebSettings
 
 MAX_REPORTED_FIELD_ERRORS = 5
 MAX_ERROR_TEXT_CHARS = 500
@@ -200,7 +203,8 @@ def _with_permission(result: ToolResult, checks: list[dict]) -> ToolResult:
     return result.model_copy(update={"meta": meta, "content": content})
 
 
-def default_registry() -> ToolRegistry:
+def default_registry(web: WebSettings | None = None) -> ToolRegistry:
+    """cairn's tools; `web-search` only when `web` (the session's `[web]`) names a backend."""
     from agent.tools.context_grep import ContextGrep
     from agent.tools.context_list import ContextList
     from agent.tools.context_read import ContextRead
@@ -214,7 +218,9 @@ def default_registry() -> ToolRegistry:
     from agent.tools.terminal import Terminal
     from agent.tools.todo_write import TodoWrite
     from agent.tools.web_fetch import WebFetch
+    from agent.tools.web_search import WebSearch
 
+    searches = web is not None and bool(web.search_url or web.native_search)
     return ToolRegistry(
         [
             FsRead(),
@@ -228,6 +234,7 @@ def default_registry() -> ToolRegistry:
             FsSearch(),
             FsFind(),
             WebFetch(),
+            *([WebSearch()] if searches else []),
             TodoWrite(),
             ExitPlanMode(),
         ]

@@ -95,7 +95,7 @@ class Agent:
             model=model,
             # The session's request builder: what its builds remember, its cache policy.
             builder=RequestBuilder(settings, model, self.discovered_windows, self.connections, effort),
-            registry=default_registry(),
+            registry=default_registry(settings.web),
             system_prompt=build_system_prompt(settings.workspace),
         )
         # Hooks (agent/hooks/): a subagent's child runs only the tool hooks and PreCompact.
