@@ -72,6 +72,7 @@ async def test_copy_the_last_answer_and_its_code_blocks(make_settings, server, d
 
         assert (await copy(pilot, "/copy two")).text.startswith("Usage: /copy [N]")
         assert (await copy(pilot, "/copy 0")).text.startswith("Usage: /copy [N]")
+        assert (await copy(pilot, "/copy ²")).text.startswith("Usage: /copy [N]")
 
         monkeypatch.setenv("TMUX", "/tmp/tmux-1000/default,1,0")
         notice = await copy(pilot, "/copy 1")

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from agent.ui.commands.command import Command
 
 if TYPE_CHECKING:
+    from agent.runtime.runtime import Runtime
     from agent.session.models import Message
     from agent.ui.host import Host
 
@@ -64,32 +65,41 @@ def how_copied(tool: str | None, failure: str | None, in_tmux: bool) -> str:
     return f"with OSC 52 ({hint})."
 
 
-async def _find_answer(app: Host) -> str | None:
-    assert app.runtime is not None
-    tail = await app.runtime.history_tail(ANSWER_LOOKBACK)
+async def _find_answer(runtime: Runtime) -> str | None:
+    tail = await runtime.history_tail(ANSWER_LOOKBACK)
     answer = last_answer(tail)
     if answer is None and len(tail) >= ANSWER_LOOKBACK:
-        answer = last_answer(await app.runtime.history())
+        answer = last_answer(await runtime.history())
     return answer
 
 
-async def run(app: Host, args: str) -> None:
+def block_number(args: str) -> int | None:
+    """0 for the whole answer, N for `/copy N`; None when the words are not that."""
     words = args.split()
-    if len(words) > 1 or (words and not (words[0].isdigit() and int(words[0]) >= 1)):
+    if not words:
+        return 0
+    if len(words) == 1 and words[0].isascii() and words[0].isdigit() and int(words[0]) >= 1:
+        return int(words[0])
+    return None
+
+
+async def run(app: Host, args: str) -> None:
+    number = block_number(args)
+    if number is None:
         app.chat.add_notice(USAGE, kind="warning")
         return
     if app.runtime is None:
         app.notice_not_ready()
         return
-    answer = await _find_answer(app)
+    answer = await _find_answer(app.runtime)
     if answer is None:
         app.chat.add_notice("Nothing to copy yet: no answer in this session.", kind="warning")
         return
     from agent.fs.terminal_text import inert
 
     text, what = inert(answer), "the last answer"
-    if words:
-        number, blocks = int(words[0]), code_blocks(text)
+    if number:
+        blocks = code_blocks(text)
         if number > len(blocks):
             app.chat.add_notice(_blocks_are(len(blocks)), kind="warning")
             return
