@@ -37,6 +37,8 @@ from agent.turn.events import (
     ModeChanged,
     Notice,
     Retrying,
+    TaskFinished,
+    TaskStarted,
     TextDelta,
     ThinkingDelta,
     ToolFinished,
@@ -145,6 +147,19 @@ def for_event(event: Event) -> list:
                 f"\n(context condensed: {event.event.tokens_before:,} → {event.event.tokens_after:,} tokens)\n"
             )
         ]
+    if isinstance(event, TaskStarted):  # a background task: a call of its own, running until it ends
+        return [
+            start_tool_call(
+                f"task-{event.task_id}",
+                f"background task {event.task_id}: {event.command}",
+                kind="execute",
+                status="in_progress",
+            )
+        ]
+    if isinstance(event, TaskFinished):
+        failed = event.stopped_by is None and event.exit_code != 0
+        text = tool_content(text_block(event.message))
+        return [update_tool_call(f"task-{event.task_id}", status="failed" if failed else "completed", content=[text])]
     if isinstance(event, AssistantFinished):
         return []
     return []

@@ -51,6 +51,7 @@ from agent.turn.events import (
     Event,
     HookActed,
     Notice,
+    TaskFinished,
     ToolFinished,
     TurnError,
     UserMessage,
@@ -73,6 +74,7 @@ class _Printer:
         self.err = err
         self.tally = RunTally()
         self.messages: list[dict[str, Any]] = []  # json mode: every message the run stored, in order
+        self.tasks_stopped: list[dict[str, Any]] = []  # background tasks the end of the run stopped
 
     def _keep(self, message: Message) -> None:
         if self.output_format == "json":
@@ -99,6 +101,10 @@ class _Printer:
         elif isinstance(event, TurnError):
             self.err.write(f"Error: {event.message}\n")
             self.err.flush()
+        elif isinstance(event, TaskFinished) and event.stopped_by == "session_end":  # said, never left running
+            self.tasks_stopped.append({"task_id": event.task_id, "command": event.command})
+            self.err.write(f"Note: {event.message}\n")
+            self.err.flush()
 
     def result(self, *, exit_code: int, session_id: str | None, message: str | None = None) -> None:
         """json mode: the one object, last thing on stdout (also when the run could not start)."""
@@ -106,6 +112,8 @@ class _Printer:
             return
         line = self.tally.result(exit_code=exit_code, session_id=session_id, message=message)
         line["messages"] = self.messages
+        if self.tasks_stopped:
+            line["background_tasks_stopped"] = self.tasks_stopped
         try:
             self.out.write(inert_json(json.dumps(line, ensure_ascii=False)) + "\n")
             self.out.flush()

@@ -29,6 +29,8 @@ from agent.turn.events import (
     LimitReached,
     Notice,
     Retrying,
+    TaskFinished,
+    TaskStarted,
     TextDelta,
     ThinkingDelta,
     ToolFinished,
@@ -135,6 +137,8 @@ def to_json(event: Event) -> dict[str, Any] | None:
         }
     if isinstance(event, TurnFinished):
         return {"type": "turn_end", "status": event.status}
+    if isinstance(event, (TaskStarted, TaskFinished)):  # a background task (docs/headless.md)
+        return event.model_dump()
     return None
 
 

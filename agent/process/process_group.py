@@ -1,8 +1,9 @@
 """A child process and its group: killed whole, and waited for without waiting on its pipes.
 
 Shared by what cairn starts in a shell of its own — the user's `!command`
-(agent/runtime/shell.py) and hooks (agent/hooks/runner.py) — and the loop's interrupt
-(agent/turn/tool_steps.py). Standard library only.
+(agent/runtime/shell.py), hooks (agent/hooks/runner.py), background tasks
+(agent/tools/background_tasks.py) — and the loop's interrupt (agent/turn/tool_steps.py).
+Standard library only.
 """
 
 from __future__ import annotations
@@ -18,6 +19,12 @@ def kill_group(pid: int) -> None:
     """SIGKILL the process group `pid` leads; one already gone (or not ours) is no error."""
     with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
         os.killpg(pid, signal.SIGKILL)
+
+
+def terminate_group(pid: int) -> None:
+    """SIGTERM the process group `pid` leads (a polite stop first); one already gone is no error."""
+    with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
+        os.killpg(pid, signal.SIGTERM)
 
 
 def kill_spawned(spawn: asyncio.Future) -> None:

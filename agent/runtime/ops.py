@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 if TYPE_CHECKING:  # named in the ops' bases as strings: a front end imports no model to build an op
     from agent.session.models import Message, Session  # noqa: F401 - used in string bases
     from agent.session.rewind import RewindOutcome  # noqa: F401 - used in string bases
+    from agent.tools.background_tasks import TaskView  # noqa: F401 - used in string bases
 
 R = TypeVar("R")
 
@@ -52,6 +53,14 @@ class Shell(Op["Message"]):
 
     command: str
     on_output: Callable[[str], None] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class StopTask(Op["TaskView"]):
+    """End a background task (`/tasks stop N`): its process group SIGTERMed, then SIGKILLed;
+    resolves once it ended. KeyError (TaskNotFound) when the session has no such task."""
+
+    task_id: str
 
 
 # -- done at once: the future is already resolved ------------------------------------

@@ -25,6 +25,7 @@ from agent.runtime.sessions import SessionChanges
 from agent.runtime.windows import WindowDiscovery
 from agent.session.models import Message, Session, SessionNotice, SessionSummary
 from agent.settings.schema import Settings
+from agent.turn.events import ModeChanged, Notice, TurnError, TurnFinished  # loaded with the session models
 
 if TYPE_CHECKING:
     from agent.commands.invocation import CommandSource
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
     from agent.session.store import Store
     from agent.skills.catalog import SkillCatalog
     from agent.subagents.definitions import AgentDefinition
+    from agent.tools.background_tasks import TaskView
     from agent.turn.loop import Agent
 
 log = logging.getLogger(__name__)
@@ -81,6 +83,7 @@ class Runtime:
             ops.Export: self._export,
             ops.RestartMcp: self._restart_mcp,
             ops.TrustMcpJson: lambda op: self._trust_mcp_json(),
+            ops.StopTask: lambda op: self.agent.tasks.stop_id(op.task_id, "user"),
         }
         # Ops that take effect at once (even within a running turn): done before submit returns.
         self._immediate: dict[type[ops.Op], Callable[[Any], Any]] = {
@@ -156,8 +159,6 @@ class Runtime:
             return
         await in_daemon_thread(sandbox.probe)
         if not sandbox.available:
-            from agent.turn.events import Notice
-
             self.agent.emit(Notice(message=sandbox.unavailable_notice(self.settings.sandbox.rules), kind="warning"))
 
     async def wait_for_mcp(self) -> None:
@@ -231,6 +232,10 @@ class Runtime:
     def known_windows(self) -> dict[str, int]:
         """The windows the models' servers reported so far (`/model` shows them)."""
         return {model: found.tokens for model, found in self.agent.discovered_windows.items()}
+
+    def background_tasks(self, *, with_output: bool = False) -> list[TaskView]:
+        """`/tasks`: the session's background tasks (their newest output too if asked); ops.StopTask ends one."""
+        return self.agent.tasks.views(with_output=with_output)
 
     def mcp_status(self) -> list[ServerStatus]:
         """`/mcp`: each server's state and tools (agent/mcp/manager.py::ServerStatus)."""
@@ -379,8 +384,6 @@ class Runtime:
         try:
             await self._run(run_prompt(self.agent, op.text, sources(self.agent, *self.mcp_commands())))
         except McpCallError as exc:  # an MCP prompt that could not be had: nothing was sent
-            from agent.turn.events import TurnError, TurnFinished
-
             self.agent.emit(TurnError(message=str(exc)))
             self.agent.emit(TurnFinished(status="error"))
 
@@ -407,8 +410,6 @@ class Runtime:
         return False
 
     async def _export(self, op: ops.Export) -> Path:
-        from agent.turn.events import Notice
-
         def warn(problem: str) -> None:
             self.agent.emit(Notice(message=f"Export: {problem}", kind="warning"))
 
@@ -458,8 +459,6 @@ class Runtime:
         self._mode_changed(mode)
 
     def _mode_changed(self, mode: str) -> None:
-        from agent.turn.events import ModeChanged
-
         self.agent.emit(ModeChanged(mode=mode))
 
     def _set_effort(self, effort: str | None) -> None:
@@ -477,6 +476,7 @@ class Runtime:
         turn = self._turn
         if self._interrupt() and turn is not None:
             await asyncio.gather(turn, return_exceptions=True)
+        await self.agent.tasks.end_all()  # nothing a background task started outlives the session
         if self.mcp is not None:
             await self.mcp.close()
         await self.agent.hooks.session_ended("other")  # SessionEnd, each hook within its timeout

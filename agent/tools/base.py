@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
+from agent.tools.background_tasks import BackgroundTasks
 from agent.tools.modes import PlanReviewer
 from agent.tools.permissions import Permissions
 from agent.tools.schema import arguments_schema
@@ -154,6 +155,8 @@ class ToolContext:
     plan_review: PlanReviewer | None = None
     # Set by the runtime: told when a tool switched `permissions.mode`, so front ends show it.
     mode_changed: Callable[[str], None] | None = None
+    # The agent's background tasks (agent/tools/background_tasks.py); None: none can be started.
+    tasks: BackgroundTasks | None = None
     # The agent's hooks (agent.hooks.dispatch.Hooks): the registry runs PreToolUse and
     # PostToolUse around each call; None: no hooks (a tool's own tests, a bare context).
     hooks: Any = None

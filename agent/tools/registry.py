@@ -215,6 +215,8 @@ def default_registry(web: WebSettings | None = None) -> ToolRegistry:
     from agent.tools.fs_find import FsFind
     from agent.tools.fs_read import FsRead
     from agent.tools.fs_search import FsSearch
+    from agent.tools.task_output import TaskOutput
+    from agent.tools.task_stop import TaskStop
     from agent.tools.terminal import Terminal
     from agent.tools.todo_write import TodoWrite
     from agent.tools.web_fetch import WebFetch
@@ -227,6 +229,8 @@ def default_registry(web: WebSettings | None = None) -> ToolRegistry:
             FsEdit(),
             FsCreate(),
             Terminal(),
+            TaskOutput(),
+            TaskStop(),
             ContextList(),
             ContextRead(),
             ContextTail(),

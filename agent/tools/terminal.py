@@ -63,6 +63,11 @@ class TerminalArgs(ToolArgs):
         description="true: the user is asked to run it outside the sandbox (only after it failed "
         "there for want of write access, the network or a hidden file).",
     )
+    background: bool | None = Field(
+        default=None,
+        description="true: keep it running (a server, a watcher, a long build) and return its taskId "
+        "and first output at once; read it with task-output, end it with task-stop.",
+    )
 
 
 class StreamCapture:
@@ -232,7 +237,7 @@ class Terminal(Tool):
             tool=self.name,
             kind="command",
             key=f"command:{words[0]}",
-            title="Run command",
+            title="Run command in the background" if args.background else "Run command",
             detail=args.command,
             cwd=str(cwd),  # read-only commands and rules check their paths against this folder
             escalate=bool(args.outsideSandbox),
@@ -242,12 +247,22 @@ class Terminal(Tool):
         if not verdict.allowed:
             return ToolResult.error("the user denied running this command", command=args.command)
 
+        if args.background:  # same verdict, same launch: only the waiting differs (task_start.py)
+            return await self._start_background(args.command, cwd, ctx, verdict)
         asked = args.timeout if args.timeout is not None else ctx.command_timeout
         timeout = min(asked, ctx.max_command_timeout)
         result = await self._execute(args.command, cwd, timeout, ctx, verdict, clamped=asked > timeout)
         if asked > timeout:
             result.meta["timeoutClamped"] = {"asked": asked, "used": timeout}
         return result
+
+    async def _start_background(self, command: str, cwd: Path, ctx: ToolContext, verdict: CommandVerdict) -> ToolResult:
+        from agent.tools.task_start import start_background
+
+        if ctx.tasks is None:
+            raise ToolError("background commands are not available here; run it without background")
+        argv, env = _launch(command, cwd, ctx, verdict)
+        return await start_background(command, argv, env, cwd, ctx.tasks, verdict.sandbox)
 
     async def _execute(
         self, command: str, cwd: Path, timeout: float, ctx: ToolContext, verdict: CommandVerdict, *, clamped: bool

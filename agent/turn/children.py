@@ -163,6 +163,16 @@ class ChildRunner:
             approver=_naming(definition.name, task, self.ctx.permissions.approver),
         )
         self._confine(child, definition)
+        try:
+            return await self._drive(child, definition, task, watcher)
+        finally:  # the child's background tasks end with it (the parent's table never sees them)
+            if child.ctx.tasks is not None:
+                await child.ctx.tasks.end_all()
+
+    async def _drive(
+        self, child: ChildAgent, definition: AgentDefinition, task: str, watcher: _ChildEvents
+    ) -> ToolResult:
+        session = child.state.session
         hooks: Hooks | None = self.ctx.hooks  # SubagentStart/SubagentStop are the parent's events
         # The transcript the child's own hooks read, written through the parent's (one writer per file).
         child.hooks.attach(history=lambda: child.state.history, parent=hooks)

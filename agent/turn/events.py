@@ -164,6 +164,28 @@ class ModeChanged(BaseModel):
     mode: str
 
 
+class TaskStarted(BaseModel):
+    """A background task started (terminal-execute with `background`, agent/tools/background_tasks.py)."""
+
+    type: Literal["task_started"] = "task_started"
+    task_id: str
+    command: str
+    pid: int
+
+
+class TaskFinished(BaseModel):
+    """A background task ended: it exited, or was stopped (`stopped_by`: model, user, session_end).
+    Said between turns too; `message` is the whole line."""
+
+    type: Literal["task_finished"] = "task_finished"
+    task_id: str
+    command: str
+    exit_code: int | None
+    stopped_by: Literal["model", "user", "session_end"] | None = None
+    runtime_seconds: float
+    message: str
+
+
 class TurnFinished(BaseModel):
     type: Literal["turn_finished"] = "turn_finished"
     status: Literal["ok", "error", "interrupted", "limit"]
@@ -187,5 +209,7 @@ Event = Union[  # noqa: UP007 - a discriminated union of many members reads bett
     TurnError,
     LimitReached,
     ModeChanged,
+    TaskStarted,
+    TaskFinished,
     TurnFinished,
 ]

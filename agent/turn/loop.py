@@ -35,6 +35,7 @@ from agent.session.models import Message, Session
 from agent.session.store import Store
 from agent.session.titles import title_for
 from agent.settings.schema import Settings
+from agent.tools.background_tasks import BackgroundTasks
 from agent.tools.base import ToolContext
 from agent.tools.modes import user_meta
 from agent.tools.permissions import Approver, Permissions
@@ -47,6 +48,7 @@ from agent.turn.model_step import ModelStep
 from agent.turn.policies import RunPolicy, TurnPolicies
 from agent.turn.retry import RetryPolicy
 from agent.turn.state import TurnState
+from agent.turn.task_notes import note_endings, task_event
 from agent.turn.tool_steps import ToolSteps, uninterruptible
 from agent.turn.writer import SessionWriter
 
@@ -106,6 +108,8 @@ class Agent:
             emit=self.emit,
             turn_events=subagents,
         )
+        # Background tasks (terminal-execute's `background`): this session's; a child has its own.
+        self.tasks = BackgroundTasks(lambda task: self.emit(task_event(task)))
         self.ctx = ToolContext(
             workspace=settings.workspace,
             permissions=Permissions.from_settings(settings, self.hooks.notifying(approver)),
@@ -115,6 +119,7 @@ class Agent:
             max_file_bytes=settings.tools.max_file_bytes,
             web=settings.web,
             hooks=self.hooks,
+            tasks=self.tasks,
         )
         self.writer = SessionWriter(store, lambda: self.state.session, self._load_history)
         # Limits of an unattended run, asked before each request and tool call (headless only).
@@ -345,6 +350,7 @@ class Agent:
         self.state.history = None
         self.state.session_cost = 0.0
         self.permissions.always.clear()
+        self.tasks.kill_all()  # a task ends with its session
 
     def emit(self, event: Event) -> None:
         try:
@@ -380,6 +386,7 @@ class Agent:
             hooked = await self.hooks.user_prompt(text)  # UserPromptSubmit: may refuse the prompt (HookBlocked)
             mode = user_meta(self.history or [], self.permissions.mode) if self.announce_mode else {}
             meta = {**await self._attach_images(text), **mode, **({HOOK_CONTEXT_META: hooked} if hooked else {})}
+            await note_endings(self.tasks, self.writer)  # background tasks that ended unseen: one line each
             user = await self.writer.append(Message(role="user", content=text, meta=meta))
             self.emit(UserMessage(message=user))
             if not self.session.title:

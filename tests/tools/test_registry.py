@@ -134,6 +134,8 @@ def test_default_registry_definitions():
         "filesystem-edit",
         "filesystem-create",
         "terminal-execute",
+        "task-output",
+        "task-stop",
         "context-list",
         "context-read",
         "context-tail",
