@@ -166,12 +166,14 @@ class RequestBuilder:
         """The whole request for `build`: its messages and the tools (with cache breakpoints
         where the provider needs them), the model and the LLM settings of a turn."""
         from agent.llm.reasoning import effort_for
+        from agent.llm.server_search import native_search
         from agent.settings.schema import model_override
 
         messages, sent_tools = self.payload(build, tools)
         request = self._request(self.model, messages, sent_tools, estimated_tokens=build.tokens.total)
         request.reasoning_effort = effort_for(self.settings, self.model, self.effort)
         request.supports_reasoning = model_override(self.settings, self.model).supports_reasoning
+        request.native_search = native_search(self.settings.web)  # Claude's own search, where it runs
         return request
 
     def summary_request(self, model: str, messages: list[dict[str, Any]]) -> ChatRequest:

@@ -74,6 +74,8 @@ class TokenCounter:
             total += self.count_text(message["tool_call_id"])
         for block in message.get("thinking_blocks") or ():  # Claude's thinking, sent back in a tool loop
             total += self.count_text(block.get("thinking") or block.get("data"))
+        for block in message.get("server_blocks") or ():  # Claude's searches and their results, sent back
+            total += self.count_text(json.dumps(block, ensure_ascii=False))
         return total
 
     def count_stored(self, message: Message) -> int:

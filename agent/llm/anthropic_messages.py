@@ -19,6 +19,7 @@ import re
 from typing import Any
 
 from agent.llm.reasoning import META_THINKING_BLOCKS, complete_blocks
+from agent.llm.server_search import META_SERVER_BLOCKS, paired
 
 _TOOL_ID_UNSAFE = re.compile(r"[^a-zA-Z0-9_-]")
 _DATA_URL = re.compile(r"^data:(?P<type>[\w/+.-]+);base64,(?P<data>.*)$", re.DOTALL)
@@ -104,6 +105,8 @@ def _user_blocks(message: dict[str, Any]) -> list[dict[str, Any]]:
 
 def _assistant_blocks(message: dict[str, Any]) -> list[dict[str, Any]]:
     blocks: list[dict[str, Any]] = [dict(b) for b in complete_blocks(message.get(META_THINKING_BLOCKS) or [])]
+    # Claude's server-side searches, as they came (agent/llm/server_search.py): after its thinking.
+    blocks += [dict(b) for b in paired(message.get(META_SERVER_BLOCKS) or [])]
     calls = [c for c in message.get("tool_calls") or () if isinstance(c, dict)]
     # A message-level mark belongs on its last block: the last tool_use when it has calls.
     text = _text_blocks(message.get("content"), None if calls else message)

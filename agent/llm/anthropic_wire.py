@@ -4,11 +4,14 @@ fast path's `AnthropicWire` (agent/llm/wire.py: one object per wire format).
 The body carries what litellm 1.106.2 sends for Claude: the converted messages
 (agent/llm/anthropic_messages.py), `max_tokens` (required), extended thinking with the
 budget of the effort (agent/llm/reasoning.py's THINKING_BUDGET, litellm's mapping), and no
-temperature beside thinking (Anthropic refuses one).
+temperature beside thinking (Anthropic refuses one). With `[web] native_search` it carries Anthropic's search
+tool, and the stream's `server_tool_use` / `web_search_tool_result` blocks are read whole, beside
+the searches billed (agent/llm/server_search.py).
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from agent.llm.anthropic_messages import convert
@@ -17,6 +20,7 @@ from agent.llm.fast import HttpWire
 from agent.llm.http import StreamBroken
 from agent.llm.openai_wire import dumps
 from agent.llm.reasoning import THINKING_BUDGET
+from agent.llm.server_search import SERVER_BLOCK_TYPES, USE_BLOCK
 from agent.llm.sse import json_object, mapping
 from agent.llm.wire import WireCall
 
@@ -36,6 +40,8 @@ FINISH_REASONS = {
 
 
 class AnthropicWire(HttpWire):
+    runs_server_search = True
+
     def headers(self, api_key: str) -> dict[str, str]:
         return {"x-api-key": api_key, "anthropic-version": API_VERSION, "content-type": "application/json"}
 
@@ -47,6 +53,7 @@ class AnthropicWire(HttpWire):
             max_tokens=call.max_tokens,
             temperature=call.temperature,
             effort=call.effort.get("reasoning_effort"),
+            server_tools=call.server_tools,
         )
         return dumps(body).encode()
 
@@ -62,8 +69,10 @@ def request_body(
     max_tokens: int | None,
     temperature: float | None,
     effort: str | None,
+    server_tools: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     system, turns, converted_tools = convert(messages, tools)
+    converted_tools = [*(server_tools or []), *converted_tools]  # before cairn's: under their cache mark
     body: dict[str, Any] = {
         "model": model,
         "messages": turns,
@@ -89,6 +98,8 @@ class StreamState:
     def __init__(self) -> None:
         self.kinds: dict[int, str] = {}
         self.calls: dict[int, int] = {}  # block index → tool call index
+        self.server: dict[int, dict[str, Any]] = {}  # block index → a server block being read
+        self.server_input: dict[int, str] = {}  # block index → its input's JSON so far
         self.usage = UsagePiece()
         self.stopped = False
 
@@ -120,6 +131,8 @@ class StreamState:
             if reason:
                 chunk.finish_reason = FINISH_REASONS.get(reason, "stop")
             return chunk
+        if kind == "content_block_stop":
+            return self._stop(payload.get("index"))
         if kind == "message_stop":
             self.stopped = True
         return None
@@ -132,6 +145,10 @@ class StreamState:
         if kind == "tool_use":
             self.calls[index] = len(self.calls)
             return Chunk(calls=[CallPiece(index=self.calls[index], id=block.get("id"), name=block.get("name"))])
+        if kind in SERVER_BLOCK_TYPES:  # whole at its stop: a search's query, then its results
+            self.server[index] = dict(block)
+            self.server_input[index] = ""
+            return None
         if kind == "redacted_thinking":
             return Chunk(thinking_blocks=[{"type": "redacted_thinking", "data": block.get("data") or ""}])
         if kind == "text" and block.get("text"):
@@ -142,6 +159,9 @@ class StreamState:
         kind = delta.get("type")
         if kind == "text_delta":
             return Chunk(text=delta.get("text") or "")
+        if kind == "input_json_delta" and index in self.server_input:
+            self.server_input[index] += delta.get("partial_json") or ""
+            return None
         if kind == "input_json_delta":
             position = self.calls.get(index) if isinstance(index, int) else None
             return Chunk(calls=[CallPiece(index=position, arguments=delta.get("partial_json") or "")])
@@ -151,6 +171,18 @@ class StreamState:
         if kind == "signature_delta":
             return Chunk(thinking_blocks=[{"type": "thinking", "signature": delta.get("signature") or ""}])
         return None
+
+    def _stop(self, index: Any) -> Chunk | None:
+        block = self.server.pop(index, None) if isinstance(index, int) else None
+        if block is None:
+            return None
+        streamed = self.server_input.pop(index, "")
+        if block.get("type") == USE_BLOCK and streamed:
+            try:
+                block["input"] = json.loads(streamed)
+            except ValueError:
+                return None  # a query cut mid-way: not a block the API would take back
+        return Chunk(server_blocks=[block])
 
     def _usage(self, usage: Any) -> Chunk | None:
         """Anthropic's `input_tokens` leaves out what was read from or written to the cache;
@@ -164,4 +196,8 @@ class StreamState:
             self.usage.prompt = numbers["input_tokens"] + (self.usage.cache_read or 0) + (self.usage.cache_write or 0)
         if "output_tokens" in numbers:
             self.usage.completion = numbers["output_tokens"]
+        server = usage.get("server_tool_use")
+        searches = server.get("web_search_requests") if isinstance(server, dict) else None
+        if isinstance(searches, int) and not isinstance(searches, bool):
+            self.usage.web_searches = searches
         return Chunk(usage=UsagePiece(**{k: getattr(self.usage, k) for k in UsagePiece.__slots__}))

@@ -32,6 +32,7 @@ class UsagePiece:
     cache_read: int | None = None
     cache_write: int | None = None
     reasoning: int | None = None
+    web_searches: int | None = None  # Anthropic's server-side searches (agent/llm/server_search.py)
 
 
 @dataclass(slots=True)
@@ -39,6 +40,7 @@ class Chunk:
     text: str = ""
     reasoning: str = ""  # reasoning text a model streams beside its answer
     thinking_blocks: list[dict[str, Any]] = field(default_factory=list)  # Claude's, as deltas
+    server_blocks: list[dict[str, Any]] = field(default_factory=list)  # Claude's server search, each whole
     calls: list[CallPiece] = field(default_factory=list)
     finish_reason: str | None = None
     usage: UsagePiece | None = None

@@ -39,6 +39,7 @@ from agent.llm.reasoning import (
 )
 from agent.llm.result import StreamResult
 from agent.llm.route import CLIENT_AUTO, Wire, WireName, fast_wire
+from agent.llm.server_search import NativeSearch, offered, search_cost, without_server_blocks
 from agent.llm.wire import WireCall, WireProtocol
 from agent.llm.wire_limits import MAX_ANSWER_CHARS, MAX_TOOL_ARGUMENTS_CHARS, MIB
 from agent.process.secrets import remember_secret
@@ -86,6 +87,8 @@ class ChatRequest:
     # The owner's pooled HTTP client for the fast path (the request builder's); None: one
     # made for this request.
     connections: ConnectionPool | None = None
+    # `[web] native_search`: the provider's own search where the protocol runs it (agent/llm/server_search.py).
+    native_search: NativeSearch | None = None
     _messages_json: str | None = field(default=None, repr=False, compare=False)
 
     def messages_json(self) -> str:
@@ -119,6 +122,7 @@ def _cost(model: str, result: StreamResult) -> float:
 
     if not result.prompt_tokens and not result.completion_tokens:
         return 0.0
+    searches = _search_cost(model, result.web_search_requests)
     cost = request_cost(
         model,
         prompt_tokens=result.prompt_tokens or 0,
@@ -126,7 +130,17 @@ def _cost(model: str, result: StreamResult) -> float:
         cache_read_tokens=result.cache_read_tokens,
         cache_write_tokens=result.cache_write_tokens,
     )
-    return cost.total if cost is not None else 0.0  # models without a price (local, custom): no cost shown
+    return (cost.total if cost is not None else 0.0) + searches  # unpriced models (local, custom): no cost shown
+
+
+def _search_cost(model: str, requests: int) -> float:
+    """Server-side searches at the model's per-query price (agent/llm/server_search.py)."""
+    if not requests:
+        return 0.0
+    from agent.llm.cost_map import model_info
+
+    info = model_info(model)
+    return search_cost(info.web_search_cost_per_query if info is not None else None, requests)
 
 
 def _thinking_for(model: str, messages: list[dict[str, Any]], *, sends: bool) -> list[dict[str, Any]]:
@@ -170,8 +184,11 @@ async def stream_chat(
     started = time.monotonic()
     watchdog: asyncio.Timeout | None = None
     protocol = protocol_for(request)
+    tools, server_tools = offered(request.tools, request.native_search, runs_server_search=protocol.runs_server_search)
+    if not server_tools:  # the stored search blocks go back only beside the search tool
+        messages = without_server_blocks(messages)
     try:
-        stream = protocol.open(_call(request, messages, effort, max_tokens))
+        stream = protocol.open(_call(request, messages, effort, max_tokens, tools, server_tools))
         # The idle watchdog: pushed back only by content, so a server that sends nothing
         # but keep-alive comments (which the SSE parser drops unseen) or empty chunks,
         # before or after the first token, is given up after `idle` seconds.
@@ -252,12 +269,17 @@ def protocol_for(request: ChatRequest) -> WireProtocol:
 
 
 def _call(
-    request: ChatRequest, messages: list[dict[str, Any]], effort: dict[str, Any], max_tokens: int | None
+    request: ChatRequest,
+    messages: list[dict[str, Any]],
+    effort: dict[str, Any],
+    max_tokens: int | None,
+    tools: list[dict[str, Any]],
+    server_tools: list[dict[str, Any]],
 ) -> WireCall:
     return WireCall(
         model=request.model,
         messages=messages,
-        tools=request.tools,
+        tools=tools,
         api_base=request.api_base,
         api_key=request.api_key,
         temperature=request.temperature,
@@ -267,6 +289,7 @@ def _call(
         connections=request.connections,
         # The messages as encoded once for the request's copy, when they go out unchanged.
         messages_json=request.messages_json if messages is request.messages else None,
+        server_tools=server_tools,
     )
 
 
@@ -276,6 +299,7 @@ def _add_usage(result: StreamResult, usage: UsagePiece) -> None:
     result.cache_read_tokens = usage.cache_read or result.cache_read_tokens
     result.cache_write_tokens = usage.cache_write or result.cache_write_tokens
     result.reasoning_tokens = usage.reasoning or result.reasoning_tokens
+    result.web_search_requests = usage.web_searches or result.web_search_requests
 
 
 async def _take(
@@ -302,6 +326,9 @@ async def _take(
         progressed = True
         thinking.feed(chunk.thinking_blocks)
         result.thinking_blocks = thinking.blocks
+    if chunk.server_blocks:
+        progressed = True
+        result.server_blocks += chunk.server_blocks
     if chunk.text:
         progressed = True
         result.content += chunk.text
@@ -343,6 +370,7 @@ def _chars(chunk: Chunk, calls: dict[int, _CallBuffer]) -> int:
             size += (len(piece.name) if piece.name and piece.name != held.name else 0) + (
                 len(piece.id) if piece.id and piece.id != held.id else 0
             )
+    size += sum(len(json.dumps(block)) for block in chunk.server_blocks)
     for block in chunk.thinking_blocks:
         kept = block if isinstance(block, dict) else getattr(block, "__dict__", {})
         size += 1 + sum(len(v) for k, v in kept.items() if isinstance(v, str) and k != "thinking")

@@ -100,6 +100,7 @@ class ModelPrices:
     supports_reasoning: bool | None = None
     supports_none_reasoning_effort: bool | None = None
     supports_minimal_reasoning_effort: bool | None = None
+    web_search_cost_per_query: float | None = None  # a provider-run search (agent/llm/server_search.py)
 
     @property
     def context_window(self) -> int | None:
@@ -374,7 +375,14 @@ def model_info(model: str) -> ModelPrices | None:
         supports_reasoning=_flag(info, "supports_reasoning"),
         supports_none_reasoning_effort=_flag(info, "supports_none_reasoning_effort"),
         supports_minimal_reasoning_effort=_flag(info, "supports_minimal_reasoning_effort"),
+        web_search_cost_per_query=_search_price(info),
     )
+
+
+def _search_price(info: Mapping[str, Any]) -> float | None:
+    """litellm's `search_context_cost_per_query` (per context size; the medium one)."""
+    per_size = info.get("search_context_cost_per_query")
+    return _price(per_size, "search_context_size_medium") if isinstance(per_size, Mapping) else None
 
 
 def _flag(info: Mapping[str, Any], key: str) -> bool | None:

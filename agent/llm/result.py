@@ -29,3 +29,7 @@ class StreamResult:
     # Claude's thinking blocks, signed, as the provider requires them back (agent/llm/reasoning.py).
     thinking_blocks: list[dict[str, Any]] = field(default_factory=list)
     reasoning_tokens: int | None = None  # of completion_tokens, spent thinking
+    # Claude's server-side searches: their blocks as they came, and how many were billed
+    # (agent/llm/server_search.py).
+    server_blocks: list[dict[str, Any]] = field(default_factory=list)
+    web_search_requests: int = 0

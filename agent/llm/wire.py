@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import AsyncGenerator, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
@@ -60,9 +60,14 @@ class WireCall:
     # `messages` as JSON, encoded once for the request's copy, when they go out unchanged
     # (agent/llm/client.py's ChatRequest.messages_json); None: they changed.
     messages_json: Callable[[], str] | None = None
+    # Provider-run tools in their own form (Anthropic's web search, agent/llm/server_search.py).
+    server_tools: list[dict[str, Any]] = field(default_factory=list)
 
 
 class WireProtocol(ABC):
+    # Whether the provider runs the server-side web search itself (agent/llm/server_search.py).
+    runs_server_search: bool = False
+
     @abstractmethod
     def open(self, call: WireCall) -> ChunkStream:
         """The request, ready to stream; raises AuthError when it may carry no key."""

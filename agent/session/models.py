@@ -63,6 +63,9 @@ class Message(BaseModel):
                 # Claude's signed thinking, kept byte for byte: the client sends it back only
                 # to a Claude request that thinks (agent/llm/client.py `_thinking_for`).
                 out["thinking_blocks"] = blocks
+            searches = self.meta.get("server_blocks")
+            if searches:  # Claude's server-side searches, as they came (agent/llm/server_search.py)
+                out["server_blocks"] = searches
         elif self.role == "tool":
             out["tool_call_id"] = self.tool_call_id
             out["content"] = self.content or ""

@@ -12,6 +12,7 @@ from typing import Any
 
 from agent.llm.reasoning import META_THINKING, META_THINKING_BLOCKS, complete_blocks
 from agent.llm.result import StreamResult
+from agent.llm.server_search import META_SERVER_BLOCKS, paired
 from agent.session.models import Message, Status, ToolCall
 from agent.turn.events import AssistantFinished, AssistantStarted, Event, TextDelta, ThinkingDelta
 from agent.turn.writer import SessionWriter
@@ -114,6 +115,9 @@ class StreamWriter:
         blocks = complete_blocks(result.thinking_blocks) if result is not None else []
         if blocks and status == "ok":  # signed: what Anthropic wants back in this tool loop
             meta[META_THINKING_BLOCKS] = blocks
+        searches = paired(result.server_blocks) if result is not None and status == "ok" else []
+        if searches:  # Claude's server-side searches, sent back as they came
+            meta[META_SERVER_BLOCKS] = searches
         if result is not None and status == "ok":
             renamed = unique_tool_call_ids(result.tool_calls, self.history())
             if renamed:
@@ -126,6 +130,7 @@ class StreamWriter:
                     "cache_read_tokens": result.cache_read_tokens,
                     "cache_write_tokens": result.cache_write_tokens,
                     **({"reasoning_tokens": result.reasoning_tokens} if result.reasoning_tokens else {}),
+                    **({"web_search_requests": result.web_search_requests} if result.web_search_requests else {}),
                 },
                 cost=result.cost,
                 finish_reason=result.finish_reason,

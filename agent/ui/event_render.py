@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
+    from agent.session.models import Message
     from agent.turn import events as ev
     from agent.ui.widgets.chat import ChatView
     from agent.ui.widgets.status import StatusBar
@@ -58,6 +59,7 @@ class EventRenderer:
                 status.clear_retry()
             case ev.AssistantFinished():
                 chat.finish_assistant(event.message)
+                self._searched(event.message)
             case ev.ToolStarted():
                 self._tool_started(event)
             case ev.ToolOutput():
@@ -79,6 +81,8 @@ class EventRenderer:
             case ev.TurnError():
                 status.condensing_done()
                 chat.add_error(event.message)
+            case ev.TaskFinished():  # a background task ended, in a turn or between turns
+                chat.add_notice(event.message, kind="info")
             case ev.ModeChanged():
                 status.set_info(mode=event.mode)
             case ev.TurnFinished():
@@ -87,6 +91,15 @@ class EventRenderer:
                 self.todos.turn_finished()
                 self.app.refresh_status()
             # UserMessage: already shown when the prompt was sent; LimitReached: only `cairn -p` sets limits.
+
+    def _searched(self, message: Message) -> None:
+        """Claude's server-side searches in the answer, one dim line each (agent/llm/server_search.py)."""
+        blocks = message.meta.get("server_blocks")
+        if blocks:
+            from agent.llm.server_search import searched
+
+            for line in searched(blocks):
+                self.chat.add_notice(line, kind="info")
 
     def _tool_started(self, event: ev.ToolStarted) -> None:
         from agent.ui.widgets.tool_render import TODO_WRITE

@@ -62,6 +62,12 @@ Steps:
   dict or a JSON string.
 * ``error(status, message=None, *, type=None, headers=None)`` — Anthropic's error JSON
   (``{"type": "error", "error": {"type": …, "message": …}}``) with the status's type.
+
+``text`` and ``tool_use`` take ``searches=[Search(id, query, results)]``: Anthropic's server-side
+web search, streamed after the thinking as a ``server_tool_use`` block (its input as
+``input_json_delta`` fragments) and a ``web_search_tool_result`` block (whole in its start
+event), and counted in ``usage.server_tool_use.web_search_requests``. Strict requests must keep
+each ``server_tool_use`` paired with its result in the same assistant turn.
 """
 
 from __future__ import annotations
@@ -86,6 +92,8 @@ __all__ = [
     "text",
     "tool_use",
     "error",
+    "Search",
+    "search_result",
     "breakpoints",
     "check_request",
     "DEFAULT_MODEL",
@@ -119,6 +127,30 @@ class Thinking:
     redacted: str | None = None
 
 
+def search_result(title: str, url: str, encrypted: str = "EqgfCioIARgBIiQ3YTAw") -> dict[str, Any]:
+    return {"type": "web_search_result", "title": title, "url": url, "encrypted_content": encrypted, "page_age": None}
+
+
+@dataclass
+class Search:
+    """One server-side search: its `server_tool_use` (id, query) and `web_search_tool_result`
+    (`results`, or `error_code` for an error result)."""
+
+    id: str
+    query: str
+    results: list[dict[str, Any]] = field(default_factory=list)
+    error_code: str | None = None
+
+    def use_block(self) -> dict[str, Any]:
+        return {"type": "server_tool_use", "id": self.id, "name": "web_search", "input": {"query": self.query}}
+
+    def result_block(self) -> dict[str, Any]:
+        content: Any = (
+            {"type": "web_search_tool_result_error", "error_code": self.error_code} if self.error_code else self.results
+        )
+        return {"type": "web_search_tool_result", "tool_use_id": self.id, "content": content}
+
+
 @dataclass
 class Reply:
     """One message: optional thinking blocks, optional text, then tool_use blocks; usage as
@@ -127,6 +159,7 @@ class Reply:
     text: str | None = None
     calls: list[ToolUse] = field(default_factory=list)
     thinking: list[Thinking] = field(default_factory=list)
+    searches: list[Search] = field(default_factory=list)
     stop_reason: str = "end_turn"
     input_tokens: int | None = None
     output_tokens: int | None = None
@@ -168,10 +201,12 @@ def text(
     delay: float = 0.0,
     initial_delay: float = 0.0,
     thinking: Iterable[Thinking] = (),
+    searches: Iterable[Search] = (),
 ) -> Reply:
     return Reply(
         text=text,
         thinking=list(thinking),
+        searches=list(searches),
         stop_reason=stop_reason,
         input_tokens=input_tokens,
         output_tokens=output_tokens,
@@ -209,10 +244,12 @@ def tool_use(
     delay: float = 0.0,
     initial_delay: float = 0.0,
     thinking: Iterable[Thinking] = (),
+    searches: Iterable[Search] = (),
 ) -> Reply:
     return Reply(
         text=text,
         thinking=list(thinking),
+        searches=list(searches),
         calls=[_to_tool_use(c) for c in calls],
         stop_reason=stop_reason,
         input_tokens=input_tokens,
@@ -294,7 +331,7 @@ def check_request(request: dict[str, Any], headers: dict[str, str]) -> tuple[int
     for key in ("model", "max_tokens", "messages"):
         if key not in request:
             return 400, "invalid_request_error", f"{key}: Field required"
-    problem = _check_thinking(request)
+    problem = _check_thinking(request) or _check_server_blocks(request)
     if problem is not None:
         return problem
     found = 0
@@ -324,6 +361,26 @@ def check_request(request: dict[str, Any], headers: dict[str, str]) -> tuple[int
     return _check_images(
         [block for _, block in _blocks(request) if isinstance(block, dict) and block.get("type") == "image"]
     )
+
+
+def _check_server_blocks(request: dict[str, Any]) -> tuple[int, str, str] | None:
+    """Each `server_tool_use` of an assistant turn followed by its `web_search_tool_result`."""
+    for m, message in enumerate(request.get("messages") or []):
+        content = message.get("content") if isinstance(message, dict) else None
+        if not isinstance(content, list):
+            continue
+        for b, block in enumerate(content):
+            if not isinstance(block, dict) or block.get("type") != "server_tool_use":
+                continue
+            after = content[b + 1] if b + 1 < len(content) else {}
+            if after.get("type") != "web_search_tool_result" or after.get("tool_use_id") != block.get("id"):
+                return (
+                    400,
+                    "invalid_request_error",
+                    f"messages.{m}.content.{b}: `server_tool_use` ids were found without corresponding "
+                    "`web_search_tool_result` blocks",
+                )
+    return None
 
 
 MIN_THINKING_BUDGET = 1024
@@ -456,6 +513,18 @@ class _Plan:
                 out.append(("content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}))
             out.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
             index += 1
+        for search in step.searches:
+            use = {**search.use_block(), "input": {}}
+            out.append(("content_block_start", {"type": "content_block_start", "index": index, "content_block": use}))
+            for frag in _split(json.dumps(search.use_block()["input"]), step.args_chunk_size):
+                delta = {"type": "input_json_delta", "partial_json": frag}
+                out.append(("content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}))
+            out.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
+            index += 1
+            start_result = {"type": "content_block_start", "index": index, "content_block": search.result_block()}
+            out.append(("content_block_start", start_result))
+            out.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
+            index += 1
         if step.text:
             out.append(
                 (
@@ -496,7 +565,11 @@ class _Plan:
                 )
             out.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
             index += 1
-        delta_usage = self.usage(self.output_tokens) if step.full_delta_usage else {"output_tokens": self.output_tokens}
+        delta_usage: dict[str, Any] = (
+            self.usage(self.output_tokens) if step.full_delta_usage else {"output_tokens": self.output_tokens}
+        )
+        if step.searches:
+            delta_usage["server_tool_use"] = {"web_search_requests": len(step.searches)}
         out.append(
             (
                 "message_delta",
@@ -517,6 +590,8 @@ class _Plan:
             else {"type": "thinking", "thinking": b.text, "signature": b.signature}
             for b in self.step.thinking
         ]
+        for search in self.step.searches:
+            content += [search.use_block(), search.result_block()]
         content += [{"type": "text", "text": self.step.text}] if self.step.text else []
         content += [
             {"type": "tool_use", "id": c.id, "name": c.name, "input": json.loads(c.input or "{}")}

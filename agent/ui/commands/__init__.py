@@ -46,6 +46,7 @@ def _registry() -> tuple[Command, ...]:
         resume,
         skills,
         status,
+        tasks,
     )
 
     return (
@@ -66,6 +67,7 @@ def _registry() -> tuple[Command, ...]:
         mcp.COMMAND,
         agents.COMMAND,
         skills.COMMAND,
+        tasks.COMMAND,
         status.COMMAND,
         quit.COMMAND,
     )
