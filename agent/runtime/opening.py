@@ -19,6 +19,7 @@ from agent.settings.schema import McpServerSettings, Settings
 from agent.turn.events import Event, Notice
 
 if TYPE_CHECKING:
+    from agent.lsp.manager import LspManager
     from agent.mcp.client_requests import Elicit
     from agent.mcp.manager import McpManager
     from agent.session.restore_journal import Recovered
@@ -145,6 +146,21 @@ def mcp_manager(
         editor=editor,
         elicit=elicit,
     )
+
+
+def lsp_manager(settings: Settings, agent: Agent) -> LspManager | None:
+    """The session's language servers (agent/lsp/), for /status; given to the tools, with the
+    `lsp` tool offered, only when one was found (and could start). None: `[lsp] enabled = false`."""
+    from agent.lsp.manager import LspManager
+    from agent.tools.lsp_tool import REGISTRY_GROUP, Lsp
+
+    if not settings.lsp.enabled:
+        return None
+    manager = LspManager(settings.lsp, settings.workspace, agent.permissions.sandbox)
+    if manager.offered:
+        agent.ctx.lsp = manager
+        agent.registry.set_group(REGISTRY_GROUP, [Lsp(manager)])
+    return manager
 
 
 def _import_agent() -> None:

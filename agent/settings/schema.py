@@ -208,6 +208,29 @@ class SandboxSettings(Section):
     env_passthrough: list[str] = Field(default_factory=list)
 
 
+class LspServerSettings(Section):
+    """`[lsp.servers.NAME]`: a language server cairn may start (agent/lsp/servers.py). A NAME
+    cairn knows (`pylsp`, `pyright`, `basedpyright`, `typescript`, `gopls`, `rust-analyzer`)
+    keeps what is not given here; `enabled = false` turns one off."""
+
+    command: list[str] = Field(default_factory=list)
+    extensions: list[str] = Field(default_factory=list)  # ".py", or "py"
+    enabled: bool = True
+
+
+class LspSettings(Section):
+    """`[lsp]`: diagnostics after edits and the `lsp` tool (SPEC §13.8, agent/lsp/). Servers
+    run in the sandbox; `unsandboxed = true` runs them outside it (what a server runs of the
+    repository then runs with your access), and `[lsp.servers]` names commands: in a project
+    config both need trust. timeout_ms: the most an edit waits for its diagnostics."""
+
+    enabled: bool = True
+    timeout_ms: int = Field(1500, ge=10, le=60_000)
+    max_diagnostics: int = Field(10, ge=1, le=100)  # lines per edit's result
+    unsandboxed: bool = False
+    servers: dict[str, LspServerSettings] = Field(default_factory=dict)
+
+
 class AgentsSettings(Section):
     """`[agents]`: subagents (agent/subagents/)."""
 
@@ -279,6 +302,7 @@ class Settings(Section):
     mcp: McpSettings = Field(default_factory=McpSettings)
     web: WebSettings = Field(default_factory=WebSettings)
     sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
+    lsp: LspSettings = Field(default_factory=LspSettings)
     agents: AgentsSettings = Field(default_factory=AgentsSettings)
     hooks: HooksSettings = Field(default_factory=HooksSettings)
     notify: NotifySettings = Field(default_factory=NotifySettings)

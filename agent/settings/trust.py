@@ -62,6 +62,8 @@ NESTED_KEYS = (
     ("sandbox", "approved"),
     ("sandbox", "env_passthrough"),
     ("llm", "client"),
+    ("lsp", "servers"),
+    ("lsp", "unsandboxed"),
 )
 # Values of a nested key that narrow (or keep) what cairn may do: they need no trust.
 NARROWING: dict[tuple[str, str], tuple[Any, ...]] = {
@@ -69,6 +71,7 @@ NARROWING: dict[tuple[str, str], tuple[Any, ...]] = {
     ("sandbox", "approved"): ("workspace-write",),
     ("sandbox", "env_passthrough"): ([],),
     ("llm", "client"): ("auto",),
+    ("lsp", "servers"): ({},),
 }
 SECRET_KEYS = frozenset({"api_key"})
 UNCHECKABLE = "uncheckable-"  # the start of a digest that never matches (see Source.digest)
@@ -97,6 +100,8 @@ EFFECTS = {
     "from the environment and from .env files)",
     **{f"hooks.{event}": f"these commands run on your machine at each {event} event" for event in HOOK_EVENTS},
     **{f"{table}.{key}": raised_limits.effect(f"{table}.{key}") for table, key in raised_limits.RESOURCE_LIMITS},
+    "lsp.servers": "these language servers run on your machine when a file of their language is edited",
+    "lsp.unsandboxed": "language servers, and the repository code they load, run outside the sandbox",
     FILES_ITEM: "the commands above run these files of the folder: a change to any of them asks again",
 }
 

@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
@@ -16,6 +16,9 @@ from agent.tools.background_tasks import BackgroundTasks
 from agent.tools.modes import PlanReviewer
 from agent.tools.permissions import Permissions
 from agent.tools.schema import arguments_schema
+
+if TYPE_CHECKING:
+    from agent.lsp.manager import LspManager
 
 # An error message repeats what the model sent (a path, a pattern); a 100 KB path must not
 # come back whole. Longer messages keep their head and tail.
@@ -160,6 +163,9 @@ class ToolContext:
     # The agent's hooks (agent.hooks.dispatch.Hooks): the registry runs PreToolUse and
     # PostToolUse around each call; None: no hooks (a tool's own tests, a bare context).
     hooks: Any = None
+    # The session's language servers (agent/lsp/manager.py), set by the runtime: file edits append
+    # the diagnostics they introduced; None: none (a subagent's child, a tool's own tests).
+    lsp: LspManager | None = None
 
 
 class Tool:

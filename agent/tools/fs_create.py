@@ -13,6 +13,7 @@ from pydantic import Field
 
 from agent.tools.base import FileEdit, Tool, ToolArgs, ToolContext, ToolError, ToolResult, tool_prompt
 from agent.tools.fs_edit import make_diff
+from agent.tools.lsp_tool import edit_diagnostics, with_diagnostics
 from agent.tools.permissions import ApprovalRequest
 from agent.tools.workspace import ResolvedPath, TextFile, confine, read_text, write_file
 
@@ -80,8 +81,11 @@ class FsCreate(Tool):
             write_file, rp, data, before=before.data if before else None, mode=before.mode if before else None
         )
         done = "Overwrote" if before else "Created"
+        said = await edit_diagnostics(ctx, rp, before.data if before else None, data)  # agent/lsp/
         return ToolResult(
-            content=f"{done} {rp.display} ({plural(len(data), 'byte')}, {plural(count_lines(args.content), 'line')})",
-            meta={"path": rp.display, "diff": diff},
+            content=with_diagnostics(
+                f"{done} {rp.display} ({plural(len(data), 'byte')}, {plural(count_lines(args.content), 'line')})", said
+            ),
+            meta={"path": rp.display, "diff": diff, **({"diagnostics": said} if said else {})},
             edits=[FileEdit(path=str(rp.path), before=before.data if before else None, after=data)],
         )

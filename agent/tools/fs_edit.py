@@ -13,6 +13,7 @@ import difflib
 from pydantic import Field
 
 from agent.tools.base import FileEdit, Tool, ToolArgs, ToolContext, ToolError, ToolResult, tool_prompt
+from agent.tools.lsp_tool import edit_diagnostics, with_diagnostics
 from agent.tools.permissions import ApprovalRequest
 from agent.tools.workspace import confine, read_text, write_file
 
@@ -135,8 +136,9 @@ class FsEdit(Tool):
         # The approval may take a while: the file must still hold what the diff was made
         # from, and be reached through the same folders (workspace.write_file).
         await asyncio.to_thread(write_file, rp, data, before=original.data, mode=original.mode)
+        said = await edit_diagnostics(ctx, rp, original.data, data)  # the errors it introduced (agent/lsp/)
         return ToolResult(
-            content=diff,
-            meta={"path": rp.display, "diff": diff, "replacements": count},
+            content=with_diagnostics(diff, said),
+            meta={"path": rp.display, "diff": diff, "replacements": count, **({"diagnostics": said} if said else {})},
             edits=[FileEdit(path=str(rp.path), before=original.data, after=data)],
         )

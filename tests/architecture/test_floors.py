@@ -35,6 +35,7 @@ FLOORS: list[tuple[str, list[str]]] = [
             "agent.prompt",
             "agent.images",
             "agent.instructions",
+            "agent.lsp",
         ],
     ),
     ("turn", ["agent.turn"]),

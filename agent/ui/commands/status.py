@@ -11,6 +11,7 @@ from agent.ui.commands.command import Command
 from agent.ui.commands.listing import show_list
 
 if TYPE_CHECKING:
+    from agent.lsp.manager import LanguageServerStatus
     from agent.ui.host import Host
 
 NO_FILE = "  (none there)"  # a config path with no file: nothing read from it
@@ -35,6 +36,8 @@ def status_text(app: Host) -> str:
     lines.append(f"  config     {user}{'' if user.is_file() else NO_FILE}")
     lines.append(f"             {project}{'' if project.is_file() else NO_FILE}")
     lines += instruction_lines(settings.workspace)
+    if runtime is not None:
+        lines += language_server_lines(runtime.language_servers())
     if app.config_warnings:
         lines += ["", "Config problems"] + [f"  {warning}" for warning in app.config_warnings]
     return "\n".join(lines)
@@ -48,6 +51,20 @@ def instruction_lines(workspace: Path) -> list[str]:
     if not files:
         return ["", "Instructions", "  (none: no CLAUDE.md or AGENTS.md here, above it in the repository, or yours)"]
     return ["", "Instructions"] + [f"  {f.shown} ({len(f.text):,} chars, {f.description})" for f in files]
+
+
+def language_server_lines(servers: list[LanguageServerStatus]) -> list[str]:
+    """A line per language server found or configured (agent/lsp/), those not found in one line."""
+    if not servers:
+        return []
+    lines = ["", "Language servers (diagnostics after edits)"]
+    for server in servers:
+        if server.state != "not found":
+            lines.append(f"  {server.name:<14} {server.state}{f' · {server.detail}' if server.detail else ''}")
+    missing = [server.name for server in servers if server.state == "not found"]
+    if missing:
+        lines.append(f"  not found: {', '.join(missing)}")
+    return lines
 
 
 async def run(app: Host, args: str) -> None:

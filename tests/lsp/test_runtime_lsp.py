@@ -1,0 +1,73 @@
+"""Through a real Runtime and the fake model: the edit's diagnostics reach the model in the next
+request, the `lsp` tool is offered only when a server was found, servers end with the session."""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+
+from agent.runtime.ops import Prompt
+from tests.fakes.llm_server import text, tool_calls
+from tests.lsp.conftest import PYLSP
+
+
+def _tool_names(request: dict) -> list[str]:
+    return [tool["function"]["name"] for tool in request.get("tools", [])]
+
+
+def _tool_results(request: dict) -> list[str]:
+    return [m["content"] for m in request["messages"] if m["role"] == "tool"]
+
+
+@pytest.mark.skipif(not PYLSP.exists(), reason="python-lsp-server is a dev dependency: not installed")
+async def test_an_edit_s_new_error_reaches_the_model_and_the_server_ends_with_the_session(open_runtime, server):
+    workspace = open_runtime.workspace
+    (workspace / "app.py").write_text("import os\n\nprint(os.sep)\n")
+    server.add(
+        tool_calls(
+            [
+                (
+                    "e1",
+                    "filesystem-edit",
+                    {"filePath": "app.py", "searchContent": "os.sep", "replaceContent": "os.sep, nme"},
+                )
+            ]
+        ),
+        text("I broke it."),
+    )
+    runtime = await open_runtime(flags={"lsp": {"timeout_ms": 60_000, "servers": {"pylsp": {"command": [str(PYLSP)]}}}})
+    try:
+        await runtime.submit(Prompt("edit app.py"))
+        first, second = server.requests
+        assert "lsp" in _tool_names(first)
+        (result,) = _tool_results(second)
+        assert (
+            "Diagnostics (pylsp): this edit introduced 1 error in app.py:\n  3:15 error: undefined name 'nme'" in result
+        )
+        assert [s.state for s in runtime.language_servers() if s.name == "pylsp"] == ["running"]
+        client = runtime.lsp._servers["pylsp"].client  # type: ignore[union-attr]
+        assert client is not None and client.proc is not None
+    finally:
+        await runtime.close()
+    assert client.proc.returncode is not None  # bwrap and the server inside it: gone with the session
+
+
+async def test_the_lsp_tool_is_not_offered_when_no_server_is_found(open_runtime, server, tmp_path, monkeypatch):
+    bare = tmp_path / "bin"  # a PATH with bubblewrap (a sandbox could be made) and no language server
+    bare.mkdir()
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        pytest.skip("bubblewrap is not installed")
+    os.symlink(bwrap, bare / "bwrap")
+    monkeypatch.setenv("PATH", str(bare))
+    server.add(text("ok"))
+    runtime = await open_runtime()
+    try:
+        await runtime.submit(Prompt("hi"))
+        (request,) = server.requests
+        assert "lsp" not in _tool_names(request) and "filesystem-edit" in _tool_names(request)
+        assert {s.state for s in runtime.language_servers()} == {"not found"}
+    finally:
+        await runtime.close()
