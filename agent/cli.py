@@ -10,14 +10,16 @@ from pathlib import Path
 from typing import Any
 
 from agent import __version__
+from agent.session.worktree_args import add_worktree_option, add_worktree_parser
 
 # The subcommands: a first positional word naming one is that command; any other is the prompt.
-COMMANDS = ("context", "session", "trust", "acp")
+COMMANDS = ("context", "session", "trust", "acp", "worktree")
 COMMANDS_EPILOG = """commands (each has its own --help):
   cairn session list|export|import   list, export and import sessions
   cairn context SESSION_ID           what the next request of a session holds, pass by pass
   cairn trust [DIR]                  trust a folder's project config as it is now
   cairn acp                          serve the Agent Client Protocol on stdio (for editors)
+  cairn worktree list|remove NAME    the git worktrees --worktree made; remove one (--force)
 """
 
 
@@ -28,7 +30,9 @@ def build_parser(*, commands: bool = False, add_help: bool = True) -> argparse.A
     below picks one by the first positional word."""
     parser = argparse.ArgumentParser(
         prog="cairn",
-        usage=None if commands else "%(prog)s [options] [PROMPT]\n       %(prog)s {context,session,trust,acp} ...",
+        usage=None
+        if commands
+        else "%(prog)s [options] [PROMPT]\n       %(prog)s {context,session,trust,acp,worktree} ...",
         description="cairn — a terminal coding agent. Run it in a project folder and ask for changes.",
         epilog=None if commands else COMMANDS_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -62,6 +66,7 @@ def build_parser(*, commands: bool = False, add_help: bool = True) -> argparse.A
     )
     parser.add_argument("--cwd", metavar="DIR", help="workspace folder (default: the current folder)")
     parser.add_argument("--debug", action="store_true", help="write a debug log to <data dir>/cairn.log")
+    add_worktree_option(parser)
     group = parser.add_mutually_exclusive_group()
     group.add_argument(
         "--continue", dest="continue_last", action="store_true", help="resume the latest session of this folder"
@@ -114,7 +119,7 @@ def build_parser(*, commands: bool = False, add_help: bool = True) -> argparse.A
     if not commands:
         parser.set_defaults(command=None)
         return parser
-    sub = parser.add_subparsers(dest="command", metavar="{context,session,trust,acp}")
+    sub = parser.add_subparsers(dest="command", metavar="{context,session,trust,acp,worktree}")
     ctx = sub.add_parser("context", help="show what the next request of a session holds, pass by pass")
     ctx.add_argument("session_id", metavar="SESSION_ID", help="session id (or a unique prefix)")
     ctx.add_argument(
@@ -130,6 +135,7 @@ def build_parser(*, commands: bool = False, add_help: bool = True) -> argparse.A
     )
     trust.add_argument("dir", nargs="?", metavar="DIR", help="the folder (default: --cwd or the current folder)")
     sub.add_parser("acp", help="serve the Agent Client Protocol on stdio (for editors: Zed, JetBrains, Neovim, Emacs)")
+    add_worktree_parser(sub.add_parser)
     return parser
 
 
@@ -315,12 +321,26 @@ def main(argv: list[str] | None = None, *, warm: bool = True) -> int:
             file=sys.stderr,
         )
         return 2
+    if args.worktree is not None:
+        if args.command:
+            print("Error: --worktree applies to a session (the TUI or -p), not to a command.", file=sys.stderr)
+            return 2
+        from agent.session.worktree_cli import enter
+
+        entered = enter(args.worktree, workspace)
+        if isinstance(entered, int):
+            return entered
+        workspace = entered
     if args.command == "session":
         from agent.session.cli import run
 
         return run(args, workspace)
     if args.command == "trust":
         return _trust_command(args, workspace)
+    if args.command == "worktree":
+        from agent.session.worktree_cli import run as worktree_run
+
+        return worktree_run(args, workspace)
     if args.command == "acp":
         from agent.acp.server import serve
 

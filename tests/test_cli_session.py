@@ -126,7 +126,7 @@ def test_errors_exit_2_without_traceback(tmp_path):
 
 def test_help_lists_the_session_commands():
     out = run("--help")
-    assert "{context,session,trust,acp}" in out.stdout
+    assert "{context,session,trust,acp,worktree}" in out.stdout
     out = run("session", "--help")
     assert out.returncode == 0 and "list" in out.stdout and "export" in out.stdout and "import" in out.stdout
 

@@ -76,11 +76,23 @@ def _with_subagents(summaries: list[Any]) -> list[tuple[int, Any]]:
 async def _list(store, args: argparse.Namespace) -> int:
     # A session without a message (a launch quit at once, or one still starting) is not listed.
     summaries = _with_subagents(await store.list_summaries(with_messages=True, subagents=True))
+    worktrees = await store.worktrees(removed=True)  # a session on a worktree: its cwd is in one
+
+    def worktree(cwd: str):
+        return next((w for w in reversed(worktrees) if w.holds(cwd)), None)
+
     if args.json:
-        rows = [
-            {**s.session.model_dump(), "first_prompt": s.first_prompt, "message_count": s.message_count}
-            for _, s in summaries
-        ]
+        rows = []
+        for _, s in summaries:
+            wt = worktree(s.session.cwd)
+            rows.append(
+                {
+                    **s.session.model_dump(),
+                    "first_prompt": s.first_prompt,
+                    "message_count": s.message_count,
+                    "worktree": wt.model_dump(include={"name", "branch", "repo", "removed_at"}) if wt else None,
+                }
+            )
         _write_stdout(inert_json(json.dumps(rows, ensure_ascii=False)) + "\n")
         return 0
     lines = []
@@ -89,8 +101,10 @@ async def _list(store, args: argparse.Namespace) -> int:
         if depth:  # a subagent's session, under the session it worked for
             lines.append(f"{'  ' * depth}└ {s.session.id}  {s.message_count:>5} msgs  {label}")
             continue
+        wt = worktree(s.session.cwd)
+        on = f"  (worktree {wt.name}{', removed' if wt.removed_at else ''})" if wt else ""
         lines.append(
-            f"{s.session.id}  {_local(s.session.updated_at)}  {s.message_count:>5} msgs  {label}  [{s.session.cwd}]"
+            f"{s.session.id}  {_local(s.session.updated_at)}  {s.message_count:>5} msgs  {label}  [{s.session.cwd}]{on}"
         )
     _write_stdout(inert("\n".join(lines) + "\n") if lines else "")  # titles: the model's words
     if not lines:

@@ -115,6 +115,21 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX notices_session ON notices (session_id, id);
     """,
+    # The git worktrees `cairn --worktree NAME` made (agent/session/worktrees.py): a session
+    # whose `cwd` is at or under `path` ran on that worktree (`cairn session list` says which).
+    # A removed worktree keeps its row (`removed_at`), so its sessions still say where they ran.
+    """
+    CREATE TABLE worktrees (
+        path TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        branch TEXT NOT NULL,
+        repo TEXT NOT NULL,
+        repo_id TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        removed_at INTEGER
+    );
+    CREATE INDEX worktrees_repo_name ON worktrees (repo_id, name);
+    """,
 ]
 
 # Newest first, as `--continue`, the picker and `cairn session list` mean it (store and peek).

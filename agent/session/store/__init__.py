@@ -8,7 +8,7 @@ explicit session delete.
 `Store` is the one entry: one class made of a table group per module, all on one connection
 and one write lock (connection.py): sessions.py, messages.py, blobs.py (checkpoints),
 events.py, requests.py (the request sent last), tool_results.py (context files' facts),
-notices.py (what a turn told the user).
+notices.py (what a turn told the user), worktrees.py (the git worktrees `--worktree` made).
 """
 
 from __future__ import annotations
@@ -18,9 +18,10 @@ from agent.session.store.messages import MessagesTable
 from agent.session.store.notices import NoticesTable
 from agent.session.store.requests import SentRequestsTable
 from agent.session.store.tool_results import ToolResultQueries
+from agent.session.store.worktrees import WorktreesTable
 
 
-class Store(MessagesTable, ToolResultQueries, ContextEventsTable, SentRequestsTable, NoticesTable):
+class Store(MessagesTable, ToolResultQueries, ContextEventsTable, SentRequestsTable, NoticesTable, WorktreesTable):
     """The session database, open: `await Store.open()`, then `store.<method>` for every table."""
 
 
