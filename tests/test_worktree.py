@@ -141,6 +141,10 @@ def test_a_session_on_a_worktree_edits_it_and_is_listed_then_removed(repo):
 
     wt_list = cairn("worktree", "list")
     assert wt_list.returncode == 0 and f"feat  cairn/feat  {tree}  [{repo.resolve()}]" in wt_list.stdout
+    listed_json = json.loads(cairn("worktree", "list", "--json").stdout)
+    assert [(w["name"], w["branch"], w["path"], w["exists"]) for w in listed_json] == [
+        ("feat", "cairn/feat", str(tree), True)
+    ]
 
     refused = cairn("--cwd", str(repo), "worktree", "remove", "feat")
     assert refused.returncode == 2 and "uncommitted changes" in refused.stderr
@@ -152,6 +156,11 @@ def test_a_session_on_a_worktree_edits_it_and_is_listed_then_removed(repo):
     assert git(repo, "branch", "--list", "cairn/feat") == ""
     assert "feat" not in cairn("worktree", "list").stdout
     assert "(worktree feat, removed)" in cairn("session", "list").stdout
+
+
+def test_removing_an_unknown_worktree_is_a_usage_error(repo, capsys):
+    assert main(["--cwd", str(repo), "worktree", "remove", "nope"], warm=False) == 2
+    assert "no worktree named nope" in capsys.readouterr().err
 
 
 def test_remove_keeps_an_unmerged_branch_unless_forced(repo):
