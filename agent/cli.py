@@ -426,7 +426,7 @@ def _run_limits(args: argparse.Namespace):
     from agent.headless.limits import RunLimits, ToolRuleError, parse_tool_rules
     from agent.tools.registry import default_registry
 
-    known = default_registry().names
+    known = default_registry(every=True).names
     try:
         allowed = parse_tool_rules(args.allowed_tools, known) if args.allowed_tools is not None else None
         disallowed = parse_tool_rules(args.disallowed_tools or "", known)

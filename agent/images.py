@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, SerializerFunctionWrapHandler, ValidationError, model_serializer
 
 # Anthropic's API refuses images over 5 MB, and OpenAI's limit is higher: the lower one applies.
 MAX_IMAGE_BYTES = 5 * 1024 * 1024
@@ -42,6 +42,9 @@ MAX_IMAGES_PER_PROMPT = 20
 # whose long edge is over 1568 px is scaled down first, which caps it near 1,600 tokens.
 PIXELS_PER_TOKEN = 750
 MAX_IMAGE_TOKENS = 1600
+# What one page of a PDF document costs, as a bound (Anthropic bills 1,500-3,000 tokens a page:
+# its text and a picture of it); agent/documents.py reads PDFs.
+PAGE_TOKENS = 3_000
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp")
 META_KEY = "images"
 # A header that claims more than this is not a real picture (a crafted file).
@@ -64,17 +67,40 @@ class ImageError(Exception):
 
 
 class ImageRef(BaseModel):
-    """What a message records of one attached image; the bytes are the blob `hash` (sha256)."""
+    """What a message records of one attached image; the bytes are the blob `hash` (sha256).
+    A PDF a read attaches (agent/documents.py) is one too: `mime` `application/pdf`, its
+    `pages`, no size; stored without `pages` for an image, so an image's record is unchanged."""
 
     hash: str
     name: str
     mime: str
     width: int
     height: int
+    pages: int | None = None
+
+    @model_serializer(mode="wrap")
+    def _without_pages(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        out = handler(self)
+        if out.get("pages") is None:
+            out.pop("pages", None)
+        return out
+
+    @property
+    def document(self) -> bool:
+        return self.pages is not None
 
     @property
     def label(self) -> str:
+        if self.pages is not None:
+            return f"[document: {self.name}, {self.pages} page{'s' * (self.pages != 1)}]"
         return f"[image: {self.name}, {self.width}x{self.height}]"
+
+    @property
+    def tokens(self) -> int:
+        """What it costs in a request (`image_tokens`; a document by its pages, as a bound)."""
+        if self.pages is not None:
+            return max(1, self.pages) * PAGE_TOKENS
+        return image_tokens(self.width, self.height)
 
 
 @dataclass(frozen=True)
@@ -193,8 +219,17 @@ def with_labels(text: str | None, refs: Iterable[ImageRef]) -> str:
     return f"{text}\n{labels}" if text else labels
 
 
-def tokens_of(meta: dict[str, Any] | None) -> int:
-    return sum(image_tokens(ref.width, ref.height) for ref in refs_of(meta))
+def tokens_of(meta: dict[str, Any] | None, content: str | None = None) -> int:
+    """The attachments' estimate; with `content` (a tool result's text), a document counts only
+    while its label is in it: a pass that replaced the text (a placeholder) dropped it."""
+    return sum(ref.tokens for ref in refs_of(meta) if content is None or carried(ref, content))
+
+
+def carried(ref: ImageRef, content: str | None) -> bool:
+    """Whether a tool result whose text is `content` still carries `ref`: an image always; a
+    document only while its label stands in the text (a context pass that replaced the text by
+    a placeholder, a fold or a reference dropped the document with it)."""
+    return not ref.document or ref.label in (content or "")
 
 
 # -- the prompt ------------------------------------------------------------------------------

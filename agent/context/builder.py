@@ -86,6 +86,7 @@ class RequestBuilder:
         # The bytes of the images this session's prompts attach (the agent fills it).
         self.images = SessionImages()
         self._vision: bool | None = None
+        self._pdf: bool | None = None
 
     @property
     def policy(self) -> CachePolicy:
@@ -97,6 +98,7 @@ class RequestBuilder:
         self.model = model
         self._policy = None
         self._vision = None
+        self._pdf = None
 
     @property
     def sees_images(self) -> bool:
@@ -107,6 +109,23 @@ class RequestBuilder:
 
             self._vision = sees_images(self.model, self.settings.api_base)
         return self._vision
+
+    @property
+    def sees_pdfs(self) -> bool:
+        """Whether the model takes PDF documents (agent/documents.py `sees_pdfs`): a read of a
+        PDF then attaches it, and a request carries it; without, a document is its label."""
+        if self._pdf is None:
+            from agent.documents import sees_pdfs
+
+            self._pdf = sees_pdfs(self.model)
+        return self._pdf
+
+    def _images(self) -> SessionImages | None:
+        """The attachments' bytes for a request (None: the model sees no images, each is its label)."""
+        if not self.sees_images:
+            return None
+        self.images.set_pdf(self.sees_pdfs)
+        return self.images
 
     def request_tools(self, definitions: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
         """The tools a request carries, from the registry's definitions: MCP tools inline, or
@@ -146,7 +165,7 @@ class RequestBuilder:
             flush=flush,
             state=self.state,
             counter=self.counter,
-            images=self.images if self.sees_images else None,
+            images=self._images(),
         )
 
     def payload(

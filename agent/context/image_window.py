@@ -30,12 +30,17 @@ class Record(Protocol):
 
 
 class ImageSizes(Protocol):
+    pdf: bool  # the model takes PDF documents (else a document is its label, nothing to carry)
+
     def size(self, digest: str) -> int | None: ...
 
 
 MAX_IMAGES_PER_REQUEST = 20
 MAX_IMAGE_BYTES_PER_REQUEST = 20 * 1024 * 1024  # raw bytes: base64 makes ~27 MB, under Anthropic's 32
 REFILL_SHARE = 0.5  # an overflowing window keeps at most this share of each budget
+# A PDF document's pages count against the bytes budget too: Anthropic takes at most 100 pages
+# a request, so a page weighs a hundredth of the budget (whichever of the two is more).
+MAX_DOCUMENT_PAGES_PER_REQUEST = 100
 
 # (record index, image ordinal within the record): the first image a request carries.
 Cut = tuple[int, int]
@@ -60,10 +65,11 @@ def window_start(
 
 def image_cut(records: Sequence[Record], images: ImageSizes) -> Cut | None:
     """Where the images `records` carry start being sent; None when all of them are."""
-    from agent.images import META_KEY, refs_of
+    from agent.images import META_KEY, carried, refs_of
 
     at: list[Cut] = []
     sizes: list[int] = []
+    page_weight = MAX_IMAGE_BYTES_PER_REQUEST // MAX_DOCUMENT_PAGES_PER_REQUEST
     roles = [f.role in ("user", "tool") for f in records]
     for index in compress(range(len(records)), roles):
         meta = records[index].message.meta
@@ -71,6 +77,10 @@ def image_cut(records: Sequence[Record], images: ImageSizes) -> Cut | None:
             continue
         for ordinal, ref in enumerate(refs_of(meta)):
             size = images.size(ref.hash)
+            if ref.document:  # a label when the model takes no PDFs or a pass replaced its result
+                if not (images.pdf and carried(ref, records[index].message.content)):
+                    continue
+                size = None if size is None else max(size, (ref.pages or 0) * page_weight)
             if size is not None:  # bytes missing: a label anyway, nothing to carry
                 at.append((index, ordinal))
                 sizes.append(size)

@@ -387,12 +387,10 @@ def _request(
 
 def _carried_tokens(record: Facts, api: dict[str, Any], index: int, cut: Cut | None, counter) -> int:
     """Tokens of a user message as the cut leaves it: its text and labels, and the images still sent."""
-    from agent.images import image_tokens, refs_of
+    from agent.images import refs_of
 
     refs = refs_of(record.message.meta)
-    return counter.count_message(api) + sum(
-        image_tokens(ref.width, ref.height) for ordinal, ref in enumerate(refs) if sent(cut, index, ordinal)
-    )
+    return counter.count_message(api) + sum(ref.tokens for ordinal, ref in enumerate(refs) if sent(cut, index, ordinal))
 
 
 def _passes(settings: Settings, now_ms: int, policy: CachePolicy) -> list[tuple[str, Callable, dict[str, Any]]]:

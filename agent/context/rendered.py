@@ -19,6 +19,7 @@ from agent.hooks.names import HOOK_CONTEXT_META
 from agent.tools.modes import REMINDER_META
 
 if TYPE_CHECKING:
+    from agent.images import ImageRef
     from agent.session.models import Message
 
 
@@ -97,12 +98,19 @@ class SessionImages:
     the history is loaded), read by the build, which does no I/O. `version` changes when bytes
     are added, so a remembered request made without them is not reused."""
 
-    __slots__ = ("_data", "_urls", "version")
+    __slots__ = ("_data", "_urls", "version", "pdf")
 
     def __init__(self) -> None:
         self._data: dict[str, bytes] = {}
         self._urls: dict[str, str] = {}
         self.version = 0
+        # Whether the model takes PDF documents (agent/documents.py); without, a document is its label.
+        self.pdf = False
+
+    def set_pdf(self, pdf: bool) -> None:
+        if pdf != self.pdf:
+            self.pdf = pdf
+            self.version += 1
 
     def add(self, digest: str, data: bytes) -> None:
         if digest not in self._data:
@@ -180,7 +188,7 @@ def attach_images(
         carried = [sent(cut, offset + index, ordinal) for ordinal in range(len(refs))]
         shown = (
             [
-                (ref, images.data_url(ref.hash, ref.mime) if carry else None)
+                (ref, images.data_url(ref.hash, ref.mime) if carry and (images.pdf or not ref.document) else None)
                 for ref, carry in zip(refs, carried, strict=False)
             ]
             if images is not None
@@ -194,15 +202,31 @@ def attach_images(
             continue
         text = with_labels(text, [ref for ref, url in shown if url is None])
         parts: list[dict[str, Any]] = [{"type": "text", "text": text}] if text.strip() else []
-        parts += [{"type": "image_url", "image_url": {"url": url}} for _, url in shown if url is not None]
+        parts += [attachment_part(ref, url) for ref, url in shown if url is not None]
         api["content"] = parts
         apis[index] = api
         parts_at.append(index)
     return parts_at, cut_at
 
 
+def attachment_part(ref: ImageRef, url: str) -> dict[str, Any]:
+    """An attachment as an OpenAI content part: an image as `image_url`, a PDF as a `file`
+    with its data URL (litellm and agent/llm/anthropic_messages.py make each provider's
+    document block of it)."""
+    if ref.document:
+        return {"type": "file", "file": {"filename": ref.name, "file_data": url}}
+    return {"type": "image_url", "image_url": {"url": url}}
+
+
 def _copied(parts: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [{**part, "image_url": dict(part["image_url"])} if "image_url" in part else dict(part) for part in parts]
+    return [
+        {**part, "image_url": dict(part["image_url"])}
+        if "image_url" in part
+        else {**part, "file": dict(part["file"])}
+        if "file" in part
+        else dict(part)
+        for part in parts
+    ]
 
 
 def copy_parts(api: list[dict[str, Any]], parts_at: list[int], offset: int) -> None:
@@ -230,8 +254,10 @@ def tool_images(
     the results is valid there and, through litellm, for Anthropic. The result's text keeps
     each image's `[image: name, WxH]` line; an image whose bytes are missing stays that line
     only, and so does one before `cut` (image_window.py). `count_message`: a message's text
-    tokens; each image adds the documented estimate."""
-    from agent.images import META_KEY, image_tokens, refs_of
+    tokens; each image adds the documented estimate. A PDF document goes the same way for a
+    model that takes PDFs, while the result's text still carries it (agent/images.py `carried`);
+    its estimate is counted once, on the result (agent/context/tokens.py), so passes see it."""
+    from agent.images import META_KEY, carried, refs_of
 
     out: list[ToolImages] = []
     end = -1
@@ -247,11 +273,13 @@ def tool_images(
         image_cost = 0
         for at, record in enumerate(records[index : end + 1], index):
             for ordinal, ref in enumerate(refs_of(record.message.meta)):
+                if ref.document and not (images.pdf and carried(ref, record.message.content)):
+                    continue
                 url = images.data_url(ref.hash, ref.mime) if sent(cut, at, ordinal) else None
                 if url is not None:
                     parts.append({"type": "text", "text": f"{ref.label} (tool call {record.message.tool_call_id})"})
-                    parts.append({"type": "image_url", "image_url": {"url": url}})
-                    image_cost += image_tokens(ref.width, ref.height)
+                    parts.append(attachment_part(ref, url))
+                    image_cost += 0 if ref.document else ref.tokens  # a document counts once, on its result
         if len(parts) > 1:
             message = {"role": "user", "content": parts}
             out.append((end, message, count_message(message) + image_cost))

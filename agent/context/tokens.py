@@ -94,7 +94,7 @@ class TokenCounter:
             if cached is None:
                 cached = self.count_message(api_form(message))
                 if message.role in ("user", "tool") and message.meta:  # images: prompts' and tool results'
-                    cached += _image_tokens(message.meta)
+                    cached += _image_tokens(message.meta, message.content if message.role == "tool" else None)
             self._by_message[key] = cached
         return cached
 
@@ -132,12 +132,13 @@ class TokenCounter:
         return self.count_text(json.dumps(tools, ensure_ascii=False, sort_keys=True))
 
 
-def _image_tokens(meta: dict[str, Any]) -> int:
+def _image_tokens(meta: dict[str, Any], content: str | None) -> int:
     """Attached images, by the documented estimate (agent/images.py `image_tokens`): tiktoken
-    cannot count them, and how a provider bills one depends on its size, not its bytes."""
+    cannot count them, and how a provider bills one depends on its size, not its bytes. A tool
+    result's document counts while its text carries it (`content`; agent/images.py `carried`)."""
     from agent.images import tokens_of
 
-    return tokens_of(meta)
+    return tokens_of(meta, content)
 
 
 @functools.cache

@@ -6,8 +6,8 @@ result is a `tool_result` block in a user turn, and consecutive user-side messag
 one turn; an assistant's signed thinking blocks come first, then its text, then `tool_use`
 blocks; blank text is dropped (Anthropic refuses empty text blocks); `cache_control` marks
 stay on the block they were written on (agent/llm/caching.py puts them where this keeps
-them); images become base64 or URL image blocks; tool-use ids are reduced to the characters
-Anthropic accepts, the same way on both sides of a call.
+them); images become base64 or URL image blocks, a PDF `file` part a document block; tool-use
+ids are reduced to the characters Anthropic accepts, the same way on both sides of a call.
 
 Pure functions, standard library only.
 """
@@ -85,9 +85,19 @@ def _content_block(part: dict[str, Any]) -> dict[str, Any] | None:
         return _mark({"type": "text", "text": text}, part) if text.strip() else None
     if kind == "image_url":
         return _mark(_image(part.get("image_url")), part)
+    if kind == "file":
+        return _mark(_document(part.get("file")), part)
     if kind in ("image", "document"):  # already Anthropic's
         return dict(part)
     return None
+
+def _document(value: Any) -> dict[str, Any]:
+    """An OpenAI `file` part (a PDF as a data URL, agent/context/rendered.py) as a document block."""
+    url = value.get("file_data") if isinstance(value, dict) else None
+    match = _DATA_URL.match(url if isinstance(url, str) else "")
+    media_type, data = (match["type"], match["data"]) if match else ("application/pdf", "")
+    return {"type": "document", "source": {"type": "base64", "media_type": media_type, "data": data}}
+
 
 
 def _image(value: Any) -> dict[str, Any]:

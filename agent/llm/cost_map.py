@@ -96,6 +96,7 @@ class ModelPrices:
     supports_prompt_caching: bool | None
     tiers: tuple[PriceTier, ...] = ()  # ascending thresholds
     supports_vision: bool | None = None  # takes images in user messages (None: the map does not say)
+    supports_pdf_input: bool | None = None  # takes PDF documents (agent/documents.py)
     # Reasoning (agent/llm/reasoning.py): whether the model thinks, and which efforts it takes.
     supports_reasoning: bool | None = None
     supports_none_reasoning_effort: bool | None = None
@@ -372,6 +373,7 @@ def model_info(model: str) -> ModelPrices | None:
         supports_prompt_caching=caching if isinstance(caching, bool) else None,
         tiers=_tiers(info),
         supports_vision=vision if isinstance(vision, bool) else None,
+        supports_pdf_input=_flag(info, "supports_pdf_input"),
         supports_reasoning=_flag(info, "supports_reasoning"),
         supports_none_reasoning_effort=_flag(info, "supports_none_reasoning_effort"),
         supports_minimal_reasoning_effort=_flag(info, "supports_minimal_reasoning_effort"),

@@ -163,6 +163,9 @@ class ToolContext:
     # The agent's hooks (agent.hooks.dispatch.Hooks): the registry runs PreToolUse and
     # PostToolUse around each call; None: no hooks (a tool's own tests, a bare context).
     hooks: Any = None
+    # Set by the loop: whether the model takes PDF documents (agent/documents.py), asked when a
+    # PDF is read; None or False: filesystem-read shows a PDF's text instead.
+    pdf_input: Callable[[], bool] | None = None
     # The session's language servers (agent/lsp/manager.py), set by the runtime: file edits append
     # the diagnostics they introduced; None: none (a subagent's child, a tool's own tests).
     lsp: LspManager | None = None

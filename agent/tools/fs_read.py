@@ -3,7 +3,7 @@
 The output format is a contract with the context passes (seed 000): each file is a block
 starting `📄 path (lines a-b/total)` followed by `N→text` lines. Output is bounded: at most
 `max_read_lines` lines per file, and a huge file is only ever streamed for a line range,
-never loaded whole.
+never loaded whole. A PDF is read by pages instead (agent/tools/pdf_read.py).
 """
 
 from __future__ import annotations
@@ -15,7 +15,9 @@ from typing import Any
 
 from pydantic import Field, field_validator
 
+from agent.images import META_KEY as IMAGES_META
 from agent.tools.base import Tool, ToolArgs, ToolContext, ToolError, ToolResult, short_error, tool_prompt
+from agent.tools.pdf_read import PdfRead, read_pdf
 from agent.tools.workspace import (
     BINARY_SNIFF_BYTES,
     ResolvedPath,
@@ -227,6 +229,7 @@ class FsRead(Tool):
             raise ToolError("filePath is an empty list; give at least one path")
         blocks: list[str] = []
         paths: list[str] = []
+        documents: list[PdfRead] = []
         failed = 0
         for spec in specs:
             raw, start, end = (spec, None, None) if isinstance(spec, str) else (spec.path, spec.startLine, spec.endLine)
@@ -234,13 +237,20 @@ class FsRead(Tool):
                 start, end = args.startLine, args.endLine
             try:
                 rp = await confine(raw, ctx, tool=self.name)
-                blocks.append(await self.read_one(rp, start, end, ctx))
+                check_range(rp.display, start, end)
+                pdf = await asyncio.to_thread(read_pdf, rp, start, end, ctx)  # None: not a PDF
+                blocks.append(await self.read_one(rp, start, end, ctx) if pdf is None else pdf.text)
+                documents += [pdf] if pdf is not None and pdf.ref is not None else []
                 paths.append(rp.display)
             except ToolError as exc:
                 failed += 1
                 blocks.append(f"Error: {short_error(str(exc))}")
         content = "\n\n".join(blocks)
-        return ToolResult(content=content, is_error=failed == len(specs), meta={"paths": paths})
+        meta: dict[str, Any] = {"paths": paths}
+        if documents:  # PDFs for a model that reads them: attached as a tool's images are
+            meta[IMAGES_META] = [d.ref.model_dump() for d in documents if d.ref is not None]
+        blobs = [d.data for d in documents if d.data is not None]
+        return ToolResult(content=content, is_error=failed == len(specs), meta=meta, blobs=blobs)
 
     async def read_one(self, rp, start: int | None, end: int | None, ctx: ToolContext) -> str:
         """One path's block (a file's lines or a folder's entries); `cairn acp` reads through

@@ -203,8 +203,9 @@ def _with_permission(result: ToolResult, checks: list[dict]) -> ToolResult:
     return result.model_copy(update={"meta": meta, "content": content})
 
 
-def default_registry(web: WebSettings | None = None) -> ToolRegistry:
-    """cairn's tools; `web-search` only when `web` (the session's `[web]`) names a backend."""
+def default_registry(web: WebSettings | None = None, *, every: bool = False) -> ToolRegistry:
+    """cairn's tools; `web-search` only when `web` (the session's `[web]`) names a backend, or with
+    `every` (each tool a configuration can offer: the names `--allowed-tools` rules may use)."""
     from agent.tools.context_grep import ContextGrep
     from agent.tools.context_list import ContextList
     from agent.tools.context_read import ContextRead
@@ -222,7 +223,7 @@ def default_registry(web: WebSettings | None = None) -> ToolRegistry:
     from agent.tools.web_fetch import WebFetch
     from agent.tools.web_search import WebSearch
 
-    searches = web is not None and bool(web.search_url or web.native_search)
+    searches = every or (web is not None and bool(web.search_url or web.native_search))
     return ToolRegistry(
         [
             FsRead(),

@@ -10,7 +10,8 @@ resumed chat shows it as a read. The alternative, the text inside the user messa
 sit in the prompt for good, outside every rule that manages reads.
 
 Only files inside the workspace (the user's text may name any path, but a read outside would
-ask; an image is agent/images.py's); binary files are skipped with a notice; a name that
+ask; an image is agent/images.py's); binary files are skipped with a notice (a PDF is not:
+the read sends its pages, agent/tools/pdf_read.py); a name that
 is not a file (`@alice`, a decorator) is prose. A Claude model that thinks needs its signed
 thinking before a tool call it continues from, which this call cannot have: that one request
 goes without thinking (agent/llm/reasoning.py `unsigned_tool_loop`).
@@ -24,7 +25,9 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
+from agent.context.rendered import SessionImages
 from agent.context.tokens import TokenCounter
+from agent.documents import is_pdf
 from agent.images import IMAGE_SUFFIXES, at_mentions
 from agent.session.models import Message, ToolCall, new_id
 from agent.tools.base import ToolContext
@@ -70,9 +73,11 @@ def attachable(text: str, workspace: Path) -> tuple[list[str], list[tuple[str, s
 
 
 def _binary(path: Path) -> bool:
+    """Binary and not a PDF (a PDF is read as one: agent/tools/pdf_read.py)."""
     try:
         with open(path, "rb") as handle:
-            return looks_binary(handle.read(BINARY_SNIFF_BYTES))
+            sample = handle.read(BINARY_SNIFF_BYTES)
+            return looks_binary(sample) and not is_pdf(sample)
     except OSError:
         return False  # the read tool says what is wrong with it
 
@@ -84,11 +89,13 @@ async def attach_mentioned(
     registry: ToolRegistry,
     ctx: ToolContext,
     counter: TokenCounter,
+    images: SessionImages,
     writer: SessionWriter,
     emit: Callable[[Event], None],
 ) -> None:
     """Store the reads `text`'s `@path`s ask for, after its user message: through the agent's
-    tools (`registry`, `ctx`) and `writer`, each result's tokens remembered by `counter`."""
+    tools (`registry`, `ctx`) and `writer`, each result's tokens remembered by `counter`, the
+    documents a result attaches (a PDF's) stored and held by `images` first."""
     paths, notices = await asyncio.to_thread(attachable, text, workspace)
     for sentence, kind in notices:
         emit(Notice(message=sentence, kind=kind))
@@ -112,5 +119,6 @@ async def attach_mentioned(
             meta={**result.meta, ATTACHED_META: True},
         )
         counter.remember_count(message)
+        await writer.persist(images.keep(result.blobs, writer.store.put_blobs))  # before it is named
         await writer.append(message)
         emit(ToolFinished(call=call, message=message))

@@ -118,6 +118,7 @@ class Agent:
             max_read_lines=settings.tools.max_read_lines,
             max_file_bytes=settings.tools.max_file_bytes,
             web=settings.web,
+            pdf_input=lambda: self.builder.sees_pdfs,
             hooks=self.hooks,
             tasks=self.tasks,
         )
@@ -455,6 +456,7 @@ class Agent:
             registry=self.registry,
             ctx=self.ctx,
             counter=self.builder.counter,
+            images=self.builder.images,
             writer=self.writer,
             emit=self.emit,
         )

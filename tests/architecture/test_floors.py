@@ -34,6 +34,7 @@ FLOORS: list[tuple[str, list[str]]] = [
             "agent.commands",
             "agent.prompt",
             "agent.images",
+            "agent.documents",
             "agent.instructions",
             "agent.lsp",
         ],

@@ -19,8 +19,9 @@ from agent.tools.permissions import Permissions
 from agent.tools.registry import ToolRegistry, default_registry
 from agent.tools.web_search import WebSearch
 from tests.fakes.approver import FakeApprover
-from tests.fakes.llm_server import text, tool_calls
+from tests.fakes.llm_server import FakeLLMServer, text, tool_calls
 from tests.fakes.searxng_server import FakeSearxng, result
+from tests.headless.helpers import base_args, cairn, needs_cairn
 
 HITS = [
     result("asyncio.timeout — Python docs", "https://docs.python.org/3/library/asyncio-task.html", "Timeouts\n tasks"),
@@ -167,3 +168,14 @@ async def test_backend_down_is_an_error(workspace):
         url = srv.base_url
     res = await _search(WebSettings(search_url=url), workspace, query="q")
     assert res.is_error and "cannot reach the search backend" in res.content
+
+
+@needs_cairn
+def test_a_headless_run_can_disallow_it(workspace, searxng):
+    """`--disallowed-tools web-search` is a rule `cairn -p` knows (the tool is named though only a
+    configuration offers it) and refuses the model's search with it."""
+    _user_config(f'[web]\nsearch_url = "{searxng.base_url}"\n')
+    with FakeLLMServer([tool_calls([("c1", "web-search", {"query": "q"})])]) as srv:
+        out = cairn(*base_args(srv, workspace), "-p", "x", "--disallowed-tools", "web-search")
+    assert out.returncode == 6, out.stderr
+    assert searxng.params == []
