@@ -91,13 +91,13 @@ def _content_block(part: dict[str, Any]) -> dict[str, Any] | None:
         return dict(part)
     return None
 
+
 def _document(value: Any) -> dict[str, Any]:
     """An OpenAI `file` part (a PDF as a data URL, agent/context/rendered.py) as a document block."""
     url = value.get("file_data") if isinstance(value, dict) else None
     match = _DATA_URL.match(url if isinstance(url, str) else "")
     media_type, data = (match["type"], match["data"]) if match else ("application/pdf", "")
     return {"type": "document", "source": {"type": "base64", "media_type": media_type, "data": data}}
-
 
 
 def _image(value: Any) -> dict[str, Any]:
