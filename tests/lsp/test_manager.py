@@ -105,3 +105,23 @@ async def test_closing_ends_the_servers(make_manager, workspace):
     assert client is not None and client.alive
     await manager.close()
     assert client.proc is not None and client.proc.returncode is not None
+
+
+async def test_a_server_silent_edit_after_edit_is_taken_for_hung_and_started_again(make_manager, workspace, tmp_path):
+    log = tmp_path / "starts.log"
+    manager = make_manager(fake_settings("hang-diagnostics", "--log", str(log), timeout_ms=200, unsandboxed=True))
+    path = workspace / "m.py"
+    said = [await manager.after_edit(path, "m.py", "a = 1\n", "a = 2\n")]
+    while said[-1].startswith("Diagnostics: fake is still starting"):  # a loaded machine: the start took longer
+        said = [await manager.after_edit(path, "m.py", "a = 1\n", "a = 2\n")]
+    for _ in range(2):
+        said.append(await manager.after_edit(path, "m.py", "a = 1\n", "a = 2\n"))
+    assert said[:2] == ["Diagnostics: fake gave none within 200 ms."] * 2
+    assert said[2].startswith(
+        "Diagnostics: fake stopped (no diagnostics within 200 ms 3 times in a row); it is started"
+    )
+    await manager.after_edit(path, "m.py", "a = 1\n", "a = 2\n")  # the one restart
+    starting = manager._servers["fake"].starting
+    assert starting is not None
+    await starting  # answered initialize: it is past writing its line
+    assert len(log.read_text().splitlines()) == 2

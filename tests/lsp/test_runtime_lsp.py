@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import os
 import shutil
+from types import SimpleNamespace
 
 import pytest
 
 from agent.runtime.ops import Prompt
+from agent.ui.commands.status import status_text
 from tests.fakes.llm_server import text, tool_calls
 from tests.lsp.conftest import PYLSP
 
@@ -46,7 +48,8 @@ async def test_an_edit_s_new_error_reaches_the_model_and_the_server_ends_with_th
         assert (
             "Diagnostics (pylsp): this edit introduced 1 error in app.py:\n  3:15 error: undefined name 'nme'" in result
         )
-        assert [s.state for s in runtime.language_servers() if s.name == "pylsp"] == ["running"]
+        status = status_text(SimpleNamespace(settings=runtime.settings, runtime=runtime, config_warnings=[]))
+        assert "\nLanguage servers (diagnostics after edits)\n  pylsp          running · .py .pyi\n" in status
         client = runtime.lsp._servers["pylsp"].client  # type: ignore[union-attr]
         assert client is not None and client.proc is not None
     finally:
@@ -69,5 +72,7 @@ async def test_the_lsp_tool_is_not_offered_when_no_server_is_found(open_runtime,
         (request,) = server.requests
         assert "lsp" not in _tool_names(request) and "filesystem-edit" in _tool_names(request)
         assert {s.state for s in runtime.language_servers()} == {"not found"}
+        status = status_text(SimpleNamespace(settings=runtime.settings, runtime=runtime, config_warnings=[]))
+        assert "\n  not found: pylsp, pyright, basedpyright, typescript, gopls, rust-analyzer" in status
     finally:
         await runtime.close()
