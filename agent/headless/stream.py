@@ -196,6 +196,7 @@ class StreamPrinter:
         self.tally = RunTally()
         self.session_cost_before: float | None = None  # read from the agent at the first user message
         self.session_cost_of = lambda: 0.0  # the agent's running session cost (set by the run)
+        self.tasks_stopped: list[dict[str, Any]] = []  # background tasks the end of the run stopped
 
     def __call__(self, event: Event) -> None:
         if isinstance(event, UserMessage) and self.session_cost_before is None:
@@ -204,6 +205,8 @@ class StreamPrinter:
         line = to_json(event)
         if line is not None:
             self.writer.write(line)
+        if isinstance(event, TaskFinished) and event.stopped_by == "session_end":
+            self.tasks_stopped.append({"task_id": event.task_id, "command": event.command})
         todos = todo_line(event)
         if todos is not None:
             self.writer.write(todos)
@@ -214,4 +217,7 @@ class StreamPrinter:
                 self.writer.write(usage)
 
     def result(self, *, exit_code: int, session_id: str | None, message: str | None = None) -> None:
-        self.writer.write(self.tally.result(exit_code=exit_code, session_id=session_id, message=message))
+        line = self.tally.result(exit_code=exit_code, session_id=session_id, message=message)
+        if self.tasks_stopped:
+            line["background_tasks_stopped"] = self.tasks_stopped
+        self.writer.write(line)
