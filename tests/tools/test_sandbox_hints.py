@@ -8,7 +8,6 @@ the test starts on the host.
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Iterator
 
 import pytest
@@ -21,6 +20,10 @@ from agent.tools.sandbox_hints import LOOPBACK_WHY, SandboxFailures, sandbox_not
 from tests.fakes.approver import FakeApprover
 from tests.fakes.loopback_server import ping_script, pong_server
 from tests.tools.test_sandbox import needs_sandbox
+
+# Found on PATH inside the sandbox too: a virtualenv under /tmp (a CI clone) is hidden by the
+# sandbox's private /tmp, so `sys.executable` may not exist there.
+SYSTEM_PYTHON = "python3"
 
 
 @pytest.mark.parametrize(
@@ -89,10 +92,10 @@ async def test_a_sandboxed_command_refused_by_localhost_is_told_why_and_the_ques
     server is out of reach; the model is told so, asks to run it outside, and the user's
     question says why; outside, it reaches the server; each result says where it ran."""
     (workspace / "ping.py").write_text(ping_script(host_server))
-    command = f"{sys.executable} ping.py"
+    command = f"{SYSTEM_PYTHON} ping.py"
     approver = FakeApprover("once")
     ctx = ToolContext(
-        workspace=workspace, permissions=Permissions(approver, workspace=workspace, allow_commands=[sys.executable])
+        workspace=workspace, permissions=Permissions(approver, workspace=workspace, allow_commands=[SYSTEM_PYTHON])
     )
     registry = default_registry()  # one session's tools: the terminal remembers its failures
 

@@ -5,7 +5,6 @@ outside saying why it asks."""
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Iterator
 
 import pytest
@@ -16,6 +15,10 @@ from tests.fakes.llm_server import text, tool_calls
 from tests.fakes.loopback_server import ping_script, pong_server
 from tests.tools.test_sandbox import needs_sandbox
 from tests.ui.conftest import READY_TIMEOUT, send, wait_for, wait_ready
+
+# Found on PATH inside the sandbox too: a virtualenv under /tmp (a CI clone) is hidden by the
+# sandbox's private /tmp, so `sys.executable` may not exist there.
+SYSTEM_PYTHON = "python3"
 
 
 @pytest.fixture
@@ -32,7 +35,7 @@ async def test_the_escalation_question_says_the_sandboxed_run_was_refused_by_loc
     host_server,
 ):
     (workspace / "ping.py").write_text(ping_script(host_server))
-    command = f"{sys.executable} ping.py"
+    command = f"{SYSTEM_PYTHON} ping.py"
     run = json.dumps({"command": command})
     outside = json.dumps({"command": command, "outsideSandbox": True})
     server.add(
