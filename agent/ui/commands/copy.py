@@ -107,7 +107,7 @@ async def run(app: Host, args: str) -> None:
 
     from agent.ui.clipboard import ToolFailed, copy_with, find_tool
 
-    app.chat.app.copy_to_clipboard(text)  # OSC 52, base64: no byte of the answer reaches the terminal raw
+    app.copy_to_clipboard(text)  # OSC 52, base64: no byte of the answer reaches the terminal raw
     tool, failure = find_tool(os.environ), None
     if tool is not None:
         try:
