@@ -5,23 +5,28 @@ beats any text extraction on tables, figures and scans; litellm's bundled model 
 do (`supports_pdf_input`). For the others pypdf extracts the text. Either way a read covers a
 window of pages, like a long file's window of lines, so a 400-page manual never lands whole.
 
-A PDF is untrusted input (a repository's, a download's): the file is capped in bytes, a read
-in pages, characters and extraction time (checked between pages; pypdf bounds each stream's
-decompression itself); an encrypted or unreadable file is a `PdfError` saying so; control
-characters are dropped from extracted text. pypdf's complaints about a malformed file go
-nowhere (a handler-less logger would print them over the TUI).
+A PDF is untrusted input (a repository's, a download's), and a parser's loop or memory blow-up
+on a crafted file is a known class of bug: so pypdf never runs in cairn's process. `python -I -m
+agent.documents` (`main`) reads one window in a child process with its own CPU and memory
+limits, which the tool kills after a wall-clock bound (agent/tools/pdf_read.py). Inside, the file
+is capped in bytes, a read in pages, characters and extraction time (checked between pages;
+pypdf bounds each stream's decompression itself); an encrypted or unreadable file is a
+`PdfError` saying so; control characters are dropped from extracted text. pypdf's complaints
+about a malformed file go nowhere.
 
 A document travels as an image does (agent/images.py): its bytes in the store's blob table,
 an `ImageRef` with `mime` `application/pdf` and `pages` in the tool message's meta, and a
 request for a model that takes PDFs carries it (agent/context/rendered.py). pypdf is imported
-only when a PDF is read.
+only in that child.
 """
 
 from __future__ import annotations
 
 import io
+import json
 import logging
 import re
+import sys
 import time
 import warnings
 from dataclasses import dataclass
@@ -43,6 +48,11 @@ MAX_PAGES_PER_READ = 20
 EXTRACT_SECONDS = 20.0
 # The header of a PDF is within its first 1,024 bytes (what readers accept).
 PDF_SNIFF_BYTES = 1024
+# The child reading a PDF: at most this much memory and CPU time (the kernel stops it), and
+# the tool kills it after WORKER_SECONDS of wall-clock time.
+WORKER_MEMORY_BYTES = 2 * 1024 * 1024 * 1024
+WORKER_CPU_SECONDS = 60
+WORKER_SECONDS = 60.0
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
@@ -172,3 +182,60 @@ def document_window(reader: PdfReader, data: bytes, first: int, last: int) -> by
         return None
     made = out.getvalue()
     return made if len(made) <= MAX_DOCUMENT_BYTES else None
+
+
+def read_window(data: bytes, start: int | None, end: int | None, *, document: bool, max_chars: int) -> PdfWindow:
+    """The window of pages `start`..`end` of the PDF `data`: its document (`document`, the file
+    not encrypted and the window under MAX_DOCUMENT_BYTES), else its text. PdfError when unreadable."""
+    reader, encrypted = open_pdf(data)
+    total = len(reader.pages)
+    first, last = page_range(total, start, end)
+    if document and not encrypted:
+        made = document_window(reader, data, first, last)
+        if made is not None:
+            return PdfWindow(first=first, last=last, total=total, document=made)
+    return extract_text(reader, first, last, max_chars=max_chars)
+
+
+def _limit_self() -> None:
+    import contextlib
+    import resource
+
+    for limit, value in ((resource.RLIMIT_AS, WORKER_MEMORY_BYTES), (resource.RLIMIT_CPU, WORKER_CPU_SECONDS)):
+        with contextlib.suppress(ValueError, OSError):  # a lower limit already set stays
+            resource.setrlimit(limit, (value, value))
+
+
+def main() -> int:
+    """The child: argv[1] the request as JSON (`start`, `end`, `document`, `max_chars`), the PDF on
+    stdin; writes one JSON line (the window, or `error`), then the document's bytes if any."""
+    _limit_self()
+    request = json.loads(sys.argv[1])
+    data = sys.stdin.buffer.read(MAX_PDF_BYTES + 1)
+    document = b""
+    try:
+        if len(data) > MAX_PDF_BYTES:
+            raise PdfError("over the size limit for a PDF")
+        window = read_window(
+            data, request["start"], request["end"], document=request["document"], max_chars=request["max_chars"]
+        )
+        document = window.document or b""
+        header = {
+            "first": window.first,
+            "last": window.last,
+            "total": window.total,
+            "text": window.text,
+            "stopped": window.stopped,
+            "document": len(document),
+        }
+    except PdfError as exc:
+        header = {"error": str(exc)}
+    except MemoryError:
+        header = {"error": "reading it needs more memory than a PDF read may use"}
+    sys.stdout.buffer.write(json.dumps(header).encode() + b"\n" + document)
+    sys.stdout.buffer.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

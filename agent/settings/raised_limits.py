@@ -52,6 +52,8 @@ RESOURCE_LIMITS: dict[tuple[str, str], float] = {
     ("web", "timeout"): 30.0,
     ("web", "max_bytes"): 5 * 1024 * 1024,
     ("agents", "max_parallel"): 4,
+    ("lsp", "timeout_ms"): 1500,  # each edit may wait this long for its diagnostics
+    ("lsp", "max_diagnostics"): 10,  # lines in each edit's result
 }
 # Keys named like a limit that are context tuning, not resource limits (see the docstring).
 TUNING: frozenset[tuple[str, str]] = frozenset(
@@ -70,7 +72,7 @@ TUNING: frozenset[tuple[str, str]] = frozenset(
 )
 # The tables whose keys may be limits, and what a key named like one looks like: a key added
 # later and not yet listed above needs trust whatever its value (it cannot be compared).
-LIMIT_TABLES = frozenset({"tools", "llm", "context", "mcp", "web", "agents", "sandbox"})
+LIMIT_TABLES = frozenset({"tools", "llm", "context", "mcp", "web", "agents", "sandbox", "lsp"})
 LIMIT_NAME = re.compile(r"(^max_|_max_|timeout|_bytes$|_chars$|_lines$|_parallel$|_wait$)")
 
 

@@ -238,7 +238,7 @@ class FsRead(Tool):
             try:
                 rp = await confine(raw, ctx, tool=self.name)
                 check_range(rp.display, start, end)
-                pdf = await asyncio.to_thread(read_pdf, rp, start, end, ctx)  # None: not a PDF
+                pdf = await read_pdf(rp, start, end, ctx)  # None: not a PDF
                 blocks.append(await self.read_one(rp, start, end, ctx) if pdf is None else pdf.text)
                 documents += [pdf] if pdf is not None and pdf.ref is not None else []
                 paths.append(rp.display)

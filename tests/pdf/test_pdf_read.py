@@ -11,9 +11,11 @@ from pypdf import PdfReader
 
 from agent.documents import MAX_PAGES_PER_READ, extract_text, is_pdf, open_pdf, sees_pdfs
 from agent.images import refs_of
-from agent.tools.base import ToolContext
+from agent.tools.base import ToolContext, ToolError
 from agent.tools.fs_read import FsRead
+from agent.tools.pdf_read import read_pdf
 from agent.tools.permissions import Permissions
+from agent.tools.workspace import confine
 from tests.pdf.fixtures import encrypted_pdf, text_pdf
 
 
@@ -117,3 +119,25 @@ def test_which_models_take_pdfs_comes_from_the_model_map():
 @pytest.mark.parametrize("head", [b"%PDF-1.4\n", b"\n\n%PDF-2.0\n"])
 def test_is_pdf(head):
     assert is_pdf(head + b"rest") and not is_pdf(base64.b64encode(head))
+
+
+async def test_the_reader_is_a_child_killed_at_its_bound(workspace):
+    (workspace / "doc.pdf").write_bytes(text_pdf(["slow enough"]))
+    ctx = ctx_for(workspace, pdf=False)
+    rp = await confine("doc.pdf", ctx, tool="filesystem-read")
+    with pytest.raises(ToolError, match=r"^doc.pdf: reading the PDF took over 0 s; stopped$"):
+        await read_pdf(rp, None, None, ctx, seconds=0)
+    assert ctx.processes == set()  # killed and forgotten; an interrupt would have killed it too
+
+
+async def test_the_child_imports_nothing_from_the_workspace_or_pythonpath(workspace, monkeypatch, tmp_path):
+    """A repository's own `pypdf/` must not run: the child is isolated (`-I`) and starts in `/`."""
+    marker = tmp_path / "ran"
+    fake = workspace / "pypdf"
+    fake.mkdir()
+    (fake / "__init__.py").write_text(f"open({str(marker)!r}, 'w').write('pwned')\n")
+    monkeypatch.setenv("PYTHONPATH", str(workspace))
+    (workspace / "doc.pdf").write_bytes(text_pdf(["genuine text"]))
+    res = await read(ctx_for(workspace, pdf=False), filePath="doc.pdf")
+    assert "genuine text" in res.content
+    assert not marker.exists()
