@@ -51,6 +51,8 @@ RESOURCE_LIMITS: dict[tuple[str, str], float] = {
     ("mcp", "max_result_chars"): 1_000_000,
     ("web", "timeout"): 30.0,
     ("web", "max_bytes"): 5 * 1024 * 1024,
+    ("web", "search_max_results"): 8,  # tokens of every search result
+    ("web", "native_max_uses"): 5,  # Anthropic bills each search
     ("agents", "max_parallel"): 4,
     ("lsp", "timeout_ms"): 1500,  # each edit may wait this long for its diagnostics
     ("lsp", "max_diagnostics"): 10,  # lines in each edit's result

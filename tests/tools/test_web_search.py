@@ -179,3 +179,11 @@ def test_a_headless_run_can_disallow_it(workspace, searxng):
         out = cairn(*base_args(srv, workspace), "-p", "x", "--disallowed-tools", "web-search")
     assert out.returncode == 6, out.stderr
     assert searxng.params == []
+
+
+def test_a_project_raising_the_search_limits_needs_trust():
+    """More results (tokens) or more of Anthropic's billed searches per request: raised only once
+    trusted; lowered freely."""
+    raised = trust.shown_items({"web": {"search_max_results": 20, "native_max_uses": 50}})
+    assert [name for name, _ in raised] == ["web.search_max_results", "web.native_max_uses"]
+    assert trust.shown_items({"web": {"search_max_results": 3, "native_max_uses": 1}}) == []
