@@ -149,18 +149,28 @@ def mcp_manager(
 
 
 def lsp_manager(settings: Settings, agent: Agent) -> LspManager | None:
-    """The session's language servers (agent/lsp/), for /status; given to the tools, with the
-    `lsp` tool offered, only when one was found (and could start). None: `[lsp] enabled = false`."""
+    """The session's language servers (agent/lsp/), put in the tools' context (closed with the
+    runtime, listed by /status); the `lsp` tool is offered only when one was found (and could
+    start). None: `[lsp] enabled = false`."""
     from agent.lsp.manager import LspManager
     from agent.tools.lsp_tool import REGISTRY_GROUP, Lsp
 
     if not settings.lsp.enabled:
         return None
-    manager = LspManager(settings.lsp, settings.workspace, agent.permissions.sandbox)
+    manager = agent.ctx.lsp = LspManager(settings.lsp, settings.workspace, agent.permissions.sandbox)
     if manager.offered:
-        agent.ctx.lsp = manager
         agent.registry.set_group(REGISTRY_GROUP, [Lsp(manager)])
     return manager
+
+
+async def check_sandbox(settings: Settings, agent: Agent) -> None:
+    """Find out once whether commands can be sandboxed here; if not, say why (once)."""
+    sandbox = agent.permissions.sandbox
+    if sandbox is None:
+        return
+    await in_daemon_thread(sandbox.probe)
+    if not sandbox.available:
+        agent.emit(Notice(message=sandbox.unavailable_notice(settings.sandbox.rules), kind="warning"))
 
 
 def _import_agent() -> None:

@@ -20,7 +20,7 @@ from agent.runtime import ops
 from agent.runtime.backend_load import load_backend
 from agent.runtime.errors import SessionNotFound
 from agent.runtime.notice_log import NoticeLog, notices_among
-from agent.runtime.opening import FrontEnd, lsp_manager, mcp_manager, open_parts
+from agent.runtime.opening import FrontEnd, check_sandbox, lsp_manager, mcp_manager, open_parts
 from agent.runtime.sessions import SessionChanges
 from agent.runtime.windows import WindowDiscovery
 from agent.session.models import Message, Session, SessionNotice, SessionSummary
@@ -29,7 +29,7 @@ from agent.turn.events import ModeChanged, Notice, TurnError, TurnFinished  # lo
 
 if TYPE_CHECKING:
     from agent.commands.invocation import CommandSource
-    from agent.lsp.manager import LanguageServerStatus, LspManager
+    from agent.lsp.manager import LanguageServerStatus
     from agent.mcp.client_requests import Elicit
     from agent.mcp.manager import McpManager, ServerStatus
     from agent.mcp.prompts import RemotePrompt
@@ -67,7 +67,6 @@ class Runtime:
         self.notices: NoticeLog | None = None  # what turns told the user, kept (runtime/notice_log.py)
         # MCP servers (agent/mcp/manager.py): started with the backend, behind the first screen.
         self.mcp: McpManager | None = None
-        self.lsp: LspManager | None = None  # language servers (agent/lsp/): started at the first edit of a language
         self.elicit: Elicit | None = None  # the front end's form for a server's elicitation (FrontEnd.elicit)
         self.sessions = SessionChanges(store, settings, agent, busy=lambda: self.busy, model=lambda: self.model)
         # Ops that take time: each runs as a task the caller awaits (agent/runtime/ops.py).
@@ -138,7 +137,7 @@ class Runtime:
         runtime.notices = opened.notices
         opened.notices.recording = lambda: runtime.busy  # a turn's lines, not start-up's
         runtime.mcp = mcp_manager(settings, agent, front.editor_mcp, front.elicit)
-        runtime.lsp = lsp_manager(settings, agent)
+        lsp_manager(settings, agent)  # language servers (agent/lsp/), in the tools' context
         runtime.elicit = front.elicit
         agent.ctx.mode_changed = runtime._mode_changed
         agent.hooks.session_started(opened.source)  # in the background; the first prompt waits for its context
@@ -153,16 +152,7 @@ class Runtime:
             self.windows.start(self.model)
             if self.mcp is not None:
                 self.mcp.start()
-            self._sandbox_check = asyncio.ensure_future(self._check_sandbox())
-
-    async def _check_sandbox(self) -> None:
-        """Find out once whether commands can be sandboxed here; if not, say why (once)."""
-        sandbox = self.agent.permissions.sandbox
-        if sandbox is None:
-            return
-        await in_daemon_thread(sandbox.probe)
-        if not sandbox.available:
-            self.agent.emit(Notice(message=sandbox.unavailable_notice(self.settings.sandbox.rules), kind="warning"))
+            self._sandbox_check = asyncio.ensure_future(check_sandbox(self.settings, self.agent))
 
     async def wait_for_mcp(self) -> None:
         """`cairn -p`: give the MCP servers up to `mcp.headless_wait` seconds to be ready before
@@ -245,7 +235,7 @@ class Runtime:
         return self.mcp.status() if self.mcp is not None else []
 
     def language_servers(self) -> list[LanguageServerStatus]:  # /status: agent/lsp/manager.py
-        return self.lsp.status() if self.lsp is not None else []
+        return self.agent.ctx.lsp.status() if self.agent.ctx.lsp is not None else []
 
     def mcp_problems(self) -> list[str]:
         return list(self.mcp.problems) if self.mcp is not None else []
@@ -485,8 +475,8 @@ class Runtime:
         await self.agent.tasks.end_all()  # nothing a background task started outlives the session
         if self.mcp is not None:
             await self.mcp.close()
-        if self.lsp is not None:
-            await self.lsp.close()
+        if self.agent.ctx.lsp is not None:
+            await self.agent.ctx.lsp.close()
         await self.agent.hooks.session_ended("other")  # SessionEnd, each hook within its timeout
         await self.agent.hooks.close()  # a SessionStart or Notification hook still running
         if self._sandbox_check is not None:

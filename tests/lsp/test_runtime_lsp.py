@@ -50,7 +50,7 @@ async def test_an_edit_s_new_error_reaches_the_model_and_the_server_ends_with_th
         )
         status = status_text(SimpleNamespace(settings=runtime.settings, runtime=runtime, config_warnings=[]))
         assert "\nLanguage servers (diagnostics after edits)\n  pylsp          running · .py .pyi\n" in status
-        client = runtime.lsp._servers["pylsp"].client  # type: ignore[union-attr]
+        client = runtime.agent.ctx.lsp._servers["pylsp"].client  # type: ignore[union-attr]
         assert client is not None and client.proc is not None
     finally:
         await runtime.close()
