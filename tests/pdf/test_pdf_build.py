@@ -77,3 +77,30 @@ def test_reads_a_pass_replaced_neither_carry_nor_count_their_documents():
     assert part["file"]["file_data"] == builder.images.data_url(f"h{reads - 1}", "application/pdf")  # the newest
     one = PAGES * PAGE_BOUND
     assert one <= build.tokens.messages < 2 * one  # counted once, the replaced ones not at all
+
+
+def test_documents_pages_count_against_the_request_window():
+    """Anthropic takes at most 100 pages a request: six reads of 20 pages each (small files) would
+    be 120; the window sends the newest ones within it (a page weighs a hundredth of its bytes)."""
+    history = [Message(role="user", content="read them all", created_at=0)]
+    builder = RequestBuilder(SETTINGS, "claude-sonnet-4-5")
+    for n in range(6):
+        name = f"doc{n}.pdf"
+        ref = {"hash": f"h{n}", "name": name, "mime": "application/pdf", "width": 0, "height": 0, "pages": 20}
+        call = ToolCall(id=f"c{n}", name="filesystem-read", arguments=json.dumps({"filePath": name}))
+        history += [
+            Message(role="assistant", content="", tool_calls=[call], created_at=n * 10),
+            Message(
+                role="tool",
+                tool_call_id=f"c{n}",
+                tool_name="filesystem-read",
+                content=f"📄 {name} (PDF, pages 1-20 of 20)\n[document: {name}, 20 pages]",
+                meta={"images": [ref]},
+                created_at=n * 10 + 1,
+            ),
+        ]
+        builder.images.add(f"h{n}", text_pdf([f"file {n}"]))
+    build = builder.build(history, now_ms=1_000, tools=None, system_prompt="sys")
+    names = [p["file"]["filename"] for p in _files(build.messages)]
+    assert 0 < len(names) * 20 <= 100
+    assert names == [f"doc{n}.pdf" for n in range(6 - len(names), 6)]  # the newest
