@@ -4,8 +4,9 @@ The editor draws what it is sent: the model's thinking as agent thought chunks, 
 as agent message chunks, each tool call as a `tool_call` (in progress, with its arguments) then
 a `tool_call_update` (completed or failed, with the result text), the todo list a todo-write
 set as a `plan` (the whole list each time), a permission mode change as a
-`current_mode_update`. A loaded session is replayed the same way, message by message, as
-the protocol asks of `session/load`.
+`current_mode_update`, a background task as a `tool_call` of its own (`task-N`) until it
+ends. A loaded session is replayed the same way, message by message, as the protocol asks of
+`session/load`.
 """
 
 from __future__ import annotations

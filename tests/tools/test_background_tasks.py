@@ -167,3 +167,28 @@ async def test_a_denied_background_command_never_starts(server, open_runtime, wo
         await runtime.close()
     assert results(runtime)["c1"].content.startswith("Error: the user denied")
     assert runtime.background_tasks() == [] and not (workspace / "started").exists()
+
+
+async def test_a_subagents_tasks_end_with_it(server, open_runtime):
+    """A child's table is its own: what it started is stopped when it answers, the parent's stays empty."""
+    from tests.subagents.test_subagent_e2e import _in
+
+    task = "Start a watcher and report."
+    parent = "delegate it"
+    server.add(
+        _in(parent, tool_calls([call("s1", "subagent", agent="general", task=task)])),
+        _in(task, tool_calls([call("w1", "terminal-execute", command="echo watching; sleep 600", background=True)])),
+        _in(task, text("The watcher runs.")),
+        _in(parent, text("Done.")),
+    )
+    runtime = await open_runtime()
+    try:
+        await runtime.submit(Prompt(parent))
+        assert runtime.background_tasks() == []  # not the parent's
+        (child,) = await runtime.subagents()
+        _, messages = await runtime.subagent_history(child.id)
+        (result,) = [m for m in messages if m.role == "tool"]
+        assert json.loads(result.content)["output"] == "watching\n"
+        assert group_alive(result.meta["pid"]) == []  # gone with the child, the session still open
+    finally:
+        await runtime.close()
