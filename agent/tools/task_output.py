@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from agent.tools.background_tasks import TaskNotFound
 from agent.tools.base import Tool, ToolArgs, ToolContext, ToolError, ToolResult, tool_prompt
@@ -17,8 +17,16 @@ from agent.tools.task_start import read_new
 MAX_WAIT_SECONDS = 30.0
 
 
-class TaskOutputArgs(ToolArgs):
+class TaskIdArgs(ToolArgs):
     taskId: str = Field(min_length=1, description="The id terminal-execute returned.")
+
+    @field_validator("taskId", mode="before")
+    @classmethod
+    def _number_as_text(cls, value: object) -> object:
+        return str(value) if isinstance(value, int) and not isinstance(value, bool) else value  # `1` for "1"
+
+
+class TaskOutputArgs(TaskIdArgs):
     waitSeconds: float | None = Field(
         default=None, ge=0, description=f"Wait up to this long for it to finish (at most {MAX_WAIT_SECONDS:g})."
     )

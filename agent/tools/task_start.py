@@ -26,10 +26,24 @@ SANDBOX_NOTE = (
 )
 
 
+def _whole_characters(data: bytes) -> bytes:
+    """`data` without a UTF-8 character cut at its end (the next read starts with it)."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if exc.reason == "unexpected end of data":
+            return data[: exc.start]
+    return data
+
+
 def read_new(task: BackgroundTask, limit: int = READ_LIMIT_BYTES) -> dict[str, Any]:
     """What the model is given of `task` now: its output since the last read (bounded), the bytes
     dropped before it could be read, and how it ended once it has. Moves the read mark."""
     data, dropped, offset = task.output.since(task.read_offset, limit)
+    if task.status == "running" or task.output.total > offset:
+        whole = _whole_characters(data)
+        offset -= len(data) - len(whole)
+        data = whole
     task.read_offset = offset
     shown: dict[str, Any] = {"taskId": task.id, "command": task.command, "status": task.status}
     text = data.decode("utf-8", errors="replace")

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import json
 
-from pydantic import Field
-
 from agent.tools.background_tasks import TaskNotFound
-from agent.tools.base import Tool, ToolArgs, ToolContext, ToolError, ToolResult, tool_prompt
+from agent.tools.base import Tool, ToolContext, ToolError, ToolResult, tool_prompt
+from agent.tools.task_output import TaskIdArgs
 from agent.tools.task_start import read_new
 
 
-class TaskStopArgs(ToolArgs):
-    taskId: str = Field(min_length=1, description="The id terminal-execute returned.")
+class TaskStopArgs(TaskIdArgs):
+    pass
 
 
 class TaskStop(Tool):

@@ -39,7 +39,7 @@ async def start(ctx: ToolContext, command: str) -> dict:
     return json.loads(result.content) | {"_meta": result.meta, "_error": result.is_error}
 
 
-async def output(ctx: ToolContext, task_id: str, wait: float | None = None) -> dict:
+async def output(ctx: ToolContext, task_id: str | int, wait: float | None = None) -> dict:
     args = TaskOutput.Args.model_validate({"taskId": task_id, "waitSeconds": wait})
     return json.loads((await TaskOutput().run(args, ctx)).content)
 
@@ -108,3 +108,13 @@ async def test_a_command_run_unasked_runs_in_the_sandbox(workspace):
         assert (await output(ctx, "1"))["status"] == "running"
     finally:
         await ctx.tasks.end_all()
+
+
+async def test_a_character_cut_between_reads_is_given_whole_and_a_number_is_an_id(ctx):
+    """32 KiB pieces never split a UTF-8 character; `taskId: 1` (a number) names task "1"."""
+    started = await start(ctx, "printf 'a%.0s' $(seq 32767); printf 'é and the rest'")
+    pieces = [started, await output(ctx, 1, wait=30)]
+    while "more" in pieces[-1]:
+        pieces.append(await output(ctx, 1))
+    text = "".join(p["output"] for p in pieces)
+    assert text == "a" * 32767 + "é and the rest"  # no replacement character where a piece ended
