@@ -38,6 +38,7 @@ async def test_tasks_lists_follows_and_stops_a_server(make_settings, server):
         await run_prompt(pilot, "start a server and a watcher")
         assert app.runtime is not None
         pids = [t.pid for t in app.runtime.background_tasks()]
+        assert "terminal-execute task 1 · running" in chat_text(app)  # its block: the task, not its JSON
         assert all(group_alive(pid) for pid in pids)
 
         await run_prompt(pilot, "/tasks")

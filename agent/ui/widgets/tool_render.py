@@ -125,7 +125,10 @@ def _format_args(call: CallView) -> str:
         return _clip(str(args))
     name = call.name
     if name == "terminal-execute":
-        return _clip("$ " + str(args.get("command", "")))
+        background = " (background)" if args.get("background") is True else ""
+        return _clip("$ " + str(args.get("command", "")) + background)
+    if name in ("task-output", "task-stop"):  # a background task (agent/tools/background_tasks.py)
+        return _clip(f"task {args.get('taskId', '')}")
     if name == "filesystem-read":
         text = _paths(args.get("filePath", ""))
         if args.get("startLine") or args.get("endLine"):
@@ -251,6 +254,15 @@ def terminal_output(content: str) -> dict[str, Any] | None:
     return data if isinstance(data, dict) and "exitCode" in data else None
 
 
+def task_output(content: str) -> dict[str, Any] | None:
+    """A background task's read (terminal-execute's start, task-output, task-stop), or None."""
+    try:
+        data = json.loads(content)
+    except (json.JSONDecodeError, TypeError):
+        return None
+    return data if isinstance(data, dict) and "taskId" in data and "output" in data else None
+
+
 def is_error(message: ResultView) -> bool:
     """A failed tool result: the tool boundary marks failures both ways."""
     return message.status == "error" or (message.content or "").startswith("Error:")
@@ -265,6 +277,10 @@ def _summarize_result(message: ResultView) -> str:
     content = message.content or ""
     if message.status == "interrupted":
         return "interrupted"
+    task = task_output(content)
+    if task is not None:  # `task 1 · running · 2 lines`, `task 1 · exit 3 · 0 lines`
+        state = task.get("status") if task.get("exitCode") is None else f"exit {task.get('exitCode')}"
+        return f"task {task.get('taskId')} · {state} · {_plural(_count_lines(str(task.get('output') or '')), 'line')}"
     # A command's result reads the same failed or not: its exit code and size, never its JSON.
     data = terminal_output(content)
     if data is not None:
@@ -357,7 +373,10 @@ def result_body(message: ResultView) -> str:
     plan = (message.meta or {}).get("plan")
     if message.tool_name == EXIT_PLAN_MODE and isinstance(plan, str):
         content = plan  # what the user reviewed, not what the model was told about it
-    data = terminal_output(content)
+    task = task_output(content)
+    data = terminal_output(content) if task is None else None
+    if task is not None:
+        content = str(task.get("output") or "").rstrip("\n") or "(no output)"
     if data is not None:
         parts = [str(data.get("stdout") or "").rstrip("\n")]
         if data.get("stderr"):
