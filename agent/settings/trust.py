@@ -88,11 +88,11 @@ EFFECTS = {
     "model": "this model, and so its provider, receives the conversation",
     "context.condense_model": "summaries of the conversation go to this model",
     "web.allow_private": "web-fetch may reach loopback and private addresses (local services, an intranet)",
+    "web.search_url": "the model's web searches (what it looks for) are sent to this address",
+    "web.native_search": "Claude searches the web on Anthropic's servers, billed per search",
     "sandbox.rules": "commands allowed by a rule run outside the sandbox (writes anywhere, network)",
     "sandbox.approved": "commands you approve run unconfined even where your own config sandboxes them",
     "permissions.allow_commands": "these commands run without asking",
-    "web.search_url": "the model's web searches (what it looks for) are sent to this address",
-    "web.native_search": "Claude searches the web on Anthropic's servers, billed per search",
     "permissions.allow": "these actions run without asking",
     "sandbox.env_passthrough": "these environment variables (tokens, keys) stay visible to sandboxed commands: "
     "to the repository's own code",
