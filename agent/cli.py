@@ -424,9 +424,13 @@ def _run_limits(args: argparse.Namespace):
     if all(value is None for value in given):
         return None
     from agent.headless.limits import RunLimits, ToolRuleError, parse_tool_rules
+    from agent.skills.tool import NAME as SKILL_LOAD
+    from agent.subagents.tool import NAME as SUBAGENT
+    from agent.tools.lsp_tool import Lsp
     from agent.tools.registry import default_registry
 
-    known = default_registry(every=True).names
+    # The fixed tools, then those a session adds when it has something to offer.
+    known = [*default_registry(every=True).names, SUBAGENT, SKILL_LOAD, Lsp.name]
     try:
         allowed = parse_tool_rules(args.allowed_tools, known) if args.allowed_tools is not None else None
         disallowed = parse_tool_rules(args.disallowed_tools or "", known)

@@ -161,3 +161,11 @@ def test_bad_limit_flags_are_usage_errors(workspace):
         assert out.returncode == 2 and words in out.stderr, (flags, out.stderr)
     out = cairn("--cwd", str(workspace), "--max-turns", "3")
     assert out.returncode == 2 and "apply to a headless run" in out.stderr
+
+
+def test_rules_may_name_the_tools_a_session_adds(workspace):
+    """`subagent`, `skill-load` and `lsp` join the tools when the session has something to
+    offer (agents, skills, a language server): a rule may name them all the same."""
+    with FakeLLMServer([text("done")]) as srv:
+        out = cairn(*base_args(srv, workspace), "-p", "x", "--allowed-tools", "subagent,skill-load,lsp,filesystem-read")
+    assert out.returncode == 0, out.stderr
