@@ -201,6 +201,7 @@ class ChildRunner:
             child_tools(self.state.registry.tools(), definition, guard.offered if guard is not None else None)
         )
         child.ctx.context_files.tool_definitions = child.registry.definitions
+        child.ctx.lsp = self.ctx.lsp  # the session's language servers: a child's edits are diagnosed too
         permissions = ChildPermissions.tied(
             self.settings, child.permissions.approver, self.ctx.permissions, plan_only=definition.mode == "plan"
         )

@@ -76,3 +76,24 @@ async def test_the_lsp_tool_is_not_offered_when_no_server_is_found(open_runtime,
         assert "\n  not found: pylsp, pyright, basedpyright, typescript, gopls, rust-analyzer" in status
     finally:
         await runtime.close()
+
+
+@pytest.mark.skipif(not PYLSP.exists(), reason="python-lsp-server is a dev dependency: not installed")
+async def test_a_subagents_edit_is_diagnosed_by_the_sessions_server(open_runtime, server):
+    workspace = open_runtime.workspace
+    (workspace / "app.py").write_text("import os\n\nprint(os.sep)\n")
+    edit = {"filePath": "app.py", "searchContent": "os.sep", "replaceContent": "os.sep, nme"}
+    server.add(
+        tool_calls([("s1", "subagent", {"agent": "general", "task": "break app.py"})]),
+        tool_calls([("e1", "filesystem-edit", edit)]),  # the child's
+        text("child: edited"),
+        text("parent: done"),
+    )
+    runtime = await open_runtime(flags={"lsp": {"timeout_ms": 60_000, "servers": {"pylsp": {"command": [str(PYLSP)]}}}})
+    try:
+        await runtime.submit(Prompt("delegate"))
+    finally:
+        await runtime.close()
+    child_after_edit = server.requests[2]
+    (result,) = _tool_results(child_after_edit)
+    assert "undefined name 'nme'" in result
