@@ -29,6 +29,9 @@ _RENAMES: dict[str, dict[str, str]] = {
     "filesystem-search": {"maxResults": "head_limit"},  # caseSensitive is Grep's `-i`, inverted
     "filesystem-find": {},
     "web-fetch": {},
+    "web-search": {"allowedDomains": "allowed_domains", "blockedDomains": "blocked_domains"},
+    "task-output": {"taskId": "bash_id"},
+    "task-stop": {"taskId": "shell_id"},
 }
 _PATHS = ("file_path", "path")  # Claude Code's paths are absolute
 
@@ -50,6 +53,8 @@ def claude_call(tool: str, data: dict[str, Any], workspace: Path) -> tuple[str, 
             out["timeout"] = int(data["timeout"] * 1000)  # Claude Code counts milliseconds
         if data.get("workingDirectory"):
             out["command"] = f"cd {shlex.quote(str(data['workingDirectory']))} && {out['command']}"
+        if data.get("background"):
+            out["run_in_background"] = True
         return name, out
     renames = _RENAMES.get(tool, {})
     out = {}
@@ -81,6 +86,8 @@ def cairn_input(tool: str, updated: dict[str, Any], original: dict[str, Any]) ->
             out.pop("workingDirectory", None)  # a `cd` the hook saw is part of its command now
         if isinstance(updated.get("timeout"), (int, float)):
             out["timeout"] = updated["timeout"] / 1000
+        if isinstance(updated.get("run_in_background"), bool):
+            out["background"] = updated["run_in_background"]
         return out
     back = {claude: cairn for cairn, claude in _RENAMES.get(tool, {}).items()}
     out = dict(original)

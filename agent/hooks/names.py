@@ -50,6 +50,10 @@ CLAUDE_TOOLS = {
     "Glob": "filesystem-find",
     "LS": "filesystem-read",
     "WebFetch": "web-fetch",
+    "WebSearch": "web-search",
+    "BashOutput": "task-output",
+    "KillShell": "task-stop",
+    "KillBash": "task-stop",  # its name before Claude Code 2
     "TodoWrite": "todo-write",
     "Task": "subagent",
     "ExitPlanMode": "exit-plan-mode",

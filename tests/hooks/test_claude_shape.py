@@ -63,3 +63,27 @@ def test_tool_response_is_the_tools_json_object_or_its_text():
         "success": True,
     }
     assert tool_response("Error: no such file", True) == {"content": "Error: no such file", "success": False}
+
+
+def test_background_tasks_and_web_search_in_claude_codes_names():
+    """Issue 47's tools as a Claude Code hook knows them: Bash's run_in_background, BashOutput,
+    KillShell and WebSearch; a matcher on the older KillBash still finds task-stop."""
+    assert claude_call("terminal-execute", {"command": "npm run dev", "background": True}, WS) == (
+        "Bash",
+        {"command": "npm run dev", "run_in_background": True},
+    )
+    assert claude_call("task-output", {"taskId": "1", "waitSeconds": 5}, WS) == (
+        "BashOutput",
+        {"bash_id": "1", "waitSeconds": 5},
+    )
+    assert claude_call("task-stop", {"taskId": "1"}, WS) == ("KillShell", {"shell_id": "1"})
+    assert claude_call("web-search", {"query": "q", "allowedDomains": ["a.org"]}, WS) == (
+        "WebSearch",
+        {"query": "q", "allowed_domains": ["a.org"]},
+    )
+    updated = cairn_input("terminal-execute", {"command": "npm run dev", "run_in_background": False}, {"command": "x"})
+    assert updated == {"command": "npm run dev", "background": False}
+    assert cairn_input("task-stop", {"shell_id": "2"}, {"taskId": "1"}) == {"taskId": "2"}
+    from agent.hooks.names import CLAUDE_TOOLS
+
+    assert CLAUDE_TOOLS["KillBash"] == CLAUDE_TOOLS["KillShell"] == "task-stop"
