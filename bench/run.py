@@ -225,6 +225,7 @@ SUITE = [
     Benchmark("context_cli", "context_cli.py", 180),
     Benchmark("fs_search", "fs_search.py", 600, args=lambda quick: ["--quick"] if quick else ["--runs", "5"]),
     Benchmark("sandbox", "sandbox.py", 180),
+    Benchmark("lsp", "lsp.py", 300),
     Benchmark("entry_point", "entry_point.py", 180),
     Benchmark("start_to_request", "start_to_request.py", 600),
     Benchmark(

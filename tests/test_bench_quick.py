@@ -28,6 +28,7 @@ BENCHMARKS = [
     "context_cli",
     "fs_search",
     "sandbox",
+    "lsp",
     "entry_point",
     "start_to_request",
     "cost",
