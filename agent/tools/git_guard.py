@@ -223,6 +223,27 @@ def _inside(path: str, ws: str) -> bool:
     return within(os.path.realpath(path), ws)
 
 
+def _linked_worktree(ws: str, dirs: list[str]) -> set[str]:
+    """The git folders of a linked worktree that IS the workspace (`cairn -w`, `git worktree
+    add`): its admin folder (`<repo>/.git/worktrees/NAME`) and the common folder above it, when
+    the admin folder's `gitdir` file points back at the workspace's `.git`. That backlink lives
+    outside the workspace, where git wrote it: a repository cannot forge it to borrow another
+    repository's folders. Empty otherwise (the folders then ask, as any outside the workspace)."""
+    if len(dirs) != 2:
+        return set()
+    admin, common = (os.path.realpath(d) for d in dirs)
+    if os.path.dirname(os.path.dirname(admin)) != common or os.path.basename(os.path.dirname(admin)) != "worktrees":
+        return set()
+    try:
+        with open(os.path.join(admin, "gitdir"), encoding="utf-8") as backlink:
+            points_at = backlink.read(4096).strip()
+    except OSError:
+        return set()
+    if os.path.realpath(points_at) != os.path.join(ws, ".git"):
+        return set()
+    return {dirs[0], dirs[1]}
+
+
 def _rev_parse(cwd: str, env: dict[str, str], *args: str) -> list[str] | None:
     """git's answer in `cwd`, one line per item; None when git says no (no repository here)."""
     done = run_git(["rev-parse", "--path-format=absolute", *args], cwd, env)
@@ -262,8 +283,9 @@ def repository_problem(cwds: list[str], workspace: str, environ: dict[str, str])
                 dirs, top = alone, []
         except OSError as exc:
             return f"git cannot tell where its repository is ({exc})"
+        linked = _linked_worktree(ws, dirs)
         for path, what in [*((d, "its git folder") for d in dirs), *((t, "its work tree") for t in top)]:
-            if not _inside(path, ws):
+            if not _inside(path, ws) and path not in linked:
                 return f"{what} is outside the workspace ({path})"
         for common in dirs[1:]:
             if os.path.exists(os.path.join(common, "objects", "info", "alternates")):

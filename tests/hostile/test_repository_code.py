@@ -17,6 +17,7 @@ import json
 import os
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -267,7 +268,27 @@ def repository_above(root: Path, marker: Path) -> tuple[Path, str]:
     return top / "ws", "git status"
 
 
-ASKS = [commondir_elsewhere, worktree_outside, symlinked_git, gitdir_file_outside, alternates_outside, repository_above]
+def borrowed_worktree_admin(root: Path, marker: Path) -> tuple[Path, str]:
+    """`.git` names another repository's linked-worktree folder: its backlink points at that
+    worktree, not at this workspace, so it is no worktree of ours and asks."""
+    other = repo(root / "other")
+    git("worktree", "add", "-q", str(root / "their-tree"), cwd=other)
+    git("config", "core.fsmonitor", evil(marker), cwd=other)
+    ws = root / "ws"
+    ws.mkdir()
+    (ws / ".git").write_text(f"gitdir: {other / '.git' / 'worktrees' / 'their-tree'}\n")
+    return ws, "git status"
+
+
+ASKS = [
+    commondir_elsewhere,
+    worktree_outside,
+    symlinked_git,
+    gitdir_file_outside,
+    alternates_outside,
+    repository_above,
+    borrowed_worktree_admin,
+]
 
 
 # -- the setups -----------------------------------------------------------------------------------
@@ -372,3 +393,25 @@ def test_each_attack_is_real_without_cairn(tmp_path, attack):
     env = {**os.environ, "PAGER": "cat", "GIT_PAGER": "cat", "TERM": "dumb", "GIT_OPTIONAL_LOCKS": "0"}
     done = subprocess.run(["bash", "-c", command], cwd=ws, env=env, capture_output=True, text=True, timeout=60)
     assert MARK in done.stdout + done.stderr or "secret outside" in done.stdout, (done.stdout, done.stderr)
+
+
+@pytest.mark.parametrize("make", list(SETUPS))
+async def test_a_linked_worktree_of_the_workspace_runs_read_only_git_unasked(request, registry, make):
+    """`cairn -w NAME` (or `git worktree add`): the worktree's git folders live in the main
+    checkout's .git, outside the workspace, and point back at it; its `git status` reads as in
+    any checkout, without a question each time."""
+    # Not under /tmp: the sandbox's /tmp is its own, and the main checkout must be visible
+    # (read-only) to git in the sandbox, as a user's project folder is.
+    base = Path(tempfile.mkdtemp(dir="/var/tmp", prefix="cairn-worktree-"))
+    request.addfinalizer(lambda: shutil.rmtree(base, ignore_errors=True))
+    main = repo(base / "main")
+    ws = base / "tree"
+    git("worktree", "add", "-q", "-b", "cairn/tree", str(ws), cwd=main)
+    if make == "sandbox" and not Sandbox(ws).probe():
+        pytest.skip("bubblewrap cannot sandbox on this machine")
+    approver = FakeApprover("deny")
+    result = await execute(
+        registry, SETUPS[make](ws, approver), "terminal-execute", {"command": "git status --short -b"}
+    )
+    assert approver.requests == [], approver.requests[0].reason
+    assert "cairn/tree" in json.loads(result.content)["stdout"]
