@@ -97,6 +97,9 @@ class ToolRegistry:
         self._groups[group] = added
         self._definitions = None
 
+    def in_group(self, group: str) -> bool:
+        return bool(self._groups.get(group))
+
     def get(self, name: str) -> Tool | None:
         return self._tools.get(name)
 
@@ -216,22 +219,20 @@ def default_registry(web: WebSettings | None = None, *, every: bool = False) -> 
     from agent.tools.fs_find import FsFind
     from agent.tools.fs_read import FsRead
     from agent.tools.fs_search import FsSearch
-    from agent.tools.task_output import TaskOutput
-    from agent.tools.task_stop import TaskStop
     from agent.tools.terminal import Terminal
     from agent.tools.todo_write import TodoWrite
     from agent.tools.web_fetch import WebFetch
     from agent.tools.web_search import WebSearch
 
     searches = every or (web is not None and bool(web.search_url or web.native_search))
+    tasks = task_tools() if every else []  # a session offers them from its first background task on
     return ToolRegistry(
         [
             FsRead(),
             FsEdit(),
             FsCreate(),
             Terminal(),
-            TaskOutput(),
-            TaskStop(),
+            *tasks,
             ContextList(),
             ContextRead(),
             ContextTail(),
@@ -244,3 +245,21 @@ def default_registry(web: WebSettings | None = None, *, every: bool = False) -> 
             ExitPlanMode(),
         ]
     )
+
+
+TASK_GROUP = "tasks"
+
+
+def task_tools() -> list[Tool]:
+    """`task-output` and `task-stop`: offered once a background task exists (250 tokens on
+    every request of the many sessions that never start one, and past a 4k-token window)."""
+    from agent.tools.task_output import TaskOutput
+    from agent.tools.task_stop import TaskStop
+
+    return [TaskOutput(), TaskStop()]
+
+
+def offer_task_tools(registry: ToolRegistry) -> None:
+    """Add them once: the tool list stays as it was sent (its cached prefix) after that."""
+    if not registry.in_group(TASK_GROUP):
+        registry.set_group(TASK_GROUP, task_tools())

@@ -48,7 +48,7 @@ from agent.turn.model_step import ModelStep
 from agent.turn.policies import RunPolicy, TurnPolicies
 from agent.turn.retry import RetryPolicy
 from agent.turn.state import TurnState
-from agent.turn.task_notes import note_endings, task_event
+from agent.turn.task_notes import note_endings, on_task_change
 from agent.turn.tool_steps import ToolSteps, uninterruptible
 from agent.turn.writer import SessionWriter
 
@@ -109,7 +109,7 @@ class Agent:
             turn_events=subagents,
         )
         # Background tasks (terminal-execute's `background`): this session's; a child has its own.
-        self.tasks = BackgroundTasks(lambda task: self.emit(task_event(task)))
+        self.tasks = BackgroundTasks(on_task_change(lambda: self.registry, self.emit))
         self.ctx = ToolContext(
             workspace=settings.workspace,
             permissions=Permissions.from_settings(settings, self.hooks.notifying(approver)),

@@ -9,9 +9,12 @@ the model (agent/runtime/shell.py), so the history stays a valid request whateve
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from agent.session.models import Message
 from agent.tools.background_tasks import BackgroundTask, BackgroundTasks
-from agent.turn.events import TaskFinished, TaskStarted
+from agent.tools.registry import ToolRegistry, offer_task_tools
+from agent.turn.events import Event, TaskFinished, TaskStarted
 from agent.turn.writer import SessionWriter
 
 TASKS_META = "tasks"  # meta key of the note: the ids of the tasks it tells of
@@ -49,3 +52,17 @@ async def note_endings(tasks: BackgroundTasks | None, writer: SessionWriter) -> 
         lines = [f"[cairn] {ended_line(t)} task-output shows its last output." for t in ended]
         meta = {TASKS_META: [t.id for t in ended]}
         await writer.append(Message(role="user", kind="note", content="\n".join(lines), meta=meta))
+
+
+def on_task_change(
+    registry: Callable[[], ToolRegistry], emit: Callable[[Event], None]
+) -> Callable[[BackgroundTask], None]:
+    """What an agent does when one of its tasks starts or ends: from the first on, the model
+    gets `task-output` and `task-stop` (agent/tools/registry.py offer_task_tools), and the
+    front ends an event."""
+
+    def changed(task: BackgroundTask) -> None:
+        offer_task_tools(registry())
+        emit(task_event(task))
+
+    return changed

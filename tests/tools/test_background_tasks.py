@@ -100,6 +100,9 @@ async def test_a_server_in_the_background_is_reached_read_and_stopped(server, op
     assert group_alive(pid) == []
     (finished,) = of_type(runtime.events, "task_finished")
     assert finished.stopped_by == "model" and finished.task_id == "1"
+    offered = [[t["function"]["name"] for t in r.get("tools", [])] for r in server.requests]
+    assert "task-output" not in offered[0]  # no task yet: not offered
+    assert offered[1][-2:] == ["task-output", "task-stop"] and offered[1][:-2] == offered[0]  # then added at the end
 
 
 async def test_the_session_end_stops_what_still_runs(server, open_runtime):

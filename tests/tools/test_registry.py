@@ -134,8 +134,6 @@ def test_default_registry_definitions():
         "filesystem-edit",
         "filesystem-create",
         "terminal-execute",
-        "task-output",
-        "task-stop",
         "context-list",
         "context-read",
         "context-tail",
@@ -206,3 +204,17 @@ async def test_real_tool_huge_search_not_found_stays_short(ctx, workspace):
     res = await default_registry().execute(call("filesystem-edit", args), ctx)
     assert res.is_error and res.content.startswith("Error: searchContent was not found in a.txt.")
     assert len(res.content) < 1000
+
+
+def test_the_task_tools_come_with_the_first_background_task_once():
+    """task-output and task-stop are offered from a session's first background task on, added
+    once at the end (the list sent before stays the prefix of the one sent after)."""
+    from agent.tools.registry import offer_task_tools
+
+    reg = default_registry()
+    before = reg.names
+    offer_task_tools(reg)
+    assert reg.names == [*before, "task-output", "task-stop"]
+    offer_task_tools(reg)
+    assert reg.names == [*before, "task-output", "task-stop"]
+    assert {"task-output", "task-stop"} <= set(default_registry(every=True).names)  # rules may name them
