@@ -46,9 +46,7 @@ COMMAND_ENV = {"PAGER": "cat", "GIT_PAGER": "cat", "TERM": "dumb", "NO_COLOR": "
 
 
 class TerminalArgs(ToolArgs):
-    command: str = Field(
-        min_length=1, description="Shell command to run (bash). Runs non-interactively: stdin is empty."
-    )
+    command: str = Field(min_length=1, description="Shell command to run (bash).")
     timeout: float | None = Field(
         default=None,
         gt=0,
@@ -65,8 +63,8 @@ class TerminalArgs(ToolArgs):
     )
     background: bool | None = Field(
         default=None,
-        description="true: keep it running (a server, a watcher, a long build) and return its taskId "
-        "and first output at once; read it with task-output, end it with task-stop.",
+        description="true: keep it running (a server, a watcher) and return a taskId and its first output "
+        "at once; then task-output reads it, task-stop ends it.",
     )
 
 
