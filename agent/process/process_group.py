@@ -33,6 +33,30 @@ def kill_spawned(spawn: asyncio.Future) -> None:
         kill_group(spawn.result().pid)
 
 
+async def spawn_group(
+    argv: list[str], *, cwd: str, env: dict[str, str], stderr: int = asyncio.subprocess.PIPE
+) -> asyncio.subprocess.Process:
+    """`argv` started in a process group of its own, stdin closed, stdout a pipe (stderr a pipe,
+    or STDOUT to join it). Cancelled while starting: the spawn is let finish and its group killed
+    (it may already run and have started children). OSError when it cannot start."""
+    spawn = asyncio.ensure_future(
+        asyncio.create_subprocess_exec(
+            *argv,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=stderr,
+            cwd=cwd,
+            env=env,
+            start_new_session=True,
+        )
+    )
+    try:
+        return await asyncio.shield(spawn)
+    except asyncio.CancelledError:
+        spawn.add_done_callback(kill_spawned)
+        raise
+
+
 async def exited(proc: asyncio.subprocess.Process, timeout: float, *, poll: float) -> bool:
     """True once the process exited within `timeout` seconds. Polled: `wait()` would also wait
     for the pipes, which something it left running in the background may hold open for ever."""

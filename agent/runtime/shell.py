@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent.process.process_group import exited, kill_group, kill_spawned
+from agent.process.process_group import exited, kill_group, spawn_group
 from agent.process.secrets import command_environment
 from agent.session.models import Message
 from agent.tools.terminal import COMMAND_ENV, StreamCapture
@@ -60,24 +60,7 @@ async def run_command(
     marked interrupted (the caller stores it: the user saw it)."""
     started = time.monotonic()
     env = {**command_environment(dict(os.environ)), **COMMAND_ENV}
-    spawn = asyncio.ensure_future(
-        asyncio.create_subprocess_exec(
-            shutil.which("bash") or "/bin/sh",
-            "-c",
-            command,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            cwd=str(cwd),
-            env=env,
-            start_new_session=True,
-        )
-    )
-    try:
-        proc = await asyncio.shield(spawn)
-    except asyncio.CancelledError:  # it may already run: its group goes once it is known
-        spawn.add_done_callback(kill_spawned)
-        raise
+    proc = await spawn_group([shutil.which("bash") or "/bin/sh", "-c", command], cwd=str(cwd), env=env)
     out, err = StreamCapture(CAPTURE_BYTES, on_output), StreamCapture(CAPTURE_BYTES, on_output)
     assert proc.stdout is not None and proc.stderr is not None  # both are pipes
     readers = [asyncio.ensure_future(out.drain(proc.stdout)), asyncio.ensure_future(err.drain(proc.stderr))]

@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from agent.process.process_group import kill_spawned
+from agent.process.process_group import spawn_group
 from agent.tools.background_tasks import BackgroundTask, BackgroundTasks
 from agent.tools.base import ToolError, ToolResult
 
@@ -63,22 +63,8 @@ async def start_background(
     command: str, argv: list[str], env: dict[str, str], cwd: Path, tasks: BackgroundTasks, sandbox: str | None
 ) -> ToolResult:
     """Start `argv` as a task of `tasks`; the result holds its id and first output."""
-    spawn = asyncio.ensure_future(
-        asyncio.create_subprocess_exec(
-            *argv,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
-            cwd=str(cwd),
-            env=env,
-            start_new_session=True,
-        )
-    )
     try:
-        proc = await asyncio.shield(spawn)
-    except asyncio.CancelledError:  # it may already run: its group goes once it is known
-        spawn.add_done_callback(kill_spawned)
-        raise
+        proc = await spawn_group(argv, cwd=str(cwd), env=env, stderr=asyncio.subprocess.STDOUT)
     except OSError as exc:
         raise ToolError(f"cannot start the command: {exc.strerror or exc}") from None
     task = tasks.adopt(command, proc, sandbox)

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import json
 
-from agent.tools.background_tasks import TaskNotFound
-from agent.tools.base import Tool, ToolContext, ToolError, ToolResult, tool_prompt
-from agent.tools.task_output import TaskIdArgs
+from agent.tools.base import Tool, ToolContext, ToolResult, tool_prompt
+from agent.tools.task_output import TaskIdArgs, task_of
 from agent.tools.task_start import read_new
 
 
@@ -20,11 +19,7 @@ class TaskStop(Tool):
     Args = TaskStopArgs
 
     async def run(self, args: TaskStopArgs, ctx: ToolContext) -> ToolResult:
-        if ctx.tasks is None:
-            raise ToolError("background tasks are not available here")
-        try:
-            task = ctx.tasks.get(args.taskId)
-        except TaskNotFound:
-            raise ToolError(f"no background task {args.taskId!r} in this session") from None
+        task = task_of(ctx, args.taskId)
+        assert ctx.tasks is not None  # task_of found it there
         await ctx.tasks.stop(task, "model")
         return ToolResult(content=json.dumps(read_new(task), ensure_ascii=False), meta={"taskId": task.id})
