@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 from pathlib import Path
 
 from agent.process.secrets import command_environment
+from agent.tools.program_roots import VENV_MARKER
 from agent.tools.sandbox import Sandbox, secret_variable
 
 # Inside the sandbox's private /tmp: the one place a server may write its caches.
@@ -40,7 +42,23 @@ async def server_command(
         raise NoSandbox(sandbox.why_not)
     env = sandbox.environment(env)
     env["XDG_CACHE_HOME"] = SANDBOX_CACHE
-    return sandbox.argv(argv, "read-only", workspace), env
+    return sandbox.argv(argv, "read-only", workspace, visible=installation(argv[0])), env
+
+
+def installation(program: str) -> list[str]:
+    """The folder the server is installed in: its virtualenv (the folder with `pyvenv.cfg`
+    above the executable), else the folder above its `bin/`. The sandbox shows it read-only
+    when it lies in a private folder (a CI clone's virtualenv under /tmp)."""
+    found = shutil.which(program)
+    if found is None:
+        return []
+    for path in dict.fromkeys((os.path.abspath(found), os.path.realpath(found))):
+        folder = os.path.dirname(path)
+        while folder != os.path.dirname(folder):
+            if os.path.isfile(os.path.join(folder, VENV_MARKER)):
+                return [folder]
+            folder = os.path.dirname(folder)
+    return [os.path.dirname(os.path.dirname(os.path.realpath(found)))]
 
 
 def can_start(sandbox: Sandbox | None, unsandboxed: bool) -> bool:

@@ -23,7 +23,7 @@ import shutil
 import subprocess
 import sys
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Literal
 
@@ -206,14 +206,19 @@ class Sandbox:
                     out.append(path)
         return out
 
-    def argv(self, command: list[str], mode: SandboxMode, cwd: str | Path) -> list[str]:
-        """bwrap's command line running `command` in `cwd` under `mode`."""
+    def argv(self, command: list[str], mode: SandboxMode, cwd: str | Path, *, visible: Sequence[str] = ()) -> list[str]:
+        """bwrap's command line running `command` in `cwd` under `mode`. `visible`: folders of
+        the program's own installation that lie in a private folder (a virtualenv under /tmp),
+        shown read-only again over it, or the program would not be found."""
         assert self.bwrap is not None
         ws = self.workspace
         args = [self.bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
         for folder in PRIVATE_FOLDERS:
             if os.path.isdir(folder) and not os.path.islink(folder):
                 args += ["--tmpfs", folder]
+        for folder in visible:
+            if any(within(folder, private) for private in PRIVATE_FOLDERS) and os.path.isdir(folder):
+                args += ["--ro-bind", folder, folder]
         hidden = self.hidden()
         # Secrets outside the workspace first: the workspace is mounted over them if it lies
         # inside one (a project in ~/.config/…), those inside it after it.

@@ -15,7 +15,9 @@ PYLSP = Path(sys.executable).parent / "pylsp"
 
 def fake_settings(mode: str, *extra: str, **lsp) -> LspSettings:
     """`[lsp]` with the fake server (tests/fakes/lsp_server.py) in `mode` for .py files."""
-    command = [sys.executable, str(FAKE), mode, *extra]
+    # Its source rides on the command line: the file may lie in a folder the sandbox hides (a
+    # clone under /tmp), as an installed server does not.
+    command = [sys.executable, "-c", FAKE.read_text(encoding="utf-8"), mode, *extra]
     return LspSettings(
         servers={"fake": {"command": command, "extensions": [".py"]}, "pylsp": {"enabled": False}}, **lsp
     )
