@@ -306,3 +306,23 @@ async def test_name_value_words_are_checked_on_their_value(workspace, command):
     res = await call(ctx, "terminal-execute", command=command)
     assert res.is_error and len(approver.requests) == 1
     assert "outside the workspace" in approver.requests[0].reason
+
+
+def test_a_programs_installation_in_a_private_folder_is_shown_read_only_again(tmp_path):
+    """A language server in a virtualenv under /tmp (a CI clone) would vanish under the
+    sandbox's private /tmp: its folder is bound read-only over it; one elsewhere needs nothing."""
+    from agent.lsp.launch import installation
+
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    server = venv / "bin" / "pylsp"
+    server.write_text("#!/bin/sh\n")
+    server.chmod(0o755)
+    assert installation(str(server)) == [str(venv)]
+    box = Sandbox(tmp_path / "ws", bwrap="/usr/bin/bwrap")
+    argv = box.argv(["pylsp"], "read-only", tmp_path, visible=[str(venv), "/usr"])
+    tmpfs = argv.index("/tmp", argv.index("--tmpfs"))
+    shown = argv.index(str(venv))
+    assert argv[shown - 1] == "--ro-bind" and argv[shown + 1] == str(venv) and shown > tmpfs
+    assert "/usr" not in argv  # not in a private folder: the root's read-only view has it
