@@ -52,7 +52,11 @@ async def test_the_escalation_question_says_the_sandboxed_run_was_refused_by_loc
         await pilot.press("a")
         await wait_for(
             pilot,
-            lambda: isinstance(app.screen, ApprovalScreen) and app.screen.request.escalate,
+            lambda: (
+                isinstance(app.screen, ApprovalScreen)
+                and app.screen.request.escalate
+                and bool(app.screen.query("#approval-note"))
+            ),  # composed (a loaded machine is slower)
             READY_TIMEOUT,
             "the question to run it outside",
         )
