@@ -47,18 +47,20 @@ async def _record(worktree: Worktree) -> None:
         await store.close()
 
 
+def _failed(exc: WorktreeError | StoreError) -> int:
+    """Say why, and the exit code: a refusal is the user's mistake (usage), the rest a failure."""
+    _say(f"Error: {exc}")
+    return USAGE_ERROR if isinstance(exc, WorktreeRefused) else FAILURE
+
+
 def enter(name: str, folder: Path) -> Path | int:
     """The workspace for a session on worktree NAME of `folder`'s repository (made, or reused
     when it exists), recorded in the store; else the exit code, after saying why."""
     try:
         opened = open_worktree(folder, name)
         asyncio.run(_record(opened.worktree))
-    except WorktreeError as exc:
-        _say(f"Error: {exc}")
-        return USAGE_ERROR if isinstance(exc, WorktreeRefused) else FAILURE
-    except StoreError as exc:
-        _say(f"Error: {exc}")
-        return FAILURE
+    except (WorktreeError, StoreError) as exc:
+        return _failed(exc)
     wt = opened.worktree
     _say(f"cairn: {'made' if opened.made else 'reusing'} worktree {wt.name} (branch {wt.branch}) at {wt.path}")
     return opened.workspace
@@ -121,11 +123,7 @@ def run(args: argparse.Namespace, workspace: Path) -> int:
     """`cairn worktree list|remove`: the exit code."""
     try:
         return asyncio.run(_run(args, workspace))
-    except WorktreeError as exc:
-        _say(f"Error: {exc}")
-        return USAGE_ERROR if isinstance(exc, WorktreeRefused) else FAILURE
-    except StoreError as exc:
-        _say(f"Error: {exc}")
-        return FAILURE
+    except (WorktreeError, StoreError) as exc:
+        return _failed(exc)
     except KeyboardInterrupt:
         return 130

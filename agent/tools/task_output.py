@@ -10,7 +10,7 @@ import json
 
 from pydantic import Field, field_validator
 
-from agent.tools.background_tasks import BackgroundTask, TaskNotFound
+from agent.tools.background_tasks import BackgroundTask, BackgroundTasks, TaskNotFound
 from agent.tools.base import Tool, ToolArgs, ToolContext, ToolError, ToolResult, tool_prompt
 from agent.tools.task_start import read_new
 
@@ -26,12 +26,12 @@ class TaskIdArgs(ToolArgs):
         return str(value) if isinstance(value, int) and not isinstance(value, bool) else value  # `1` for "1"
 
 
-def task_of(ctx: ToolContext, task_id: str) -> BackgroundTask:
-    """The session's task `task_id`, or the model's error saying there is none."""
+def task_of(ctx: ToolContext, task_id: str) -> tuple[BackgroundTasks, BackgroundTask]:
+    """The session's task table and its task `task_id`, or the model's error saying there is none."""
     if ctx.tasks is None:
         raise ToolError("background tasks are not available here")
     try:
-        return ctx.tasks.get(task_id)
+        return ctx.tasks, ctx.tasks.get(task_id)
     except TaskNotFound:
         raise ToolError(f"no background task {task_id!r} in this session") from None
 
@@ -48,9 +48,8 @@ class TaskOutput(Tool):
     Args = TaskOutputArgs
 
     async def run(self, args: TaskOutputArgs, ctx: ToolContext) -> ToolResult:
-        task = task_of(ctx, args.taskId)
-        assert ctx.tasks is not None  # task_of found it there
-        await ctx.tasks.wait(task, min(args.waitSeconds or 0.0, MAX_WAIT_SECONDS))
+        tasks, task = task_of(ctx, args.taskId)
+        await tasks.wait(task, min(args.waitSeconds or 0.0, MAX_WAIT_SECONDS))
         shown = read_new(task)
         failed = task.status == "exited" and task.exit_code != 0
         return ToolResult(content=json.dumps(shown, ensure_ascii=False), is_error=failed, meta={"taskId": task.id})

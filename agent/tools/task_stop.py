@@ -19,7 +19,6 @@ class TaskStop(Tool):
     Args = TaskStopArgs
 
     async def run(self, args: TaskStopArgs, ctx: ToolContext) -> ToolResult:
-        task = task_of(ctx, args.taskId)
-        assert ctx.tasks is not None  # task_of found it there
-        await ctx.tasks.stop(task, "model")
+        tasks, task = task_of(ctx, args.taskId)
+        await tasks.stop(task, "model")
         return ToolResult(content=json.dumps(read_new(task), ensure_ascii=False), meta={"taskId": task.id})
